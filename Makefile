@@ -1,0 +1,39 @@
+# OpLab: the two quick-start commands are `make run` and `make test`.
+# Both install libedit's headers first when pkg-config cannot find them.
+
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test build release deps clean
+
+## run: install what is missing, build, and start the lab
+run: deps
+	@$(SWIFT) build --product oplab
+	@"$$($(SWIFT) build --show-bin-path)/oplab" $(ARGS)
+
+## test: install what is missing, then run every test
+test: deps
+	$(SWIFT) test
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## deps: libedit-dev (and pkg-config) through apt-get, only when absent
+deps:
+	@if ! pkg-config --exists libedit 2>/dev/null; then \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    echo "oplab: installing libedit-dev (needed for line editing)"; \
+	    $(SUDO) apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq pkg-config libedit-dev >/dev/null; \
+	  elif [ "$$(uname)" = Darwin ]; then \
+	    : "macOS ships libedit with the SDK"; \
+	  else \
+	    echo "oplab: please install libedit's development package (libedit-dev)" >&2; exit 1; \
+	  fi; \
+	fi
+
+clean:
+	rm -rf .build

@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+//
+// OpLab: a terminal lab for learning Operation and OperationQueue.
+// The targets mirror the architecture (see README.md, "Architecture").
+
+import PackageDescription
+
+let package = Package(
+  name: "OpLab",
+  products: [
+    .executable(name: "oplab", targets: ["oplab"]),
+    .library(name: "OpLabCore", targets: ["OpLabCore"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+  ],
+  targets: [
+    // Core: the simulator. Pure, deterministic, no I/O and no Foundation.
+    .target(
+      name: "OpLabCore",
+      dependencies: [
+        .product(name: "HeapModule", package: "swift-collections"),
+        .product(name: "DequeModule", package: "swift-collections"),
+        .product(name: "OrderedCollections", package: "swift-collections"),
+      ]
+    ),
+
+    // Render: pure functions from a trace (and a width) to text.
+    .target(name: "OpLabRender", dependencies: ["OpLabCore"]),
+
+    // libedit, wrapped as a system library. Exactly one Swift file imports it.
+    .systemLibrary(
+      name: "CEditLine",
+      pkgConfig: "libedit",
+      providers: [.apt(["libedit-dev"]), .brew(["libedit"])]
+    ),
+
+    // Shell: the command language, interpreter, scripts, lessons.
+    .target(name: "OpLabShell", dependencies: ["OpLabCore", "OpLabRender", "CEditLine"]),
+
+    // The executable: argument parsing and wiring only.
+    .executableTarget(
+      name: "oplab",
+      dependencies: [
+        "OpLabShell",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+
+    // Tests
+    .testTarget(name: "OpLabCoreTests", dependencies: ["OpLabCore"]),
+    .testTarget(name: "OpLabRenderTests", dependencies: ["OpLabRender"]),
+    .testTarget(name: "OpLabShellTests", dependencies: ["OpLabShell"]),
+    // Checks the simulator against the real Foundation OperationQueue, in scaled real time.
+    .testTarget(name: "OpLabDifferentialTests", dependencies: ["OpLabCore"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,169 @@
+/// Why operations can never finish: the answer to a stalled run or wait.
+///
+/// The real `OperationQueue` hangs silently in every one of these situations; the
+/// simulator names the cause of each stuck operation and every dependency cycle.
+public struct Diagnosis: Hashable, Sendable {
+  /// Each unfinished operation in scope, with what holds it.
+  public var stuck: [StuckOperation]
+  /// Dependency cycles among unfinished operations, each in dependency order.
+  public var cycles: [[OpID]]
+
+  /// Creates a diagnosis.
+  public init(stuck: [StuckOperation], cycles: [[OpID]]) {
+    self.stuck = stuck
+    self.cycles = cycles
+  }
+}
+
+/// One operation that cannot make progress, and why.
+public struct StuckOperation: Hashable, Sendable {
+  /// The operation.
+  public var op: OpID
+  /// What holds it.
+  public var cause: StallCause
+
+  /// Creates an entry.
+  public init(op: OpID, cause: StallCause) {
+    self.op = op
+    self.cause = cause
+  }
+}
+
+/// What holds an operation that can never finish.
+public enum StallCause: Hashable, Sendable {
+  /// An asynchronous operation whose work ended without calling `finish()`: it executes forever.
+  case neverCallsFinish
+  /// Ready, but its queue is suspended.
+  case queueSuspended(QueueID)
+  /// Ready, but its queue's `maxConcurrentOperationCount` is 0.
+  case queueMaxZero(QueueID)
+  /// Ready, but every slot of its queue is held by operations that never finish.
+  case slotsHeld(QueueID, by: [OpID])
+  /// In a dependency cycle (the index into ``Diagnosis/cycles``).
+  case inCycle(Int)
+  /// Waiting on a dependency that is itself stuck.
+  case waitingOn(OpID)
+  /// Waiting on a dependency that is in no queue, so it never starts (rule 11).
+  case dependencyNotInQueue(OpID)
+  /// Linux: `removeDependency` removed an unfinished dependency without releasing it (rule 9).
+  case strandedByRemoveDependency
+  /// Created but never added to a queue.
+  case notInQueue
+}
+
+extension World {
+  /// Diagnoses every unfinished operation that is in a queue, or only the given ones.
+  ///
+  /// The diagnosis describes the present; it is meaningful when nothing is scheduled
+  /// (``nextEventTick`` is `nil`), as after a stalled run.
+  /// - Complexity: O(operations + dependencies).
+  public func diagnose(only scope: [OpID]? = nil) -> Diagnosis {
+    let cycles = dependencyCycles()
+    var cycleOf = [Int32: Int]()
+    for (i, cycle) in cycles.enumerated() { for op in cycle { cycleOf[op.index] = i } }
+    let targets = scope ?? operationIDs.filter { operations[$0.slot].queue != nil && !operations[$0.slot].isFinished }
+    let stuck = targets.filter { !operations[$0.slot].isFinished }.map { op in
+      StuckOperation(op: op, cause: stallCause(of: op, cycleOf: cycleOf))
+    }
+    return Diagnosis(stuck: stuck, cycles: cycles)
+  }
+
+  /// What holds an unfinished operation right now, if anything does.
+  ///
+  /// Returns `nil` for an operation that is finished, or that will progress on its own
+  /// (executing with its work scheduled, or ready with a free slot coming).
+  public func blockage(of op: OpID) -> StallCause? {
+    let r = operations[op.slot]
+    if r.isFinished { return nil }
+    if r.phase == .executing { return r.jammed ? .neverCallsFinish : nil }
+    let cycles = dependencyCycles(from: op)
+    var cycleOf = [Int32: Int]()
+    for (i, cycle) in cycles.enumerated() { for o in cycle { cycleOf[o.index] = i } }
+    return stallCause(of: op, cycleOf: cycleOf)
+  }
+
+  private func stallCause(of op: OpID, cycleOf: [Int32: Int]) -> StallCause {
+    let r = operations[op.slot]
+    if r.jammed { return .neverCallsFinish }
+    guard let q = r.queue else { return .notInQueue }
+    switch r.phase {
+    case .ready, .executing:
+      let queue = queues[q.slot]
+      if queue.isSuspended { return .queueSuspended(q) }
+      if queue.effectiveMax == 0 { return .queueMaxZero(q) }
+      let holders = queue.members.filter { operations[$0.slot].phase == .executing && operations[$0.slot].holdsSlot }
+      return .slotsHeld(q, by: holders)
+    default:
+      if let c = cycleOf[op.index] { return .inCycle(c) }
+      let blocking = r.dependencies.filter { !operations[$0.slot].isFinished }
+      if let inCycle = blocking.first(where: { cycleOf[$0.index] != nil }) { return .waitingOn(inCycle) }
+      if let loose = blocking.first(where: { operations[$0.slot].queue == nil }) { return .dependencyNotInQueue(loose) }
+      if let first = blocking.first { return .waitingOn(first) }
+      return .strandedByRemoveDependency
+    }
+  }
+
+  /// Whether `op` depends on `target` through unfinished operations' dependency edges.
+  /// - Complexity: O(operations + dependencies) in the worst case; iterative.
+  func dependsTransitively(_ op: OpID, on target: OpID) -> Bool {
+    var seen = Set<Int32>([op.index])
+    var stack = [op]
+    while let current = stack.popLast() {
+      for dep in operations[current.slot].dependencies {
+        if dep == target { return true }
+        if !operations[dep.slot].isFinished, seen.insert(dep.index).inserted { stack.append(dep) }
+      }
+    }
+    return false
+  }
+
+  /// Dependency cycles among unfinished operations (Tarjan's algorithm, iterative).
+  /// - Parameter start: only the cycles reachable from this operation; all when `nil`.
+  /// - Returns: each cycle's operations in dependency order, the cycles ordered by their first member.
+  /// - Complexity: O(operations + dependencies).
+  public func dependencyCycles(from start: OpID? = nil) -> [[OpID]] {
+    let n = operations.count
+    var index = [Int32](repeating: -1, count: n)
+    var low = [Int32](repeating: 0, count: n)
+    var onStack = [Bool](repeating: false, count: n)
+    var stack: [Int32] = []
+    var counter: Int32 = 0
+    var cycles: [[OpID]] = []
+    let roots = start.map { [$0.slot] } ?? Array(0..<n)
+    for root in roots where index[root] == -1 && !operations[root].isFinished {
+      // Each frame: the node and the position of the next dependency to visit.
+      var frames: [(node: Int, next: Int)] = [(root, 0)]
+      index[root] = counter; low[root] = counter; counter += 1
+      stack.append(Int32(root)); onStack[root] = true
+      while let top = frames.last {
+        let deps = operations[top.node].dependencies
+        if top.next < deps.count {
+          frames[frames.count - 1].next += 1
+          let w = deps[top.next].slot
+          if operations[w].isFinished { continue }
+          if index[w] == -1 {
+            index[w] = counter; low[w] = counter; counter += 1
+            stack.append(Int32(w)); onStack[w] = true
+            frames.append((w, 0))
+          } else if onStack[w] {
+            low[top.node] = min(low[top.node], index[w])
+          }
+        } else {
+          frames.removeLast()
+          if let parent = frames.last { low[parent.node] = min(low[parent.node], low[top.node]) }
+          if low[top.node] == index[top.node] {
+            var component: [OpID] = []
+            while let w = stack.popLast() {
+              onStack[Int(w)] = false
+              component.append(OpID(Int(w)))
+              if Int(w) == top.node { break }
+            }
+            let selfLoop = component.count == 1 && deps.contains(OpID(top.node))
+            if component.count > 1 || selfLoop { cycles.append(component.sorted()) }
+          }
+        }
+      }
+    }
+    return cycles.sorted { $0[0] < $1[0] }
+  }
+}

@@ -1,0 +1,354 @@
+/// The learner's actions. Each happens at ``World/now`` and settles everything it
+/// triggers at the same tick before returning.
+extension World {
+  // MARK: Queues
+
+  /// Creates an `OperationQueue`.
+  /// - Parameters:
+  ///   - name: a unique identifier.
+  ///   - maxConcurrent: `maxConcurrentOperationCount`; `nil` for the default (no limit).
+  ///   - qualityOfService: the queue's `qualityOfService`, or `nil` for its default.
+  /// - Returns: the new queue.
+  /// - Throws: a ``SimulationError`` for a bad or taken name, or a negative limit.
+  @discardableResult
+  public mutating func createQueue(
+    name: String, maxConcurrent: Int? = nil, qualityOfService: QualityOfService? = nil
+  ) throws(SimulationError) -> QueueID {
+    try checkNewName(name)
+    if let n = maxConcurrent, n < 0 { throw .invalidMaxConcurrent(n) }
+    let id = QueueID(queues.count)
+    queues.append(QueueRecord(name: name, maxConcurrent: maxConcurrent, qualityOfService: qualityOfService, isMain: false))
+    queueNames[name] = id
+    record(.queueCreated, queue: id, reason: .command)
+    return id
+  }
+
+  /// Sets `maxConcurrentOperationCount`. Lowering never stops running operations;
+  /// raising starts waiting ones at once (rule 28). `0` runs nothing.
+  /// - Parameter max: the new limit, or `nil` for the default (−1, no limit).
+  /// - Throws: for `main` (always serial) or a limit below 0.
+  public mutating func setMaxConcurrent(_ q: QueueID, to max: Int?) throws(SimulationError) {
+    if queues[q.slot].isMain { throw .mainQueueMaxIsFixed }
+    if let n = max, n < 0 { throw .invalidMaxConcurrent(n) }
+    queues[q.slot].maxConcurrent = max
+    record(.maxChanged(max), queue: q, reason: .command)
+    pick(on: q, trigger: .maxRaised)
+    settle()
+  }
+
+  /// `isSuspended = true`: stops new starts only; running operations finish (rule 31).
+  /// - Throws: for `main`, whose setter the real API ignores.
+  public mutating func suspend(_ q: QueueID) throws(SimulationError) {
+    if queues[q.slot].isMain { throw .mainQueueCannotSuspend }
+    queues[q.slot].isSuspended = true
+    record(.suspended, queue: q, reason: .command)
+  }
+
+  /// `isSuspended = false`: the queue picks at once.
+  /// - Throws: for `main`, whose setter the real API ignores.
+  public mutating func resume(_ q: QueueID) throws(SimulationError) {
+    if queues[q.slot].isMain { throw .mainQueueCannotSuspend }
+    queues[q.slot].isSuspended = false
+    record(.resumed, queue: q, reason: .command)
+    pick(on: q, trigger: .resumed)
+    settle()
+  }
+
+  /// Sets the queue's `qualityOfService`.
+  public mutating func setQualityOfService(_ q: QueueID, to qos: QualityOfService) {
+    queues[q.slot].qualityOfService = qos
+    record(.qualityOfServiceChanged(qos), queue: q, reason: .command)
+  }
+
+  // MARK: Operations
+
+  /// Defines an operation without adding it to a queue (`hold`).
+  /// - Parameters:
+  ///   - spec: what the operation does.
+  ///   - dependencies: operations it depends on, added in order.
+  /// - Returns: the new operation.
+  /// - Throws: a ``SimulationError`` for a bad spec or a taken name.
+  @discardableResult
+  public mutating func createOperation(
+    _ spec: OperationSpec, dependencies: [OpID] = []
+  ) throws(SimulationError) -> OpID {
+    try checkNewName(spec.name)
+    try spec.validate()
+    let id = newOperation(spec, reason: .command)
+    for dep in dependencies { try addDependency(id, on: dep) }
+    return id
+  }
+
+  /// Defines an operation and adds it to a queue: `queue.addOperation(op)`.
+  /// - Throws: as ``createOperation(_:dependencies:)``.
+  @discardableResult
+  public mutating func addOperation(
+    _ spec: OperationSpec, to q: QueueID, dependencies: [OpID] = []
+  ) throws(SimulationError) -> OpID {
+    let id = try createOperation(spec, dependencies: dependencies)
+    try enqueue(id, on: q)
+    return id
+  }
+
+  /// `queue.addOperation(op)`: the queue files it under its priority level and picks at once (rule 21).
+  /// - Throws: ``SimulationError/cannotEnqueue(operation:phase:platform:)`` unless the
+  ///   operation is new (rule 39).
+  public mutating func enqueue(_ op: OpID, on q: QueueID) throws(SimulationError) {
+    let record = operations[op.slot]
+    guard record.phase == .created else {
+      throw .cannotEnqueue(operation: record.name, phase: record.phase, platform: platform)
+    }
+    file(op, on: q, reason: .command)
+    pick(on: q, trigger: .enqueued)
+    settle()
+  }
+
+  /// `cancel()`. Cooperative: an executing operation stops only if its code checks
+  /// (rule 12); one that has not started becomes ready at once, its dependencies
+  /// ignored, and is skipped when started (rule 13).
+  public mutating func cancel(_ op: OpID) {
+    cancel(op, because: .command)
+    settle()
+  }
+
+  /// `cancelAllOperations()`: cancels the queue's unfinished operations (barriers included)
+  /// one at a time, in insertion order. Not atomic: each cancel's consequences happen before
+  /// the next one (rule 33), so a dependent can start during the loop.
+  public mutating func cancelAll(_ q: QueueID) {
+    for op in unfinishedMembers(of: q) {
+      cancel(op, because: .cancelAll(q))
+      settle()
+    }
+  }
+
+  /// Sets `queuePriority`. A waiting operation moves to the tail of its new level (rule 23).
+  public mutating func setPriority(_ op: OpID, to priority: QueuePriority) {
+    operations[op.slot].spec.priority = priority
+    let phase = operations[op.slot].phase
+    let waiting = phase == .pending || phase == .ready
+    record(.priorityChanged(priority), op: op, reason: phase == .executing || phase == .finished ? .alreadyStarted : .command)
+    guard waiting, !operations[op.slot].isBarrier, let q = operations[op.slot].queue else { return }
+    operations[op.slot].level = priority.rawValue
+    operations[op.slot].place = takePlace()
+    if phase == .ready { pushReady(op, on: q) }
+  }
+
+  /// Sets the operation's `qualityOfService`. It decides nothing about order on Darwin;
+  /// on Linux it files an operation with no explicit priority when it is enqueued (rule 24).
+  public mutating func setQualityOfService(_ op: OpID, to qos: QualityOfService) {
+    operations[op.slot].spec.qualityOfService = qos
+    let started = operations[op.slot].phase == .executing || operations[op.slot].phase == .finished
+    record(.qualityOfServiceChanged(qos), op: op, reason: started ? .alreadyStarted : .command)
+  }
+
+  /// `op.addDependency(dep)`. Works across queues and before or after enqueueing.
+  /// A dependency on a finished operation is listed but does not block (rule 5).
+  /// Closing a cycle is allowed, as in the real API, and recorded as a warning.
+  /// - Returns: `false` when the dependency already existed (the real API ignores duplicates).
+  @discardableResult
+  public mutating func addDependency(_ op: OpID, on dep: OpID) throws(SimulationError) -> Bool {
+    if operations[op.slot].dependencies.contains(dep) { return false }
+    let mayCloseCycle = op == dep || !operations[op.slot].dependents.isEmpty
+    link(op, on: dep, reason: operations[op.slot].phase == .executing || operations[op.slot].isFinished ? .alreadyStarted : .command)
+    if mayCloseCycle, !operations[dep.slot].isFinished, dependsTransitively(dep, on: op) {
+      record(.cycleClosed(dep), op: op, reason: .command)
+    }
+    return true
+  }
+
+  /// `op.removeDependency(dep)`. On Darwin a pending operation whose last unfinished
+  /// dependency is removed becomes ready. On Linux (corelibs) the count is not
+  /// decremented, so the operation is stranded until cancelled (rule 9).
+  /// - Throws: ``SimulationError/notADependency(operation:dependency:)``.
+  public mutating func removeDependency(_ op: OpID, on dep: OpID) throws(SimulationError) {
+    guard let i = operations[op.slot].dependencies.firstIndex(of: dep) else {
+      throw .notADependency(operation: operations[op.slot].name, dependency: operations[dep.slot].name)
+    }
+    operations[op.slot].dependencies.remove(at: i)
+    if let j = operations[dep.slot].dependents.firstIndex(of: op) { operations[dep.slot].dependents.remove(at: j) }
+    record(.dependencyRemoved(dep), op: op, reason: .command)
+    guard !operations[dep.slot].isFinished, platform == .apple else { return }
+    operations[op.slot].unfinishedCount -= 1
+    becomeReadyIfPossible(op, reason: .dependencyRemoved(dep))
+    settle()
+  }
+
+  /// `addBarrierBlock`: an internal operation at the top priority that depends on
+  /// everything unfinished in the queue; operations added while it waits depend on it
+  /// (rule 40). On Linux a barrier on an empty queue bypasses suspension and the
+  /// limit (rule 32).
+  /// - Parameter duration: ticks the barrier block takes.
+  /// - Returns: the barrier operation.
+  @discardableResult
+  public mutating func addBarrier(to q: QueueID, duration: Tick = 1) throws(SimulationError) -> OpID {
+    if duration < 0 { throw .invalidDuration(duration) }
+    queues[q.slot].barrierCount += 1
+    var name = "\(queues[q.slot].name).barrier\(queues[q.slot].barrierCount)"
+    while opNames[name] != nil { name += "'" }
+    let id = newOperation(OperationSpec(name: name, duration: duration), reason: .barrier)
+    operations[id.slot].isBarrier = true
+    record(.barrierAdded, op: id, queue: q, reason: .barrier)
+    let waitFor = unfinishedMembers(of: q)
+    if waitFor.isEmpty, platform == .linux {
+      operations[id.slot].queue = q
+      operations[id.slot].enqueuedAt = now
+      operations[id.slot].phase = .ready
+      record(.enqueued, op: id, queue: q, from: .created, to: .pending, reason: .emptyQueueBarrier)
+      record(.ready, op: id, queue: q, from: .pending, to: .ready, reason: .noUnfinishedDependencies)
+      queues[q.slot].openBarrier = id
+      start(id, reason: .emptyQueueBarrier, holdsSlot: false)
+    } else {
+      for member in waitFor { link(id, on: member, reason: .barrier) }
+      file(id, on: q, reason: .barrier)
+      queues[q.slot].openBarrier = id
+      pick(on: q, trigger: .enqueued)
+    }
+    settle()
+    return id
+  }
+
+  /// Switches the platform mode. Decisions taken from now on follow it.
+  public mutating func setPlatform(_ newPlatform: Platform) {
+    platform = newPlatform
+    record(.platformChanged(newPlatform), reason: .command)
+  }
+
+  // MARK: - Helpers
+
+  func checkNewName(_ name: String) throws(SimulationError) {
+    guard Self.isValidName(name) else { throw .invalidName(name) }
+    if opNames[name] != nil || queueNames[name] != nil { throw .duplicateName(name) }
+  }
+
+  /// Whether a name is an identifier: letters, digits, `-`, `_` and `.`, starting with a letter or digit.
+  public static func isValidName(_ name: String) -> Bool {
+    guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || ("0"..."9").contains(first)
+    else { return false }
+    return name.unicodeScalars.allSatisfy {
+      $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
+    }
+  }
+
+  mutating func newOperation(_ spec: OperationSpec, reason: Reason) -> OpID {
+    let id = OpID(operations.count)
+    operations.append(OperationRecord(spec: spec))
+    opNames[spec.name] = id
+    record(.created, op: id, to: .created, reason: reason)
+    return id
+  }
+
+  mutating func takePlace() -> Int {
+    nextPlace += 1
+    return nextPlace
+  }
+
+  /// Adds the edge op → dep and counts it when it blocks.
+  mutating func link(_ op: OpID, on dep: OpID, reason: Reason) {
+    operations[op.slot].dependencies.append(dep)
+    operations[dep.slot].dependents.append(op)
+    record(.dependencyAdded(dep), op: op, queue: operations[op.slot].queue, reason: reason)
+    guard !operations[dep.slot].isFinished else { return }
+    operations[op.slot].unfinishedCount += 1
+    if operations[op.slot].phase == .ready, !operations[op.slot].dependenciesIgnored {
+      operations[op.slot].phase = .pending
+      record(.unready, op: op, queue: operations[op.slot].queue, from: .ready, to: .pending, reason: .dependencyAdded(dep))
+    }
+  }
+
+  /// Puts a new operation into a queue's lists: the enqueue part of `addOperation`, without the pick.
+  mutating func file(_ op: OpID, on q: QueueID, reason: Reason) {
+    operations[op.slot].queue = q
+    operations[op.slot].enqueuedAt = now
+    queues[q.slot].members.append(op)
+    let spec = operations[op.slot].spec
+    if operations[op.slot].isBarrier {
+      operations[op.slot].level = 12
+    } else if let p = spec.priority {
+      operations[op.slot].level = p.rawValue
+    } else if platform == .linux, queues[q.slot].effectiveMax != 1, let qos = spec.qualityOfService {
+      operations[op.slot].level = qos.mappedPriority.rawValue
+    } else {
+      operations[op.slot].level = QueuePriority.normal.rawValue
+    }
+    operations[op.slot].place = takePlace()
+    operations[op.slot].phase = .pending
+    let unfinished = operations[op.slot].dependenciesIgnored ? 0 : operations[op.slot].unfinishedCount
+    record(.enqueued, op: op, queue: q, from: .created, to: .pending,
+           reason: reason == .command && unfinished > 0 ? .waitingOnDependencies(unfinished) : reason)
+    if let barrier = queues[q.slot].openBarrier, !operations[op.slot].isBarrier, !operations[barrier.slot].isFinished {
+      link(op, on: barrier, reason: .barrier)
+    }
+    becomeReadyIfPossible(op, reason: operations[op.slot].isCancelled ? .cancelledWhilePending : .noUnfinishedDependencies, pick: false)
+  }
+
+  /// Moves a pending operation to ready when nothing blocks it, and lets its queue pick.
+  mutating func becomeReadyIfPossible(_ op: OpID, reason: Reason, pick shouldPick: Bool = true) {
+    let r = operations[op.slot]
+    guard r.phase == .pending, r.isReady, let q = r.queue else { return }
+    if case .async = r.spec.kind { record(.kvoWillChange(.isReady), op: op, queue: q, reason: reason) }
+    operations[op.slot].phase = .ready
+    record(.ready, op: op, queue: q, from: .pending, to: .ready, reason: reason)
+    if case .async = r.spec.kind { record(.kvoDidChange(.isReady), op: op, queue: q, reason: reason) }
+    pushReady(op, on: q)
+    if shouldPick {
+      let trigger: StartTrigger = r.isCancelled ? .cancelled : .becameReady
+      pick(on: q, trigger: trigger)
+    }
+  }
+
+  mutating func pushReady(_ op: OpID, on q: QueueID) {
+    let r = operations[op.slot]
+    queues[q.slot].readyHeap.insert(ReadyEntry(level: r.level, place: r.place, op: op))
+  }
+
+  mutating func cancel(_ op: OpID, because cause: Reason) {
+    let r = operations[op.slot]
+    if r.isFinished {
+      record(.cancelRequested, op: op, queue: r.queue, reason: .alreadyFinished)
+      return
+    }
+    if r.isCancelled {
+      record(.cancelRequested, op: op, queue: r.queue, reason: .alreadyCancelled)
+      return
+    }
+    operations[op.slot].isCancelled = true
+    operations[op.slot].cancelledAt = now
+    record(.cancelRequested, op: op, queue: r.queue, reason: cause)
+    switch r.phase {
+    case .created:
+      operations[op.slot].dependenciesIgnored = true
+      if platform == .apple { finish(op, outcome: .cancelled, reason: .cancelledOutsideQueue) }
+    case .pending, .ready:
+      operations[op.slot].dependenciesIgnored = true
+      if r.phase == .pending {
+        becomeReadyIfPossible(op, reason: .cancelledWhilePending)
+      } else if let q = r.queue {
+        pick(on: q, trigger: .cancelled)
+      }
+    case .executing:
+      scheduleCancellationCheck(op)
+    case .finished:
+      break
+    }
+  }
+
+  /// Schedules the moment an executing operation's code next checks `isCancelled`, if it ever does.
+  mutating func scheduleCancellationCheck(_ op: OpID) {
+    let r = operations[op.slot]
+    guard let started = r.startedAt, !r.jammed else { return }
+    if case .blocks = r.spec.kind { return }  // rule 17: the blocks never check
+    let elapsed = now - started
+    let end = r.spec.workLength(on: platform)
+    let next: Tick
+    switch r.spec.cancellation {
+    case .never: return
+    case .atStart:
+      guard elapsed == 0 else { return }
+      next = 0
+    case .every(let k):
+      next = (elapsed + k - 1) / k * k
+    }
+    guard next < end else { return }
+    schedule(.cancelCheck(op, generation: r.generation), at: started + next)
+  }
+}

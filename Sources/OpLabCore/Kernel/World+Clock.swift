@@ -1,0 +1,89 @@
+/// How a run of the clock ended.
+public enum RunVerdict: Hashable, Sendable {
+  /// Nothing is left to happen: every enqueued operation finished and no completion block runs.
+  case idle
+  /// The requested tick, operation or wait was reached.
+  case reached
+  /// Nothing more can happen, yet operations are unfinished. The real program would hang.
+  case stalled(Diagnosis)
+  /// The run stopped at the tick cap before its goal.
+  case capped
+}
+
+/// The virtual clock.
+extension World {
+  /// Advances the clock by `ticks`, running everything due on the way.
+  /// - Throws: ``SimulationError/invalidTick(_:)`` for a negative count or an overflow.
+  public mutating func step(_ ticks: Tick = 1) throws(SimulationError) {
+    guard ticks >= 0 else { throw .invalidTick("step takes 0 or more ticks, not \(ticks)") }
+    let (target, overflow) = now.addingReportingOverflow(ticks)
+    guard !overflow else { throw .invalidTick("step \(ticks) would move the clock past the largest tick") }
+    advance(to: target)
+  }
+
+  /// Runs everything up to and including `tick`, then sets the clock to it.
+  /// - Throws: ``SimulationError/invalidTick(_:)`` when `tick` is in the past.
+  public mutating func run(until tick: Tick) throws(SimulationError) {
+    guard tick >= now else { throw .invalidTick("tick \(tick) is in the past (the clock is at \(now))") }
+    advance(to: tick)
+  }
+
+  mutating func advance(to target: Tick) {
+    while let next = agenda.min, next.tick <= target { _ = processNext() }
+    now = max(now, target)
+  }
+
+  /// Runs until nothing is left to happen, or until nothing more can happen.
+  /// - Parameter cap: stop at this tick at the latest.
+  /// - Returns: `.idle`, or `.stalled` with a diagnosis of what can never finish.
+  /// - Complexity: O(events · log events).
+  @discardableResult
+  public mutating func runUntilIdle(cap: Tick? = nil) -> RunVerdict {
+    runLoop(cap: cap) { world in
+      world.agenda.isEmpty ? (world.isIdle ? .idle : .stalled(world.diagnose())) : nil
+    }
+  }
+
+  /// Runs until the operation finishes, or until nothing more can happen.
+  @discardableResult
+  public mutating func run(untilFinished op: OpID, cap: Tick? = nil) -> RunVerdict {
+    runLoop(cap: cap) { world in
+      if world.operations[op.slot].isFinished { return .reached }
+      return world.agenda.isEmpty ? .stalled(world.diagnose(only: [op])) : nil
+    }
+  }
+
+  /// `waitUntilAllOperationsAreFinished()` on one queue, or on every queue: advances the
+  /// clock until every operation in it is finished — not their completion blocks (rule 34).
+  /// When it could never return, it stops and says why instead of hanging.
+  @discardableResult
+  public mutating func waitUntilAllOperationsAreFinished(_ q: QueueID? = nil, cap: Tick? = nil) -> RunVerdict {
+    record(.waitStarted, queue: q, reason: .command)
+    let verdict = runLoop(cap: cap) { world in
+      let scope = q.map { [$0] } ?? world.queueIDs
+      if scope.allSatisfy({ world.queues[$0.slot].members.count == world.queues[$0.slot].finishedMembers }) {
+        return .reached
+      }
+      guard world.agenda.isEmpty else { return nil }
+      return .stalled(world.diagnose(only: scope.flatMap { world.unfinishedMembers(of: $0) }))
+    }
+    switch verdict {
+    case .reached: record(.waitEnded, queue: q, reason: .allFinished)
+    case .stalled: record(.waitStalled, queue: q, reason: .stalled)
+    case .idle, .capped: break
+    }
+    return verdict
+  }
+
+  /// Processes wake-ups one at a time until `goal` gives a verdict or the cap is reached.
+  private mutating func runLoop(cap: Tick?, goal: (World) -> RunVerdict?) -> RunVerdict {
+    while true {
+      if let verdict = goal(self) { return verdict }
+      if let cap, let next = agenda.min, next.tick > cap {
+        now = max(now, cap)
+        return .capped
+      }
+      _ = processNext()
+    }
+  }
+}

@@ -1,0 +1,195 @@
+/// The queue's pick (`_schedule()`), starting and finishing operations, and the agenda.
+extension World {
+  /// `_schedule()` (rule 20): while the queue is not suspended and has free slots,
+  /// start the best ready operation — highest level first, FIFO inside a level.
+  /// Not-ready operations are never in the ready heap, so they keep their place.
+  mutating func pick(on q: QueueID, trigger: StartTrigger) {
+    while !queues[q.slot].isSuspended, queues[q.slot].executingCount < queues[q.slot].effectiveMax,
+      let op = popReady(q)
+    {
+      let beat = peekReady(q)
+      start(op, reason: .picked(trigger, beat: beat), holdsSlot: true)
+    }
+  }
+
+  private func isCurrent(_ e: ReadyEntry, in q: QueueID) -> Bool {
+    let r = operations[e.op.slot]
+    return r.phase == .ready && r.queue == q && r.level == e.level && r.place == e.place
+  }
+
+  mutating func popReady(_ q: QueueID) -> OpID? {
+    while let e = queues[q.slot].readyHeap.popMax() {
+      if isCurrent(e, in: q) { return e.op }
+    }
+    return nil
+  }
+
+  mutating func peekReady(_ q: QueueID) -> OpID? {
+    while let e = queues[q.slot].readyHeap.max {
+      if isCurrent(e, in: q) { return e.op }
+      _ = queues[q.slot].readyHeap.popMax()
+    }
+    return nil
+  }
+
+  /// The queue starts an operation: `start()` either skips a cancelled one or begins `main()`.
+  mutating func start(_ op: OpID, reason: Reason, holdsSlot: Bool) {
+    let r = operations[op.slot]
+    let q = r.queue
+    if holdsSlot, let q { queues[q.slot].executingCount += 1 }
+    operations[op.slot].holdsSlot = holdsSlot
+    operations[op.slot].startedAt = now
+    operations[op.slot].phase = .executing
+    if r.isCancelled {
+      record(.skipped, op: op, queue: q, from: .ready, to: .executing, reason: reason)
+      // start() runs on a worker after the pick loop: finish it as the next thing at this tick.
+      schedule(.finishNow(op, .cancelled, .skippedBecauseCancelled, generation: r.generation), at: now)
+      return
+    }
+    let isAsync: Bool
+    if case .async = r.spec.kind { isAsync = true } else { isAsync = false }
+    if isAsync { record(.kvoWillChange(.isExecuting), op: op, queue: q, reason: reason) }
+    record(.started, op: op, queue: q, from: .ready, to: .executing, reason: reason)
+    if isAsync { record(.kvoDidChange(.isExecuting), op: op, queue: q, reason: reason) }
+
+    if r.spec.bailsIfDependencyCancelled,
+      let cancelled = r.dependencies.first(where: { operations[$0.slot].isCancelled })
+    {
+      schedule(.finishNow(op, .bailed, .dependencyWasCancelled(cancelled), generation: r.generation), at: now)
+      return
+    }
+    switch r.spec.kind {
+    case .plain, .async:
+      schedule(.workDone(op, generation: r.generation), at: now + r.spec.workLength(on: platform))
+    case .blocks(let blocks):
+      switch platform {
+      case .apple:
+        for (i, length) in blocks.enumerated() {
+          record(.blockStarted(Int32(i)), op: op, queue: q, reason: .blockSchedule)
+          schedule(.blockDone(op, block: Int32(i), generation: r.generation), at: now + length)
+        }
+      case .linux:
+        operations[op.slot].blocksSequential = true
+        record(.blockStarted(0), op: op, queue: q, reason: .blockSchedule)
+        schedule(.blockDone(op, block: 0, generation: r.generation), at: now + blocks[0])
+      }
+    }
+  }
+
+  /// The operation becomes `isFinished`. In order (rule 4): dependents are released and
+  /// their queues pick; the completion block is submitted; the slot is freed and the
+  /// operation's own queue picks.
+  mutating func finish(_ op: OpID, outcome: Outcome, reason: Reason) {
+    let r = operations[op.slot]
+    let q = r.queue
+    let wasExecuting = r.phase == .executing
+    let kvo: Bool
+    if case .async = r.spec.kind { kvo = wasExecuting && reason != .skippedBecauseCancelled } else { kvo = false }
+    if kvo {
+      record(.kvoWillChange(.isFinished), op: op, queue: q, reason: reason)
+      record(.kvoWillChange(.isExecuting), op: op, queue: q, reason: reason)
+    }
+    operations[op.slot].phase = .finished
+    operations[op.slot].finishedAt = now
+    operations[op.slot].outcome = outcome
+    operations[op.slot].generation &+= 1
+    record(.finished(outcome), op: op, queue: q, from: r.phase, to: .finished, reason: reason)
+    if kvo {
+      record(.kvoDidChange(.isExecuting), op: op, queue: q, reason: reason)
+      record(.kvoDidChange(.isFinished), op: op, queue: q, reason: reason)
+    }
+
+    for dependent in r.dependents where !operations[dependent.slot].isFinished {
+      operations[dependent.slot].unfinishedCount -= 1
+      becomeReadyIfPossible(dependent, reason: .dependencyFinished(op))
+    }
+
+    if let length = r.spec.completion {
+      operations[op.slot].completionRunning = true
+      runningCompletions += 1
+      record(.completionStarted, op: op, queue: q, reason: .afterFinish)
+      schedule(.completionDone(op), at: now + length)
+    }
+
+    guard let q else { return }
+    if queues[q.slot].openBarrier == op { queues[q.slot].openBarrier = nil }
+    // Every operation filed in a queue finishes from a slot; a corelibs empty-queue barrier holds none.
+    if wasExecuting, r.holdsSlot {
+      queues[q.slot].finishedMembers += 1
+      queues[q.slot].executingCount -= 1
+      pick(on: q, trigger: .slotFreed(op))
+    }
+  }
+
+  /// Runs everything scheduled for the current tick or earlier.
+  mutating func settle() {
+    while let next = agenda.min, next.tick <= now {
+      process(agenda.removeMin())
+    }
+  }
+
+  /// Runs the next scheduled wake-up, moving the clock to it.
+  /// - Returns: `false` when nothing is scheduled.
+  mutating func processNext() -> Bool {
+    guard !agenda.isEmpty else { return false }
+    let w = agenda.removeMin()
+    now = max(now, w.tick)
+    process(w)
+    return true
+  }
+
+  mutating func process(_ w: Wakeup) {
+    switch w.action {
+    case .workDone(let op, let generation):
+      let r = operations[op.slot]
+      guard r.generation == generation, r.phase == .executing, !r.jammed else { return }
+      if case .async(forgetsFinish: true) = r.spec.kind {
+        operations[op.slot].jammed = true
+        record(.workEnded, op: op, queue: r.queue, reason: .forgotFinish)
+        return
+      }
+      if let f = r.spec.failsAt {
+        finish(op, outcome: .failed, reason: .failedAt(f))
+      } else if case .async = r.spec.kind {
+        finish(op, outcome: .succeeded, reason: .finishCalled)
+      } else {
+        finish(op, outcome: .succeeded, reason: .workDone)
+      }
+
+    case .cancelCheck(let op, let generation):
+      let r = operations[op.slot]
+      guard r.generation == generation, r.phase == .executing, !r.jammed, let started = r.startedAt else { return }
+      operations[op.slot].generation &+= 1  // the work will not reach its end
+      record(.cancelObserved, op: op, queue: r.queue, reason: .checkedIsCancelled(elapsed: now - started))
+      if case .async(forgetsFinish: true) = r.spec.kind {
+        operations[op.slot].jammed = true
+        record(.workEnded, op: op, queue: r.queue, reason: .forgotFinish)
+        return
+      }
+      finish(op, outcome: .cancelled, reason: .sawCancellation)
+
+    case .blockDone(let op, let block, let generation):
+      let r = operations[op.slot]
+      guard r.generation == generation, r.phase == .executing, case .blocks(let blocks) = r.spec.kind else { return }
+      record(.blockFinished(block), op: op, queue: r.queue, reason: .blockSchedule)
+      operations[op.slot].blocksDone += 1
+      if operations[op.slot].blocksDone == Int32(blocks.count) {
+        finish(op, outcome: .succeeded, reason: .workDone)
+      } else if r.blocksSequential {
+        let nextBlock = block + 1
+        record(.blockStarted(nextBlock), op: op, queue: r.queue, reason: .blockSchedule)
+        schedule(.blockDone(op, block: nextBlock, generation: generation), at: now + blocks[Int(nextBlock)])
+      }
+
+    case .finishNow(let op, let outcome, let reason, let generation):
+      let r = operations[op.slot]
+      guard r.generation == generation, !r.isFinished else { return }
+      finish(op, outcome: outcome, reason: reason)
+
+    case .completionDone(let op):
+      operations[op.slot].completionRunning = false
+      runningCompletions -= 1
+      record(.completionFinished, op: op, queue: operations[op.slot].queue, reason: .afterFinish)
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import HeapModule
+import OrderedCollections
+
+/// The whole simulated program: queues, operations, the virtual clock and the trace.
+///
+/// `World` is a discrete-event kernel on integer ticks, in the manner of SimPy's
+/// `Environment`: future wake-ups sit in an agenda ordered by (tick, sequence number),
+/// so events at the same tick happen in the order they were scheduled. Every action
+/// (enqueue, cancel, suspend, …) happens at ``now`` and settles completely — including
+/// everything it triggers at the same tick — before it returns.
+///
+/// The scheduling rules are those of the real `OperationQueue`
+/// (`shared/reference/operationqueue-semantics.md`); comments cite them as "rule N".
+///
+/// `World` is a value type: copying it forks the simulation.
+///
+/// ```swift
+/// var world = World()
+/// let q = try world.createQueue(name: "downloads", maxConcurrent: 1)
+/// let d1 = try world.addOperation(OperationSpec(name: "d1", duration: 5), to: q)
+/// world.runUntilIdle()
+/// world.operation(d1).finishedAt  // 5
+/// ```
+public struct World: Sendable {
+  /// The current tick.
+  public internal(set) var now: Tick = 0
+  /// Which Foundation is imitated where Darwin and Linux differ.
+  public internal(set) var platform: Platform
+  /// Every operation, indexed by ``OpID``.
+  public internal(set) var operations: [OperationRecord] = []
+  /// Every queue, indexed by ``QueueID``; `main` is first.
+  public internal(set) var queues: [QueueRecord] = []
+  /// The append-only trace. An event's sequence number is its index.
+  public internal(set) var trace: [Event] = []
+  /// Completion blocks running now.
+  public internal(set) var runningCompletions = 0
+
+  var opNames: OrderedDictionary<String, OpID> = [:]
+  var queueNames: OrderedDictionary<String, QueueID> = [:]
+  var agenda = Heap<Wakeup>()
+  var nextWakeupSequence = 0
+  var nextPlace = 0
+
+  /// Creates a world at tick 0 with the built-in serial `main` queue.
+  /// - Parameter platform: the Foundation to imitate; Darwin's by default.
+  public init(platform: Platform = .apple) {
+    self.platform = platform
+    queues.append(QueueRecord(name: "main", maxConcurrent: 1, qualityOfService: nil, isMain: true))
+    queueNames["main"] = .main
+    record(.queueCreated, queue: .main, reason: .command)
+  }
+
+  /// The operation with this identifier.
+  public func operation(_ id: OpID) -> OperationRecord { operations[id.slot] }
+  /// The queue with this identifier.
+  public func queue(_ id: QueueID) -> QueueRecord { queues[id.slot] }
+  /// Looks an operation up by name.
+  public func operationID(named name: String) -> OpID? { opNames[name] }
+  /// Looks a queue up by name.
+  public func queueID(named name: String) -> QueueID? { queueNames[name] }
+  /// Every operation's identifier, in creation order.
+  public var operationIDs: [OpID] { operations.indices.map { OpID($0) } }
+  /// Every queue's identifier, in creation order.
+  public var queueIDs: [QueueID] { queues.indices.map { QueueID($0) } }
+  /// Operation names in creation order (for completion and "did you mean").
+  public var operationNames: [String] { Array(opNames.keys) }
+  /// Queue names in creation order.
+  public var allQueueNames: [String] { Array(queueNames.keys) }
+
+  /// The operations added to a queue and not yet finished, in insertion order
+  /// (like `OperationQueue.operations`, but including the queue's barriers).
+  /// - Complexity: O(operations ever added to the queue).
+  public func unfinishedMembers(of q: QueueID) -> [OpID] {
+    queues[q.slot].members.filter { !operations[$0.slot].isFinished }
+  }
+
+  /// `operationCount`: unfinished operations in the queue, barriers excluded (rule 37).
+  public func operationCount(of q: QueueID) -> Int {
+    unfinishedMembers(of: q).count { !operations[$0.slot].isBarrier }
+  }
+
+  /// Whether nothing is left to happen: every enqueued operation finished and no completion block running.
+  public var isIdle: Bool { agenda.isEmpty && queues.allSatisfy { $0.members.count == $0.finishedMembers } }
+
+  /// The next tick at which something is scheduled to happen, if any.
+  public var nextEventTick: Tick? { agenda.min?.tick }
+
+  // MARK: - Recording
+
+  @discardableResult
+  mutating func record(
+    _ kind: EventKind, op: OpID? = nil, queue: QueueID? = nil,
+    from: OpPhase? = nil, to: OpPhase? = nil, reason: Reason
+  ) -> Int {
+    trace.append(Event(tick: now, kind: kind, op: op, queue: queue, from: from, to: to, reason: reason))
+    return trace.count - 1
+  }
+
+  mutating func schedule(_ action: Wakeup.Action, at tick: Tick) {
+    agenda.insert(Wakeup(tick: tick, sequence: nextWakeupSequence, action: action))
+    nextWakeupSequence += 1
+  }
+}
+
+/// Something the kernel must do at a future (or the current) tick.
+struct Wakeup: Comparable, Sendable {
+  enum Action: Sendable {
+    /// The operation's work ends (success, failure or — for a forgetful async op — a jam).
+    case workDone(OpID, generation: UInt32)
+    /// The operation's code checks `isCancelled` and sees it.
+    case cancelCheck(OpID, generation: UInt32)
+    /// One BlockOperation block ends.
+    case blockDone(OpID, block: Int32, generation: UInt32)
+    /// The operation finishes without running `main()` to the end.
+    case finishNow(OpID, Outcome, Reason, generation: UInt32)
+    /// The completion block ends.
+    case completionDone(OpID)
+  }
+
+  var tick: Tick
+  var sequence: Int
+  var action: Action
+
+  static func < (a: Wakeup, b: Wakeup) -> Bool {
+    a.tick != b.tick ? a.tick < b.tick : a.sequence < b.sequence
+  }
+  static func == (a: Wakeup, b: Wakeup) -> Bool { a.tick == b.tick && a.sequence == b.sequence }
+}

@@ -1,0 +1,68 @@
+/// An action the simulator refused, with what the real API would have done.
+///
+/// Errors are data: the shell turns them into located, coloured text. Each
+/// ``description`` is a full sentence a learner can act on.
+public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// No operation has that name.
+  case unknownOperation(String)
+  /// No queue has that name.
+  case unknownQueue(String)
+  /// The name is already taken by an operation or a queue.
+  case duplicateName(String)
+  /// Names must be non-empty identifiers.
+  case invalidName(String)
+  /// A number or combination in an operation spec that cannot run.
+  case invalidSpec(String)
+  /// Enqueueing an operation that is not fresh (rule 39).
+  case cannotEnqueue(operation: String, phase: OpPhase, platform: Platform)
+  /// `OperationQueue.main` ignores `isSuspended` (rule 31).
+  case mainQueueCannotSuspend
+  /// `OperationQueue.main` is always serial (rule 26).
+  case mainQueueMaxIsFixed
+  /// A `maxConcurrentOperationCount` below −1 crashes (rule 26).
+  case invalidMaxConcurrent(Int)
+  /// The operation does not depend on the other one.
+  case notADependency(operation: String, dependency: String)
+  /// A clock argument that goes backwards or overflows.
+  case invalidTick(String)
+  /// Time travel to a tick the simulation has not reached.
+  case tickNotReached(requested: Tick, now: Tick)
+  /// A barrier's duration must be 0 or more.
+  case invalidDuration(Tick)
+
+  public var description: String {
+    switch self {
+    case .unknownOperation(let name): "there is no operation named '\(name)'"
+    case .unknownQueue(let name): "there is no queue named '\(name)'"
+    case .duplicateName(let name): "the name '\(name)' is already taken"
+    case .invalidName(let name):
+      "'\(name)' is not a valid name: use letters, digits, '-', '_' and '.', starting with a letter or digit"
+    case .invalidSpec(let why): why
+    case .cannotEnqueue(let name, let phase, let platform):
+      "'\(name)' is \(Self.phrase(phase)) and cannot be added to a queue again: "
+        + (platform == .apple
+          ? "the real addOperation(_:) raises NSInvalidArgumentException"
+          : "the real addOperation(_:) crashes the process (fatalError: \"operations finished, executing or already in a queue cannot be enqueued\")")
+    case .mainQueueCannotSuspend:
+      "the main queue cannot be suspended: OperationQueue.main ignores isSuspended = true"
+    case .mainQueueMaxIsFixed:
+      "the main queue is always serial: OperationQueue.main ignores changes to maxConcurrentOperationCount"
+    case .invalidMaxConcurrent(let n):
+      "maxConcurrentOperationCount must be 0 or more, or default (-1); the real setter crashes on \(n)"
+    case .notADependency(let op, let dep): "'\(op)' does not depend on '\(dep)'"
+    case .invalidTick(let why): why
+    case .tickNotReached(let requested, let now):
+      "tick \(requested) has not happened yet (the clock is at \(now))"
+    case .invalidDuration(let n): "a duration is 0 or more ticks, not \(n)"
+    }
+  }
+
+  private static func phrase(_ phase: OpPhase) -> String {
+    switch phase {
+    case .created: "new"
+    case .pending, .ready: "already in a queue"
+    case .executing: "executing"
+    case .finished: "finished"
+    }
+  }
+}

@@ -1,0 +1,175 @@
+/// One entry of the append-only trace: what happened, to what, when, and why.
+///
+/// The trace is the single source every view reads: timelines, event logs, `why`,
+/// exports and lessons never recompute scheduling. An event's sequence number is
+/// its index in ``World/trace``.
+public struct Event: Hashable, Sendable {
+  /// When it happened.
+  public var tick: Tick
+  /// What happened.
+  public var kind: EventKind
+  /// The operation it happened to, if any.
+  public var op: OpID?
+  /// The queue involved, if any.
+  public var queue: QueueID?
+  /// The operation's phase before, for phase transitions.
+  public var from: OpPhase?
+  /// The operation's phase after, for phase transitions.
+  public var to: OpPhase?
+  /// Why it happened.
+  public var reason: Reason
+
+  /// Creates an event.
+  public init(
+    tick: Tick, kind: EventKind, op: OpID? = nil, queue: QueueID? = nil,
+    from: OpPhase? = nil, to: OpPhase? = nil, reason: Reason
+  ) {
+    self.tick = tick
+    self.kind = kind
+    self.op = op
+    self.queue = queue
+    self.from = from
+    self.to = to
+    self.reason = reason
+  }
+}
+
+/// What an ``Event`` records.
+public enum EventKind: Hashable, Sendable {
+  /// A queue was created.
+  case queueCreated
+  /// An operation was defined.
+  case created
+  /// An operation was added to a queue.
+  case enqueued
+  /// An enqueued operation became ready (pending → ready).
+  case ready
+  /// A ready operation stopped being ready because a dependency was added (ready → pending).
+  case unready
+  /// The queue started an operation: `main()` begins.
+  case started
+  /// The queue started a cancelled operation, and `start()` skipped `main()`.
+  case skipped
+  /// `cancel()` was called.
+  case cancelRequested
+  /// The operation's code saw `isCancelled` and stopped.
+  case cancelObserved
+  /// The operation became `isFinished`, with this outcome.
+  case finished(Outcome)
+  /// The completion block began, on a global queue, outside the queue's slots.
+  case completionStarted
+  /// The completion block ended.
+  case completionFinished
+  /// An asynchronous operation's work ended without calling `finish()`: its slot is jammed.
+  case workEnded
+  /// A `BlockOperation` block began (0-based index).
+  case blockStarted(Int32)
+  /// A `BlockOperation` block ended (0-based index).
+  case blockFinished(Int32)
+  /// An asynchronous operation's manual `willChangeValue(forKey:)`.
+  case kvoWillChange(KVOKey)
+  /// An asynchronous operation's manual `didChangeValue(forKey:)`.
+  case kvoDidChange(KVOKey)
+  /// `isSuspended = true`.
+  case suspended
+  /// `isSuspended = false`.
+  case resumed
+  /// `maxConcurrentOperationCount` changed; `nil` is the default (−1).
+  case maxChanged(Int?)
+  /// `queuePriority` changed.
+  case priorityChanged(QueuePriority)
+  /// `qualityOfService` changed (of ``Event/op`` or, without one, of ``Event/queue``).
+  case qualityOfServiceChanged(QualityOfService)
+  /// `addDependency(_:)`: ``Event/op`` now depends on the given operation.
+  case dependencyAdded(OpID)
+  /// `removeDependency(_:)`.
+  case dependencyRemoved(OpID)
+  /// Warning: making ``Event/op`` depend on the given operation closed a dependency cycle.
+  /// The real queue accepts it silently and the operations in the cycle never become ready.
+  case cycleClosed(OpID)
+  /// `addBarrierBlock`: ``Event/op`` is the queue's internal barrier operation.
+  case barrierAdded
+  /// `waitUntilAllOperationsAreFinished()` began (on ``Event/queue``, or on every queue).
+  case waitStarted
+  /// The wait returned.
+  case waitEnded
+  /// The wait could never return; the simulator stopped it (the real call would block forever).
+  case waitStalled
+  /// The platform mode changed.
+  case platformChanged(Platform)
+}
+
+/// Why an ``Event`` happened: the cause `why` explains.
+public enum Reason: Hashable, Sendable {
+  /// The learner's own action.
+  case command
+  /// `cancelAllOperations()` on the queue, cancelling its operations one by one.
+  case cancelAll(QueueID)
+  /// Enqueued with this many unfinished dependencies.
+  case waitingOnDependencies(Int32)
+  /// Enqueued with no unfinished dependency.
+  case noUnfinishedDependencies
+  /// The last unfinished dependency finished.
+  case dependencyFinished(OpID)
+  /// The last unfinished dependency was removed.
+  case dependencyRemoved(OpID)
+  /// A dependency on an unfinished operation was added.
+  case dependencyAdded(OpID)
+  /// Cancelled before starting: unfinished dependencies are ignored from now on (rule 13).
+  case cancelledWhilePending
+  /// Picked by the queue. ``StartTrigger`` says what let it start at this tick;
+  /// `beat` names the best operation left waiting, when one was.
+  case picked(StartTrigger, beat: OpID?)
+  /// Picked outside the queue's slots: a barrier on an empty queue (corelibs, rule 32).
+  case emptyQueueBarrier
+  /// `cancel()` on a finished operation does nothing.
+  case alreadyFinished
+  /// `cancel()` on a cancelled operation does nothing more.
+  case alreadyCancelled
+  /// The change does nothing to an operation that has already started.
+  case alreadyStarted
+  /// The operation's code checked `isCancelled` after this many ticks of work.
+  case checkedIsCancelled(elapsed: Tick)
+  /// `main()` did all its work.
+  case workDone
+  /// The work failed after this many ticks.
+  case failedAt(Tick)
+  /// The operation saw `isCancelled` and returned early.
+  case sawCancellation
+  /// `start()` found `isCancelled` and skipped `main()`.
+  case skippedBecauseCancelled
+  /// `main()` returned at once because this dependency was cancelled.
+  case dependencyWasCancelled(OpID)
+  /// Darwin: `cancel()` on an operation in no queue marks it finished at once.
+  case cancelledOutsideQueue
+  /// The asynchronous operation's work called `finish()`.
+  case finishCalled
+  /// The asynchronous operation's work ended without calling `finish()`.
+  case forgotFinish
+  /// A completion block runs after its operation finishes, cancelled or not.
+  case afterFinish
+  /// A barrier waits for everything already in its queue, and everything added later waits for it.
+  case barrier
+  /// A `BlockOperation` block: Darwin runs the blocks side by side, corelibs one after another.
+  case blockSchedule
+  /// The clock reached the end of the wait.
+  case allFinished
+  /// A stall: the wait could never return. `Diagnosis` says why.
+  case stalled
+}
+
+/// What allowed an operation to start at the tick it did.
+public enum StartTrigger: Hashable, Sendable {
+  /// It was enqueued while the queue had a free slot: the first operation on an idle queue starts at once.
+  case enqueued
+  /// It became ready while the queue had a free slot.
+  case becameReady
+  /// A slot was freed when this operation finished.
+  case slotFreed(OpID)
+  /// The queue was resumed.
+  case resumed
+  /// `maxConcurrentOperationCount` was raised.
+  case maxRaised
+  /// It was cancelled, which made it ready (or it was cancelled while waiting).
+  case cancelled
+}

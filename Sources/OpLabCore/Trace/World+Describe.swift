@@ -1,0 +1,111 @@
+/// Plain-text descriptions of events: the simulator's own words for what happened and why.
+extension World {
+  /// The name of an operation.
+  public func name(_ op: OpID) -> String { operations[op.slot].name }
+  /// The name of a queue.
+  public func name(_ q: QueueID) -> String { queues[q.slot].name }
+
+  /// A one-line description of an event: subject, what happened, and why.
+  ///
+  /// ```
+  /// d2 started on downloads: slot freed by d1
+  /// ```
+  public func describe(_ e: Event) -> String {
+    let subject = e.op.map { name($0) } ?? e.queue.map { name($0) } ?? "world"
+    let whereText = e.op != nil && e.queue != nil ? " on \(name(e.queue!))" : ""
+    let what: String
+    switch e.kind {
+    case .queueCreated:
+      let q = queues[e.queue!.slot]
+      what = "queue created (max \(q.isMain ? "1" : q.maxConcurrent.map(String.init) ?? "default"))"
+    case .created: what = "created"
+    case .enqueued: what = "enqueued\(whereText)"
+    case .ready: what = "ready"
+    case .unready: what = "not ready any more"
+    case .started: what = "started\(whereText)"
+    case .skipped: what = "skipped\(whereText) (cancelled: main() never runs)"
+    case .cancelRequested: what = "cancel requested"
+    case .cancelObserved: what = "saw isCancelled"
+    case .finished(let outcome): what = "finished (\(outcome))"
+    case .completionStarted: what = "completion block started"
+    case .completionFinished: what = "completion block finished"
+    case .workEnded: what = "work ended without calling finish()"
+    case .blockStarted(let i): what = "block \(i + 1) started"
+    case .blockFinished(let i): what = "block \(i + 1) finished"
+    case .kvoWillChange(let key): what = "willChangeValue(forKey: \"\(key)\")"
+    case .kvoDidChange(let key): what = "didChangeValue(forKey: \"\(key)\")"
+    case .suspended: what = "suspended"
+    case .resumed: what = "resumed"
+    case .maxChanged(let max): what = "maxConcurrentOperationCount = \(max.map(String.init) ?? "default")"
+    case .priorityChanged(let p): what = "queuePriority = \(p)"
+    case .qualityOfServiceChanged(let q): what = "qualityOfService = \(q)"
+    case .dependencyAdded(let dep): what = "depends on \(name(dep))"
+    case .dependencyRemoved(let dep): what = "no longer depends on \(name(dep))"
+    case .cycleClosed(let dep): what = "WARNING: depending on \(name(dep)) closes a dependency cycle; these operations can never start"
+    case .barrierAdded: what = "barrier added to \(e.queue.map { name($0) } ?? "?")"
+    case .waitStarted: what = "waitUntilAllOperationsAreFinished() began"
+    case .waitEnded: what = "waitUntilAllOperationsAreFinished() returned"
+    case .waitStalled: what = "waitUntilAllOperationsAreFinished() would block forever"
+    case .platformChanged(let p): what = "platform set to \(p.rawValue)"
+    }
+    let why = explain(e.reason, about: e.op)
+    return why.isEmpty ? "\(subject) \(what)" : "\(subject) \(what): \(why)"
+  }
+
+  /// The reason, as a phrase; empty for the learner's own command.
+  public func explain(_ reason: Reason, about op: OpID? = nil) -> String {
+    switch reason {
+    case .command: ""
+    case .cancelAll(let q): "cancelAllOperations() on \(name(q))"
+    case .waitingOnDependencies(let n): "waits on \(n) unfinished \(n == 1 ? "dependency" : "dependencies")"
+    case .noUnfinishedDependencies: "no unfinished dependencies"
+    case .dependencyFinished(let op): "dependency \(name(op)) finished"
+    case .dependencyRemoved(let op): "dependency \(name(op)) removed"
+    case .dependencyAdded(let op): "new dependency \(name(op)) is unfinished"
+    case .cancelledWhilePending: "cancelled while waiting: dependencies are ignored"
+    case .picked(let trigger, let beat):
+      explain(trigger) + (beat.map { "; " + beatRule(op, over: $0) } ?? "")
+    case .emptyQueueBarrier: "barrier on an empty queue runs at once, ignoring suspension and the limit (corelibs)"
+    case .alreadyFinished: "no effect, already finished"
+    case .alreadyCancelled: "no effect, already cancelled"
+    case .alreadyStarted: "no effect on an operation that has started"
+    case .checkedIsCancelled(let elapsed): "checked isCancelled after \(elapsed) \(elapsed == 1 ? "tick" : "ticks") of work"
+    case .workDone: "work done"
+    case .failedAt(let t): "work failed after \(t) \(t == 1 ? "tick" : "ticks")"
+    case .sawCancellation: "returned early after seeing isCancelled"
+    case .skippedBecauseCancelled: "start() skipped main() because it was cancelled"
+    case .dependencyWasCancelled(let op): "returned at once: dependency \(name(op)) was cancelled"
+    case .cancelledOutsideQueue: "cancel() on an operation in no queue finishes it at once (Darwin)"
+    case .finishCalled: "its work called finish()"
+    case .forgotFinish: "it never calls finish(), so it holds its slot forever"
+    case .afterFinish: "completion blocks run after finish, outside the queue's slots"
+    case .barrier: "barrier"
+    case .blockSchedule: platform == .apple ? "blocks run side by side (Darwin)" : "blocks run one after another (corelibs)"
+    case .allFinished: "every operation finished"
+    case .stalled: "nothing can make progress"
+    }
+  }
+
+  private func explain(_ trigger: StartTrigger) -> String {
+    switch trigger {
+    case .enqueued: "a slot was free when it was enqueued"
+    case .becameReady: "became ready with a slot free"
+    case .slotFreed(let op): "slot freed by \(name(op))"
+    case .resumed: "queue resumed"
+    case .maxRaised: "maxConcurrentOperationCount raised"
+    case .cancelled: "cancelled, so it is started only to be skipped"
+    }
+  }
+
+  private func beatRule(_ winner: OpID?, over other: OpID) -> String {
+    let o = operations[other.slot]
+    guard let winner else { return "ahead of \(name(other))" }
+    let w = operations[winner.slot]
+    if w.level != o.level { return "\(levelName(w.level)) beats \(levelName(o.level)) \(name(other))" }
+    return "\(levelName(w.level)) like \(name(other)), but enqueued earlier (FIFO)"
+  }
+
+  func levelName(_ level: Int8) -> String {
+    level == 12 ? "barrier" : QueuePriority(rawValue: level)?.description ?? "\(level)"
+  }
+}

@@ -1,0 +1,79 @@
+@testable import OpLabCore
+
+extension World {
+  /// The trace from `mark` on, one compact line per event: "tick subject what".
+  ///
+  /// Compact enough to write a whole scenario's trace by hand, complete enough that
+  /// every event — setup included — is asserted.
+  func lines(from mark: Int = 0) -> [String] {
+    trace[mark...].map { e in
+      let subject = e.op.map { name($0) } ?? e.queue.map { name($0) } ?? "world"
+      return "\(e.tick) \(subject) \(Self.word(for: e.kind, in: self))"
+    }
+  }
+
+  static func word(for kind: EventKind, in world: World) -> String {
+    switch kind {
+    case .queueCreated: "queue"
+    case .created: "created"
+    case .enqueued: "enqueued"
+    case .ready: "ready"
+    case .unready: "unready"
+    case .started: "started"
+    case .skipped: "skipped"
+    case .cancelRequested: "cancel"
+    case .cancelObserved: "sawCancel"
+    case .finished(.succeeded): "finished"
+    case .finished(.failed): "failed"
+    case .finished(.cancelled): "cancelled"
+    case .finished(.bailed): "bailed"
+    case .completionStarted: "completion+"
+    case .completionFinished: "completion-"
+    case .workEnded: "jammed"
+    case .blockStarted(let i): "block\(i + 1)+"
+    case .blockFinished(let i): "block\(i + 1)-"
+    case .kvoWillChange(let key): "will:\(key)"
+    case .kvoDidChange(let key): "did:\(key)"
+    case .suspended: "suspended"
+    case .resumed: "resumed"
+    case .maxChanged(let max): "max=\(max.map(String.init) ?? "default")"
+    case .priorityChanged(let p): "priority=\(p)"
+    case .qualityOfServiceChanged(let q): "qos=\(q)"
+    case .dependencyAdded(let d): "dep+\(world.name(d))"
+    case .dependencyRemoved(let d): "dep-\(world.name(d))"
+    case .cycleClosed(let d): "cycle:\(world.name(d))"
+    case .barrierAdded: "barrier"
+    case .waitStarted: "wait"
+    case .waitEnded: "waited"
+    case .waitStalled: "waitStalled"
+    case .platformChanged(let p): "platform=\(p.rawValue)"
+    }
+  }
+
+  /// Only the lines whose word is one of `words` (e.g. starts and finishes).
+  func lines(from mark: Int = 0, only words: Set<String>) -> [String] {
+    lines(from: mark).filter { words.contains(String($0.split(separator: " ")[2])) }
+  }
+
+  /// The explanation of the event at `index`, for asserting reasons.
+  func reasonText(_ index: Int) -> String { describe(trace[index]) }
+
+  /// Index of the first event of this kind about the named operation.
+  func firstIndex(_ word: String, _ opName: String) -> Int? {
+    trace.indices.first { i in
+      let e = trace[i]
+      return e.op.map { name($0) } == opName && Self.word(for: e.kind, in: self) == word
+    }
+  }
+}
+
+/// Shorthand for specs in tests.
+func spec(
+  _ name: String, _ duration: Tick = 1, priority: QueuePriority? = nil, qos: QualityOfService? = nil,
+  check: CancellationCheck = .never, bails: Bool = false, failsAt: Tick? = nil, completion: Tick? = nil,
+  kind: OperationKind = .plain
+) -> OperationSpec {
+  OperationSpec(
+    name: name, duration: duration, priority: priority, qualityOfService: qos, cancellation: check,
+    bailsIfDependencyCancelled: bails, failsAt: failsAt, completion: completion, kind: kind)
+}
