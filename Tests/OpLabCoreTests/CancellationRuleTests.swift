@@ -1,0 +1,183 @@
+import Testing
+@testable import OpLabCore
+
+/// Whole-trace scenarios for cancellation (spec section C, rules 12–17 and 33).
+@Suite struct CancellationRuleTests {
+  @Test("Cancelling a waiting op in a chain A→B→C makes B ready at once, so C runs while A still runs (rule 13)")
+  func cancelPendingReleasesDependentsEarly() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let mark = w.trace.count
+    let a = try w.addOperation(spec("A", 4), to: q)
+    let b = try w.addOperation(spec("B", 2), to: q, dependencies: [a])
+    try w.addOperation(spec("C", 2), to: q, dependencies: [b])
+    try w.step(1)
+    w.cancel(b)
+    w.runUntilIdle()
+    #expect(w.lines(from: mark) == [
+      "0 A created", "0 A enqueued", "0 A ready", "0 A started",
+      "0 B created", "0 B dep+A", "0 B enqueued",
+      "0 C created", "0 C dep+B", "0 C enqueued",
+      "1 B cancel", "1 B ready", "1 B skipped", "1 B cancelled", "1 C ready", "1 C started",
+      "3 C finished",
+      "4 A finished",
+    ])
+    #expect(w.reasonText(w.firstIndex("ready", "B")!) == "B ready: cancelled while waiting: dependencies are ignored")
+    #expect(w.operation(b).outcome == .cancelled)
+    #expect(w.operation(b).isCancelled)
+  }
+
+  @Test("Cancel is cooperative: an executing op stops only at its next isCancelled check (rule 12)")
+  func cancelExecutingIsCooperative() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let mark = w.trace.count
+    let polls = try w.addOperation(spec("polls", 10, check: .every(3)), to: q)
+    let deaf = try w.addOperation(spec("deaf", 10, check: .never), to: q)
+    let once = try w.addOperation(spec("once", 10, check: .atStart), to: q)
+    try w.step(4)
+    w.cancel(polls)
+    w.cancel(deaf)
+    w.cancel(once)
+    w.runUntilIdle()
+    #expect(w.lines(from: mark, only: ["cancel", "sawCancel", "finished", "cancelled"]) == [
+      "4 polls cancel", "4 deaf cancel", "4 once cancel",
+      "6 polls sawCancel", "6 polls cancelled",
+      "10 deaf finished", "10 once finished",
+    ])
+    #expect(w.reasonText(w.firstIndex("sawCancel", "polls")!) == "polls saw isCancelled: checked isCancelled after 6 ticks of work")
+    #expect(w.operation(deaf).isCancelled && w.operation(deaf).outcome == .succeeded)
+  }
+
+  @Test("An op that checks at start sees a cancel made in the tick it started (rule 12)")
+  func atStartCheckSeesSameTickCancel() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let mark = w.trace.count
+    let a = try w.addOperation(spec("a", 5, check: .atStart), to: q)
+    w.cancel(a)
+    #expect(w.lines(from: mark) == [
+      "0 a created", "0 a enqueued", "0 a ready", "0 a started", "0 a cancel", "0 a sawCancel", "0 a cancelled",
+    ])
+  }
+
+  @Test("Cancelling a finished op does nothing and isCancelled stays false (rule 12)")
+  func cancelFinishedIsNoOp() throws {
+    var w = World()
+    let a = try w.addOperation(spec("a", 1), to: .main)
+    w.runUntilIdle()
+    let mark = w.trace.count
+    w.cancel(a)
+    #expect(w.lines(from: mark) == ["1 a cancel"])
+    #expect(w.reasonText(mark) == "a cancel requested: no effect, already finished")
+    #expect(!w.operation(a).isCancelled)
+  }
+
+  @Test("Cancellation does not propagate; an op that checks its dependencies bails (rule 8)")
+  func cancellationDoesNotPropagate() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let mark = w.trace.count
+    let gate = try w.addOperation(spec("gate", 2), to: q)
+    let dl = try w.addOperation(spec("dl", 3), to: q)
+    try w.addOperation(spec("naive", 2), to: q, dependencies: [dl])
+    try w.addOperation(spec("careful", 2, bails: true), to: q, dependencies: [dl])
+    w.cancel(dl)
+    w.runUntilIdle()
+    #expect(w.lines(from: mark, only: ["cancel", "skipped", "started", "finished", "cancelled", "bailed"]) == [
+      "0 gate started", "0 dl cancel",
+      "2 gate finished", "2 dl skipped", "2 dl cancelled", "2 naive started",
+      "4 naive finished", "4 careful started", "4 careful bailed",
+    ])
+    #expect(w.reasonText(w.firstIndex("bailed", "careful")!)
+      == "careful finished (bailed): returned at once: dependency dl was cancelled")
+    _ = gate
+  }
+
+  @Test("A suspended queue keeps its cancelled ops unfinished, with no completion block, until resumed (rule 14)")
+  func suspendedQueueKeepsCancelledOps() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    try w.suspend(q)
+    let mark = w.trace.count
+    let a = try w.addOperation(spec("a", 3, completion: 1), to: q)
+    w.cancel(a)
+    try w.step(5)
+    #expect(!w.operation(a).isFinished)
+    #expect(w.operationCount(of: q) == 1)
+    try w.resume(q)
+    w.runUntilIdle()
+    #expect(w.lines(from: mark) == [
+      "0 a created", "0 a enqueued", "0 a ready", "0 a cancel",
+      "5 q resumed", "5 a skipped", "5 a cancelled", "5 a completion+",
+      "6 a completion-",
+    ])
+  }
+
+  @Test("Completion blocks run after finish for succeeded, failed and cancelled ops, outside the slots (rule 36)")
+  func completionBlocksRunForEveryOutcome() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let mark = w.trace.count
+    try w.addOperation(spec("ok", 1, completion: 2), to: q)
+    try w.addOperation(spec("bad", 3, failsAt: 1, completion: 2), to: q)
+    let gone = try w.addOperation(spec("gone", 1, completion: 2), to: q)
+    w.cancel(gone)
+    w.runUntilIdle()
+    #expect(w.lines(from: mark, only: ["started", "skipped", "finished", "failed", "cancelled", "completion+", "completion-"]) == [
+      "0 ok started",
+      "1 ok finished", "1 ok completion+", "1 bad started",
+      "2 bad failed", "2 bad completion+", "2 gone skipped",
+      "2 gone cancelled", "2 gone completion+",
+      "3 ok completion-",
+      "4 bad completion-", "4 gone completion-",
+    ])
+  }
+
+  @Test("cancelAllOperations is not atomic: a dependent released mid-loop starts before the loop reaches it (rule 33)")
+  func cancelAllIsNotAtomic() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let s1 = try w.addOperation(spec("step1", 5), to: q)
+    let s2 = try w.addOperation(spec("step2", 5), to: q, dependencies: [s1])
+    try w.addOperation(spec("step3", 5, check: .atStart), to: q, dependencies: [s2])
+    try w.addOperation(spec("step3b", 5, check: .never), to: q, dependencies: [s2])
+    try w.step(1)
+    let mark = w.trace.count
+    w.cancelAll(q)
+    #expect(w.lines(from: mark) == [
+      "1 step1 cancel",
+      "1 step2 cancel", "1 step2 ready", "1 step2 skipped", "1 step2 cancelled",
+      "1 step3 ready", "1 step3 started", "1 step3b ready", "1 step3b started",
+      "1 step3 cancel", "1 step3 sawCancel", "1 step3 cancelled",
+      "1 step3b cancel",
+    ])
+    #expect(w.reasonText(mark) == "step1 cancel requested: cancelAllOperations() on q")
+    w.runUntilIdle()
+    #expect(w.operation(w.operationID(named: "step3b")!).outcome == .succeeded)
+    #expect(w.operation(s1).outcome == .succeeded)
+  }
+
+  @Test("Darwin finishes an op cancelled outside any queue at once; Linux waits for start (rule 15)")
+  func cancelOutsideQueue() throws {
+    var apple = World()
+    let a = try apple.createOperation(spec("a", 2, completion: 1))
+    let mark = apple.trace.count
+    apple.cancel(a)
+    #expect(apple.lines(from: mark) == ["0 a cancel", "0 a cancelled", "0 a completion+"])
+    #expect(throws: SimulationError.cannotEnqueue(operation: "a", phase: .finished, platform: .apple)) {
+      try apple.enqueue(a, on: .main)
+    }
+
+    var linux = World(platform: .linux)
+    let b = try linux.createOperation(spec("b", 2, completion: 1))
+    linux.cancel(b)
+    #expect(!linux.operation(b).isFinished && linux.operation(b).isReady)
+    let mark2 = linux.trace.count
+    try linux.enqueue(b, on: .main)
+    linux.runUntilIdle()
+    #expect(linux.lines(from: mark2) == [
+      "0 b enqueued", "0 b ready", "0 b skipped", "0 b cancelled", "0 b completion+", "1 b completion-",
+    ])
+  }
+}

@@ -1,0 +1,237 @@
+import Testing
+@testable import OpLabCore
+
+/// Whole-trace scenarios for suspension, barriers, BlockOperation, asynchronous
+/// operations and the Linux-only differences (spec sections E–G).
+@Suite struct QueueRuleTests {
+  @Test("Suspending stops new starts only: the running op finishes, the others wait for resume (rule 31)")
+  func suspendStopsNewStartsOnly() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let mark = w.trace.count
+    try w.addOperation(spec("a", 3), to: q)
+    try w.addOperation(spec("b", 1), to: q)
+    try w.step(1)
+    try w.suspend(q)
+    try w.addOperation(spec("c", 1, priority: .veryHigh), to: q)
+    try w.step(4)
+    try w.resume(q)
+    w.runUntilIdle()
+    #expect(w.lines(from: mark, only: ["started", "finished", "suspended", "resumed"]) == [
+      "0 a started", "1 q suspended", "3 a finished", "5 q resumed", "5 c started", "6 c finished", "6 b started", "7 b finished",
+    ])
+    #expect(w.reasonText(w.firstIndex("started", "c")!) == "c started on q: queue resumed; veryHigh beats normal b")
+  }
+
+  @Test("A barrier waits for every op already in the queue and holds back ops added later (rule 40)")
+  func barrierWaitsAndHolds() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 2)
+    let mark = w.trace.count
+    try w.addOperation(spec("a", 2), to: q)
+    try w.addOperation(spec("b", 3), to: q)
+    let barrier = try w.addBarrier(to: q, duration: 1)
+    try w.addOperation(spec("c", 1), to: q)
+    w.runUntilIdle()
+    #expect(w.lines(from: mark) == [
+      "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+      "0 b created", "0 b enqueued", "0 b ready", "0 b started",
+      "0 q.barrier1 created", "0 q.barrier1 barrier", "0 q.barrier1 dep+a", "0 q.barrier1 dep+b", "0 q.barrier1 enqueued",
+      "0 c created", "0 c enqueued", "0 c dep+q.barrier1",
+      "2 a finished",
+      "3 b finished", "3 q.barrier1 ready", "3 q.barrier1 started",
+      "4 q.barrier1 finished", "4 c ready", "4 c started",
+      "5 c finished",
+    ])
+    #expect(w.operation(barrier).isBarrier)
+    #expect(w.operationCount(of: q) == 0)
+  }
+
+  @Test("A barrier on an empty suspended queue waits on Darwin but runs at once on Linux (rule 32)")
+  func barrierOnEmptySuspendedQueue() throws {
+    for platform in Platform.allCases {
+      var w = World(platform: platform)
+      let q = try w.createQueue(name: "q")
+      try w.suspend(q)
+      let mark = w.trace.count
+      try w.addBarrier(to: q, duration: 2)
+      try w.addOperation(spec("later", 1), to: q)
+      try w.step(3)
+      let expected: [String] = switch platform {
+      case .apple: [
+        "0 q.barrier1 created", "0 q.barrier1 barrier", "0 q.barrier1 enqueued", "0 q.barrier1 ready",
+        "0 later created", "0 later enqueued", "0 later dep+q.barrier1",
+      ]
+      case .linux: [
+        "0 q.barrier1 created", "0 q.barrier1 barrier", "0 q.barrier1 enqueued", "0 q.barrier1 ready", "0 q.barrier1 started",
+        "0 later created", "0 later enqueued", "0 later dep+q.barrier1",
+        "2 q.barrier1 finished", "2 later ready",
+      ]
+      }
+      #expect(w.lines(from: mark) == expected, "platform \(platform)")
+    }
+  }
+
+  @Test("cancelAllOperations cancels a pending barrier too, so its block never runs (rule 33)")
+  func cancelAllCancelsBarrier() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    try w.addOperation(spec("a", 2), to: q)
+    let barrier = try w.addBarrier(to: q, duration: 1)
+    let mark = w.trace.count
+    w.cancelAll(q)
+    w.runUntilIdle()
+    #expect(w.lines(from: mark) == [
+      "0 a cancel",
+      "0 q.barrier1 cancel", "0 q.barrier1 ready", "0 q.barrier1 skipped", "0 q.barrier1 cancelled",
+      "2 a finished",
+    ])
+    #expect(w.operation(barrier).outcome == .cancelled)
+  }
+
+  @Test("BlockOperation blocks run side by side on Darwin and one after another on Linux, ignoring cancel (rules 17, 38)")
+  func blockOperationInBothModes() throws {
+    for platform in Platform.allCases {
+      var w = World(platform: platform)
+      let q = try w.createQueue(name: "q")
+      let mark = w.trace.count
+      let b = try w.addOperation(spec("b", kind: .blocks([2, 3])), to: q)
+      try w.step(1)
+      w.cancel(b)
+      w.runUntilIdle()
+      let expected: [String] = switch platform {
+      case .apple: [
+        "0 b created", "0 b enqueued", "0 b ready", "0 b started", "0 b block1+", "0 b block2+",
+        "1 b cancel", "2 b block1-", "3 b block2-", "3 b finished",
+      ]
+      case .linux: [
+        "0 b created", "0 b enqueued", "0 b ready", "0 b started", "0 b block1+",
+        "1 b cancel", "2 b block1-", "2 b block2+", "5 b block2-", "5 b finished",
+      ]
+      }
+      #expect(w.lines(from: mark) == expected, "platform \(platform)")
+    }
+  }
+
+  @Test("An asynchronous op posts KVO for isExecuting and isFinished, and finishes when its work calls finish()")
+  func asyncOperationKVO() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let mark = w.trace.count
+    let dep = try w.addOperation(spec("dep", 1), to: q)
+    try w.addOperation(spec("net", 2, kind: .async(forgetsFinish: false)), to: q, dependencies: [dep])
+    w.runUntilIdle()
+    #expect(w.lines(from: mark) == [
+      "0 dep created", "0 dep enqueued", "0 dep ready", "0 dep started",
+      "0 net created", "0 net dep+dep", "0 net enqueued",
+      "1 dep finished", "1 net will:isReady", "1 net ready", "1 net did:isReady",
+      "1 net will:isExecuting", "1 net started", "1 net did:isExecuting",
+      "3 net will:isFinished", "3 net will:isExecuting", "3 net finished", "3 net did:isExecuting", "3 net did:isFinished",
+    ])
+  }
+
+  @Test("An async op that forgets to call finish() jams its slot forever, and the run says so")
+  func asyncForgetsFinishJamsSlot() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let mark = w.trace.count
+    let jam = try w.addOperation(spec("jam", 2, kind: .async(forgetsFinish: true)), to: q)
+    let next = try w.addOperation(spec("next", 1), to: q)
+    let verdict = w.runUntilIdle()
+    #expect(w.lines(from: mark, only: ["started", "jammed", "finished"]) == ["0 jam started", "2 jam jammed"])
+    #expect(verdict == .stalled(Diagnosis(
+      stuck: [StuckOperation(op: jam, cause: .neverCallsFinish), StuckOperation(op: next, cause: .slotsHeld(q, by: [jam]))],
+      cycles: [])))
+    #expect(w.now == 2)
+  }
+
+  @Test("A dependency cycle is accepted with a warning, stalls with a diagnosis, and cancel breaks it (rule 10)")
+  func cycleWarningDiagnosisAndEscape() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let a = try w.createOperation(spec("a", 1))
+    let b = try w.createOperation(spec("b", 1), dependencies: [a])
+    let c = try w.createOperation(spec("c", 1), dependencies: [b])
+    let mark = w.trace.count
+    #expect(try w.addDependency(a, on: c))
+    #expect(w.lines(from: mark) == ["0 a dep+c", "0 a cycle:c"])
+    for op in [a, b, c] { try w.enqueue(op, on: q) }
+    let verdict = w.runUntilIdle()
+    #expect(verdict == .stalled(Diagnosis(
+      stuck: [StuckOperation(op: a, cause: .inCycle(0)), StuckOperation(op: b, cause: .inCycle(0)), StuckOperation(op: c, cause: .inCycle(0))],
+      cycles: [[a, b, c]])))
+    w.cancel(b)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.lines(from: mark, only: ["started", "skipped"]) == ["0 b skipped", "0 c started", "1 a started"])
+  }
+
+  @Test("waitUntilAllOperationsAreFinished returns when ops finish, not their completion blocks (rule 34)")
+  func waitIgnoresCompletionBlocks() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    try w.addOperation(spec("a", 2, completion: 5), to: q)
+    let verdict = w.waitUntilAllOperationsAreFinished(q)
+    #expect(verdict == .reached)
+    #expect(w.now == 2)
+    #expect(w.lines(only: ["wait", "waited", "completion+"]) == ["0 q wait", "2 a completion+", "2 q waited"])
+    #expect(w.runningCompletions == 1)
+  }
+
+  @Test("A wait that could never return stops with why: suspended queue, op on a held dependency (rules 11, 34)")
+  func waitDiagnosesStalls() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let held = try w.createOperation(spec("held", 1))
+    let a = try w.addOperation(spec("a", 1), to: q, dependencies: [held])
+    let s = try w.createQueue(name: "s")
+    try w.suspend(s)
+    let b = try w.addOperation(spec("b", 1), to: s)
+    let verdict = w.waitUntilAllOperationsAreFinished()
+    #expect(verdict == .stalled(Diagnosis(
+      stuck: [StuckOperation(op: a, cause: .dependencyNotInQueue(held)), StuckOperation(op: b, cause: .queueSuspended(s))],
+      cycles: [])))
+    #expect(w.lines(only: ["wait", "waitStalled"]) == ["0 world wait", "0 world waitStalled"])
+  }
+
+  @Test("removeDependency readies the op on Darwin but strands it on Linux until cancelled (rule 9)")
+  func removeDependencyInBothModes() throws {
+    for platform in Platform.allCases {
+      var w = World(platform: platform)
+      let q = try w.createQueue(name: "q")
+      let slow = try w.addOperation(spec("slow", 5), to: q)
+      let op = try w.addOperation(spec("op", 1), to: q, dependencies: [slow])
+      try w.step(1)
+      let mark = w.trace.count
+      try w.removeDependency(op, on: slow)
+      try w.step(9)
+      switch platform {
+      case .apple:
+        #expect(w.lines(from: mark) == ["1 op dep-slow", "1 op ready", "1 op started", "2 op finished", "5 slow finished"])
+      case .linux:
+        #expect(w.lines(from: mark) == ["1 op dep-slow", "5 slow finished"])
+        #expect(w.diagnose() == Diagnosis(stuck: [StuckOperation(op: op, cause: .strandedByRemoveDependency)], cycles: []))
+        w.cancel(op)
+        #expect(w.operation(op).outcome == .cancelled)
+      }
+    }
+  }
+
+  @Test("Linux files an op with QoS but no priority under the mapped level on a concurrent queue only (rule 24)")
+  func qosMapsToPriorityOnLinuxOnly() throws {
+    func order(_ platform: Platform, max: Int) throws -> [String] {
+      var w = World(platform: platform)
+      let q = try w.createQueue(name: "q", maxConcurrent: max)
+      try w.suspend(q)
+      try w.addOperation(spec("bg", 1, qos: .background), to: q)
+      try w.addOperation(spec("ui", 1, qos: .userInteractive), to: q)
+      try w.addOperation(spec("plain", 1), to: q)
+      let mark = w.trace.count
+      try w.resume(q)
+      w.runUntilIdle()
+      return w.lines(from: mark, only: ["started"])
+    }
+    #expect(try order(.linux, max: 2) == ["0 ui started", "0 plain started", "1 bg started"])
+    #expect(try order(.linux, max: 1) == ["0 bg started", "1 ui started", "2 plain started"])
+    #expect(try order(.apple, max: 2) == ["0 bg started", "0 ui started", "1 plain started"])
+  }
+}
