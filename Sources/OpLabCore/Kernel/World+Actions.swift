@@ -19,7 +19,7 @@ extension World {
     let id = QueueID(queues.count)
     queues.append(QueueRecord(name: name, maxConcurrent: maxConcurrent, qualityOfService: qualityOfService, isMain: false))
     queueNames[name] = id
-    record(.queueCreated, queue: id, reason: .command)
+    record(.queueCreated(maxConcurrent: maxConcurrent), queue: id, reason: .command)
     return id
   }
 

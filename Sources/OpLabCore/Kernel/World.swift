@@ -47,7 +47,7 @@ public struct World: Sendable {
     self.platform = platform
     queues.append(QueueRecord(name: "main", maxConcurrent: 1, qualityOfService: nil, isMain: true))
     queueNames["main"] = .main
-    record(.queueCreated, queue: .main, reason: .command)
+    record(.queueCreated(maxConcurrent: 1), queue: .main, reason: .command)
   }
 
   /// The operation with this identifier.

@@ -36,8 +36,8 @@ public struct Event: Hashable, Sendable {
 
 /// What an ``Event`` records.
 public enum EventKind: Hashable, Sendable {
-  /// A queue was created.
-  case queueCreated
+  /// A queue was created with this `maxConcurrentOperationCount` (`nil`: the default).
+  case queueCreated(maxConcurrent: Int?)
   /// An operation was defined.
   case created
   /// An operation was added to a queue.

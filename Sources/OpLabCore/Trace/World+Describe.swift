@@ -12,12 +12,11 @@ extension World {
   /// ```
   public func describe(_ e: Event) -> String {
     let subject = e.op.map { name($0) } ?? e.queue.map { name($0) } ?? "world"
-    let whereText = e.op != nil && e.queue != nil ? " on \(name(e.queue!))" : ""
+    let whereText = e.op != nil ? e.queue.map { " on \(name($0))" } ?? "" : ""
     let what: String
     switch e.kind {
-    case .queueCreated:
-      let q = queues[e.queue!.slot]
-      what = "queue created (max \(q.isMain ? "1" : q.maxConcurrent.map(String.init) ?? "default"))"
+    case .queueCreated(let max):
+      what = "queue created (max \(max.map(String.init) ?? "default"))"
     case .created: what = "created"
     case .enqueued: what = "enqueued\(whereText)"
     case .ready: what = "ready"

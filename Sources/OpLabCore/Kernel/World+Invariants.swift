@@ -1,0 +1,48 @@
+/// Consistency checks of the live state, for tests and debugging.
+extension World {
+  /// Every broken invariant of the present state, as sentences; empty when all hold.
+  ///
+  /// Checked: slot counts match executing operations; no queue runs more than its
+  /// limit unless the limit was lowered under it; finished operations have an outcome
+  /// and times in order; readiness counts match unfinished dependencies (except the
+  /// Linux `removeDependency` strand); the agenda holds nothing in the past.
+  /// - Complexity: O(operations + dependencies + agenda).
+  public func invariantViolations() -> [String] {
+    var problems: [String] = []
+    for (qi, q) in queues.enumerated() {
+      let holding = q.members.filter { operations[$0.slot].phase == .executing && operations[$0.slot].holdsSlot }
+      if holding.count != q.executingCount {
+        problems.append("\(q.name): executingCount \(q.executingCount) but \(holding.count) operations hold slots")
+      }
+      let finished = q.members.count { operations[$0.slot].isFinished }
+      if finished != q.finishedMembers {
+        problems.append("\(q.name): finishedMembers \(q.finishedMembers) but \(finished) members finished")
+      }
+      for m in q.members where operations[m.slot].queue != QueueID(qi) {
+        problems.append("\(operations[m.slot].name) is a member of \(q.name) but belongs elsewhere")
+      }
+    }
+    for r in operations {
+      if r.isFinished {
+        if r.outcome == nil || r.finishedAt == nil { problems.append("\(r.name) finished without an outcome or time") }
+        if let s = r.startedAt, let f = r.finishedAt, f < s { problems.append("\(r.name) finished before it started") }
+      } else if r.outcome != nil {
+        problems.append("\(r.name) has an outcome but is not finished")
+      }
+      let unfinishedDeps = r.dependencies.count { !operations[$0.slot].isFinished }
+      if !r.isFinished, Int(r.unfinishedCount) < unfinishedDeps {
+        problems.append("\(r.name) counts \(r.unfinishedCount) unfinished dependencies but has \(unfinishedDeps)")
+      }
+      if !r.isFinished, platform == .apple, Int(r.unfinishedCount) != unfinishedDeps {
+        // On Darwin the count always equals the unfinished dependencies listed.
+        problems.append("\(r.name) counts \(r.unfinishedCount) unfinished dependencies but lists \(unfinishedDeps)")
+      }
+      if r.phase == .ready && !r.isReady { problems.append("\(r.name) is in the ready phase but not isReady") }
+      if r.phase == .pending && r.isReady { problems.append("\(r.name) is pending but isReady") }
+    }
+    if let first = agenda.min, first.tick < now {
+      problems.append("the agenda holds a wake-up at tick \(first.tick), before now (\(now))")
+    }
+    return problems
+  }
+}

@@ -1,0 +1,107 @@
+/// One thing a learner can do to a world, as data: the unit of the journal that
+/// time travel replays.
+public enum Action: Hashable, Sendable {
+  case createQueue(name: String, maxConcurrent: Int?, qualityOfService: QualityOfService?)
+  /// Defines an operation; adds it to `queue` unless that is `nil` (`hold`).
+  case createOperation(OperationSpec, dependencies: [OpID], queue: QueueID?)
+  case enqueue(OpID, on: QueueID)
+  case cancel(OpID)
+  case cancelAll(QueueID)
+  case suspend(QueueID)
+  case resume(QueueID)
+  case setMaxConcurrent(QueueID, Int?)
+  case setPriority(OpID, QueuePriority)
+  case setOperationQualityOfService(OpID, QualityOfService)
+  case setQueueQualityOfService(QueueID, QualityOfService)
+  case addDependency(OpID, on: OpID)
+  case removeDependency(OpID, on: OpID)
+  case addBarrier(QueueID, duration: Tick)
+  case setPlatform(Platform)
+  case step(Tick)
+  case runUntil(Tick)
+  case runUntilIdle
+  case runUntilFinished(OpID)
+  case wait(QueueID?)
+
+  /// Whether the action moves the clock.
+  public var movesClock: Bool {
+    switch self {
+    case .step, .runUntil, .runUntilIdle, .runUntilFinished, .wait: true
+    default: false
+    }
+  }
+}
+
+/// What performing an ``Action`` produced.
+public enum ActionResult: Hashable, Sendable {
+  /// Nothing to report.
+  case done
+  /// A queue was created.
+  case queue(QueueID)
+  /// An operation (or a barrier) was created.
+  case operation(OpID)
+  /// `addDependency` found the dependency already present and ignored it.
+  case duplicateDependency
+  /// How a clock run ended.
+  case verdict(RunVerdict)
+}
+
+extension World {
+  /// Performs an action.
+  /// - Parameter cap: for clock actions, the tick not to go past.
+  /// - Returns: the result, and whether the action completed (`false` only when the cap stopped it).
+  /// - Throws: the action's ``SimulationError``; the world is unchanged then.
+  public mutating func perform(_ action: Action, cap: Tick? = nil) throws(SimulationError) -> (ActionResult, completed: Bool) {
+    switch action {
+    case .createQueue(let name, let max, let qos):
+      return (.queue(try createQueue(name: name, maxConcurrent: max, qualityOfService: qos)), true)
+    case .createOperation(let spec, let deps, let queue):
+      if let dep = deps.first(where: { $0.slot >= operations.count }) { throw .unknownOperation("\(dep)") }
+      if let queue, queue.slot >= queues.count { throw .unknownQueue("\(queue)") }
+      let id = try createOperation(spec, dependencies: deps)
+      if let queue { try enqueue(id, on: queue) }
+      return (.operation(id), true)
+    case .enqueue(let op, let q): try enqueue(op, on: q)
+    case .cancel(let op): cancel(op)
+    case .cancelAll(let q): cancelAll(q)
+    case .suspend(let q): try suspend(q)
+    case .resume(let q): try resume(q)
+    case .setMaxConcurrent(let q, let max): try setMaxConcurrent(q, to: max)
+    case .setPriority(let op, let p): setPriority(op, to: p)
+    case .setOperationQualityOfService(let op, let qos): setQualityOfService(op, to: qos)
+    case .setQueueQualityOfService(let q, let qos): setQualityOfService(q, to: qos)
+    case .addDependency(let op, let dep):
+      return (try addDependency(op, on: dep) ? .done : .duplicateDependency, true)
+    case .removeDependency(let op, let dep): try removeDependency(op, on: dep)
+    case .addBarrier(let q, let duration): return (.operation(try addBarrier(to: q, duration: duration)), true)
+    case .setPlatform(let p): setPlatform(p)
+    case .step(let n):
+      guard n >= 0 else { throw .invalidTick("step takes 0 or more ticks, not \(n)") }
+      let (target, overflow) = now.addingReportingOverflow(n)
+      guard !overflow else { throw .invalidTick("step \(n) would move the clock past the largest tick") }
+      return try runClock(to: target, cap: cap)
+    case .runUntil(let t):
+      guard t >= now else { throw .invalidTick("tick \(t) is in the past (the clock is at \(now))") }
+      return try runClock(to: t, cap: cap)
+    case .runUntilIdle:
+      let v = runUntilIdle(cap: cap)
+      return (.verdict(v), v != .capped)
+    case .runUntilFinished(let op):
+      let v = run(untilFinished: op, cap: cap)
+      return (.verdict(v), v != .capped)
+    case .wait(let q):
+      let v = waitUntilAllOperationsAreFinished(q, cap: cap)
+      return (.verdict(v), v != .capped)
+    }
+    return (.done, true)
+  }
+
+  private mutating func runClock(to target: Tick, cap: Tick?) throws(SimulationError) -> (ActionResult, completed: Bool) {
+    if let cap, target > cap {
+      try run(until: max(cap, now))
+      return (.done, false)
+    }
+    try run(until: target)
+    return (.done, true)
+  }
+}

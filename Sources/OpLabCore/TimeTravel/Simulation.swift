@@ -1,0 +1,90 @@
+/// A world with its history: time travel and what-if forks.
+///
+/// Every performed ``Action`` is appended to a journal. Going back to tick `T`
+/// replays the journal from the nearest checkpoint at or before `T`, stopping the
+/// clock at `T`; checkpoints are taken at growing intervals of the trace, so time
+/// travel never copies the world per tick. A fork is simply a copy: `Simulation`
+/// is a value type.
+///
+/// ```swift
+/// var sim = Simulation()
+/// try sim.perform(.createOperation(OperationSpec(name: "a", duration: 5), dependencies: [], queue: .main))
+/// try sim.perform(.runUntilIdle)
+/// try sim.rewind(to: 2)   // the world as it was at tick 2
+/// var whatIf = sim        // a fork
+/// ```
+public struct Simulation: Sendable {
+  /// The present state.
+  public private(set) var world: World
+  /// Every action performed, in order.
+  public private(set) var journal: [Action] = []
+  private var checkpoints: [Checkpoint]
+
+  private struct Checkpoint: Sendable {
+    var journalCount: Int
+    var world: World
+  }
+
+  /// Starts a simulation from a world (a fresh one by default).
+  public init(world: World = World()) {
+    self.world = world
+    checkpoints = [Checkpoint(journalCount: 0, world: world)]
+  }
+
+  /// Performs an action on the present world and journals it.
+  /// - Throws: the action's ``SimulationError``; nothing changes then.
+  @discardableResult
+  public mutating func perform(_ action: Action) throws(SimulationError) -> ActionResult {
+    let (result, _) = try world.perform(action)
+    journal.append(action)
+    checkpointIfDue()
+    return result
+  }
+
+  /// Restores the world as it was at `tick`: every action performed while the clock
+  /// stood at or before it, and nothing after. The journal is cut to match, so the
+  /// future is discarded (fork first to keep it).
+  /// - Throws: ``SimulationError/tickNotReached(requested:now:)`` for a future tick, or
+  ///   ``SimulationError/invalidTick(_:)`` for a negative one.
+  /// - Complexity: replays at most the actions since the nearest checkpoint.
+  public mutating func rewind(to tick: Tick) throws(SimulationError) {
+    guard tick >= 0 else { throw .invalidTick("there is no tick before 0") }
+    guard tick <= world.now else { throw .tickNotReached(requested: tick, now: world.now) }
+    guard let start = checkpoints.lastIndex(where: { $0.world.now <= tick }) else { return }
+    var replay = checkpoints[start].world
+    var kept = Array(journal[..<checkpoints[start].journalCount])
+    for action in journal[checkpoints[start].journalCount...] {
+      // A wait records its start; one cut short is replaced by a plain run to the tick,
+      // so it must be replayed as that from the state before it.
+      let beforeWait: World? = if case .wait = action { replay } else { nil }
+      let (_, completed) = try replay.perform(action, cap: tick)
+      if completed {
+        kept.append(action)
+      } else {
+        if let beforeWait {
+          replay = beforeWait
+          _ = try replay.perform(.runUntil(tick))
+        }
+        kept.append(.runUntil(tick))
+        break
+      }
+    }
+    world = replay
+    journal = kept
+    checkpoints.removeSubrange((start + 1)...)
+  }
+
+  /// Goes back `ticks` ticks (not before tick 0).
+  public mutating func back(_ ticks: Tick = 1) throws(SimulationError) {
+    guard ticks >= 0 else { throw .invalidTick("back takes 0 or more ticks, not \(ticks)") }
+    try rewind(to: max(0, world.now - ticks))
+  }
+
+  private mutating func checkpointIfDue() {
+    let last = checkpoints[checkpoints.count - 1].world.trace.count
+    let grown = world.trace.count - last
+    if grown >= 256 && grown >= last / 4 {
+      checkpoints.append(Checkpoint(journalCount: journal.count, world: world))
+    }
+  }
+}

@@ -1,0 +1,82 @@
+@testable import OpLabCore
+
+/// SplitMix64: a small, fast, seedable generator, so every sweep is repeatable by seed.
+struct SplitMix64: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// Random but valid actions against a world, for seeded sweeps.
+struct RandomActions {
+  var rng: SplitMix64
+
+  init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+
+  mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
+  mutating func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &rng)] }
+
+  mutating func spec(named name: String) -> OperationSpec {
+    var s = OperationSpec(name: name, duration: Int.random(in: 0...4, using: &rng))
+    if chance(40) { s.priority = pick(QueuePriority.allCases) }
+    if chance(40) { s.qualityOfService = pick(QualityOfService.allCases) }
+    s.cancellation = pick([.never, .atStart, .every(1), .every(2)]) ?? .never
+    s.bailsIfDependencyCancelled = chance(20)
+    if chance(15) { s.failsAt = Int.random(in: 0...s.duration, using: &rng) }
+    if chance(30) { s.completion = Int.random(in: 0...2, using: &rng) }
+    switch Int.random(in: 0..<10, using: &rng) {
+    case 0: s.kind = .blocks((0..<Int.random(in: 1...3, using: &rng)).map { _ in Int.random(in: 0...3, using: &rng) })
+    case 1: s.kind = .async(forgetsFinish: chance(20))
+    default: break
+    }
+    return s
+  }
+
+  /// The next action for this world. Every action it proposes is valid, except
+  /// enqueueing an operation that is no longer new, which must be refused without change.
+  mutating func next(for world: World, counter: inout Int) -> Action {
+    let ops = world.operationIDs
+    let queues = world.queueIDs
+    let userQueues = Array(queues.dropFirst())
+    let roll = Int.random(in: 0..<100, using: &rng)
+    switch roll {
+    case 0..<6:
+      counter += 1
+      return .createQueue(name: "q\(counter)", maxConcurrent: pick([nil, 0, 1, 1, 2, 3]) ?? nil, qualityOfService: nil)
+    case 6..<40:
+      counter += 1
+      let deps = (0..<Int.random(in: 0...2, using: &rng)).compactMap { _ in pick(ops) }
+      let unique = deps.reduce(into: [OpID]()) { if !$0.contains($1) { $0.append($1) } }
+      return .createOperation(spec(named: "o\(counter)"), dependencies: unique, queue: chance(85) ? pick(queues) : nil)
+    case 40..<45:
+      if let op = pick(ops), let q = pick(queues) { return .enqueue(op, on: q) }
+    case 45..<52:
+      if let op = pick(ops) { return .cancel(op) }
+    case 52..<54:
+      if let q = pick(queues) { return .cancelAll(q) }
+    case 54..<58:
+      if let q = pick(userQueues) { return world.queue(q).isSuspended || chance(30) ? .resume(q) : .suspend(q) }
+    case 58..<62:
+      if let q = pick(userQueues) { return .setMaxConcurrent(q, pick([nil, 0, 1, 2, 4]) ?? nil) }
+    case 62..<66:
+      if let op = pick(ops), let p = pick(QueuePriority.allCases) { return .setPriority(op, p) }
+    case 66..<71:
+      if let op = pick(ops), let dep = pick(ops) { return .addDependency(op, on: dep) }
+    case 71..<74:
+      if let op = pick(ops), let dep = pick(world.operation(op).dependencies) { return .removeDependency(op, on: dep) }
+    case 74..<77:
+      if let q = pick(queues) { return .addBarrier(q, duration: Int.random(in: 0...2, using: &rng)) }
+    case 77..<80:
+      return .wait(chance(50) ? pick(queues) : nil)
+    default:
+      break
+    }
+    return .step(Int.random(in: 0...3, using: &rng))
+  }
+}

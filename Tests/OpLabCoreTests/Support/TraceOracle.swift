@@ -1,0 +1,120 @@
+@testable import OpLabCore
+
+/// An independent reading of a trace that checks the scheduling rules hold at every event.
+///
+/// It rebuilds queue limits, suspension, slots, dependency edges and each queue's ready
+/// set from the events alone (plus the specs the actions defined), then checks each
+/// start against them. It shares no code with the kernel's scheduler.
+struct TraceOracle {
+  let world: World
+  /// Specs as first defined, by operation name (priority and QoS at creation).
+  let specs: [String: OperationSpec]
+
+  func violations() -> [String] {
+    var problems: [String] = []
+    var max: [QueueID: Int?] = [:]
+    var suspended: Set<QueueID> = []
+    var executing: [QueueID: Int] = [:]
+    var holdsSlot: Set<OpID> = []
+    var deps: [OpID: [OpID]] = [:]
+    var finished: Set<OpID> = []
+    var cancelled: Set<OpID> = []
+    var started: Set<OpID> = []
+    var ready: [QueueID: Set<OpID>] = [:]
+    var key: [OpID: (level: Int, place: Int)] = [:]
+    var priority: [OpID: QueuePriority?] = [:]
+    var barriers: Set<OpID> = []
+    var phaseIsWaiting: Set<OpID> = []
+    var place = 0
+    let platform = world.platform
+
+    for (seq, e) in world.trace.enumerated() {
+      let at = "event #\(seq) (t=\(e.tick) \(world.describe(e)))"
+      switch e.kind {
+      case .queueCreated(let m): max[e.queue!] = m
+      case .maxChanged(let m): max[e.queue!] = m
+      case .suspended: suspended.insert(e.queue!)
+      case .resumed: suspended.remove(e.queue!)
+      case .created:
+        let op = e.op!
+        priority[op] = specs[world.name(op)]?.priority
+      case .barrierAdded: barriers.insert(e.op!)
+      case .priorityChanged(let p):
+        let op = e.op!
+        priority[op] = p
+        if phaseIsWaiting.contains(op), !barriers.contains(op) {
+          place += 1
+          key[op] = (Int(p.rawValue), place)
+        }
+      case .dependencyAdded(let d): deps[e.op!, default: []].append(d)
+      case .dependencyRemoved(let d):
+        if let i = deps[e.op!]?.firstIndex(of: d) { deps[e.op!]!.remove(at: i) }
+      case .cancelRequested:
+        if !finished.contains(e.op!) { cancelled.insert(e.op!) }
+      case .enqueued:
+        let op = e.op!, q = e.queue!
+        place += 1
+        phaseIsWaiting.insert(op)
+        let level: Int
+        if barriers.contains(op) {
+          level = 12
+        } else if let p = priority[op] ?? nil {
+          level = Int(p.rawValue)
+        } else if platform == .linux, (max[q] ?? nil) != 1, q != .main, let qos = specs[world.name(op)]?.qualityOfService {
+          level = Int(qos.mappedPriority.rawValue)
+        } else {
+          level = 0
+        }
+        key[op] = (level, place)
+      case .ready: ready[e.queue!, default: []].insert(e.op!)
+      case .unready: ready[e.queue!, default: []].remove(e.op!)
+      case .started, .skipped:
+        let op = e.op!, q = e.queue!
+        if started.contains(op) { problems.append("\(at): started twice") }
+        started.insert(op)
+        phaseIsWaiting.remove(op)
+        if !(ready[q]?.contains(op) ?? false) { problems.append("\(at): started but was not ready") }
+        if case .started = e.kind {
+          if cancelled.contains(op) { problems.append("\(at): a cancelled operation ran main()") }
+          for d in deps[op] ?? [] where !finished.contains(d) {
+            problems.append("\(at): started before its dependency \(world.name(d)) finished")
+          }
+        } else if !cancelled.contains(op) {
+          problems.append("\(at): skipped but not cancelled")
+        }
+        if e.reason == .emptyQueueBarrier {
+          ready[q]?.remove(op)
+          continue
+        }
+        let limit = q == .main ? 1 : ((max[q] ?? nil) ?? Int.max)
+        if suspended.contains(q) { problems.append("\(at): started on a suspended queue") }
+        if executing[q, default: 0] >= limit { problems.append("\(at): started with \(executing[q, default: 0]) of \(limit) slots busy") }
+        let candidates = ready[q] ?? []
+        if let k = key[op], let better = candidates.first(where: { c in
+          guard let ck = key[c] else { return false }
+          return ck.level > k.level || (ck.level == k.level && ck.place < k.place)
+        }) {
+          problems.append("\(at): picked over the better \(world.name(better))")
+        }
+        ready[q]?.remove(op)
+        executing[q, default: 0] += 1
+        holdsSlot.insert(op)
+      case .finished:
+        let op = e.op!
+        if finished.contains(op) { problems.append("\(at): finished twice") }
+        if !started.contains(op), e.reason != .cancelledOutsideQueue { problems.append("\(at): finished without starting") }
+        finished.insert(op)
+        phaseIsWaiting.remove(op)
+        if holdsSlot.remove(op) != nil, let q = e.queue { executing[q, default: 0] -= 1 }
+      case .completionStarted:
+        if !finished.contains(e.op!) { problems.append("\(at): completion block before finish") }
+      default:
+        break
+      }
+    }
+    for i in world.trace.indices.dropFirst() where world.trace[i].tick < world.trace[i - 1].tick {
+      problems.append("event #\(i) goes back in time")
+    }
+    return problems
+  }
+}
