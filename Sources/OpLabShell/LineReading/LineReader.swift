@@ -1,0 +1,29 @@
+/// What one read from the learner produced.
+public enum LineInput: Equatable, Sendable {
+  /// A line of text, without its newline.
+  case line(String)
+  /// Ctrl-C at the prompt: the partial line is dropped and a fresh prompt follows.
+  case interrupted
+  /// Ctrl-D on an empty line, or the end of piped input.
+  case endOfInput
+}
+
+/// Completes the word under the cursor.
+///
+/// - Parameter prefix: the line from its start up to the cursor.
+/// - Returns: every full word that could replace the last (partial) word of `prefix`,
+///   sorted; empty when nothing fits.
+public typealias Completer = @Sendable (_ prefix: String) -> [String]
+
+/// A source of input lines: libedit on a terminal, plain standard input otherwise.
+///
+/// The shell only talks to this protocol, so it can be driven by tests and scripts.
+public protocol LineReader: AnyObject {
+  /// Shows `prompt` (when interactive) and reads one line.
+  func readLine(prompt: String) -> LineInput
+  /// Records an accepted line in the history (no-op for non-interactive readers).
+  func addHistory(_ line: String)
+  /// Writes the history to disk (no-op for non-interactive readers).
+  /// - Returns: a warning to show, or `nil` on success.
+  func saveHistory() -> String?
+}
