@@ -1,0 +1,82 @@
+import OpLabCore
+
+/// `why OP`: a short account, from the trace, of what an operation waited for,
+/// when and why it started, what went ahead of it and what cancellation did.
+public enum Why {
+  /// Renders the account as plain sentences, one per line.
+  public static func render(_ op: OpID, in world: World) -> String {
+    let h = world.history(of: op)
+    let name = world.name(op)
+    var lines: [String] = []
+    func at(_ i: Int) -> String { "t=\(world.trace[i].tick)" }
+    func because(_ i: Int) -> String {
+      let text = world.explain(world.trace[i].reason, about: op)
+      return text.isEmpty ? "" : " (\(text))"
+    }
+    if let c = h.created { lines.append("\(name) was created at \(at(c)).") }
+    if let q = h.enqueued {
+      let queueName = world.trace[q].queue.map { world.name($0) } ?? "?"
+      lines.append("It was added to \(queueName) at \(at(q))\(because(q)).")
+    } else if h.finished == nil {
+      lines.append("It was never added to a queue, so it cannot start.")
+    }
+    if let r = h.ready { lines.append("It became ready at \(at(r))\(because(r)).") }
+    for i in h.overtakenBy {
+      let other = world.trace[i].op.map { world.name($0) } ?? "?"
+      lines.append("While it waited for a slot, \(other) started at \(at(i))\(because(i)).")
+    }
+    for i in h.cancelRequests { lines.append("cancel() reached it at \(at(i))\(because(i)).") }
+    if let s = h.started {
+      let verb = world.trace[s].kind == .skipped ? "was skipped (start() saw isCancelled)" : "started"
+      lines.append("It \(verb) at \(at(s))\(because(s)).")
+    }
+    if let o = h.cancelObserved { lines.append("It saw isCancelled at \(at(o))\(because(o)).") }
+    if let f = h.finished { lines.append("It finished at \(at(f))\(because(f)).") }
+    if let cs = h.completion.start {
+      lines.append("Its completion block ran from \(at(cs))" + (h.completion.end.map { " to \(at($0))." } ?? " and is still running."))
+    }
+    if let b = h.blockage { lines.append("Now: " + Diagnoses.sentence(for: b, of: op, in: world)) }
+    return lines.joined(separator: "\n") + "\n"
+  }
+}
+
+/// Sentences for stall causes and whole diagnoses.
+public enum Diagnoses {
+  /// One sentence naming what holds `op`.
+  public static func sentence(for cause: StallCause, of op: OpID, in world: World) -> String {
+    let name = world.name(op)
+    switch cause {
+    case .neverCallsFinish:
+      return "\(name) finished its work but never called finish(), so it holds its slot forever."
+    case .queueSuspended(let q):
+      return "\(name) is ready, but \(world.name(q)) is suspended: resume it."
+    case .queueMaxZero(let q):
+      return "\(name) is ready, but \(world.name(q)) has maxConcurrentOperationCount 0, which runs nothing."
+    case .slotsHeld(let q, let by):
+      let holders = by.map { world.name($0) }.joined(separator: ", ")
+      return by.isEmpty
+        ? "\(name) is ready and waits for a free slot of \(world.name(q))."
+        : "\(name) is ready, but every slot of \(world.name(q)) is held by \(holders)."
+    case .inCycle:
+      let cycle = world.dependencyCycles(from: op).first(where: { $0.contains(op) }) ?? []
+      return "\(name) is in a dependency cycle (\(cycle.map { world.name($0) }.joined(separator: " → "))): none of them can ever start; cancel one to break it."
+    case .waitingOn(let dep):
+      return "\(name) waits on \(world.name(dep)), which has not finished."
+    case .dependencyNotInQueue(let dep):
+      return "\(name) waits on \(world.name(dep)), which is in no queue and so never runs."
+    case .strandedByRemoveDependency:
+      return "\(name) is stranded: on Linux, removeDependency did not release it (a corelibs bug); only cancel() frees it."
+    case .notInQueue:
+      return "\(name) is in no queue."
+    }
+  }
+
+  /// A diagnosis as lines: each stuck operation, then each cycle.
+  public static func render(_ d: Diagnosis, in world: World) -> String {
+    var lines = d.stuck.map { "  " + sentence(for: $0.cause, of: $0.op, in: world) }
+    for cycle in d.cycles {
+      lines.append("  cycle: " + (cycle + [cycle[0]]).map { world.name($0) }.joined(separator: " → "))
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+}

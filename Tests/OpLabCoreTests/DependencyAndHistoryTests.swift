@@ -1,0 +1,128 @@
+import Testing
+@testable import OpLabCore
+
+/// Dependencies added before and after enqueueing, and the histories `why` reads.
+@Suite struct DependencyAndHistoryTests {
+  @Test("A dependency added to a ready op makes it pending again; one on a finished op does not block (rule 5)")
+  func dependencyAfterEnqueue() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let done = try w.addOperation(spec("done", 1), to: q)
+    try w.step(1)
+    let mark = w.trace.count
+    try w.addOperation(spec("busy", 2), to: q)
+    let waiter = try w.addOperation(spec("waiter", 1), to: q)
+    let late = try w.createOperation(spec("late", 1))
+    try w.addDependency(waiter, on: late)
+    #expect(try w.addDependency(waiter, on: late) == false)  // a duplicate is ignored
+    try w.addDependency(waiter, on: done)
+    try w.enqueue(late, on: q)
+    w.runUntilIdle()
+    #expect(w.lines(from: mark) == [
+      "1 busy created", "1 busy enqueued", "1 busy ready", "1 busy started",
+      "1 waiter created", "1 waiter enqueued", "1 waiter ready",
+      "1 late created", "1 waiter dep+late", "1 waiter unready", "1 waiter dep+done",
+      "1 late enqueued", "1 late ready",
+      "3 busy finished", "3 late started",
+      "4 late finished", "4 waiter ready", "4 waiter started",
+      "5 waiter finished",
+    ])
+    #expect(w.operation(waiter).dependencies == [late, done])
+  }
+
+  @Test("Priority changes on a started op are recorded as having no effect")
+  func priorityOnStartedOp() throws {
+    var w = World()
+    let a = try w.addOperation(spec("a", 2), to: .main)
+    w.setPriority(a, to: .veryHigh)
+    #expect(w.reasonText(w.trace.count - 1) == "a queuePriority = veryHigh: no effect on an operation that has started")
+  }
+
+  @Test("A history records readiness, who went ahead, cancellation and the finish, each with its reason")
+  func historyOfAnOperation() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let first = try w.addOperation(spec("first", 2), to: q)
+    let target = try w.addOperation(spec("target", 4, check: .every(2), completion: 1), to: q)
+    let vip = try w.addOperation(spec("vip", 1, priority: .veryHigh), to: q)
+    try w.step(4)
+    w.cancel(target)
+    w.runUntilIdle()
+    let h = w.history(of: target)
+    #expect(h.overtakenBy.map { w.trace[$0].op } == [vip])
+    #expect(h.started.map { w.trace[$0].tick } == 3)
+    #expect(h.cancelRequests.map { w.trace[$0].tick } == [4])
+    #expect(h.cancelObserved.map { w.trace[$0].tick } == 5)
+    #expect(h.finished.map { w.describe(w.trace[$0]) } == "target finished (cancelled): returned early after seeing isCancelled")
+    #expect(h.completion.end.map { w.trace[$0].tick } == 6)
+    #expect(h.blockage == nil)
+    _ = first
+  }
+
+  @Test("blockage names what holds an op now: a running dependency, then nothing")
+  func blockageOfWaitingOp() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let a = try w.addOperation(spec("a", 3), to: q)
+    let b = try w.addOperation(spec("b", 1), to: q, dependencies: [a])
+    #expect(w.blockage(of: b) == .waitingOn(a))
+    #expect(w.blockage(of: a) == nil)
+    w.runUntilIdle()
+    #expect(w.blockage(of: b) == nil)
+  }
+
+  @Test("Invalid specs and names are refused with a sentence, leaving the world unchanged")
+  func invalidInputIsRefused() throws {
+    var w = World()
+    let before = w.trace
+    #expect(throws: SimulationError.invalidSpec("duration must be 0 or more ticks, not -1")) { try w.createOperation(spec("a", -1)) }
+    #expect(throws: SimulationError.invalidSpec("fails at 5 is outside the operation's 2 ticks of work")) {
+      try w.createOperation(spec("a", 2, failsAt: 5))
+    }
+    #expect(throws: SimulationError.invalidName("-x")) { try w.createOperation(spec("-x")) }
+    #expect(throws: SimulationError.duplicateName("main")) { try w.createOperation(spec("main")) }
+    #expect(throws: SimulationError.invalidMaxConcurrent(-2)) { try w.createQueue(name: "q", maxConcurrent: -2) }
+    #expect(throws: SimulationError.invalidTick("step takes 0 or more ticks, not -3")) { try w.step(-3) }
+    #expect(throws: SimulationError.invalidTick("step 9223372036854775807 would move the clock past the largest tick")) {
+      try w.step(1)
+      try w.step(Int.max)
+    }
+    #expect(Array(w.trace.prefix(before.count)) == before)
+  }
+}
+
+/// Time travel and forks.
+@Suite struct SimulationTests {
+  @Test("back and rewind restore the past; a fork explores a what-if without touching the original")
+  func backAndFork() throws {
+    var sim = Simulation()
+    let q = QueueID(1)
+    try sim.perform(.createQueue(name: "q", maxConcurrent: 1, qualityOfService: nil))
+    try sim.perform(.createOperation(spec("a", 3), dependencies: [], queue: q))
+    try sim.perform(.createOperation(spec("b", 3), dependencies: [], queue: q))
+    try sim.perform(.step(4))
+    let atFour = sim.world.trace
+    try sim.perform(.runUntilIdle)
+    #expect(sim.world.now == 6)
+    try sim.back(2)
+    #expect(sim.world.now == 4)
+    #expect(sim.world.trace == atFour)
+    #expect(sim.journal.last == .runUntil(4))
+
+    var whatIf = sim
+    try whatIf.perform(.cancel(OpID(1)))
+    try whatIf.perform(.runUntilIdle)
+    try sim.perform(.runUntilIdle)
+    #expect(whatIf.world.operation(OpID(1)).outcome == .succeeded)  // cancel came too late to stop b's work
+    #expect(whatIf.world.operation(OpID(1)).isCancelled)
+    #expect(!sim.world.operation(OpID(1)).isCancelled)
+    #expect(throws: SimulationError.tickNotReached(requested: 99, now: 6)) { try sim.rewind(to: 99) }
+  }
+
+  @Test("A refused action is not journalled")
+  func refusedActionsAreNotJournalled() throws {
+    var sim = Simulation()
+    #expect(throws: SimulationError.mainQueueCannotSuspend) { try sim.perform(.suspend(.main)) }
+    #expect(sim.journal.isEmpty)
+  }
+}
