@@ -1,34 +1,118 @@
+import Foundation
 import OpLabCore
-import OpLabRender
 
-/// The lab shell: reads commands, drives the simulator, prints what it renders.
-///
-/// This is the foundation's minimal shell; the full command language, line editing
-/// and scripts are built on it (see the README's roadmap).
+/// The lab's two ways of running: an interactive shell on a terminal, and batch
+/// runs of scripts or piped input.
 public enum Shell {
   /// The lab's version, shown by `oplab --version`.
-  public static let version = "0.1.0"
+  public static let version = "0.2.0"
 
-  /// Runs the shell on standard input, or on a script file.
-  /// - Returns: the process exit status.
-  public static func main(script: String?) -> Int32 {
-    print("OpLab \(version): the simulator core is ready; the command language is being built.")
-    print("Type 'quit' or press Ctrl-D to leave.")
-    while let line = readLine() {
-      if line.trimmingPrefix(while: \.isWhitespace).hasPrefix("quit") { break }
+  /// Exit statuses: success, an error in a script, bad usage.
+  public enum Status {
+    public static let ok: Int32 = 0
+    public static let scriptError: Int32 = 1
+    public static let usage: Int32 = 2
+  }
+
+  /// Runs the lab on standard input: interactive when both standard input and output are
+  /// terminals, batch otherwise.
+  /// - Returns: the exit status.
+  public static func main(options: ShellOptions, keepGoing: Bool = false) -> Int32 {
+    ignoreBrokenPipes()
+    let interpreter = Interpreter(options: options)
+    let history = EditLineReader.defaultHistoryPath(environment: ProcessInfo.processInfo.environment)
+    let reader = LineReaders.makeDefault(
+      completer: { [interpreter] prefix in interpreter.completions(for: prefix) }, historyPath: history)
+    if reader is StdinLineReader {
+      return batch(interpreter, reader: reader, name: "<stdin>", keepGoing: keepGoing)
     }
-    return 0
+    return interactive(interpreter, reader: reader)
+  }
+
+  /// Runs script files one after another in one session.
+  /// - Returns: 0 when every line ran, 1 after an error.
+  public static func run(files: [String], options: ShellOptions, keepGoing: Bool) -> Int32 {
+    ignoreBrokenPipes()
+    let interpreter = Interpreter(options: options)
+    var status = Status.ok
+    for file in files {
+      guard let data = FileManager.default.contents(atPath: file) else {
+        writeError("oplab: cannot read '\(file)': no such file, or it cannot be read\n")
+        return Status.usage
+      }
+      var lines = String(decoding: data, as: UTF8.self)
+        .split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init)
+      if lines.last == "" { lines.removeLast() }
+      var index = 0
+      let reader = StdinLineReader { () -> String? in
+        defer { index += 1 }
+        return index < lines.count ? lines[index] : nil
+      }
+      let result = batch(interpreter, reader: reader, name: file, keepGoing: keepGoing)
+      if result != Status.ok {
+        status = result
+        if !keepGoing { return status }
+      }
+    }
+    return status
+  }
+
+  /// Reads lines until the end, printing output; errors go to standard error as
+  /// `FILE:LINE:COL: error: message`.
+  static func batch(_ interpreter: Interpreter, reader: LineReader, name: String, keepGoing: Bool) -> Int32 {
+    var lineNumber = 0
+    var failed = false
+    while case .line(let line) = reader.readLine(prompt: "") {
+      lineNumber += 1
+      let reply = interpreter.execute(line)
+      writeOut(reply.output)
+      if let error = reply.error {
+        failed = true
+        writeError(error.located(defaultFile: name, defaultLine: lineNumber))
+        if !keepGoing { return Status.scriptError }
+      }
+      if reply.quit { break }
+    }
+    return failed ? Status.scriptError : Status.ok
+  }
+
+  /// The interactive loop: prompt with the tick, run, show errors under the bad token.
+  static func interactive(_ interpreter: Interpreter, reader: LineReader) -> Int32 {
+    writeOut("OpLab \(version) — a lab for Operation and OperationQueue. Type 'help' for commands, Tab to complete, Ctrl-D to leave.\n")
+    writeOut("Queues ready: main (serial) and queue (default). Try: op download takes 3, then step.\n")
+    while true {
+      let prompt = "oplab t=\(interpreter.world.now)\(interpreter.inFork ? " (fork)" : "")> "
+      switch reader.readLine(prompt: prompt) {
+      case .interrupted:
+        continue
+      case .endOfInput:
+        writeOut("\n")
+        if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
+        return Status.ok
+      case .line(let line):
+        if !line.allSatisfy(\.isWhitespace) { reader.addHistory(line) }
+        let reply = interpreter.execute(line)
+        writeOut(reply.output)
+        if let error = reply.error { writeError(error.pointed(prompt: prompt.count)) }
+        if reply.quit {
+          if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
+          return Status.ok
+        }
+      }
+    }
+  }
+
+  static func writeOut(_ text: String) {
+    guard !text.isEmpty else { return }
+    FileHandle.standardOutput.write(Data(text.utf8))
+  }
+
+  static func writeError(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
+  }
+
+  static func ignoreBrokenPipes() {
+    signal(SIGPIPE, SIG_IGN)
   }
 }
 
-extension Substring {
-  fileprivate func trimmingPrefix(while predicate: (Character) -> Bool) -> Substring {
-    self[(firstIndex(where: { !predicate($0) }) ?? endIndex)...]
-  }
-}
-
-extension String {
-  fileprivate func trimmingPrefix(while predicate: (Character) -> Bool) -> Substring {
-    Substring(self).trimmingPrefix(while: predicate)
-  }
-}

@@ -63,11 +63,18 @@ struct OperationSpecification: Sendable {
   var hasCompletion: Bool
   /// For a `BlockOperation`: the ticks each execution block sleeps.
   var blocks: [Tick]?
+  /// An explicit `qualityOfService`, or `nil` to leave it unset.
+  var qualityOfService: QualityOfService?
+  /// When set, `main()` checks `isCancelled` when it begins and after every this many ticks
+  /// of work, and returns when it sees it (cooperative cancellation, rule 12).
+  var checksCancellationEvery: Tick?
+  /// Whether `main()` returns at once when a dependency was cancelled (the rule 8 idiom).
+  var bailsIfDependencyCancelled = false
 
   /// A plain operation.
   init(
     _ name: String, on queue: String, ticks: Tick, priority: QueuePriority? = nil,
-    after dependencies: [String] = [], completion: Bool = false
+    qos: QualityOfService? = nil, after dependencies: [String] = [], completion: Bool = false
   ) {
     self.name = name
     self.queue = queue
@@ -76,6 +83,7 @@ struct OperationSpecification: Sendable {
     self.dependencies = dependencies
     hasCompletion = completion
     blocks = nil
+    qualityOfService = qos
   }
 
   /// A `BlockOperation` with one execution block per entry of `blocks`.
@@ -102,6 +110,10 @@ enum Action: Sendable {
   case setMax(String, Int?)
   /// `queue.addBarrierBlock { … }`, the block sleeping `ticks`; `label` names it in the log.
   case barrier(String, label: String, ticks: Tick)
+  /// `op.queuePriority = p`.
+  case setPriority(String, QueuePriority)
+  /// `op.removeDependency(dep)`, written `removeDependency(op, dep)`.
+  case removeDependency(String, String)
 
   /// `addOperation` for each named operation, in order.
   static func add(_ names: String...) -> Action { .enqueue(names) }

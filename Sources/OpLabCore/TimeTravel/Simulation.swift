@@ -46,11 +46,14 @@ public struct Simulation: Sendable {
   /// future is discarded (fork first to keep it).
   /// - Throws: ``SimulationError/tickNotReached(requested:now:)`` for a future tick, or
   ///   ``SimulationError/invalidTick(_:)`` for a negative one.
+  /// - Returns: `true` when a clock action was cut at the tick and replaced by `.runUntil(tick)`.
   /// - Complexity: replays at most the actions since the nearest checkpoint.
-  public mutating func rewind(to tick: Tick) throws(SimulationError) {
+  @discardableResult
+  public mutating func rewind(to tick: Tick) throws(SimulationError) -> Bool {
     guard tick >= 0 else { throw .invalidTick("there is no tick before 0") }
     guard tick <= world.now else { throw .tickNotReached(requested: tick, now: world.now) }
-    guard let start = checkpoints.lastIndex(where: { $0.world.now <= tick }) else { return }
+    guard let start = checkpoints.lastIndex(where: { $0.world.now <= tick }) else { return false }
+    var cut = false
     var replay = checkpoints[start].world
     var kept = Array(journal[..<checkpoints[start].journalCount])
     for action in journal[checkpoints[start].journalCount...] {
@@ -66,18 +69,22 @@ public struct Simulation: Sendable {
           _ = try replay.perform(.runUntil(tick))
         }
         kept.append(.runUntil(tick))
+        cut = true
         break
       }
     }
     world = replay
     journal = kept
     checkpoints.removeSubrange((start + 1)...)
+    return cut
   }
 
   /// Goes back `ticks` ticks (not before tick 0).
-  public mutating func back(_ ticks: Tick = 1) throws(SimulationError) {
+  /// - Returns: as ``rewind(to:)``.
+  @discardableResult
+  public mutating func back(_ ticks: Tick = 1) throws(SimulationError) -> Bool {
     guard ticks >= 0 else { throw .invalidTick("back takes 0 or more ticks, not \(ticks)") }
-    try rewind(to: max(0, world.now - ticks))
+    return try rewind(to: max(0, world.now - ticks))
   }
 
   private mutating func checkpointIfDue() {

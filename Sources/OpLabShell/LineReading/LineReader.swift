@@ -13,7 +13,7 @@ public enum LineInput: Equatable, Sendable {
 /// - Parameter prefix: the line from its start up to the cursor.
 /// - Returns: every full word that could replace the last (partial) word of `prefix`,
 ///   sorted; empty when nothing fits.
-public typealias Completer = @Sendable (_ prefix: String) -> [String]
+public typealias Completer = (_ prefix: String) -> [String]
 
 /// A source of input lines: libedit on a terminal, plain standard input otherwise.
 ///

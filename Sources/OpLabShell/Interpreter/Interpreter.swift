@@ -1,0 +1,336 @@
+import Foundation
+import OpLabCore
+import OpLabRender
+
+/// Options that change how the lab draws, not what it simulates.
+public struct ShellOptions: Sendable {
+  /// Columns available for timelines.
+  public var width: Int = 80
+  /// ASCII-only drawing.
+  public var ascii = false
+  /// Colour (only on a terminal).
+  public var color = false
+  /// The platform a fresh world imitates.
+  public var platform: Platform = .apple
+
+  /// Default options.
+  public init() {}
+}
+
+/// What running one line produced.
+public struct Reply: Sendable {
+  /// Text for standard output.
+  public var output: String = ""
+  /// The error, if the line failed (nothing changed then).
+  public var error: Diagnostic?
+  /// Whether the learner asked to leave.
+  public var quit = false
+}
+
+/// Runs command lines against a simulation: the heart of the shell, with no terminal I/O.
+///
+/// Files are read and written only by `source`, `save` and `export`.
+public final class Interpreter {
+  /// The simulation and its history.
+  public private(set) var sim: Simulation
+  /// Drawing options.
+  public var options: ShellOptions
+  /// Effective commands: the lines that made the present world, with the journal length after each.
+  public private(set) var script: [(text: String, journalEnd: Int)] = []
+
+  private var branches: [(sim: Simulation, script: [(text: String, journalEnd: Int)], declared: [String: String])] = []
+  private var declaredQueue: [String: String] = [:]
+  private var sourceDepth = 0
+  /// Deepest `source` nesting allowed (a script that sources itself stops here).
+  public static let maxSourceDepth = 16
+  /// Most event lines a single command echoes.
+  public static let echoLimit = 200
+
+  /// Creates an interpreter with a fresh world.
+  public init(options: ShellOptions = ShellOptions()) {
+    self.options = options
+    sim = Simulation(world: Self.freshWorld(options.platform))
+  }
+
+  static func freshWorld(_ platform: Platform) -> World {
+    var w = World(platform: platform)
+    _ = try? w.createQueue(name: "queue")
+    return w
+  }
+
+  /// The world now.
+  public var world: World { sim.world }
+
+  /// Whether a what-if branch is open.
+  public var inFork: Bool { !branches.isEmpty }
+
+  /// The names the parser may refer to.
+  public var context: ParseContext {
+    ParseContext(operations: world.operationNames, queues: world.allQueueNames)
+  }
+
+  /// Tab completion for the line up to the cursor.
+  public func completions(for prefix: String) -> [String] {
+    Parser.completions(for: prefix, context: context)
+  }
+
+  /// Runs one line. An erroneous line changes nothing.
+  public func execute(_ line: String) -> Reply {
+    let command: Command?
+    do {
+      command = try Parser.parse(line, context: context)
+    } catch {
+      return Reply(error: Diagnostic(column: error.column, length: error.length, message: error.message, hint: error.hint))
+    }
+    guard let command else { return Reply() }
+    let tokens = Lexer.tokens(line)
+    let argumentColumn = tokens.dropFirst().first?.column ?? 1
+    let argumentLength = tokens.dropFirst().first?.text.count ?? 1
+    do {
+      var reply = try run(command, line: line)
+      if reply.error == nil, changesWorld(command) {
+        script.append((Self.canonical(line), sim.journal.count))
+      }
+      if case .quit = command { reply.quit = true }
+      return reply
+    } catch let error as SimulationError {
+      return Reply(error: Diagnostic(column: argumentColumn, length: argumentLength, message: error.description, hint: hint(for: error)))
+    } catch let error as Diagnostic {
+      return Reply(error: error)
+    } catch {
+      return Reply(error: Diagnostic(column: 1, message: "\(error)"))
+    }
+  }
+
+  static func canonical(_ line: String) -> String {
+    Lexer.tokens(line).map(\.text).joined(separator: " ")
+  }
+
+  private func changesWorld(_ command: Command) -> Bool {
+    switch command {
+    case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
+      .barrier, .wait, .step, .run, .platform:
+      true
+    default:
+      false
+    }
+  }
+
+  private func hint(for error: SimulationError) -> String? {
+    switch error {
+    case .mainQueueCannotSuspend, .mainQueueMaxIsFixed: "use a queue of your own: queue work max 1"
+    case .cannotEnqueue: "define a new operation with `op` instead"
+    case .tickNotReached: "use `step` or `run` to move forward"
+    default: nil
+    }
+  }
+
+  // MARK: - Commands
+
+  private func op(_ name: String) throws -> OpID {
+    guard let id = world.operationID(named: name) else { throw SimulationError.unknownOperation(name) }
+    return id
+  }
+
+  private func queue(_ name: String) throws -> QueueID {
+    guard let id = world.queueID(named: name) else { throw SimulationError.unknownQueue(name) }
+    return id
+  }
+
+  /// Performs actions and echoes the events they caused.
+  private func perform(_ actions: [Action]) throws -> (String, [ActionResult]) {
+    let mark = world.trace.count
+    var results: [ActionResult] = []
+    for action in actions { results.append(try sim.perform(action)) }
+    return (echo(from: mark), results)
+  }
+
+  private func echo(from mark: Int) -> String {
+    let events = world.trace[mark...].filter { e in
+      switch e.kind {
+      case .created, .queueCreated: e.reason != .command
+      default: true
+      }
+    }
+    var out = ""
+    for e in events.prefix(Self.echoLimit) { out += "  t=\(e.tick)  \(world.describe(e))\n" }
+    if events.count > Self.echoLimit {
+      out += "  … and \(events.count - Self.echoLimit) more events (see `events`)\n"
+    }
+    return out
+  }
+
+  private func run(_ command: Command, line: String) throws -> Reply {
+    switch command {
+    case .queue(let name, let max, let qos):
+      if let q = world.queueID(named: name) {
+        var actions: [Action] = []
+        if let max { actions.append(.setMaxConcurrent(q, max.value)) }
+        if let qos { actions.append(.setQueueQualityOfService(q, qos)) }
+        if actions.isEmpty { return Reply(output: Status.render(world).split(separator: "\n").first { $0.hasPrefix(name + ":") }.map { $0 + "\n" } ?? "") }
+        return Reply(output: try perform(actions).0)
+      }
+      let (out, _) = try perform([.createQueue(name: name, maxConcurrent: max?.value, qualityOfService: qos)])
+      let shown = max.map { m in m.value.map(String.init) ?? "default" } ?? "default"
+      return Reply(output: "  queue \(name) created (max \(shown)\(qos.map { ", qos \($0)" } ?? ""))\n" + out)
+    case .op(let def):
+      let target = def.queue ?? "queue"
+      let q = try queue(target)
+      let deps = try def.dependencies.map(op)
+      if def.queue != nil { declaredQueue[def.spec.name] = target }
+      let (out, _) = try perform([.createOperation(def.spec, dependencies: deps, queue: def.hold ? nil : q)])
+      return Reply(output: def.hold ? "  \(def.spec.name) defined, in no queue yet (`add \(def.spec.name)` to enqueue it)\n" + out : out)
+    case .add(let name, let to):
+      let target = to ?? declaredQueue[name] ?? "queue"
+      return Reply(output: try perform([.enqueue(try op(name), on: try queue(target))]).0)
+    case .depend(let name, let deps):
+      let id = try op(name)
+      let (out, results) = try perform(try deps.map { .addDependency(id, on: try op($0)) })
+      let dups = zip(deps, results).filter { $0.1 == .duplicateDependency }.map(\.0)
+      let note = dups.isEmpty ? "" : "  \(name) already depended on \(dups.joined(separator: ", ")): the real addDependency ignores a duplicate\n"
+      return Reply(output: out + note)
+    case .undepend(let name, let dep):
+      return Reply(output: try perform([.removeDependency(try op(name), on: try op(dep))]).0)
+    case .priority(let name, let p):
+      return Reply(output: try perform([.setPriority(try op(name), p)]).0)
+    case .qos(let target, let qos):
+      if let id = world.operationID(named: target) { return Reply(output: try perform([.setOperationQualityOfService(id, qos)]).0) }
+      return Reply(output: try perform([.setQueueQualityOfService(try queue(target), qos)]).0)
+    case .max(let name, let setting):
+      return Reply(output: try perform([.setMaxConcurrent(try queue(name), setting.value)]).0)
+    case .cancel(let name):
+      return Reply(output: try perform([.cancel(try op(name))]).0)
+    case .cancelAll(let name):
+      let queues = try name.map { [try queue($0)] } ?? world.queueIDs
+      return Reply(output: try perform(queues.map { .cancelAll($0) }).0)
+    case .suspend(let name):
+      return Reply(output: try perform([.suspend(try queue(name))]).0)
+    case .resume(let name):
+      return Reply(output: try perform([.resume(try queue(name))]).0)
+    case .barrier(let name, let takes):
+      return Reply(output: try perform([.addBarrier(try queue(name), duration: takes)]).0)
+    case .wait(let name):
+      let (out, results) = try perform([.wait(try name.map(queue))])
+      return Reply(output: out + verdictText(results.first))
+    case .step(let n):
+      let (out, _) = try perform([.step(n)])
+      return Reply(output: out + "  now t=\(world.now)\n")
+    case .run(let target):
+      let action: Action = switch target {
+      case .idle: .runUntilIdle
+      case .tick(let t): .runUntil(t)
+      case .op(let name): .runUntilFinished(try op(name))
+      }
+      let (out, results) = try perform([action])
+      return Reply(output: out + verdictText(results.first))
+    case .back(let n):
+      return Reply(output: afterRewind(cut: try sim.back(n)))
+    case .goto(let t):
+      return Reply(output: afterRewind(cut: try sim.rewind(to: t)))
+    case .fork:
+      branches.append((sim, script, declaredQueue))
+      return Reply(output: "  what-if branch started at t=\(world.now); `unfork` returns here\n")
+    case .unfork:
+      guard let saved = branches.popLast() else {
+        throw Diagnostic(column: 1, length: 6, message: "there is no what-if branch to leave", hint: "start one with `fork`")
+      }
+      let reached = world.now
+      sim = saved.sim
+      script = saved.script
+      declaredQueue = saved.declared
+      return Reply(output: "  left the branch (it had reached t=\(reached)); back at t=\(world.now)\n")
+    case .timeline(let names, let from, let to):
+      if let from, let to, to < from {
+        throw Diagnostic(column: 1, message: "the window ends (t=\(to)) before it starts (t=\(from))")
+      }
+      let queues = try names.map(queue)
+      return Reply(output: Timeline.render(world, queues: queues, from: from, to: to, width: options.width, ascii: options.ascii))
+    case .events(let name):
+      let out = EventLog.render(world, only: try name.map(op))
+      return Reply(output: out.isEmpty ? "no events yet\n" : out)
+    case .why(let name):
+      return Reply(output: Why.render(try op(name), in: world))
+    case .status:
+      return Reply(output: Status.render(world))
+    case .graph:
+      return Reply(output: Graph.render(world))
+    case .export(let kind, let file):
+      let text: String = switch kind {
+      case .timeline: Timeline.render(world, width: options.width, ascii: options.ascii)
+      case .events: EventLog.render(world)
+      case .trace: Exporters.chromeTrace(world)
+      case .mermaid: Exporters.mermaid(world)
+      }
+      try FileIO.writeAtomically(text, to: file, column: Lexer.tokens(line).last?.column ?? 1)
+      return Reply(output: "  wrote \(kind.rawValue) to \(file)\n")
+    case .save(let file):
+      let header = "# OpLab session saved at t=\(world.now); replay with `oplab run \(file)` or `source \(file)`\n"
+      let body = script.map(\.text)
+      try FileIO.writeAtomically(header + body.map { $0 + "\n" }.joined(), to: file, column: Lexer.tokens(line).last?.column ?? 1)
+      return Reply(output: "  saved \(script.count) commands to \(file)\n")
+    case .source(let file):
+      return try source(file, column: Lexer.tokens(line).last?.column ?? 1)
+    case .reset:
+      sim = Simulation(world: Self.freshWorld(options.platform))
+      script = []
+      declaredQueue = [:]
+      branches = []
+      return Reply(output: "  fresh world at t=0 (queues: main, queue)\n")
+    case .platform(let p):
+      return Reply(output: try perform([.setPlatform(p)]).0)
+    case .help(let name):
+      return Reply(output: Help.render(name))
+    case .quit:
+      return Reply()
+    }
+  }
+
+  /// Cuts the effective commands to match the journal after time travel.
+  private func afterRewind(cut: Bool) -> String {
+    let n = sim.journal.count
+    // A cut clock command was replaced in the journal by a run to the tick.
+    script.removeAll { cut ? $0.journalEnd >= n : $0.journalEnd > n }
+    if cut { script.append(("run until \(world.now)", n)) }
+    return "  back at t=\(world.now)\n"
+  }
+
+  private func verdictText(_ result: ActionResult?) -> String {
+    guard case .verdict(let v)? = result else { return "" }
+    switch v {
+    case .idle: return "  idle at t=\(world.now): every operation has finished\n"
+    case .reached: return "  now t=\(world.now)\n"
+    case .capped: return "  stopped at t=\(world.now)\n"
+    case .stalled(let d):
+      return "  stalled at t=\(world.now): nothing more can happen, yet \(d.stuck.count) "
+        + (d.stuck.count == 1 ? "operation is" : "operations are") + " unfinished. The real program would hang here:\n"
+        + Diagnoses.render(d, in: world)
+    }
+  }
+
+  private func source(_ file: String, column: Int) throws -> Reply {
+    guard sourceDepth < Self.maxSourceDepth else {
+      throw Diagnostic(
+        column: column, length: file.count, message: "scripts nested more than \(Self.maxSourceDepth) deep",
+        hint: "does \(file) source itself?")
+    }
+    let text = try FileIO.read(file, column: column)
+    sourceDepth += 1
+    defer { sourceDepth -= 1 }
+    var out = ""
+    for (i, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+      let line = String(raw)
+      let reply = execute(line)
+      out += reply.output
+      if var error = reply.error {
+        if error.file == nil {
+          error.file = file
+          error.line = i + 1
+          error.source = line
+        }
+        return Reply(output: out, error: error)
+      }
+      if reply.quit { return Reply(output: out, quit: true) }
+    }
+    return Reply(output: out)
+  }
+}

@@ -1,0 +1,120 @@
+import OpLabCore
+
+/// A parsed command line: what the learner asked for, typed.
+public enum Command: Hashable, Sendable {
+  /// `queue NAME [max N|default] [qos Q]`: create, or change an existing queue.
+  case queue(name: String, max: MaxSetting?, qos: QualityOfService?)
+  /// `op NAME ...`: define an operation.
+  case op(OperationDefinition)
+  /// `add OP [to QUEUE]`.
+  case add(op: String, queue: String?)
+  /// `depend OP on A[,B...]`.
+  case depend(op: String, on: [String])
+  /// `undepend OP on A`.
+  case undepend(op: String, on: String)
+  /// `priority OP P`.
+  case priority(op: String, QueuePriority)
+  /// `qos OP|QUEUE Q`.
+  case qos(target: String, QualityOfService)
+  /// `max QUEUE N|default`.
+  case max(queue: String, MaxSetting)
+  /// `cancel OP`.
+  case cancel(op: String)
+  /// `cancel all [QUEUE]`: one queue, or every queue when `nil`.
+  case cancelAll(queue: String?)
+  /// `suspend QUEUE`.
+  case suspend(queue: String)
+  /// `resume QUEUE`.
+  case resume(queue: String)
+  /// `barrier QUEUE [takes N]`.
+  case barrier(queue: String, takes: Int)
+  /// `wait [QUEUE]`.
+  case wait(queue: String?)
+  /// `step [N]`.
+  case step(Int)
+  /// `run [until T | until OP]`.
+  case run(RunTarget)
+  /// `back [N]`.
+  case back(Int)
+  /// `goto T`.
+  case goto(Int)
+  /// `fork`.
+  case fork
+  /// `unfork`.
+  case unfork
+  /// `timeline [QUEUE...] [from T] [to T]`.
+  case timeline(queues: [String], from: Int?, to: Int?)
+  /// `events [OP]`.
+  case events(op: String?)
+  /// `why OP`.
+  case why(op: String)
+  /// `status`.
+  case status
+  /// `graph`.
+  case graph
+  /// `export KIND FILE`.
+  case export(ExportKind, file: String)
+  /// `save FILE`.
+  case save(file: String)
+  /// `source FILE`.
+  case source(file: String)
+  /// `reset`.
+  case reset
+  /// `platform apple|linux`.
+  case platform(Platform)
+  /// `help [COMMAND]`.
+  case help(command: String?)
+  /// `quit`.
+  case quit
+}
+
+/// A `maxConcurrentOperationCount` setting.
+public enum MaxSetting: Hashable, Sendable {
+  /// −1: no limit.
+  case `default`
+  /// A fixed limit (0 runs nothing).
+  case count(Int)
+
+  /// As the core takes it.
+  public var value: Int? {
+    switch self {
+    case .default: nil
+    case .count(let n): n
+    }
+  }
+}
+
+/// What `run` runs until.
+public enum RunTarget: Hashable, Sendable {
+  /// Idle or stalled.
+  case idle
+  /// A tick.
+  case tick(Int)
+  /// An operation finishing.
+  case op(String)
+}
+
+/// What `export` writes.
+public enum ExportKind: String, Hashable, Sendable, CaseIterable {
+  case timeline, events, trace, mermaid
+}
+
+/// Everything `op` says about a new operation.
+public struct OperationDefinition: Hashable, Sendable {
+  /// The operation itself.
+  public var spec: OperationSpec
+  /// `on QUEUE`, if given.
+  public var queue: String?
+  /// `after A,B`.
+  public var dependencies: [String]
+  /// `hold`: define only, do not enqueue.
+  public var hold: Bool
+
+  /// Creates a definition.
+  public init(spec: OperationSpec, queue: String? = nil, dependencies: [String] = [], hold: Bool = false) {
+    self.spec = spec
+    self.queue = queue
+    self.dependencies = dependencies
+    self.hold = hold
+  }
+}

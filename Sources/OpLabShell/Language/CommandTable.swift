@@ -1,0 +1,308 @@
+/// The command table: the one description of the language. Parsing, `help`, usage
+/// lines and Tab completion all read it.
+public enum CommandTable {
+  /// Every command, in the order `help` lists them.
+  public static let all: [CommandSpec] = [
+    CommandSpec(
+      name: "queue", aliases: [],
+      arguments: [.value(.newName, key: "name")],
+      options: [
+        .seq([.word("max"), .choice([.word("default"), .value(.count, key: "max")])]),
+        .seq([.word("qos"), .value(.qos, key: "qos")]),
+      ],
+      summary: "create a queue, or change one",
+      details: """
+        Creates an OperationQueue, or changes an existing one. `max` sets
+        maxConcurrentOperationCount: 1 makes a serial queue, `default` (-1) means no limit,
+        and 0 runs nothing at all. Every world starts with `main` (serial, the main thread)
+        and `queue` (an OperationQueue() with default settings).
+        """,
+      examples: ["queue downloads max 2", "queue filters max 1 qos userInitiated", "queue downloads max default"]),
+    CommandSpec(
+      name: "op", aliases: ["operation"],
+      arguments: [.value(.newName, key: "name")],
+      options: [
+        .seq([.word("on"), .value(.queue, key: "on")]),
+        .seq([.word("takes"), .value(.count, key: "takes")]),
+        .seq([.word("priority"), .value(.priority, key: "priority")]),
+        .seq([.word("qos"), .value(.qos, key: "qos")]),
+        .seq([.word("after"), .value(.opList, key: "after")]),
+        .seq([.word("cancel-check"), .choice([.seq([.word("every"), .value(.positive, key: "every")]), .word("start"), .word("never")])]),
+        .word("bail-if-dep-cancelled"),
+        .seq([.word("fails"), .word("at"), .value(.count, key: "failsAt")]),
+        .seq([.word("completion"), .value(.count, key: "completion")]),
+        .seq([.word("async"), .optional(.word("forgets-finish"))]),
+        .seq([.word("blocks"), .value(.durations, key: "blocks")]),
+        .word("hold"),
+      ],
+      summary: "define an operation; it is enqueued now unless `hold`",
+      details: """
+        Defines an operation that works for `takes` ticks (default 1) and adds it to a queue
+        (`on`, default `queue`) at once, unless `hold` keeps it out of every queue until `add`.
+        `after` adds dependencies, on operations of any queue. `cancel-check` says how its code
+        polls isCancelled: every N ticks, only at the start of main(), or never (the default,
+        like a plain BlockOperation). `bail-if-dep-cancelled` returns at once when a dependency
+        was cancelled (the dependencies.contains(where: \\.isCancelled) idiom). `fails at N`
+        finishes it, failed, after N ticks: isFinished does not mean success. `completion N`
+        gives it a completion block of N ticks, which runs after it finishes, even if cancelled.
+        `blocks` makes a BlockOperation with one execution block per duration. `async` makes an
+        asynchronous operation that calls finish() itself; `forgets-finish` never does.
+        """,
+      examples: [
+        "op d1 on downloads takes 5", "op f1 on filters takes 2 after d1",
+        "op sync takes 4 cancel-check every 1 completion 1", "op later takes 2 hold",
+      ]),
+    CommandSpec(
+      name: "add", aliases: ["enqueue"],
+      arguments: [.value(.op, key: "op")],
+      options: [.seq([.word("to"), .value(.queue, key: "to")])],
+      summary: "enqueue an operation defined with `hold`",
+      details: """
+        queue.addOperation(op). An operation can be added only once: adding one that is
+        already in a queue, executing or finished raises NSInvalidArgumentException on Apple
+        platforms and crashes on Linux, so the lab refuses it. Without `to`, it goes to the
+        queue named when it was defined, or `queue`.
+        """,
+      examples: ["add later", "add later to downloads"]),
+    CommandSpec(
+      name: "depend", aliases: [],
+      arguments: [.value(.op, key: "op"), .word("on"), .value(.opList, key: "deps")],
+      options: [],
+      summary: "add dependencies (before or after enqueueing)",
+      details: """
+        op.addDependency(dep) for each. A dependency on a finished operation is listed but does
+        not block. Closing a cycle is allowed, as in the real API, with a warning: the
+        operations in it never become ready.
+        """,
+      examples: ["depend f2 on d2", "depend f3 on d1,d2"]),
+    CommandSpec(
+      name: "undepend", aliases: [],
+      arguments: [.value(.op, key: "op"), .word("on"), .value(.op, key: "dep")],
+      options: [],
+      summary: "remove a dependency",
+      details: """
+        op.removeDependency(dep). On Apple platforms an operation whose last unfinished
+        dependency is removed becomes ready. On Linux (platform linux) corelibs forgets to
+        release it, so it is stranded until cancelled.
+        """,
+      examples: ["undepend f2 on d2"]),
+    CommandSpec(
+      name: "priority", aliases: [],
+      arguments: [.value(.op, key: "op"), .value(.priority, key: "priority")],
+      options: [],
+      summary: "change an operation's queuePriority",
+      details: """
+        Sets queuePriority. A waiting operation moves to the tail of its new level; a started
+        one is not affected. Priority only orders operations that are ready when a slot frees.
+        """,
+      examples: ["priority f2 veryHigh"]),
+    CommandSpec(
+      name: "qos", aliases: [],
+      arguments: [.value(.opOrQueue, key: "target"), .value(.qos, key: "qos")],
+      options: [],
+      summary: "change the quality of service of an operation or a queue",
+      details: """
+        Sets qualityOfService. On Linux, an operation with a QoS but no explicit priority is
+        filed under a matching priority when enqueued on a queue whose max is not 1.
+        """,
+      examples: ["qos d1 userInitiated", "qos downloads utility"]),
+    CommandSpec(
+      name: "max", aliases: [],
+      arguments: [.value(.queue, key: "queue"), .choice([.word("default"), .value(.count, key: "max")])],
+      options: [],
+      summary: "set maxConcurrentOperationCount",
+      details: """
+        Raising the limit starts waiting operations at once; lowering it never stops running
+        ones. 0 runs nothing. The main queue is always serial.
+        """,
+      examples: ["max downloads 3", "max downloads default"]),
+    CommandSpec(
+      name: "cancel", aliases: [],
+      arguments: [.choice([.seq([.word("all"), .optional(.value(.queue, key: "queue"))]), .value(.op, key: "op")])],
+      options: [],
+      summary: "cancel an operation, or all of a queue's (`cancel all [QUEUE]`)",
+      details: """
+        op.cancel() only sets isCancelled: running code stops only where it checks. An
+        operation that has not started becomes ready at once, its dependencies ignored, and is
+        skipped when the queue starts it, so its dependents can run early. `cancel all` is
+        cancelAllOperations(), which cancels one operation at a time: consequences of each
+        cancel happen before the next. Without a queue, every queue is cancelled.
+        """,
+      examples: ["cancel d2", "cancel all downloads"]),
+    CommandSpec(
+      name: "suspend", aliases: [],
+      arguments: [.value(.queue, key: "queue")],
+      options: [],
+      summary: "stop a queue from starting operations",
+      details: "isSuspended = true: running operations finish; nothing new starts, not even cancelled ones.",
+      examples: ["suspend downloads"]),
+    CommandSpec(
+      name: "resume", aliases: [],
+      arguments: [.value(.queue, key: "queue")],
+      options: [],
+      summary: "let a suspended queue start operations again",
+      details: "isSuspended = false: the queue picks at once.",
+      examples: ["resume downloads"]),
+    CommandSpec(
+      name: "barrier", aliases: [],
+      arguments: [.value(.queue, key: "queue")],
+      options: [.seq([.word("takes"), .value(.count, key: "takes")])],
+      summary: "add a barrier block to a queue",
+      details: """
+        addBarrierBlock: runs when everything already in the queue has finished, and holds
+        back everything added after it until it is done.
+        """,
+      examples: ["barrier downloads takes 1"]),
+    CommandSpec(
+      name: "wait", aliases: [],
+      arguments: [.optional(.value(.queue, key: "queue"))],
+      options: [],
+      summary: "waitUntilAllOperationsAreFinished on a queue (or all)",
+      details: """
+        Advances the clock until every operation in the queue has finished (not their
+        completion blocks). When it could never return, the lab stops and says why: the real
+        call would block forever.
+        """,
+      examples: ["wait downloads", "wait"]),
+    CommandSpec(
+      name: "step", aliases: ["s"],
+      arguments: [.optional(.value(.count, key: "ticks"))],
+      options: [],
+      summary: "advance the clock N ticks (default 1)",
+      details: "Runs everything due up to the new tick and shows what happened.",
+      examples: ["step", "step 5"]),
+    CommandSpec(
+      name: "run", aliases: ["r"],
+      arguments: [.optional(.seq([.word("until"), .choice([.value(.count, key: "tick"), .value(.op, key: "op")])]))],
+      options: [],
+      summary: "run until idle or stalled, or until a tick or an operation finishes",
+      details: "Without `until`, runs until nothing is left to do, or until nothing more can happen, and says which.",
+      examples: ["run", "run until 10", "run until f2"]),
+    CommandSpec(
+      name: "back", aliases: ["b"],
+      arguments: [.optional(.value(.count, key: "ticks"))],
+      options: [],
+      summary: "go back N ticks in time (default 1)",
+      details: "Restores the world as it was; what happened after is forgotten (use `fork` to keep it).",
+      examples: ["back", "back 3"]),
+    CommandSpec(
+      name: "goto", aliases: [],
+      arguments: [.value(.count, key: "tick")],
+      options: [],
+      summary: "go back to tick T",
+      details: "Restores the world as it was at tick T, with every command given at T.",
+      examples: ["goto 4"]),
+    CommandSpec(
+      name: "fork", aliases: [],
+      arguments: [],
+      options: [],
+      summary: "start a what-if branch",
+      details: "Keeps the present world aside; try something, then `unfork` to return to it.",
+      examples: ["fork"]),
+    CommandSpec(
+      name: "unfork", aliases: [],
+      arguments: [],
+      options: [],
+      summary: "leave the what-if branch and return to the world kept by `fork`",
+      details: "Shows where the branch had got to, then restores the world kept by `fork`.",
+      examples: ["unfork"]),
+    CommandSpec(
+      name: "timeline", aliases: ["tl"],
+      arguments: [.many(.queue, key: "queues")],
+      options: [.seq([.word("from"), .value(.count, key: "from")]), .seq([.word("to"), .value(.count, key: "to")])],
+      summary: "draw the timeline of every operation",
+      details: "One lane per operation, grouped by queue, over the ticks so far.",
+      examples: ["timeline", "timeline downloads from 0 to 20"]),
+    CommandSpec(
+      name: "events", aliases: ["log"],
+      arguments: [.optional(.value(.op, key: "op"))],
+      options: [],
+      summary: "list every event with its reason (or one operation's)",
+      details: "The trace: one line per transition, with the tick and why it happened.",
+      examples: ["events", "events d2"]),
+    CommandSpec(
+      name: "why", aliases: [],
+      arguments: [.value(.op, key: "op")],
+      options: [],
+      summary: "explain an operation's story from the trace",
+      details: "What it waited for, when and why it started, what went ahead of it, what cancellation did, and what holds it now.",
+      examples: ["why f2"]),
+    CommandSpec(
+      name: "status", aliases: ["st"],
+      arguments: [],
+      options: [],
+      summary: "show every queue and operation now",
+      details: "Per queue: limit, suspension and counts; per operation: its state.",
+      examples: ["status"]),
+    CommandSpec(
+      name: "graph", aliases: [],
+      arguments: [],
+      options: [],
+      summary: "show the dependency graph",
+      details: "Each operation with what it depends on; cycles are marked.",
+      examples: ["graph"]),
+    CommandSpec(
+      name: "export", aliases: [],
+      arguments: [.choice([.word("timeline"), .word("events"), .word("trace"), .word("mermaid")]), .value(.file, key: "file")],
+      options: [],
+      summary: "write the timeline, events, a trace (Perfetto/Chrome JSON) or Mermaid to a file",
+      details: "The file is written whole or not at all.",
+      examples: ["export timeline pipeline.txt", "export trace pipeline.json"]),
+    CommandSpec(
+      name: "save", aliases: [],
+      arguments: [.value(.file, key: "file")],
+      options: [],
+      summary: "save this session's commands as a script",
+      details: "Writes the commands that made the present world; `source FILE` or `oplab run FILE` replays them.",
+      examples: ["save pipeline.oplab"]),
+    CommandSpec(
+      name: "source", aliases: ["load"],
+      arguments: [.value(.file, key: "file")],
+      options: [],
+      summary: "run the commands of a script",
+      details: "Runs each line as if typed; stops at the first error, which names the file, line and column.",
+      examples: ["source pipeline.oplab"]),
+    CommandSpec(
+      name: "reset", aliases: [],
+      arguments: [],
+      options: [],
+      summary: "start again with a fresh world",
+      details: "Forgets every queue, operation and event (the platform is kept).",
+      examples: ["reset"]),
+    CommandSpec(
+      name: "platform", aliases: [],
+      arguments: [.value(.platform, key: "platform")],
+      options: [],
+      summary: "imitate Apple platforms (default) or Linux's Foundation",
+      details: """
+        apple follows Darwin's documented behaviour; linux follows swift-corelibs-foundation
+        where they differ: BlockOperation blocks run one after another, QoS files priority,
+        removeDependency strands, a barrier on an empty queue runs at once, cancel() outside a
+        queue does not finish the operation.
+        """,
+      examples: ["platform linux"]),
+    CommandSpec(
+      name: "help", aliases: ["?"],
+      arguments: [.optional(.value(.command, key: "command"))],
+      options: [],
+      summary: "list the commands, or explain one",
+      details: "help COMMAND shows its usage, what it does and examples.",
+      examples: ["help", "help op"]),
+    CommandSpec(
+      name: "quit", aliases: ["exit"],
+      arguments: [],
+      options: [],
+      summary: "leave the lab (Ctrl-D works too)",
+      details: "Saves the history and leaves.",
+      examples: ["quit"]),
+  ]
+
+  /// Finds a command by name or alias.
+  public static func spec(named name: String) -> CommandSpec? {
+    let lower = name.lowercased()
+    return all.first { $0.name == lower || $0.aliases.contains(lower) }
+  }
+
+  /// Every name and alias.
+  public static var names: [String] { all.flatMap { [$0.name] + $0.aliases } }
+}

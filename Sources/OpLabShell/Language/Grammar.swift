@@ -1,0 +1,129 @@
+import OpLabCore
+
+/// What kind of value a command argument takes: drives validation, messages and completion.
+public enum ValueKind: Hashable, Sendable {
+  /// A name for something new (identifier).
+  case newName
+  /// An existing operation.
+  case op
+  /// An existing queue.
+  case queue
+  /// A comma-separated list of existing operations.
+  case opList
+  /// A whole number, 0 or more.
+  case count
+  /// A whole number, 1 or more.
+  case positive
+  /// A comma-separated list of whole numbers (block durations).
+  case durations
+  /// A queue priority name.
+  case priority
+  /// A quality-of-service name.
+  case qos
+  /// `apple` or `linux`.
+  case platform
+  /// A file path.
+  case file
+  /// A command name.
+  case command
+  /// An existing operation or queue.
+  case opOrQueue
+
+  /// How the value is named in usage lines and messages.
+  public var placeholder: String {
+    switch self {
+    case .newName: "NAME"
+    case .op: "OP"
+    case .queue: "QUEUE"
+    case .opList: "OP[,OP...]"
+    case .count, .positive: "N"
+    case .durations: "D1,D2,..."
+    case .priority: "P"
+    case .qos: "Q"
+    case .platform: "apple|linux"
+    case .file: "FILE"
+    case .command: "COMMAND"
+    case .opOrQueue: "OP|QUEUE"
+    }
+  }
+
+  /// A phrase for "expected …" messages.
+  public var phrase: String {
+    switch self {
+    case .newName: "a name"
+    case .op: "an operation name"
+    case .queue: "a queue name"
+    case .opList: "operation names separated by commas"
+    case .count: "a whole number (0 or more)"
+    case .positive: "a whole number (1 or more)"
+    case .durations: "block durations separated by commas"
+    case .priority: "a priority (veryLow, low, normal, high, veryHigh)"
+    case .qos: "a quality of service (background, utility, default, userInitiated, userInteractive)"
+    case .platform: "apple or linux"
+    case .file: "a file path"
+    case .command: "a command name"
+    case .opOrQueue: "an operation or queue name"
+    }
+  }
+}
+
+/// The shape of a command's arguments: the single description that parsing, usage
+/// lines, help and completion all read.
+public indirect enum Pattern: Sendable {
+  /// A literal keyword.
+  case word(String)
+  /// A value, stored under `key`.
+  case value(ValueKind, key: String)
+  /// All of these, in order.
+  case seq([Pattern])
+  /// The first of these that matches.
+  case choice([Pattern])
+  /// This, or nothing.
+  case optional(Pattern)
+  /// Zero or more values, stored under `key`.
+  case many(ValueKind, key: String)
+
+  /// The usage text, e.g. `[max N|default]`.
+  public var usage: String {
+    switch self {
+    case .word(let w): w
+    case .value(let kind, _): kind.placeholder
+    case .seq(let parts): parts.map(\.usage).joined(separator: " ")
+    case .choice(let parts): parts.map(\.usage).joined(separator: "|")
+    case .optional(let p): "[\(p.usage)]"
+    case .many(let kind, _): "[\(kind.placeholder)...]"
+    }
+  }
+
+  /// The literal keyword a pattern starts with, if any.
+  var leadingWord: String? {
+    switch self {
+    case .word(let w): w
+    case .seq(let parts): parts.first?.leadingWord
+    default: nil
+    }
+  }
+}
+
+/// One command of the language: its name, argument shape, and help.
+public struct CommandSpec: Sendable {
+  /// The command's name.
+  public var name: String
+  /// Other names that mean the same.
+  public var aliases: [String]
+  /// Arguments in order.
+  public var arguments: [Pattern]
+  /// Options: each starts with its own keyword, may come in any order, at most once.
+  public var options: [Pattern]
+  /// One line for the command list.
+  public var summary: String
+  /// More help: what it does and what the real API does.
+  public var details: String
+  /// Example lines.
+  public var examples: [String]
+
+  /// The usage line, generated from the patterns.
+  public var usage: String {
+    ([name] + arguments.map(\.usage) + options.map { "[\($0.usage)]" }).joined(separator: " ")
+  }
+}

@@ -1,0 +1,425 @@
+import OpLabCore
+
+/// A command line that could not be parsed: where, what was wrong, and a hint.
+public struct ParseError: Error, Hashable, Sendable {
+  /// 1-based column of the bad token.
+  public var column: Int
+  /// How many characters to underline.
+  public var length: Int
+  /// What is wrong.
+  public var message: String
+  /// A suggestion ("did you mean …"), if any.
+  public var hint: String?
+
+  /// Creates an error.
+  public init(column: Int, length: Int, message: String, hint: String? = nil) {
+    self.column = column
+    self.length = length
+    self.message = message
+    self.hint = hint
+  }
+}
+
+/// The names a line may refer to: the parser checks references and suggests corrections.
+public struct ParseContext: Sendable {
+  /// Operation names.
+  public var operations: [String]
+  /// Queue names.
+  public var queues: [String]
+
+  /// Creates a context.
+  public init(operations: [String] = [], queues: [String] = []) {
+    self.operations = operations
+    self.queues = queues
+  }
+}
+
+/// Turns a line into a ``Command`` or a located ``ParseError``, reading ``CommandTable``.
+public enum Parser {
+  /// Parses one line.
+  /// - Returns: `nil` for a blank or comment-only line.
+  /// - Throws: ``ParseError`` pointing at the bad token.
+  public static func parse(_ line: String, context: ParseContext) throws(ParseError) -> Command? {
+    let tokens = Lexer.tokens(line)
+    guard let first = tokens.first else { return nil }
+    guard let spec = CommandTable.spec(named: first.text) else {
+      let guess = Suggest.closest(to: first.text, in: CommandTable.names)
+      throw ParseError(
+        column: first.column, length: first.text.count, message: "unknown command '\(first.text)'",
+        hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "Type 'help' for the list of commands.")
+    }
+    var matcher = Matcher(tokens: tokens, context: context)
+    let bag = try matcher.matchCommand(spec)
+    return try build(spec, bag, tokens: tokens, context: context)
+  }
+
+  /// What could come next at the end of `prefix`: candidate words for Tab completion.
+  /// - Parameter prefix: the line up to the cursor.
+  /// - Returns: full candidate words for the last (partial) word, sorted.
+  public static func completions(for prefix: String, context: ParseContext) -> [String] {
+    var tokens = Lexer.tokens(prefix)
+    let endsInSpace = prefix.last.map(\.isWhitespace) ?? true
+    let partial = endsInSpace ? "" : (tokens.popLast()?.text ?? "")
+    guard let first = tokens.first else {
+      return CommandTable.all.map(\.name).filter { $0.hasPrefix(partial.lowercased()) }.sorted()
+    }
+    guard let spec = CommandTable.spec(named: first.text) else { return [] }
+    var matcher = Matcher(tokens: tokens, context: context)
+    _ = try? matcher.matchCommand(spec)
+    // A comma list completes its last element.
+    var listHead = ""
+    var word = partial
+    if let comma = partial.lastIndex(of: ",") {
+      listHead = String(partial[...comma])
+      word = String(partial[partial.index(after: comma)...])
+    }
+    var candidates: Set<String> = []
+    for expectation in matcher.expectedAtEnd {
+      switch expectation {
+      case .word(let w): if listHead.isEmpty { candidates.insert(w) }
+      case .value(let kind):
+        let listed = Set(listHead.split(separator: ",").map(String.init))
+        for c in values(of: kind, context: context) where !listed.contains(c) { candidates.insert(listHead + c) }
+      }
+    }
+    return candidates.filter { c in
+      let tail = listHead.isEmpty ? c : String(c.dropFirst(listHead.count))
+      return tail.lowercased().hasPrefix(word.lowercased())
+    }.sorted()
+  }
+
+  static func values(of kind: ValueKind, context: ParseContext) -> [String] {
+    switch kind {
+    case .op, .opList: context.operations
+    case .queue: context.queues
+    case .opOrQueue: context.operations + context.queues
+    case .priority: QueuePriority.allCases.map(\.description)
+    case .qos: QualityOfService.allCases.map(\.description)
+    case .platform: Platform.allCases.map(\.rawValue)
+    case .command: CommandTable.all.map(\.name)
+    case .newName, .count, .positive, .durations, .file: []
+    }
+  }
+
+  // MARK: - Building typed commands
+
+  private static func build(_ spec: CommandSpec, _ bag: Bag, tokens: [Token], context: ParseContext) throws(ParseError) -> Command {
+    func text(_ key: String) -> String? { bag.values[key]?.first?.text }
+    func int(_ key: String) -> Int? { text(key).flatMap { Int($0) } }
+    func list(_ key: String) -> [String] { text(key).map { $0.split(separator: ",").map(String.init) } ?? [] }
+    func has(_ word: String) -> Bool { bag.words.contains(word) }
+    let name = text("name") ?? ""
+
+    switch spec.name {
+    case "queue":
+      if context.operations.contains(name), let t = bag.values["name"]?.first {
+        throw ParseError(column: t.column, length: t.text.count, message: "'\(name)' is an operation, not a queue")
+      }
+      let max: MaxSetting? = has("default") ? .default : int("max").map { .count($0) }
+      return .queue(name: name, max: max, qos: text("qos").flatMap { QualityOfService(name: $0) })
+    case "op":
+      if let t = bag.values["name"]?.first, context.operations.contains(name) || context.queues.contains(name) {
+        throw ParseError(
+          column: t.column, length: t.text.count, message: "the name '\(name)' is already taken",
+          hint: "pick another name, or `reset` to start again")
+      }
+      var s = OperationSpec(name: name, duration: int("takes") ?? 1)
+      s.priority = text("priority").flatMap { QueuePriority(name: $0) }
+      s.qualityOfService = text("qos").flatMap { QualityOfService(name: $0) }
+      if let every = int("every") { s.cancellation = .every(every) } else if has("start") { s.cancellation = .atStart }
+      s.bailsIfDependencyCancelled = has("bail-if-dep-cancelled")
+      s.failsAt = int("failsAt")
+      s.completion = int("completion")
+      if has("async") { s.kind = .async(forgetsFinish: has("forgets-finish")) }
+      if bag.values["blocks"] != nil {
+        if has("async"), let t = bag.values["blocks"]?.first {
+          throw ParseError(column: t.column, length: t.text.count, message: "an operation is either async or a BlockOperation, not both")
+        }
+        s.kind = .blocks(list("blocks").compactMap { Int($0) })
+      }
+      if let f = s.failsAt, f > s.duration, let t = bag.values["failsAt"]?.first {
+        throw ParseError(
+          column: t.column, length: t.text.count,
+          message: "fails at \(f) is after the operation's \(s.duration) ticks of work", hint: "use a tick from 0 to \(s.duration)")
+      }
+      return .op(OperationDefinition(spec: s, queue: text("on"), dependencies: list("after"), hold: has("hold")))
+    case "add": return .add(op: text("op") ?? "", queue: text("to"))
+    case "depend": return .depend(op: text("op") ?? "", on: list("deps"))
+    case "undepend": return .undepend(op: text("op") ?? "", on: text("dep") ?? "")
+    case "priority": return .priority(op: text("op") ?? "", QueuePriority(name: text("priority") ?? "") ?? .normal)
+    case "qos": return .qos(target: text("target") ?? "", QualityOfService(name: text("qos") ?? "") ?? .default)
+    case "max": return .max(queue: text("queue") ?? "", has("default") ? .default : .count(int("max") ?? 0))
+    case "cancel": return has("all") ? .cancelAll(queue: text("queue")) : .cancel(op: text("op") ?? "")
+    case "suspend": return .suspend(queue: text("queue") ?? "")
+    case "resume": return .resume(queue: text("queue") ?? "")
+    case "barrier": return .barrier(queue: text("queue") ?? "", takes: int("takes") ?? 1)
+    case "wait": return .wait(queue: text("queue"))
+    case "step": return .step(int("ticks") ?? 1)
+    case "run":
+      if let t = int("tick") { return .run(.tick(t)) }
+      if let op = text("op") { return .run(.op(op)) }
+      return .run(.idle)
+    case "back": return .back(int("ticks") ?? 1)
+    case "goto": return .goto(int("tick") ?? 0)
+    case "fork": return .fork
+    case "unfork": return .unfork
+    case "timeline":
+      return .timeline(queues: bag.values["queues"]?.map(\.text) ?? [], from: int("from"), to: int("to"))
+    case "events": return .events(op: text("op"))
+    case "why": return .why(op: text("op") ?? "")
+    case "status": return .status
+    case "graph": return .graph
+    case "export":
+      let kind = ExportKind.allCases.first { has($0.rawValue) } ?? .timeline
+      return .export(kind, file: text("file") ?? "")
+    case "save": return .save(file: text("file") ?? "")
+    case "source": return .source(file: text("file") ?? "")
+    case "reset": return .reset
+    case "platform": return .platform(Platform(rawValue: (text("platform") ?? "").lowercased()) ?? .apple)
+    case "help": return .help(command: text("command").flatMap { CommandTable.spec(named: $0)?.name })
+    default: return .quit
+    }
+  }
+}
+
+/// Matched values (by key) and literal words.
+struct Bag {
+  var values: [String: [Token]] = [:]
+  var words: Set<String> = []
+}
+
+/// What the parser expected at some position.
+enum Expectation: Hashable {
+  case word(String)
+  case value(ValueKind)
+}
+
+/// A small PEG-style matcher over a line's tokens, with furthest-failure error reporting.
+struct Matcher {
+  let tokens: [Token]
+  let context: ParseContext
+  /// The furthest token index where matching failed, and what was expected there.
+  var furthest = -1
+  var expected: [Expectation] = []
+  /// Specific complaints at the furthest position (e.g. an unknown name), with hints.
+  var complaints: [(message: String, hint: String?)] = []
+  /// What could come at the end of the input (for completion).
+  var expectedAtEnd: [Expectation] = []
+
+  init(tokens: [Token], context: ParseContext) {
+    self.tokens = tokens
+    self.context = context
+  }
+
+  mutating func matchCommand(_ spec: CommandSpec) throws(ParseError) -> Bag {
+    var bag = Bag()
+    var i = 1
+    for pattern in spec.arguments {
+      guard let next = match(pattern, at: i, bag: &bag) else { throw error(spec) }
+      i = next
+    }
+    var unused = spec.options
+    while true {
+      var progressed = false
+      for (k, option) in unused.enumerated() {
+        if let next = match(option, at: i, bag: &bag) {
+          i = next
+          unused.remove(at: k)
+          progressed = true
+          break
+        }
+      }
+      if !progressed { break }
+    }
+    if i < tokens.count {
+      if furthest > i || (furthest == i && !complaints.isEmpty) { throw error(spec) }
+      let t = tokens[i]
+      let keywords = unused.compactMap(\.leadingWord)
+      let guess = Suggest.closest(to: t.text, in: keywords)
+      let already = spec.options.compactMap(\.leadingWord).filter { !keywords.contains($0) }
+      var message = "unexpected '\(t.text)'"
+      if already.contains(t.text.lowercased()) {
+        message = "'\(t.text)' was already given"
+      } else if !keywords.isEmpty {
+        message += "; expected " + Self.orList(keywords.map { "'\($0)'" })
+      } else {
+        message += "; '\(spec.name)' takes nothing more"
+      }
+      throw ParseError(
+        column: t.column, length: t.text.count, message: message,
+        hint: guess.map { "did you mean '\($0)'?" } ?? "usage: \(spec.usage)")
+    }
+    return bag
+  }
+
+  private func error(_ spec: CommandSpec) -> ParseError {
+    let usage = "usage: \(spec.usage)"
+    guard furthest >= 0, furthest < tokens.count else {
+      let end = tokens.last.map { $0.column + $0.text.count + 1 } ?? 1
+      let what = Self.orList(Self.unique(expected).map(Self.describe))
+      return ParseError(column: end, length: 1, message: "'\(spec.name)' needs more: expected \(what)", hint: usage)
+    }
+    let t = tokens[furthest]
+    if complaints.count == 1 || (!complaints.isEmpty && expected.count <= 1) {
+      let c = complaints[0]
+      return ParseError(column: t.column, length: t.text.count, message: c.message, hint: c.hint ?? usage)
+    }
+    let what = Self.orList(Self.unique(expected).map(Self.describe))
+    let hint = complaints.compactMap(\.hint).first ?? usage
+    return ParseError(column: t.column, length: t.text.count, message: "unexpected '\(t.text)'; expected \(what)", hint: hint)
+  }
+
+  static func unique(_ xs: [Expectation]) -> [Expectation] {
+    var seen: Set<Expectation> = []
+    return xs.filter { seen.insert($0).inserted }
+  }
+
+  static func describe(_ e: Expectation) -> String {
+    switch e {
+    case .word(let w): "'\(w)'"
+    case .value(let kind): kind.phrase
+    }
+  }
+
+  static func orList(_ items: [String]) -> String {
+    switch items.count {
+    case 0: "nothing"
+    case 1: items[0]
+    default: items.dropLast().joined(separator: ", ") + " or " + items[items.count - 1]
+    }
+  }
+
+  private mutating func fail(_ i: Int, _ e: Expectation, complaint: String? = nil, hint: String? = nil) {
+    if i == tokens.count { expectedAtEnd.append(e) }
+    if i > furthest {
+      furthest = i
+      expected = []
+      complaints = []
+    }
+    if i == furthest {
+      expected.append(e)
+      if let complaint { complaints.append((complaint, hint)) }
+    }
+  }
+
+  mutating func match(_ p: Pattern, at i: Int, bag: inout Bag) -> Int? {
+    switch p {
+    case .word(let w):
+      guard i < tokens.count, tokens[i].text.lowercased() == w else {
+        fail(i, .word(w))
+        return nil
+      }
+      bag.words.insert(w)
+      return i + 1
+    case .value(let kind, let key):
+      guard i < tokens.count else {
+        fail(i, .value(kind))
+        return nil
+      }
+      if let (message, hint) = check(kind, tokens[i]) {
+        fail(i, .value(kind), complaint: message, hint: hint)
+        return nil
+      }
+      bag.values[key, default: []].append(tokens[i])
+      return i + 1
+    case .seq(let parts):
+      var j = i
+      var trial = bag
+      for part in parts {
+        guard let next = match(part, at: j, bag: &trial) else { return nil }
+        j = next
+      }
+      bag = trial
+      return j
+    case .choice(let options):
+      for option in options {
+        var trial = bag
+        if let next = match(option, at: i, bag: &trial) {
+          bag = trial
+          return next
+        }
+      }
+      return nil
+    case .optional(let inner):
+      var trial = bag
+      if let next = match(inner, at: i, bag: &trial) {
+        bag = trial
+        return next
+      }
+      return i
+    case .many(let kind, let key):
+      var j = i
+      while j < tokens.count, check(kind, tokens[j]) == nil {
+        bag.values[key, default: []].append(tokens[j])
+        j += 1
+      }
+      if j == tokens.count { expectedAtEnd.append(.value(kind)) }
+      return j
+    }
+  }
+
+  /// Validates one token as a value; returns a complaint and hint when it is not one.
+  private func check(_ kind: ValueKind, _ t: Token) -> (String, String?)? {
+    let s = t.text
+    func didYouMean(_ candidates: [String]) -> String? {
+      Suggest.closest(to: s, in: candidates).map { "did you mean '\($0)'?" }
+    }
+    switch kind {
+    case .newName:
+      return World.isValidName(s) ? nil
+        : ("'\(s)' is not a valid name", "names use letters, digits, '-', '_' and '.', and start with a letter or digit")
+    case .op:
+      if context.operations.contains(s) { return nil }
+      if context.queues.contains(s) { return ("'\(s)' is a queue, not an operation", nil) }
+      return ("there is no operation named '\(s)'", didYouMean(context.operations))
+    case .queue:
+      if context.queues.contains(s) { return nil }
+      if context.operations.contains(s) { return ("'\(s)' is an operation, not a queue", nil) }
+      return ("there is no queue named '\(s)'", didYouMean(context.queues) ?? "create it first: queue \(s)")
+    case .opOrQueue:
+      if context.operations.contains(s) || context.queues.contains(s) { return nil }
+      return ("there is no operation or queue named '\(s)'", didYouMean(context.operations + context.queues))
+    case .opList:
+      for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+        if name.isEmpty { return ("an empty name in the list '\(s)'", "separate names with single commas") }
+        if !context.operations.contains(name) {
+          let guess = Suggest.closest(to: name, in: context.operations)
+          return ("there is no operation named '\(name)'", guess.map { "did you mean '\($0)'?" })
+        }
+      }
+      return nil
+    case .count, .positive:
+      return Self.checkNumber(s, minimum: kind == .positive ? 1 : 0)
+    case .durations:
+      for part in s.split(separator: ",", omittingEmptySubsequences: false) {
+        if let problem = Self.checkNumber(String(part), minimum: 0) { return problem }
+      }
+      return nil
+    case .priority:
+      return QueuePriority(name: s) != nil ? nil
+        : ("'\(s)' is not a priority", didYouMean(QueuePriority.allCases.map(\.description)) ?? "use veryLow, low, normal, high or veryHigh")
+    case .qos:
+      return QualityOfService(name: s) != nil ? nil
+        : ("'\(s)' is not a quality of service",
+           didYouMean(QualityOfService.allCases.map(\.description)) ?? "use background, utility, default, userInitiated or userInteractive")
+    case .platform:
+      return Platform(rawValue: s.lowercased()) != nil ? nil : ("'\(s)' is not a platform", "use apple or linux")
+    case .file:
+      return nil
+    case .command:
+      return CommandTable.spec(named: s) != nil ? nil : ("there is no command '\(s)'", didYouMean(CommandTable.names))
+    }
+  }
+
+  static func checkNumber(_ s: String, minimum: Int) -> (String, String?)? {
+    if let n = Int(s) {
+      return n >= minimum ? nil : ("\(s) is too small: use \(minimum) or more", nil)
+    }
+    let digits = s.hasPrefix("-") ? s.dropFirst() : Substring(s)
+    if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) {
+      return s.hasPrefix("-") ? ("\(s) is too small: use \(minimum) or more", nil)
+        : ("\(s) is too large (the largest is \(Int.max))", nil)
+    }
+    return ("'\(s)' is not a whole number", nil)
+  }
+}

@@ -1,0 +1,234 @@
+import CEditLine
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Line editing on a terminal, with libedit's native (histedit) API.
+///
+/// Emacs keys, Tab completion from a `Completer`, and a persistent history.
+/// The only Swift file that imports `CEditLine`.
+///
+/// There is no global state except the SIGINT flag: libedit's client data holds an
+/// unretained pointer to the reader, and the C callbacks (prompt, Tab) get it back.
+/// Use it only when standard input and output are terminals (see `LineReaders`):
+/// on a pipe libedit would still record piped lines in the history.
+public final class EditLineReader: LineReader {
+  /// Set by the SIGINT handler, which is installed only while `readLine` waits.
+  private static let interrupted = Atomic<Bool>(false)
+
+  /// How many lines the history keeps.
+  static let historySize: Int32 = 1000
+
+  private let editLine: OpaquePointer
+  private let history: OpaquePointer
+  private let completer: Completer
+  private let historyPath: String?
+  /// The prompt as a C string; the prompt callback returns this pointer.
+  private var prompt: UnsafeMutablePointer<CChar>
+  /// False when a foreign history file could not be moved aside: saving would destroy it.
+  private var canSaveHistory = true
+
+  /// Anything that went wrong while loading the history, for the caller to show.
+  public private(set) var loadWarning: String?
+
+  /// Sets up libedit on the process's standard streams and loads the history.
+  ///
+  /// Sets `LC_CTYPE` from the environment first (falling back to `C.UTF-8`), since
+  /// libedit silently drops non-ASCII input under the C locale.
+  /// - Parameters:
+  ///   - completer: what Tab offers for the line up to the cursor.
+  ///   - historyPath: the history file (see `defaultHistoryPath(environment:)`), or
+  ///     `nil` for a history kept in memory only.
+  /// - Returns: `nil` if libedit cannot be initialised.
+  public init?(completer: @escaping Completer, historyPath: String?) {
+    Self.useUTF8Locale()
+    guard let history = history_init() else { return nil }
+    guard let editLine = el_init("oplab", cel_stdin(), cel_stdout(), cel_stderr()) else {
+      history_end(history)
+      return nil
+    }
+    guard let prompt = strdup("") else {
+      el_end(editLine)
+      history_end(history)
+      return nil
+    }
+    self.editLine = editLine
+    self.history = history
+    self.completer = completer
+    self.historyPath = historyPath
+    self.prompt = prompt
+
+    cel_history_setsize(history, Self.historySize)
+    cel_history_setunique(history, 1)
+    cel_set_clientdata(editLine, Unmanaged.passUnretained(self).toOpaque())
+    cel_set_editor(editLine, "emacs")
+    cel_set_signal(editLine, 1)
+    cel_set_history(editLine, history)
+    cel_set_prompt(editLine, { editLine in EditLineReader.reader(of: editLine)?.prompt }, 1)
+    cel_add_function(editLine, "oplab-complete", "Complete the word before the cursor") { editLine, _ in
+      EditLineReader.reader(of: editLine)?.complete() ?? UInt8(CC_ERROR)
+    }
+    cel_bind(editLine, "^I", "oplab-complete")
+
+    loadWarning = loadHistory()
+  }
+
+  deinit {
+    el_end(editLine)
+    history_end(history)
+    free(prompt)
+  }
+
+  /// The history file for OpLab: `$XDG_STATE_HOME/oplab/history` when that variable
+  /// is an absolute path, else `~/.local/state/oplab/history`.
+  /// - Parameter environment: the process environment.
+  /// - Returns: the path, or `nil` when neither variable is usable.
+  public static func defaultHistoryPath(environment: [String: String]) -> String? {
+    HistoryFile.defaultPath(app: "oplab", environment: environment)
+  }
+
+  // MARK: - LineReader
+
+  /// Shows `prompt` and edits one line.
+  ///
+  /// Bytes of `prompt` between two `\u{1}` characters are printed but take no width
+  /// (wrap ANSI colour codes in them).
+  /// - Returns: the line (without its newline); `.interrupted` after Ctrl-C, with "^C"
+  ///   printed; `.endOfInput` after Ctrl-D on an empty line.
+  public func readLine(prompt: String) -> LineInput {
+    setPrompt(prompt)
+    Self.interrupted.store(false, ordering: .relaxed)
+    var previous = sigaction()
+    let installed =
+      cel_sigint_install({ _ in EditLineReader.interrupted.store(true, ordering: .relaxed) }, &previous) == 0
+    var count: Int32 = 0
+    let raw = el_gets(editLine, &count)
+    if installed { cel_sigint_restore(&previous) }
+
+    if let raw {
+      var line = String(cString: raw)
+      if line.hasSuffix("\n") { line.removeLast() }
+      return .line(line)
+    }
+    if Self.interrupted.exchange(false, ordering: .relaxed) {
+      write("^C\n")
+      return .interrupted
+    }
+    write("\n")
+    return .endOfInput
+  }
+
+  /// Adds `line`, without trailing whitespace, to the history; ignores blank lines
+  /// and a repeat of the previous line.
+  public func addHistory(_ line: String) {
+    var trimmed = Substring(line)
+    while let last = trimmed.last, last.isWhitespace { trimmed.removeLast() }
+    guard !trimmed.isEmpty else { return }
+    cel_history_enter(history, String(trimmed))
+  }
+
+  /// Writes the history atomically: to a temporary file next to it, then a rename.
+  /// - Returns: a warning when it could not be written; `nil` on success or when
+  ///   there is no history file.
+  public func saveHistory() -> String? {
+    guard let historyPath, canSaveHistory else { return nil }
+    if let failure = HistoryFile.createParentDirectory(of: historyPath) {
+      return failure.description
+    }
+    let temporary = HistoryFile.temporaryPath(for: historyPath)
+    if cel_history_save(history, temporary) < 0 {
+      let reason = HistoryFile.describe(errno)
+      HistoryFile.remove(temporary)
+      return HistoryFile.Failure.cannotWrite(path: historyPath, reason: reason).description
+    }
+    return HistoryFile.replace(historyPath, with: temporary)?.description
+  }
+
+  // MARK: - For tests
+
+  /// The history, oldest first.
+  func historyEntries() -> [String] {
+    var entries: [String] = []
+    var entry = cel_history_oldest(history)
+    while let current = entry {
+      entries.append(String(cString: current))
+      entry = cel_history_newer(history)
+    }
+    return entries
+  }
+
+  // MARK: - Private
+
+  /// Loads the history file, moving a foreign one aside first.
+  /// - Returns: a warning, or `nil`.
+  private func loadHistory() -> String? {
+    guard let historyPath else { return nil }
+    switch HistoryFile.inspect(historyPath) {
+    case .failure(let failure):
+      return failure.description
+    case .success(.missing), .success(.empty):
+      return nil
+    case .success(.libedit):
+      return cel_history_load(history, historyPath) < 0
+        ? HistoryFile.Failure.unreadable(path: historyPath, reason: HistoryFile.describe(errno)).description
+        : nil
+    case .success(.foreign):
+      switch HistoryFile.moveAside(historyPath) {
+      case .success(let newPath):
+        return "\(historyPath) is not a libedit history file; it was moved to \(newPath)"
+      case .failure(let failure):
+        canSaveHistory = false
+        return failure.description
+      }
+    }
+  }
+
+  private func setPrompt(_ text: String) {
+    guard let copy = strdup(text) else { return }
+    free(prompt)
+    prompt = copy
+  }
+
+  private func write(_ text: String) {
+    fputs(text, cel_stdout())
+    fflush(cel_stdout())
+  }
+
+  /// Tab: inserts the single match or the matches' common prefix, lists the matches
+  /// when there is nothing to insert, beeps when nothing matches.
+  private func complete() -> UInt8 {
+    guard let info = el_line(editLine)?.pointee, let buffer = info.buffer, let cursor = info.cursor
+    else { return UInt8(CC_ERROR) }
+    let prefix = UnsafeRawPointer(buffer).withMemoryRebound(to: UInt8.self, capacity: buffer.distance(to: cursor)) {
+      String(decoding: UnsafeBufferPointer(start: $0, count: buffer.distance(to: cursor)), as: UTF8.self)
+    }
+    let edit = CompletionEdit.compute(prefix: prefix, candidates: completer(prefix))
+    if !edit.insert.isEmpty {
+      return el_insertstr(editLine, edit.insert) == 0 ? UInt8(CC_REFRESH) : UInt8(CC_REFRESH_BEEP)
+    }
+    if let list = edit.list {
+      write("\n" + CompletionEdit.columns(list, width: Int(cel_columns(editLine, 80))))
+      return UInt8(CC_REDISPLAY)
+    }
+    return UInt8(CC_REFRESH_BEEP)
+  }
+
+  private static func reader(of editLine: OpaquePointer?) -> EditLineReader? {
+    guard let editLine, let data = cel_get_clientdata(editLine) else { return nil }
+    return Unmanaged<EditLineReader>.fromOpaque(data).takeUnretainedValue()
+  }
+
+
+  /// Makes multibyte (UTF-8) input work: `LC_CTYPE` from the environment, or
+  /// `C.UTF-8` when the environment gives none or only the plain C locale.
+  private static func useUTF8Locale() {
+    let name = setlocale(LC_CTYPE, "").map { String(cString: $0) }
+    if name == nil || name == "C" || name == "POSIX" {
+      _ = setlocale(LC_CTYPE, "C.UTF-8")
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import OpLabCore
+import Testing
+
+@testable import OpLabShell
+
+/// The interpreter runs lines against the simulator: output, errors that change nothing,
+/// time travel, forks, and sessions saved and replayed.
+@Suite struct InterpreterTests {
+  func run(_ lines: [String], _ interpreter: Interpreter = Interpreter()) -> (String, [Diagnostic]) {
+    var out = ""
+    var errors: [Diagnostic] = []
+    for line in lines {
+      let reply = interpreter.execute(line)
+      out += reply.output
+      if let e = reply.error { errors.append(e) }
+    }
+    return (out, errors)
+  }
+
+  @Test("Each command echoes the events it caused, with their reasons")
+  func echoesEvents() {
+    let (out, errors) = run(["queue q max 1", "op a on q takes 2", "op b on q", "step 2"])
+    #expect(errors.isEmpty)
+    #expect(out == """
+        queue q created (max 1)
+        t=0  a enqueued on q
+        t=0  a ready: no unfinished dependencies
+        t=0  a started on q: a slot was free when it was enqueued
+        t=0  b enqueued on q
+        t=0  b ready: no unfinished dependencies
+        t=2  a finished (succeeded): work done
+        t=2  b started on q: slot freed by a
+        now t=2
+
+      """)
+  }
+
+  @Test("An erroneous line changes nothing and says what the real API does")
+  func errorsChangeNothing() {
+    let i = Interpreter()
+    _ = run(["op a takes 3"], i)
+    let before = i.world.trace
+    let (_, errors) = run(["add a", "suspend main", "max main 3", "op b after zz", "goto 99"], i)
+    #expect(errors.map(\.message) == [
+      "'a' is executing and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException",
+      "the main queue cannot be suspended: OperationQueue.main ignores isSuspended = true",
+      "the main queue is always serial: OperationQueue.main ignores changes to maxConcurrentOperationCount",
+      "there is no operation named 'zz'",
+      "tick 99 has not happened yet (the clock is at 0)",
+    ])
+    #expect(errors.map(\.column) == [5, 9, 5, 12, 6])
+    #expect(i.world.trace == before)
+  }
+
+  @Test("run reports a stall with what the real program would do")
+  func stallVerdict() {
+    let (out, _) = run(["queue q max 1", "suspend q", "op a on q", "run"])
+    #expect(out.hasSuffix("""
+        stalled at t=0: nothing more can happen, yet 1 operation is unfinished. The real program would hang here:
+        a is ready, but q is suspended: resume it.
+
+      """))
+  }
+
+  @Test("back and goto restore the past; fork and unfork explore a what-if")
+  func timeTravel() {
+    let i = Interpreter()
+    _ = run(["op a takes 5", "op b takes 2 after a", "run"], i)
+    #expect(i.world.now == 7)
+    _ = run(["back 3"], i)
+    #expect(i.world.now == 4)
+    #expect(i.world.operation(i.world.operationID(named: "a")!).isFinished == false)
+    _ = run(["fork", "cancel a", "run"], i)
+    #expect(i.inFork)
+    // a never checks isCancelled, so b still waits for a's work to end at t=5.
+    #expect(i.world.operation(i.world.operationID(named: "b")!).finishedAt == 7)
+    _ = run(["unfork"], i)
+    #expect(!i.inFork && i.world.now == 4)
+    #expect(i.world.operation(i.world.operationID(named: "a")!).isCancelled == false)
+    _ = run(["goto 1"], i)
+    #expect(i.world.now == 1)
+    #expect(i.script.map(\.text) == ["op a takes 5", "op b takes 2 after a", "run until 1"])
+  }
+
+  @Test("save writes the effective commands; replaying them rebuilds the same world, byte for byte")
+  func saveAndReplay() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-save-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = dir.appendingPathComponent("s.oplab").path
+    let i = Interpreter()
+    let (_, errors) = run([
+      "queue q max 1", "op a on q takes 3", "op b on q takes 2", "step 5", "back 2", "cancel b", "oops",
+      "platform linux", "op c takes 1 blocks 1,2", "run", "save \(file)",
+    ], i)
+    #expect(errors.count == 1)
+    let saved = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(saved.split(separator: "\n").dropFirst().map(String.init) == [
+      "queue q max 1", "op a on q takes 3", "op b on q takes 2", "run until 3", "cancel b", "platform linux",
+      "op c takes 1 blocks 1,2", "run",
+    ])
+    let replay = Interpreter()
+    let (_, replayErrors) = run(["source \(file)"], replay)
+    #expect(replayErrors.isEmpty)
+    #expect(replay.execute("events").output == i.execute("events").output)
+    #expect(replay.execute("timeline").output == i.execute("timeline").output)
+  }
+
+  @Test("source stops at the first error, naming the file, line and column; a script sourcing itself stops")
+  func sourceErrors() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-src-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let bad = dir.appendingPathComponent("bad.oplab").path
+    try "op a\r\nop b takes x\r\nop c\n".write(toFile: bad, atomically: true, encoding: .utf8)
+    let i = Interpreter()
+    let reply = i.execute("source \(bad)")
+    #expect(reply.error?.file == bad)
+    #expect(reply.error?.line == 2)
+    #expect(reply.error?.column == 12)
+    #expect(i.world.operationID(named: "c") == nil)
+    let loop = dir.appendingPathComponent("loop.oplab").path
+    try "source \(loop)\n".write(toFile: loop, atomically: true, encoding: .utf8)
+    let looped = Interpreter().execute("source \(loop)")
+    #expect(looped.error?.message == "scripts nested more than 16 deep")
+    #expect(Interpreter().execute("source \(dir.path)/missing.oplab").error?.message == "cannot read '\(dir.path)/missing.oplab': no such file")
+  }
+
+  @Test("export writes whole files, and an unwritable path leaves nothing behind")
+  func exports() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-exp-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let i = Interpreter()
+    _ = run(["op a takes 2", "run"], i)
+    for kind in ["timeline", "events", "trace", "mermaid"] {
+      let path = dir.appendingPathComponent("out.\(kind)").path
+      #expect(i.execute("export \(kind) \(path)").error == nil)
+      #expect(FileManager.default.fileExists(atPath: path))
+    }
+    let trace = try String(contentsOfFile: dir.appendingPathComponent("out.trace").path, encoding: .utf8)
+    let json = try JSONSerialization.jsonObject(with: Data(trace.utf8)) as? [String: Any]
+    #expect((json?["traceEvents"] as? [Any])?.isEmpty == false)
+    let bad = i.execute("export events \(dir.path)/no/such/dir/x.txt")
+    #expect(bad.error?.message.hasPrefix("cannot write") == true)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["out.events", "out.mermaid", "out.timeline", "out.trace"])
+  }
+
+  @Test("help lists every command from the table and explains one")
+  func help() {
+    let all = Interpreter().execute("help").output
+    for spec in CommandTable.all { #expect(all.contains("  \(spec.name) ")) }
+    let one = Interpreter().execute("help cancel").output
+    #expect(one.hasPrefix("usage: cancel all [QUEUE]|OP\n"))
+    #expect(one.contains("cancelAllOperations()"))
+  }
+}

@@ -1,0 +1,157 @@
+import OpLabCore
+import Testing
+
+@testable import OpLabShell
+
+/// Table-driven tests: every command parses to its typed form, and every class of error
+/// is located at the right column with the right message and hint.
+@Suite struct ParserTests {
+  static let context = ParseContext(operations: ["d1", "d2", "f1"], queues: ["main", "queue", "downloads"])
+
+  struct Case: CustomTestStringConvertible, Sendable {
+    var line: String
+    var expected: Command
+    var testDescription: String { line }
+  }
+
+  static let good: [Case] = [
+    Case(line: "queue filters", expected: .queue(name: "filters", max: nil, qos: nil)),
+    Case(line: "queue filters max 2 qos userInitiated", expected: .queue(name: "filters", max: .count(2), qos: .userInitiated)),
+    Case(line: "QUEUE filters qos utility max default", expected: .queue(name: "filters", max: .default, qos: .utility)),
+    Case(line: "op x", expected: .op(OperationDefinition(spec: OperationSpec(name: "x")))),
+    Case(
+      line: "op x on downloads takes 5 priority veryhigh qos background after d1, d2 cancel-check every 2 bail-if-dep-cancelled fails at 3 completion 1 hold",
+      expected: .op(OperationDefinition(
+        spec: OperationSpec(
+          name: "x", duration: 5, priority: .veryHigh, qualityOfService: .background, cancellation: .every(2),
+          bailsIfDependencyCancelled: true, failsAt: 3, completion: 1),
+        queue: "downloads", dependencies: ["d1", "d2"], hold: true))),
+    Case(line: "op x cancel-check start", expected: .op(OperationDefinition(spec: OperationSpec(name: "x", cancellation: .atStart)))),
+    Case(line: "op x async forgets-finish takes 2", expected: .op(OperationDefinition(
+      spec: OperationSpec(name: "x", duration: 2, kind: .async(forgetsFinish: true))))),
+    Case(line: "op x blocks 1,2,3", expected: .op(OperationDefinition(spec: OperationSpec(name: "x", kind: .blocks([1, 2, 3]))))),
+    Case(line: "add d1", expected: .add(op: "d1", queue: nil)),
+    Case(line: "add d1 to downloads", expected: .add(op: "d1", queue: "downloads")),
+    Case(line: "depend f1 on d1,d2", expected: .depend(op: "f1", on: ["d1", "d2"])),
+    Case(line: "undepend f1 on d1", expected: .undepend(op: "f1", on: "d1")),
+    Case(line: "priority f1 low", expected: .priority(op: "f1", .low)),
+    Case(line: "qos downloads utility", expected: .qos(target: "downloads", .utility)),
+    Case(line: "max downloads 3", expected: .max(queue: "downloads", .count(3))),
+    Case(line: "max downloads default", expected: .max(queue: "downloads", .default)),
+    Case(line: "cancel d2", expected: .cancel(op: "d2")),
+    Case(line: "cancel all", expected: .cancelAll(queue: nil)),
+    Case(line: "cancel all downloads", expected: .cancelAll(queue: "downloads")),
+    Case(line: "suspend downloads", expected: .suspend(queue: "downloads")),
+    Case(line: "resume downloads", expected: .resume(queue: "downloads")),
+    Case(line: "barrier downloads takes 2", expected: .barrier(queue: "downloads", takes: 2)),
+    Case(line: "wait", expected: .wait(queue: nil)),
+    Case(line: "wait downloads", expected: .wait(queue: "downloads")),
+    Case(line: "step", expected: .step(1)),
+    Case(line: "s 5   # five ticks", expected: .step(5)),
+    Case(line: "run", expected: .run(.idle)),
+    Case(line: "run until 12", expected: .run(.tick(12))),
+    Case(line: "run until f1", expected: .run(.op("f1"))),
+    Case(line: "back", expected: .back(1)),
+    Case(line: "back 3", expected: .back(3)),
+    Case(line: "goto 4", expected: .goto(4)),
+    Case(line: "fork", expected: .fork),
+    Case(line: "unfork", expected: .unfork),
+    Case(line: "timeline", expected: .timeline(queues: [], from: nil, to: nil)),
+    Case(line: "timeline downloads main to 9 from 2", expected: .timeline(queues: ["downloads", "main"], from: 2, to: 9)),
+    Case(line: "events", expected: .events(op: nil)),
+    Case(line: "events d1", expected: .events(op: "d1")),
+    Case(line: "why f1", expected: .why(op: "f1")),
+    Case(line: "status", expected: .status),
+    Case(line: "graph", expected: .graph),
+    Case(line: "export trace out.json", expected: .export(.trace, file: "out.json")),
+    Case(line: "export mermaid out.mmd", expected: .export(.mermaid, file: "out.mmd")),
+    Case(line: "save s.oplab", expected: .save(file: "s.oplab")),
+    Case(line: "source s.oplab", expected: .source(file: "s.oplab")),
+    Case(line: "reset", expected: .reset),
+    Case(line: "platform Linux", expected: .platform(.linux)),
+    Case(line: "help", expected: .help(command: nil)),
+    Case(line: "help operation", expected: .help(command: "op")),
+    Case(line: "quit", expected: .quit),
+  ]
+
+  @Test("Every command parses to its typed form", arguments: good)
+  func parses(_ c: Case) throws {
+    #expect(try Parser.parse(c.line, context: Self.context) == c.expected)
+  }
+
+  @Test("Blank and comment-only lines are nothing")
+  func blank() throws {
+    #expect(try Parser.parse("   ", context: Self.context) == nil)
+    #expect(try Parser.parse("# just a note", context: Self.context) == nil)
+  }
+
+  struct ErrorCase: CustomTestStringConvertible, Sendable {
+    var line: String
+    var column: Int
+    var message: String
+    var hint: String?
+    var testDescription: String { line }
+  }
+
+  static let bad: [ErrorCase] = [
+    ErrorCase(line: "stpe 3", column: 1, message: "unknown command 'stpe'", hint: "did you mean 'step'? Type 'help' for the list of commands."),
+    ErrorCase(line: "frobnicate", column: 1, message: "unknown command 'frobnicate'", hint: "Type 'help' for the list of commands."),
+    ErrorCase(line: "op x takse 3", column: 6, message: "unexpected 'takse'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'fails', 'completion', 'async', 'blocks' or 'hold'", hint: "did you mean 'takes'?"),
+    ErrorCase(line: "op x takes", column: 12, message: "'op' needs more: expected a whole number (0 or more)", hint: "usage: op NAME [on QUEUE] [takes N] [priority P] [qos Q] [after OP[,OP...]] [cancel-check every N|start|never] [bail-if-dep-cancelled] [fails at N] [completion N] [async [forgets-finish]] [blocks D1,D2,...] [hold]"),
+    ErrorCase(line: "op x takes -3", column: 12, message: "-3 is too small: use 0 or more"),
+    ErrorCase(line: "op x takes 99999999999999999999", column: 12, message: "99999999999999999999 is too large (the largest is 9223372036854775807)"),
+    ErrorCase(line: "op x takes three", column: 12, message: "'three' is not a whole number"),
+    ErrorCase(line: "op x on dowloads", column: 9, message: "there is no queue named 'dowloads'", hint: "did you mean 'downloads'?"),
+    ErrorCase(line: "op x after d1,dd2", column: 12, message: "there is no operation named 'dd2'", hint: "did you mean 'd2'?"),
+    ErrorCase(line: "op d1", column: 4, message: "the name 'd1' is already taken", hint: "pick another name, or `reset` to start again"),
+    ErrorCase(line: "op 9$", column: 4, message: "'9$' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter or digit"),
+    ErrorCase(line: "op x takes 2 takes 3", column: 14, message: "'takes' was already given", hint: "usage: op NAME [on QUEUE] [takes N] [priority P] [qos Q] [after OP[,OP...]] [cancel-check every N|start|never] [bail-if-dep-cancelled] [fails at N] [completion N] [async [forgets-finish]] [blocks D1,D2,...] [hold]"),
+    ErrorCase(line: "op x priority urgent", column: 15, message: "'urgent' is not a priority", hint: "use veryLow, low, normal, high or veryHigh"),
+    ErrorCase(line: "op x priority hihg", column: 15, message: "'hihg' is not a priority", hint: "did you mean 'high'?"),
+    ErrorCase(line: "op x cancel-check sometimes", column: 19, message: "unexpected 'sometimes'; expected 'every', 'start' or 'never'"),
+    ErrorCase(line: "op x cancel-check every 0", column: 25, message: "0 is too small: use 1 or more"),
+    ErrorCase(line: "cancel d9", column: 8, message: "there is no operation named 'd9'", hint: "did you mean 'd1'?"),
+    ErrorCase(line: "suspend d1", column: 9, message: "'d1' is an operation, not a queue"),
+    ErrorCase(line: "why downloads", column: 5, message: "'downloads' is a queue, not an operation"),
+    ErrorCase(line: "step 1 2", column: 8, message: "unexpected '2'; 'step' takes nothing more", hint: "usage: step [N]"),
+    ErrorCase(line: "run until", column: 11, message: "'run' needs more: expected a whole number (0 or more) or an operation name"),
+    ErrorCase(line: "depend f1 d1", column: 11, message: "unexpected 'd1'; expected 'on'"),
+    ErrorCase(line: "platform windows", column: 10, message: "'windows' is not a platform", hint: "use apple or linux"),
+    ErrorCase(line: "export picture x", column: 8, message: "unexpected 'picture'; expected 'timeline', 'events', 'trace' or 'mermaid'"),
+    ErrorCase(line: "help stepp", column: 6, message: "there is no command 'stepp'", hint: "did you mean 'step'?"),
+    ErrorCase(line: "op x blocks 1,,2", column: 13, message: "'' is not a whole number"),
+  ]
+
+  @Test("Every class of error is located, explained and hinted", arguments: bad)
+  func errors(_ c: ErrorCase) {
+    do {
+      let command = try Parser.parse(c.line, context: Self.context)
+      Issue.record("parsed as \(String(describing: command))")
+    } catch {
+      #expect(error.column == c.column)
+      #expect(error.message == c.message)
+      if let hint = c.hint { #expect(error.hint == hint) }
+    }
+  }
+
+  @Test("Completion offers commands, keywords and names from the same table")
+  func completion() {
+    let ctx = Self.context
+    #expect(Parser.completions(for: "st", context: ctx) == ["status", "step"])
+    #expect(Parser.completions(for: "op x ", context: ctx).contains("takes"))
+    #expect(Parser.completions(for: "op x ta", context: ctx) == ["takes"])
+    #expect(Parser.completions(for: "op x on ", context: ctx) == ["downloads", "main", "queue"])
+    #expect(Parser.completions(for: "op x after d1,", context: ctx) == ["d1,d2", "d1,f1"])
+    #expect(Parser.completions(for: "cancel ", context: ctx) == ["all", "d1", "d2", "f1"])
+    #expect(Parser.completions(for: "priority d1 v", context: ctx) == ["veryHigh", "veryLow"])
+    #expect(Parser.completions(for: "timeline d", context: ctx) == ["downloads"])
+    #expect(Parser.completions(for: "op x takes 3 ", context: ctx).contains("takes") == false)
+  }
+
+  @Test("Usage lines come from the table")
+  func usage() {
+    #expect(CommandTable.spec(named: "queue")?.usage == "queue NAME [max default|N] [qos Q]")
+    #expect(CommandTable.spec(named: "run")?.usage == "run [until N|OP]")
+    #expect(CommandTable.spec(named: "cancel")?.usage == "cancel all [QUEUE]|OP")
+  }
+}
