@@ -54,20 +54,36 @@ import Testing
     #expect(w.reasonText(w.firstIndex("started", "n")!) == "n started on q: slot freed by h; normal like n2, but enqueued earlier (FIFO)")
   }
 
-  @Test("Changing a waiting operation's priority moves it to the tail of its new level (rule 23)")
+  @Test("Changing a waiting operation's priority moves it to the tail of its new level; the same level changes nothing (rule 23)")
   func priorityChangeMovesToTail() throws {
     var w = World()
     let q = try w.createQueue(name: "q", maxConcurrent: 1)
     let mark = w.trace.count
     try w.addOperation(spec("run", 1), to: q)
     let a = try w.addOperation(spec("a", 1, priority: .high), to: q)
-    try w.addOperation(spec("b", 1, priority: .high), to: q)
+    let b = try w.addOperation(spec("b", 1, priority: .high), to: q)
     try w.addOperation(spec("c", 1), to: q)
-    w.setPriority(a, to: .high)  // same level, new place: now behind b
+    try w.addOperation(spec("d", 1), to: q)
+    w.setPriority(a, to: .high)  // the level it has: it keeps its place
+    w.setPriority(b, to: .normal)  // behind c and d
     w.runUntilIdle()
-    #expect(w.lines(from: mark, only: ["started", "priority=high"]) == [
-      "0 run started", "0 a priority=high", "1 b started", "2 a started", "3 c started",
+    #expect(w.lines(from: mark, only: ["started", "priority=high", "priority=normal"]) == [
+      "0 run started", "0 a priority=high", "0 b priority=normal", "1 a started", "2 c started", "3 d started", "4 b started",
     ])
+  }
+
+  @Test("Linux guesses the old level from QoS: on a serial queue a change to that level leaves the op in place (rule 24)")
+  func linuxPriorityChangeUsesQoSGuess() throws {
+    var w = World(platform: .linux)
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    try w.suspend(q)
+    try w.addOperation(spec("b", 1), to: q)
+    let a = try w.addOperation(spec("a", 1, qos: .userInteractive), to: q)
+    w.setPriority(a, to: .veryHigh)  // corelibs thinks a is already veryHigh: nothing moves
+    let mark = w.trace.count
+    try w.resume(q)
+    w.runUntilIdle()
+    #expect(w.lines(from: mark, only: ["started"]) == ["0 b started", "1 a started"])
   }
 
   @Test("A ready low-priority operation beats a not-ready high one: no priority inheritance (rule 20)")

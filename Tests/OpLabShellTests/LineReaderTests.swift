@@ -46,33 +46,36 @@ import Testing
     #expect(input.saveHistory() == nil)
   }
 
-  @Test(arguments: [
-    (true, true, "xterm-256color", true),
-    (true, true, nil, true),
-    (true, true, "dumb", false),
-    (false, true, "xterm", false),
-    (true, false, "xterm", false),
-    (false, false, "xterm", false),
-  ] as [(Bool, Bool, String?, Bool)])
+  @Test(
+    arguments: [
+      (true, true, "xterm-256color", true),
+      (true, true, nil, true),
+      (true, true, "dumb", false),
+      (false, true, "xterm", false),
+      (true, false, "xterm", false),
+      (false, false, "xterm", false),
+    ] as [(Bool, Bool, String?, Bool)])
   func choosesEditorOnlyOnATerminal(stdin: Bool, stdout: Bool, term: String?, expected: Bool) {
-    #expect(LineReaders.isInteractive(stdinIsTerminal: stdin, stdoutIsTerminal: stdout, term: term) == expected)
+    #expect(
+      LineReaders.isInteractive(stdinIsTerminal: stdin, stdoutIsTerminal: stdout, term: term) == expected)
   }
 }
 
 // MARK: - History path
 
 @Suite struct HistoryPathTests {
-  @Test(arguments: [
-    (["XDG_STATE_HOME": "/state", "HOME": "/home/ada"], "/state/oplab/history"),
-    (["XDG_STATE_HOME": "/state/", "HOME": "/home/ada"], "/state/oplab/history"),
-    (["HOME": "/home/ada"], "/home/ada/.local/state/oplab/history"),
-    (["HOME": "/home/ada/"], "/home/ada/.local/state/oplab/history"),
-    (["XDG_STATE_HOME": "", "HOME": "/home/ada"], "/home/ada/.local/state/oplab/history"),
-    (["XDG_STATE_HOME": "relative/state", "HOME": "/home/ada"], "/home/ada/.local/state/oplab/history"),
-    (["XDG_STATE_HOME": "/state"], "/state/oplab/history"),
-    ([:], nil),
-    (["HOME": ""], nil),
-  ] as [([String: String], String?)])
+  @Test(
+    arguments: [
+      (["XDG_STATE_HOME": "/state", "HOME": "/home/ada"], "/state/oplab/history"),
+      (["XDG_STATE_HOME": "/state/", "HOME": "/home/ada"], "/state/oplab/history"),
+      (["HOME": "/home/ada"], "/home/ada/.local/state/oplab/history"),
+      (["HOME": "/home/ada/"], "/home/ada/.local/state/oplab/history"),
+      (["XDG_STATE_HOME": "", "HOME": "/home/ada"], "/home/ada/.local/state/oplab/history"),
+      (["XDG_STATE_HOME": "relative/state", "HOME": "/home/ada"], "/home/ada/.local/state/oplab/history"),
+      (["XDG_STATE_HOME": "/state"], "/state/oplab/history"),
+      ([:], nil),
+      (["HOME": ""], nil),
+    ] as [([String: String], String?)])
   func followsXDG(environment: [String: String], expected: String?) {
     #expect(EditLineReader.defaultHistoryPath(environment: environment) == expected)
   }

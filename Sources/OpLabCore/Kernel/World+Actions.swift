@@ -121,16 +121,33 @@ extension World {
     }
   }
 
-  /// Sets `queuePriority`. A waiting operation moves to the tail of its new level (rule 23).
+  /// Sets `queuePriority`. A waiting operation moves to the tail of its new level (rule 23);
+  /// setting the level it already has changes nothing. On Linux, corelibs works out the old
+  /// level from the QoS (rule 24's last bullet): when that guess is the new level nothing
+  /// happens, and when it is not where the operation is filed, the operation stays put.
   public mutating func setPriority(_ op: OpID, to priority: QueuePriority) {
-    operations[op.slot].spec.priority = priority
-    let phase = operations[op.slot].phase
-    let waiting = phase == .pending || phase == .ready
-    record(.priorityChanged(priority), op: op, reason: phase == .executing || phase == .finished ? .alreadyStarted : .command)
-    guard waiting, !operations[op.slot].isBarrier, let q = operations[op.slot].queue else { return }
+    let r = operations[op.slot]
+    let waiting = r.phase == .pending || r.phase == .ready
+    record(.priorityChanged(priority), op: op, reason: waiting || r.phase == .created ? .command : .alreadyStarted)
+    guard waiting, !r.isBarrier, !r.dispatched, let q = r.queue else {
+      operations[op.slot].spec.priority = priority
+      return
+    }
+    switch platform {
+    case .apple:
+      operations[op.slot].spec.priority = priority
+      guard r.level != priority.rawValue else { return }
+    case .linux:
+      let assumed = r.spec.priority?.rawValue
+        ?? (queues[q.slot].effectiveMax != 0 ? r.spec.qualityOfService?.mappedPriority.rawValue : nil)
+        ?? QueuePriority.normal.rawValue
+      guard assumed != priority.rawValue else { return }
+      operations[op.slot].spec.priority = priority
+      guard assumed == r.level else { return }  // not found in the list it searched: left in place
+    }
     operations[op.slot].level = priority.rawValue
     operations[op.slot].place = takePlace()
-    if phase == .ready { pushReady(op, on: q) }
+    if r.phase == .ready { pushReady(op, on: q) }
   }
 
   /// Sets the operation's `qualityOfService`. It decides nothing about order on Darwin;
@@ -190,12 +207,14 @@ extension World {
     record(.barrierAdded, op: id, queue: q, reason: .barrier)
     let waitFor = unfinishedMembers(of: q)
     if waitFor.isEmpty, platform == .linux {
+      // Submitted straight to the backing dispatch queue as a dispatch barrier: it runs at
+      // once, outside the slots, and operations the queue dispatches meanwhile wait behind it.
       operations[id.slot].queue = q
       operations[id.slot].enqueuedAt = now
       operations[id.slot].phase = .ready
       record(.enqueued, op: id, queue: q, from: .created, to: .pending, reason: .emptyQueueBarrier)
       record(.ready, op: id, queue: q, from: .pending, to: .ready, reason: .noUnfinishedDependencies)
-      queues[q.slot].openBarrier = id
+      queues[q.slot].dispatchBarrier = id
       start(id, reason: .emptyQueueBarrier, holdsSlot: false)
     } else {
       for member in waitFor { link(id, on: member, reason: .barrier) }
@@ -249,7 +268,7 @@ extension World {
     record(.dependencyAdded(dep), op: op, queue: operations[op.slot].queue, reason: reason)
     guard !operations[dep.slot].isFinished else { return }
     operations[op.slot].unfinishedCount += 1
-    if operations[op.slot].phase == .ready, !operations[op.slot].dependenciesIgnored {
+    if operations[op.slot].phase == .ready, !operations[op.slot].dependenciesIgnored, !operations[op.slot].dispatched {
       operations[op.slot].phase = .pending
       record(.unready, op: op, queue: operations[op.slot].queue, from: .ready, to: .pending, reason: .dependencyAdded(dep))
     }

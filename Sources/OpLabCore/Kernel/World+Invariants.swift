@@ -10,7 +10,9 @@ extension World {
   public func invariantViolations() -> [String] {
     var problems: [String] = []
     for (qi, q) in queues.enumerated() {
-      let holding = q.members.filter { operations[$0.slot].phase == .executing && operations[$0.slot].holdsSlot }
+      let holding = q.members.filter {
+        (operations[$0.slot].phase == .executing || operations[$0.slot].dispatched) && operations[$0.slot].holdsSlot
+      }
       if holding.count != q.executingCount {
         problems.append("\(q.name): executingCount \(q.executingCount) but \(holding.count) operations hold slots")
       }

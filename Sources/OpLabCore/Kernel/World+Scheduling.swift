@@ -8,13 +8,27 @@ extension World {
       let op = popReady(q)
     {
       let beat = peekReady(q)
-      start(op, reason: .picked(trigger, beat: beat), holdsSlot: true)
+      if let barrier = queues[q.slot].dispatchBarrier, !operations[barrier.slot].isFinished {
+        dispatchBehindBarrier(op, on: q, reason: .picked(trigger, beat: beat))
+      } else {
+        start(op, reason: .picked(trigger, beat: beat), holdsSlot: true)
+      }
     }
+  }
+
+  /// Corelibs: the queue hands the operation to its backing dispatch queue, where it waits
+  /// behind a running barrier block. It holds its slot; suspension no longer stops it.
+  mutating func dispatchBehindBarrier(_ op: OpID, on q: QueueID, reason: Reason) {
+    queues[q.slot].executingCount += 1
+    operations[op.slot].holdsSlot = true
+    operations[op.slot].dispatched = true
+    queues[q.slot].heldBehindBarrier.append(op)
+    record(.dispatched, op: op, queue: q, reason: reason)
   }
 
   private func isCurrent(_ e: ReadyEntry, in q: QueueID) -> Bool {
     let r = operations[e.op.slot]
-    return r.phase == .ready && r.queue == q && r.level == e.level && r.place == e.place
+    return r.phase == .ready && !r.dispatched && r.queue == q && r.level == e.level && r.place == e.place
   }
 
   mutating func popReady(_ q: QueueID) -> OpID? {
@@ -36,8 +50,9 @@ extension World {
   mutating func start(_ op: OpID, reason: Reason, holdsSlot: Bool) {
     let r = operations[op.slot]
     let q = r.queue
-    if holdsSlot, let q { queues[q.slot].executingCount += 1 }
+    if holdsSlot, !r.dispatched, let q { queues[q.slot].executingCount += 1 }
     operations[op.slot].holdsSlot = holdsSlot
+    operations[op.slot].dispatched = false
     operations[op.slot].startedAt = now
     operations[op.slot].phase = .executing
     if r.isCancelled {
@@ -113,6 +128,12 @@ extension World {
 
     guard let q else { return }
     if queues[q.slot].openBarrier == op { queues[q.slot].openBarrier = nil }
+    if queues[q.slot].dispatchBarrier == op {
+      queues[q.slot].dispatchBarrier = nil
+      let held = queues[q.slot].heldBehindBarrier
+      queues[q.slot].heldBehindBarrier = []
+      for waiting in held { start(waiting, reason: .dispatchBarrierEnded(op), holdsSlot: true) }
+    }
     // Every operation filed in a queue finishes from a slot; a corelibs empty-queue barrier holds none.
     if wasExecuting, r.holdsSlot {
       queues[q.slot].finishedMembers += 1

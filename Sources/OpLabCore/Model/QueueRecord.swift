@@ -22,6 +22,11 @@ public struct QueueRecord: Sendable {
   var readyHeap = Heap<ReadyEntry>()
   /// The newest barrier that has not finished: later operations wait for it (rule 40).
   var openBarrier: OpID?
+  /// A corelibs empty-queue barrier running on the backing dispatch queue: operations the
+  /// queue dispatches meanwhile wait behind it (rule 32).
+  var dispatchBarrier: OpID?
+  /// Operations dispatched while `dispatchBarrier` runs, in dispatch order.
+  var heldBehindBarrier: [OpID] = []
   /// Barriers created so far, for naming.
   var barrierCount = 0
 

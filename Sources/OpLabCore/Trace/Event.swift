@@ -46,6 +46,9 @@ public enum EventKind: Hashable, Sendable {
   case ready
   /// A ready operation stopped being ready because a dependency was added (ready → pending).
   case unready
+  /// Corelibs: the queue handed the operation to its backing dispatch queue, where it waits
+  /// behind a running barrier block (rule 32). It holds a slot from now on.
+  case dispatched
   /// The queue started an operation: `main()` begins.
   case started
   /// The queue started a cancelled operation, and `start()` skipped `main()`.
@@ -122,6 +125,8 @@ public enum Reason: Hashable, Sendable {
   case picked(StartTrigger, beat: OpID?)
   /// Picked outside the queue's slots: a barrier on an empty queue (corelibs, rule 32).
   case emptyQueueBarrier
+  /// It was waiting on the backing dispatch queue behind this barrier block, which ended.
+  case dispatchBarrierEnded(OpID)
   /// `cancel()` on a finished operation does nothing.
   case alreadyFinished
   /// `cancel()` on a cancelled operation does nothing more.

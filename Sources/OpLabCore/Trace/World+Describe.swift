@@ -21,6 +21,7 @@ extension World {
     case .enqueued: what = "enqueued\(whereText)"
     case .ready: what = "ready"
     case .unready: what = "not ready any more"
+    case .dispatched: what = "dispatched\(whereText), waiting behind the barrier block"
     case .started: what = "started\(whereText)"
     case .skipped: what = "skipped\(whereText) (cancelled: main() never runs)"
     case .cancelRequested: what = "cancel requested"
@@ -65,6 +66,7 @@ extension World {
     case .picked(let trigger, let beat):
       explain(trigger) + (beat.map { "; " + beatRule(op, over: $0) } ?? "")
     case .emptyQueueBarrier: "barrier on an empty queue runs at once, ignoring suspension and the limit (corelibs)"
+    case .dispatchBarrierEnded(let b): "the barrier block \(name(b)) it waited behind ended"
     case .alreadyFinished: "no effect, already finished"
     case .alreadyCancelled: "no effect, already cancelled"
     case .alreadyStarted: "no effect on an operation that has started"

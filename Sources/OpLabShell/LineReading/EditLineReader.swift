@@ -98,7 +98,8 @@ public final class EditLineReader: LineReader {
   /// Bytes of `prompt` between two `\u{1}` characters are printed but take no width
   /// (wrap ANSI colour codes in them).
   /// - Returns: the line (without its newline); `.interrupted` after Ctrl-C, with "^C"
-  ///   printed; `.endOfInput` after Ctrl-D on an empty line.
+  ///   printed; `.endOfInput` after Ctrl-D on an empty line (libedit echoes "^D"
+  ///   and leaves the cursor after it: the caller prints the newline).
   public func readLine(prompt: String) -> LineInput {
     setPrompt(prompt)
     Self.interrupted.store(false, ordering: .relaxed)
@@ -118,7 +119,7 @@ public final class EditLineReader: LineReader {
       write("^C\n")
       return .interrupted
     }
-    write("\n")
+    // libedit has echoed "^D"; the caller ends the line (the shell prints "\n" at exit).
     return .endOfInput
   }
 
@@ -203,8 +204,9 @@ public final class EditLineReader: LineReader {
   private func complete() -> UInt8 {
     guard let info = el_line(editLine)?.pointee, let buffer = info.buffer, let cursor = info.cursor
     else { return UInt8(CC_ERROR) }
-    let prefix = UnsafeRawPointer(buffer).withMemoryRebound(to: UInt8.self, capacity: buffer.distance(to: cursor)) {
-      String(decoding: UnsafeBufferPointer(start: $0, count: buffer.distance(to: cursor)), as: UTF8.self)
+    let length = buffer.distance(to: cursor)
+    let prefix = buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
+      String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
     }
     let edit = CompletionEdit.compute(prefix: prefix, candidates: completer(prefix))
     if !edit.insert.isEmpty {
@@ -221,7 +223,6 @@ public final class EditLineReader: LineReader {
     guard let editLine, let data = cel_get_clientdata(editLine) else { return nil }
     return Unmanaged<EditLineReader>.fromOpaque(data).takeUnretainedValue()
   }
-
 
   /// Makes multibyte (UTF-8) input work: `LC_CTYPE` from the environment, or
   /// `C.UTF-8` when the environment gives none or only the plain C locale.

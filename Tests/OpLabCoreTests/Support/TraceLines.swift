@@ -19,6 +19,7 @@ extension World {
     case .enqueued: "enqueued"
     case .ready: "ready"
     case .unready: "unready"
+    case .dispatched: "dispatched"
     case .started: "started"
     case .skipped: "skipped"
     case .cancelRequested: "cancel"

@@ -25,6 +25,8 @@ struct TraceOracle {
     var priority: [OpID: QueuePriority?] = [:]
     var barriers: Set<OpID> = []
     var phaseIsWaiting: Set<OpID> = []
+    var dispatched: Set<OpID> = []
+    var queueOf: [OpID: QueueID] = [:]
     var place = 0
     let platform = world.platform
 
@@ -41,8 +43,26 @@ struct TraceOracle {
       case .barrierAdded: barriers.insert(e.op!)
       case .priorityChanged(let p):
         let op = e.op!
+        let waiting = phaseIsWaiting.contains(op) && !barriers.contains(op) && !dispatched.contains(op)
+        guard waiting, let k = key[op], let q = queueOf[op] else {
+          priority[op] = p
+          continue
+        }
+        // Darwin: a new level moves the op to its tail. Linux: corelibs guesses the old level
+        // from the QoS and moves the op only when the guess is right and differs (rules 23, 24).
+        let assumed: Int
+        if platform == .apple {
+          assumed = k.level
+        } else if let explicit = priority[op] ?? nil {
+          assumed = Int(explicit.rawValue)
+        } else if (max[q] ?? nil) != 0, let qos = specs[world.name(op)]?.qualityOfService {
+          assumed = Int(qos.mappedPriority.rawValue)
+        } else {
+          assumed = 0
+        }
+        if assumed == Int(p.rawValue) { continue }
         priority[op] = p
-        if phaseIsWaiting.contains(op), !barriers.contains(op) {
+        if assumed == k.level {
           place += 1
           key[op] = (Int(p.rawValue), place)
         }
@@ -55,6 +75,7 @@ struct TraceOracle {
         let op = e.op!, q = e.queue!
         place += 1
         phaseIsWaiting.insert(op)
+        queueOf[op] = q
         let level: Int
         if barriers.contains(op) {
           level = 12
@@ -68,18 +89,30 @@ struct TraceOracle {
         key[op] = (level, place)
       case .ready: ready[e.queue!, default: []].insert(e.op!)
       case .unready: ready[e.queue!, default: []].remove(e.op!)
-      case .started, .skipped:
+      case .dispatched, .started, .skipped:
         let op = e.op!, q = e.queue!
-        if started.contains(op) { problems.append("\(at): started twice") }
-        started.insert(op)
-        phaseIsWaiting.remove(op)
+        if e.kind == .dispatched {
+          dispatched.insert(op)
+        } else {
+          if started.contains(op) { problems.append("\(at): started twice") }
+          started.insert(op)
+          phaseIsWaiting.remove(op)
+        }
+        if dispatched.contains(op), e.kind != .dispatched {
+          // Already counted and checked when the queue dispatched it behind the barrier.
+          if case .dispatchBarrierEnded = e.reason {} else { problems.append("\(at): a dispatched op started for another reason") }
+          if e.kind == .started { for d in deps[op] ?? [] where !finished.contains(d) {
+            problems.append("\(at): started before its dependency \(world.name(d)) finished")
+          } }
+          continue
+        }
         if !(ready[q]?.contains(op) ?? false) { problems.append("\(at): started but was not ready") }
         if case .started = e.kind {
           if cancelled.contains(op) { problems.append("\(at): a cancelled operation ran main()") }
           for d in deps[op] ?? [] where !finished.contains(d) {
             problems.append("\(at): started before its dependency \(world.name(d)) finished")
           }
-        } else if !cancelled.contains(op) {
+        } else if e.kind == .skipped, !cancelled.contains(op) {
           problems.append("\(at): skipped but not cancelled")
         }
         if e.reason == .emptyQueueBarrier {
