@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <string.h>
 #include <histedit.h>
+#include <pthread.h>
 
 // MARK: - Standard streams
 
@@ -139,6 +140,15 @@ static inline int cel_sigint_install(void (*handler)(int), struct sigaction *pre
 /// Puts back an action saved by cel_sigint_install.
 static inline int cel_sigint_restore(const struct sigaction *previous) {
   return sigaction(SIGINT, previous, NULL);
+}
+
+/// Unblocks SIGINT in the calling thread. A parent that blocked it (some test runners and
+/// process launchers do) passes the mask on through exec, and Ctrl-C would then do nothing.
+static inline int cel_sigint_unblock(void) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 #endif

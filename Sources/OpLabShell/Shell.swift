@@ -91,7 +91,7 @@ public enum Shell {
         return Status.ok
       case .line(let line):
         if !line.allSatisfy(\.isWhitespace) { reader.addHistory(line) }
-        let reply = interpreter.execute(line)
+        let reply = reader.whileCatchingInterrupts { interrupted in interpreter.execute(line, interrupt: interrupted) }
         writeOut(reply.output)
         if let error = reply.error { writeError(error.pointed(prompt: prompt.count)) }
         if reply.quit {

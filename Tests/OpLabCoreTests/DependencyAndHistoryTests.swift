@@ -126,3 +126,43 @@ import Testing
     #expect(sim.journal.isEmpty)
   }
 }
+
+/// Interrupting long runs (Ctrl-C in the shell).
+@Suite struct InterruptTests {
+  @Test("An interrupted run stops between ticks, is journalled as a run to that tick, and replays exactly")
+  func interruptStopsBetweenTicks() throws {
+    var sim = Simulation()
+    let q = QueueID(1)
+    try sim.perform(.createQueue(name: "q", maxConcurrent: 2, qualityOfService: nil))
+    for i in 0..<5_000 {
+      try sim.perform(.createOperation(spec("o\(i)", 1 + i % 3), dependencies: [], queue: q))
+    }
+    var asked = 0
+    let result = try sim.perform(.runUntilIdle) {
+      asked += 1
+      return asked == 3
+    }
+    #expect(result == .verdict(.interrupted))
+    #expect(asked == 3)
+    let stoppedAt = sim.world.now
+    #expect(stoppedAt > 0)
+    #expect(sim.world.trace.last.map { $0.tick } ?? 0 <= stoppedAt)
+    #expect(sim.journal.last == .runUntil(stoppedAt))
+    #expect(sim.world.invariantViolations() == [])
+    var replay = World()
+    for action in sim.journal { _ = try replay.perform(action) }
+    #expect(replay.trace == sim.world.trace)
+    try sim.perform(.runUntilIdle)
+    #expect(sim.world.isIdle)
+  }
+
+  @Test("An interrupted wait leaves no half-recorded wait behind")
+  func interruptedWait() throws {
+    var sim = Simulation()
+    for i in 0..<3_000 { try sim.perform(.createOperation(spec("o\(i)", 2), dependencies: i > 0 ? [OpID(i - 1)] : [], queue: .main)) }
+    let result = try sim.perform(.wait(nil)) { true }
+    #expect(result == .verdict(.interrupted))
+    #expect(!sim.world.trace.contains { $0.kind == .waitStarted })
+    #expect(sim.journal.last == .runUntil(sim.world.now))
+  }
+}

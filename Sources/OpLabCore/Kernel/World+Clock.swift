@@ -8,7 +8,13 @@ public enum RunVerdict: Hashable, Sendable {
   case stalled(Diagnosis)
   /// The run stopped at the tick cap before its goal.
   case capped
+  /// The learner interrupted the run (Ctrl-C). It stopped between two ticks, so the world
+  /// is exactly as it was at ``World/now``.
+  case interrupted
 }
+
+/// Asked between ticks during a long run: `true` stops the run there.
+public typealias Interrupt = () -> Bool
 
 /// The virtual clock.
 extension World {
@@ -33,21 +39,44 @@ extension World {
     now = max(now, target)
   }
 
+  /// Like ``advance(to:)``, but asks `interrupt` between ticks.
+  /// - Returns: `false` when interrupted (the clock then stands at the last tick it finished).
+  mutating func advance(to target: Tick, interrupt: Interrupt?) -> Bool {
+    guard let interrupt else {
+      advance(to: target)
+      return true
+    }
+    var processed = 0
+    while let next = agenda.min, next.tick <= target {
+      if next.tick > now, processed >= Self.interruptInterval {
+        processed = 0
+        if interrupt() { return false }
+      }
+      _ = processNext()
+      processed += 1
+    }
+    now = max(now, target)
+    return true
+  }
+
+  /// How many wake-ups run between two questions to an ``Interrupt``.
+  static let interruptInterval = 1024
+
   /// Runs until nothing is left to happen, or until nothing more can happen.
   /// - Parameter cap: stop at this tick at the latest.
   /// - Returns: `.idle`, or `.stalled` with a diagnosis of what can never finish.
   /// - Complexity: O(events · log events).
   @discardableResult
-  public mutating func runUntilIdle(cap: Tick? = nil) -> RunVerdict {
-    runLoop(cap: cap) { world in
+  public mutating func runUntilIdle(cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
+    runLoop(cap: cap, interrupt: interrupt) { world in
       world.agenda.isEmpty ? (world.isIdle ? .idle : .stalled(world.diagnose())) : nil
     }
   }
 
   /// Runs until the operation finishes, or until nothing more can happen.
   @discardableResult
-  public mutating func run(untilFinished op: OpID, cap: Tick? = nil) -> RunVerdict {
-    runLoop(cap: cap) { world in
+  public mutating func run(untilFinished op: OpID, cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
+    runLoop(cap: cap, interrupt: interrupt) { world in
       if world.operations[op.slot].isFinished { return .reached }
       return world.agenda.isEmpty ? .stalled(world.diagnose(only: [op])) : nil
     }
@@ -57,9 +86,11 @@ extension World {
   /// clock until every operation in it is finished — not their completion blocks (rule 34).
   /// When it could never return, it stops and says why instead of hanging.
   @discardableResult
-  public mutating func waitUntilAllOperationsAreFinished(_ q: QueueID? = nil, cap: Tick? = nil) -> RunVerdict {
+  public mutating func waitUntilAllOperationsAreFinished(
+    _ q: QueueID? = nil, cap: Tick? = nil, interrupt: Interrupt? = nil
+  ) -> RunVerdict {
     record(.waitStarted, queue: q, reason: .command)
-    let verdict = runLoop(cap: cap) { world in
+    let verdict = runLoop(cap: cap, interrupt: interrupt) { world in
       let scope = q.map { [$0] } ?? world.queueIDs
       if scope.allSatisfy({ world.queues[$0.slot].members.count == world.queues[$0.slot].finishedMembers }) {
         return .reached
@@ -70,20 +101,28 @@ extension World {
     switch verdict {
     case .reached: record(.waitEnded, queue: q, reason: .allFinished)
     case .stalled: record(.waitStalled, queue: q, reason: .stalled)
-    case .idle, .capped: break
+    case .idle, .capped, .interrupted: break
     }
     return verdict
   }
 
   /// Processes wake-ups one at a time until `goal` gives a verdict or the cap is reached.
-  private mutating func runLoop(cap: Tick?, goal: (World) -> RunVerdict?) -> RunVerdict {
+  private mutating func runLoop(cap: Tick?, interrupt: Interrupt?, goal: (World) -> RunVerdict?) -> RunVerdict {
+    var processed = 0
     while true {
       if let verdict = goal(self) { return verdict }
-      if let cap, let next = agenda.min, next.tick > cap {
-        now = max(now, cap)
-        return .capped
+      if let next = agenda.min, next.tick > now {
+        if let cap, next.tick > cap {
+          now = max(now, cap)
+          return .capped
+        }
+        if let interrupt, processed >= Self.interruptInterval {
+          processed = 0
+          if interrupt() { return .interrupted }
+        }
       }
       _ = processNext()
+      processed += 1
     }
   }
 }

@@ -51,7 +51,11 @@ extension World {
   /// - Parameter cap: for clock actions, the tick not to go past.
   /// - Returns: the result, and whether the action completed (`false` only when the cap stopped it).
   /// - Throws: the action's ``SimulationError``; the world is unchanged then.
-  public mutating func perform(_ action: Action, cap: Tick? = nil) throws(SimulationError) -> (ActionResult, completed: Bool) {
+  /// - Parameter interrupt: asked between ticks during clock actions; `true` stops the run
+  ///   there, and the action reports `completed == false` with verdict `.interrupted`.
+  public mutating func perform(
+    _ action: Action, cap: Tick? = nil, interrupt: Interrupt? = nil
+  ) throws(SimulationError) -> (ActionResult, completed: Bool) {
     switch action {
     case .createQueue(let name, let max, let qos):
       return (.queue(try createQueue(name: name, maxConcurrent: max, qualityOfService: qos)), true)
@@ -79,29 +83,32 @@ extension World {
       guard n >= 0 else { throw .invalidTick("step takes 0 or more ticks, not \(n)") }
       let (target, overflow) = now.addingReportingOverflow(n)
       guard !overflow else { throw .invalidTick("step \(n) would move the clock past the largest tick") }
-      return try runClock(to: target, cap: cap)
+      return try runClock(to: target, cap: cap, interrupt: interrupt)
     case .runUntil(let t):
       guard t >= now else { throw .invalidTick("tick \(t) is in the past (the clock is at \(now))") }
-      return try runClock(to: t, cap: cap)
+      return try runClock(to: t, cap: cap, interrupt: interrupt)
     case .runUntilIdle:
-      let v = runUntilIdle(cap: cap)
-      return (.verdict(v), v != .capped)
+      let v = runUntilIdle(cap: cap, interrupt: interrupt)
+      return (.verdict(v), v != .capped && v != .interrupted)
     case .runUntilFinished(let op):
-      let v = run(untilFinished: op, cap: cap)
-      return (.verdict(v), v != .capped)
+      let v = run(untilFinished: op, cap: cap, interrupt: interrupt)
+      return (.verdict(v), v != .capped && v != .interrupted)
     case .wait(let q):
-      let v = waitUntilAllOperationsAreFinished(q, cap: cap)
-      return (.verdict(v), v != .capped)
+      let v = waitUntilAllOperationsAreFinished(q, cap: cap, interrupt: interrupt)
+      return (.verdict(v), v != .capped && v != .interrupted)
     }
     return (.done, true)
   }
 
-  private mutating func runClock(to target: Tick, cap: Tick?) throws(SimulationError) -> (ActionResult, completed: Bool) {
+  private mutating func runClock(
+    to target: Tick, cap: Tick?, interrupt: Interrupt?
+  ) throws(SimulationError) -> (ActionResult, completed: Bool) {
     if let cap, target > cap {
       try run(until: max(cap, now))
       return (.done, false)
     }
-    try run(until: target)
+    guard target >= now else { throw .invalidTick("tick \(target) is in the past (the clock is at \(now))") }
+    if !advance(to: target, interrupt: interrupt) { return (.verdict(.interrupted), false) }
     return (.done, true)
   }
 }

@@ -33,10 +33,22 @@ public struct Simulation: Sendable {
 
   /// Performs an action on the present world and journals it.
   /// - Throws: the action's ``SimulationError``; nothing changes then.
+  /// - Parameter interrupt: asked between ticks during clock actions. An interrupted run is
+  ///   journalled as a run to the tick where it stopped, so replays stay exact.
   @discardableResult
-  public mutating func perform(_ action: Action) throws(SimulationError) -> ActionResult {
-    let (result, _) = try world.perform(action)
-    journal.append(action)
+  public mutating func perform(_ action: Action, interrupt: Interrupt? = nil) throws(SimulationError) -> ActionResult {
+    let beforeWait: World? = if case .wait = action, interrupt != nil { world } else { nil }
+    let (result, completed) = try world.perform(action, interrupt: interrupt)
+    if completed {
+      journal.append(action)
+    } else {
+      if let beforeWait {  // an interrupted wait is replayed as a plain run: drop its start
+        let stoppedAt = world.now
+        world = beforeWait
+        _ = try world.perform(.runUntil(stoppedAt))
+      }
+      journal.append(.runUntil(world.now))
+    }
     checkpointIfDue()
     return result
   }

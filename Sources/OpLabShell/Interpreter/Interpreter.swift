@@ -74,8 +74,15 @@ public final class Interpreter {
     Parser.completions(for: prefix, context: context)
   }
 
+  /// Asked between ticks during long runs (Ctrl-C); set for the duration of one line.
+  private var interrupt: Interrupt?
+
   /// Runs one line. An erroneous line changes nothing.
-  public func execute(_ line: String) -> Reply {
+  /// - Parameter interrupt: asked between ticks during long runs; `true` stops the run there.
+  public func execute(_ line: String, interrupt: Interrupt? = nil) -> Reply {
+    let outer = self.interrupt
+    if let interrupt { self.interrupt = interrupt }
+    defer { self.interrupt = outer }
     let command: Command?
     do {
       command = try Parser.parse(line, context: context)
@@ -141,7 +148,7 @@ public final class Interpreter {
   private func perform(_ actions: [Action]) throws -> (String, [ActionResult]) {
     let mark = world.trace.count
     var results: [ActionResult] = []
-    for action in actions { results.append(try sim.perform(action)) }
+    for action in actions { results.append(try sim.perform(action, interrupt: interrupt)) }
     return (echo(from: mark), results)
   }
 
@@ -213,8 +220,8 @@ public final class Interpreter {
       let (out, results) = try perform([.wait(try name.map(queue))])
       return Reply(output: out + verdictText(results.first))
     case .step(let n):
-      let (out, _) = try perform([.step(n)])
-      return Reply(output: out + "  now t=\(world.now)\n")
+      let (out, results) = try perform([.step(n)])
+      return Reply(output: out + (results.first == .verdict(.interrupted) ? verdictText(results.first) : "  now t=\(world.now)\n"))
     case .run(let target):
       let action: Action = switch target {
       case .idle: .runUntilIdle
@@ -222,6 +229,7 @@ public final class Interpreter {
       case .op(let name): .runUntilFinished(try op(name))
       }
       let (out, results) = try perform([action])
+      if case .tick = target, results.first != .verdict(.interrupted) { return Reply(output: out + "  now t=\(world.now)\n") }
       return Reply(output: out + verdictText(results.first))
     case .back(let n):
       return Reply(output: afterRewind(cut: try sim.back(n)))
@@ -300,6 +308,7 @@ public final class Interpreter {
     case .idle: return "  idle at t=\(world.now): every operation has finished\n"
     case .reached: return "  now t=\(world.now)\n"
     case .capped: return "  stopped at t=\(world.now)\n"
+    case .interrupted: return "  interrupted at t=\(world.now); the world is as it was at that tick\n"
     case .stalled(let d):
       return "  stalled at t=\(world.now): nothing more can happen, yet \(d.stuck.count) "
         + (d.stuck.count == 1 ? "operation is" : "operations are") + " unfinished. The real program would hang here:\n"

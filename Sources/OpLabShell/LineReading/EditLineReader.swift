@@ -46,6 +46,7 @@ public final class EditLineReader: LineReader {
   /// - Returns: `nil` if libedit cannot be initialised.
   public init?(completer: @escaping Completer, historyPath: String?) {
     Self.useUTF8Locale()
+    _ = cel_sigint_unblock()
     guard let history = history_init() else { return nil }
     guard let editLine = el_init("oplab", cel_stdin(), cel_stdout(), cel_stderr()) else {
       history_end(history)
@@ -100,6 +101,20 @@ public final class EditLineReader: LineReader {
   /// - Returns: the line (without its newline); `.interrupted` after Ctrl-C, with "^C"
   ///   printed; `.endOfInput` after Ctrl-D on an empty line (libedit echoes "^D"
   ///   and leaves the cursor after it: the caller prints the newline).
+  /// Runs `work` with SIGINT caught: Ctrl-C sets a flag that `interrupted` reports, so a long
+  /// run stops between two ticks and the lab returns to its prompt.
+  public func whileCatchingInterrupts<T>(_ work: (_ interrupted: @escaping () -> Bool) -> T) -> T {
+    Self.interrupted.store(false, ordering: .relaxed)
+    var previous = sigaction()
+    let installed =
+      cel_sigint_install({ _ in EditLineReader.interrupted.store(true, ordering: .relaxed) }, &previous) == 0
+    defer {
+      if installed { cel_sigint_restore(&previous) }
+      Self.interrupted.store(false, ordering: .relaxed)
+    }
+    return work { EditLineReader.interrupted.load(ordering: .relaxed) }
+  }
+
   public func readLine(prompt: String) -> LineInput {
     setPrompt(prompt)
     Self.interrupted.store(false, ordering: .relaxed)

@@ -26,4 +26,14 @@ public protocol LineReader: AnyObject {
   /// Writes the history to disk (no-op for non-interactive readers).
   /// - Returns: a warning to show, or `nil` on success.
   func saveHistory() -> String?
+  /// Runs `work` with Ctrl-C caught: instead of killing the process, Ctrl-C makes the
+  /// `interrupted` function `work` receives return `true`.
+  func whileCatchingInterrupts<T>(_ work: (_ interrupted: @escaping () -> Bool) -> T) -> T
+}
+
+extension LineReader {
+  /// Without a terminal there is no Ctrl-C to catch: `interrupted` is always `false`.
+  public func whileCatchingInterrupts<T>(_ work: (_ interrupted: @escaping () -> Bool) -> T) -> T {
+    work { false }
+  }
 }

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+/// Runs the built `oplab` binary on scripts and piped input, and checks stdout, stderr
+/// and the exit status, as a learner's terminal or CI would see them.
+@Suite(.serialized) struct EndToEndTests {
+  static var binary: URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("oplab")
+  }
+
+  struct Result {
+    var out: String
+    var err: String
+    var status: Int32
+  }
+
+  func oplab(_ arguments: [String], stdin: String = "") throws -> Result {
+    let process = Process()
+    process.executableURL = Self.binary
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = "1"
+    process.environment = environment
+    let input = Pipe(), output = Pipe(), error = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    input.fileHandleForWriting.write(Data(stdin.utf8))
+    try input.fileHandleForWriting.close()
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    let err = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Result(out: String(decoding: out, as: UTF8.self), err: String(decoding: err, as: UTF8.self), status: process.terminationStatus)
+  }
+
+  func temporaryFile(_ name: String, _ text: String) throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-e2e-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let path = dir.appendingPathComponent(name).path
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  @Test("The binary exists next to the tests (swift test builds it)")
+  func binaryIsBuilt() {
+    #expect(FileManager.default.isExecutableFile(atPath: Self.binary.path))
+  }
+
+  @Test("Piped input runs in batch mode: no prompt, output on stdout, exit 0")
+  func pipedInput() throws {
+    let r = try oplab([], stdin: "op a takes 2\nrun\n")
+    #expect(r.status == 0)
+    #expect(r.err == "")
+    #expect(r.out == """
+        t=0  a enqueued on queue
+        t=0  a ready: no unfinished dependencies
+        t=0  a started on queue: a slot was free when it was enqueued
+        t=2  a finished (succeeded): work done
+        idle at t=2: every operation has finished
+
+      """)
+  }
+
+  @Test("An error in piped input names <stdin>:LINE:COL, stops, and exits 1; --keep-going goes on")
+  func pipedError() throws {
+    let r = try oplab([], stdin: "op a\nop b takes x\nop c\n")
+    #expect(r.status == 1)
+    #expect(r.err == "<stdin>:2:12: error: 'x' is not a whole number\n  hint: usage: op NAME [on QUEUE] [takes N] [priority P] [qos Q] [after OP[,OP...]] [cancel-check every N|start|never] [bail-if-dep-cancelled] [fails at N] [completion N] [async [forgets-finish]] [blocks D1,D2,...] [hold]\n")
+    #expect(!r.out.contains("c enqueued"))
+    let k = try oplab(["--keep-going"], stdin: "op a\nop b takes x\nop c\n")
+    #expect(k.status == 1)
+    #expect(k.out.contains("c enqueued"))
+  }
+
+  @Test("oplab run FILE runs scripts with FILE:LINE:COL errors; a missing file is a usage error")
+  func runScripts() throws {
+    let good = try temporaryFile("good.oplab", "queue q max 1\nop a on q takes 1\nop b on q takes 1\nrun\n")
+    let r = try oplab(["run", good])
+    #expect(r.status == 0)
+    #expect(r.out.hasSuffix("  idle at t=2: every operation has finished\n"))
+    let bad = try temporaryFile("bad.oplab", "op a\r\nsuspend main\r\n")
+    let b = try oplab(["run", bad])
+    #expect(b.status == 1)
+    #expect(b.err.hasPrefix("\(bad):2:9: error: the main queue cannot be suspended: OperationQueue.main ignores isSuspended = true\n"))
+    let missing = try oplab(["run", "/no/such/file.oplab"])
+    #expect(missing.status == 2)
+    #expect(missing.err.contains("cannot read '/no/such/file.oplab'"))
+  }
+
+  @Test("The same script prints the same bytes every time")
+  func deterministic() throws {
+    let script = try temporaryFile("d.oplab", """
+      queue downloads max 2
+      op d1 on downloads takes 3
+      op d2 on downloads takes 2 priority high
+      op d3 on downloads takes 4 cancel-check every 1
+      op f1 takes 1 after d1,d2 completion 1
+      step 2
+      cancel d3
+      run
+      events
+      timeline
+      """)
+    let first = try oplab(["run", script])
+    let second = try oplab(["run", script])
+    #expect(first.status == 0)
+    #expect(first.out == second.out)
+  }
+
+  @Test("--help, --version and bad options behave like a Unix tool")
+  func commandLine() throws {
+    let help = try oplab(["--help"])
+    #expect(help.status == 0)
+    #expect(help.out.contains("USAGE: oplab"))
+    let version = try oplab(["--version"])
+    #expect(version.out.hasPrefix("0."))
+    let bad = try oplab(["shell", "--platform", "windows"])
+    #expect(bad.status == 64 || bad.status == 2)
+    #expect(bad.err.contains("--platform takes 'apple' or 'linux'"))
+  }
+
+  @Test("--platform linux and --ascii change the world and the drawing")
+  func options() throws {
+    let r = try oplab(["--platform", "linux", "--ascii"], stdin: "op b blocks 1,2\nrun\ntimeline\n")
+    #expect(r.out.contains("t=1  b block 2 started: blocks run one after another (corelibs)"))
+    let ascii = r.out.unicodeScalars.allSatisfy(\.isASCII)
+    #expect(ascii)
+  }
+}

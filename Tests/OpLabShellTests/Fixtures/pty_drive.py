@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Runs a program on a pseudo-terminal and types keystroke bursts into it.
+
+Usage: pty_drive.py PROGRAM BURST...   (bursts use Python escapes: \\t, \\r, \\x03, \\x1b[A)
+Prints everything the program wrote, then a last line "exit N".
+Used by TerminalTests: the child gets the pty as its controlling terminal, so Ctrl-C
+reaches it as SIGINT exactly as in a real terminal.
+"""
+import codecs, os, pty, select, sys, time
+
+program, bursts = sys.argv[1], sys.argv[2:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(program, [program])
+
+output = b""
+def drain(seconds):
+    global output
+    end = time.time() + seconds
+    while time.time() < end:
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            output += chunk
+
+drain(1.0)
+for burst in bursts:
+    os.write(fd, codecs.decode(burst, "unicode_escape").encode("utf-8"))
+    drain(0.4)
+deadline = time.time() + 10
+status = None
+while time.time() < deadline:
+    done, raw = os.waitpid(pid, os.WNOHANG)
+    if done:
+        status = os.waitstatus_to_exitcode(raw)
+        break
+    drain(0.1)
+if status is None:
+    os.kill(pid, 9)
+    status = "killed"
+drain(0.2)
+sys.stdout.write(output.decode("utf-8", "replace"))
+sys.stdout.write("\nexit %s\n" % status)

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// Drives the interactive shell through a real pseudo-terminal, as a learner's keyboard
+/// would: Tab completion, history with Up, line editing, Ctrl-C and Ctrl-D.
+///
+/// `Fixtures/pty_drive.py` (Python's `pty` module) gives the lab a controlling terminal,
+/// so Ctrl-C arrives as SIGINT just as in a terminal window.
+@Suite(.serialized) struct TerminalTests {
+  static let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/pty_drive.py")
+
+  func session(_ bursts: [String], state: URL) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", Self.driver.path, EndToEndTests.binary.path] + bursts
+    var environment = ProcessInfo.processInfo.environment
+    environment["TERM"] = "xterm"
+    environment["XDG_STATE_HOME"] = state.path
+    environment["LANG"] = "C.UTF-8"
+    process.environment = environment
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  @Test("Tab completes, Up recalls history, Ctrl-C drops the line, Ctrl-D leaves and saves history")
+  func keys() throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-tty-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: state) }
+    let out = try session([
+      "op alpha takes 2\\r",
+      "why al\\t", "\\r",  // Tab completes the operation name
+      "\\x1b[A", "\\r",  // Up recalls `why alpha`
+      "stp", "\\x7f\\x7ftep\\r",  // two backspaces, then the fix
+      "nonsense here", "\\x03",  // Ctrl-C drops the partial line
+      "\\x04",  // Ctrl-D on an empty line leaves
+    ], state: state)
+    #expect(out.hasSuffix("\nexit 0\n"), "output: \(out)")
+    #expect(out.contains("oplab t=0> "))
+    #expect(out.components(separatedBy: "alpha was created at t=0.").count - 1 == 2, "output: \(out)")
+    #expect(out.contains("now t=1"), "output: \(out)")
+    #expect(out.contains("nonsense here^C"), "output: \(out)")
+    #expect(!out.contains("unknown command 'nonsense'"))
+    let history = try String(contentsOf: state.appendingPathComponent("oplab/history"), encoding: .utf8)
+    #expect(history.hasPrefix("_HiStOrY_V2_"))
+    #expect(history.contains("why\\040alpha"))
+    #expect(!history.contains("nonsense"))
+  }
+}
