@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps clean
+.PHONY: run test build release deps clean snapshots
 
 ## run: install what is missing, build, and start the lab
 run: deps
@@ -14,6 +14,11 @@ run: deps
 ## test: install what is missing, then run every test
 test: deps
 	$(SWIFT) test
+
+## snapshots: re-record the golden files of rendered text (then review `git diff`)
+snapshots: deps
+	-RECORD_SNAPSHOTS=1 $(SWIFT) test --filter OpLabRenderTests
+	$(SWIFT) test --filter OpLabRenderTests
 
 build: deps
 	$(SWIFT) build

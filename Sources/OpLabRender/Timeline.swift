@@ -85,13 +85,13 @@ public enum Timeline {
       }
       t += 1
     }
-    out += axis + "\n"
+    out = (out + axis).replacingTrailingSpaces() + "\n"
     for q in shown {
       let queue = world.queue(q)
       let max = queue.isMain ? "1" : queue.maxConcurrent.map(String.init) ?? "default"
       out += pad(queue.name) + "max \(max)" + (queue.isSuspended ? "  (suspended)" : "") + "\n"
       for op in ops where world.operation(op).queue == q {
-        out += pad("  " + world.name(op)) + String(lanes[op]!) .replacingTrailingSpaces() + "\n"
+        out += (pad("  " + world.name(op)) + String(lanes[op] ?? [])).replacingTrailingSpaces() + "\n"
       }
     }
     out += "\(g.executing) executing  \(g.ready) ready, waiting for a slot  \(g.pending) waiting on dependencies  "

@@ -7,34 +7,35 @@ public enum Why {
   public static func render(_ op: OpID, in world: World) -> String {
     let h = world.history(of: op)
     let name = world.name(op)
-    var lines: [String] = []
+    // Facts in the order they happened (by event sequence), then what holds it now.
+    var facts: [(Int, String)] = []
     func at(_ i: Int) -> String { "t=\(world.trace[i].tick)" }
     func because(_ i: Int) -> String {
       let text = world.explain(world.trace[i].reason, about: op)
       return text.isEmpty ? "" : " (\(text))"
     }
-    if let c = h.created { lines.append("\(name) was created at \(at(c)).") }
+    if let c = h.created { facts.append((c, "\(name) was created at \(at(c)).")) }
     if let q = h.enqueued {
       let queueName = world.trace[q].queue.map { world.name($0) } ?? "?"
-      lines.append("It was added to \(queueName) at \(at(q))\(because(q)).")
-    } else if h.finished == nil {
-      lines.append("It was never added to a queue, so it cannot start.")
+      facts.append((q, "It was added to \(queueName) at \(at(q))\(because(q)).")) 
     }
-    if let r = h.ready { lines.append("It became ready at \(at(r))\(because(r)).") }
+    if let r = h.ready { facts.append((r, "It became ready at \(at(r))\(because(r)).")) }
     for i in h.overtakenBy {
       let other = world.trace[i].op.map { world.name($0) } ?? "?"
-      lines.append("While it waited for a slot, \(other) started at \(at(i))\(because(i)).")
+      facts.append((i, "While it waited for a slot, \(other) started at \(at(i))\(because(i)).")) 
     }
-    for i in h.cancelRequests { lines.append("cancel() reached it at \(at(i))\(because(i)).") }
+    for i in h.cancelRequests { facts.append((i, "cancel() reached it at \(at(i))\(because(i)).")) }
     if let s = h.started {
       let verb = world.trace[s].kind == .skipped ? "was skipped (start() saw isCancelled)" : "started"
-      lines.append("It \(verb) at \(at(s))\(because(s)).")
+      facts.append((s, "It \(verb) at \(at(s))\(because(s)).")) 
     }
-    if let o = h.cancelObserved { lines.append("It saw isCancelled at \(at(o))\(because(o)).") }
-    if let f = h.finished { lines.append("It finished at \(at(f))\(because(f)).") }
+    if let o = h.cancelObserved { facts.append((o, "It saw isCancelled at \(at(o))\(because(o)).")) }
+    if let f = h.finished { facts.append((f, "It finished at \(at(f))\(because(f)).")) }
     if let cs = h.completion.start {
-      lines.append("Its completion block ran from \(at(cs))" + (h.completion.end.map { " to \(at($0))." } ?? " and is still running."))
+      facts.append((cs, "Its completion block ran from \(at(cs))" + (h.completion.end.map { " to \(at($0))." } ?? " and is still running.")))
     }
+    var lines = facts.sorted { $0.0 < $1.0 }.map(\.1)
+    if h.enqueued == nil, h.finished == nil { lines.append("It was never added to a queue, so it cannot start.") }
     if let b = h.blockage { lines.append("Now: " + Diagnoses.sentence(for: b, of: op, in: world)) }
     return lines.joined(separator: "\n") + "\n"
   }
