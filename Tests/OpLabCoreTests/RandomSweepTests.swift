@@ -5,7 +5,7 @@ import Testing
 /// every action (state invariants) and at the end (an independent reading of the trace,
 /// determinism, and time travel). A failure names its seed.
 @Suite struct RandomSweepTests {
-  static let seeds: [UInt64] = Array(0..<1_500)
+  static let seeds: [UInt64] = Array(0..<3_000)
 
   /// Plays a random session; returns the simulation and the specs it defined.
   static func play(seed: UInt64, actions: Int = 45) -> (Simulation, [String: OperationSpec], [String]) {

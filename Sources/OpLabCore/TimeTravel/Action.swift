@@ -1,26 +1,45 @@
 /// One thing a learner can do to a world, as data: the unit of the journal that
 /// time travel replays.
 public enum Action: Hashable, Sendable {
+  /// ``World/createQueue(name:maxConcurrent:qualityOfService:)``.
   case createQueue(name: String, maxConcurrent: Int?, qualityOfService: QualityOfService?)
   /// Defines an operation; adds it to `queue` unless that is `nil` (`hold`).
   case createOperation(OperationSpec, dependencies: [OpID], queue: QueueID?)
+  /// ``World/enqueue(_:on:)``: `addOperation`.
   case enqueue(OpID, on: QueueID)
+  /// ``World/cancel(_:)``.
   case cancel(OpID)
+  /// ``World/cancelAll(_:)``: `cancelAllOperations()`.
   case cancelAll(QueueID)
+  /// ``World/suspend(_:)``.
   case suspend(QueueID)
+  /// ``World/resume(_:)``.
   case resume(QueueID)
+  /// ``World/setMaxConcurrent(_:to:)``; `nil` is the default.
   case setMaxConcurrent(QueueID, Int?)
+  /// ``World/setPriority(_:to:)``.
   case setPriority(OpID, QueuePriority)
+  /// An operation's `qualityOfService`.
   case setOperationQualityOfService(OpID, QualityOfService)
+  /// A queue's `qualityOfService`.
   case setQueueQualityOfService(QueueID, QualityOfService)
+  /// ``World/addDependency(_:on:)``.
   case addDependency(OpID, on: OpID)
+  /// ``World/removeDependency(_:on:)``.
   case removeDependency(OpID, on: OpID)
+  /// ``World/addBarrier(to:duration:)``: `addBarrierBlock`.
   case addBarrier(QueueID, duration: Tick)
+  /// ``World/setPlatform(_:)``.
   case setPlatform(Platform)
+  /// Advance the clock by this many ticks.
   case step(Tick)
+  /// Run up to and including this tick.
   case runUntil(Tick)
+  /// Run until idle or stalled.
   case runUntilIdle
+  /// Run until the operation finishes, or until stalled.
   case runUntilFinished(OpID)
+  /// `waitUntilAllOperationsAreFinished()` on one queue, or on every queue.
   case wait(QueueID?)
 
   /// Whether the action moves the clock.
