@@ -2,69 +2,184 @@ import OpLabCore
 
 /// Exports: text for people, and formats that real viewers open.
 public enum Exporters {
-  /// Chrome/Perfetto trace-event JSON: one process per queue, one thread per operation,
-  /// complete ("X") events for execution and completion blocks, instants for cancels.
-  /// One tick is shown as one millisecond.
+  /// The length of one tick in exported traces: 1 ms (1000 µs).
+  public static let microsecondsPerTick = 1_000
+
+  // MARK: - Events as JSON Lines
+
+  /// One JSON object per event, keys in a fixed order:
+  /// `t`, `seq`, `event`, `op`, `queue`, `from`, `to`, `reason`, then `outcome` on `finished`
+  /// (`success`, `cancelled`, `failed` or `bailed`) and `detail` where the event carries a value.
+  public static func eventsJSONLines(_ world: World) -> String {
+    var out = ""
+    for (seq, e) in world.trace.enumerated() {
+      var fields: [(String, String)] = [
+        ("t", String(e.tick)),
+        ("seq", String(seq)),
+        ("event", json(eventName(e, in: world))),
+        ("op", e.op.map { json(world.name($0)) } ?? "null"),
+        ("queue", e.queue.map { json(world.name($0)) } ?? "null"),
+        ("from", e.from.map { json($0.description) } ?? "null"),
+        ("to", e.to.map { json($0.description) } ?? "null"),
+        ("reason", json(world.explain(e.reason, about: e.op).isEmpty ? "command" : world.explain(e.reason, about: e.op))),
+      ]
+      if case .finished(let outcome) = e.kind {
+        let text = switch outcome {
+        case .succeeded: "success"
+        case .cancelled: "cancelled"
+        case .failed: "failed"
+        case .bailed: "bailed"
+        }
+        fields.append(("outcome", json(text)))
+      }
+      if let detail = detail(e, in: world) { fields.append(("detail", json(detail))) }
+      out += "{" + fields.map { "\(json($0.0)):\($0.1)" }.joined(separator: ",") + "}\n"
+    }
+    return out
+  }
+
+  /// The schema's event name. Barrier operations start and finish as `barrierStarted` and `barrierFinished`.
+  public static func eventName(_ e: Event, in world: World) -> String {
+    let isBarrier = e.op.map { world.operation($0).isBarrier } ?? false
+    switch e.kind {
+    case .queueCreated: return "queueCreated"
+    case .created: return "created"
+    case .enqueued: return "enqueued"
+    case .ready: return "ready"
+    case .unready: return "unready"
+    case .dispatched: return "dispatched"
+    case .started: return isBarrier ? "barrierStarted" : "started"
+    case .skipped: return "skipped"
+    case .cancelRequested: return "cancelRequested"
+    case .cancelObserved: return "cancelObserved"
+    case .finished: return isBarrier ? "barrierFinished" : "finished"
+    case .completionStarted: return "completionStarted"
+    case .completionFinished: return "completionFinished"
+    case .workEnded: return "workEnded"
+    case .blockStarted: return "blockStarted"
+    case .blockFinished: return "blockFinished"
+    case .kvoWillChange: return "willChangeValue"
+    case .kvoDidChange: return "didChangeValue"
+    case .suspended: return "suspended"
+    case .resumed: return "resumed"
+    case .maxChanged: return "maxChanged"
+    case .priorityChanged: return "priorityChanged"
+    case .qualityOfServiceChanged: return "qualityOfServiceChanged"
+    case .dependencyAdded: return "dependencyAdded"
+    case .dependencyRemoved: return "dependencyRemoved"
+    case .cycleClosed: return "cycleWarning"
+    case .barrierAdded: return "barrierAdded"
+    case .waitStarted: return "waitStarted"
+    case .waitEnded: return "waitEnded"
+    case .waitStalled: return "waitStalled"
+    case .platformChanged: return "platformChanged"
+    }
+  }
+
+  static func detail(_ e: Event, in world: World) -> String? {
+    switch e.kind {
+    case .queueCreated(let max), .maxChanged(let max): max.map(String.init) ?? "default"
+    case .priorityChanged(let p): p.description
+    case .qualityOfServiceChanged(let q): q.description
+    case .dependencyAdded(let d), .dependencyRemoved(let d), .cycleClosed(let d): world.name(d)
+    case .blockStarted(let i), .blockFinished(let i): String(i + 1)
+    case .kvoWillChange(let key), .kvoDidChange(let key): key.description
+    case .platformChanged(let p): p.rawValue
+    default: nil
+    }
+  }
+
+  // MARK: - Chrome / Perfetto trace
+
+  /// Chrome trace-event JSON that ui.perfetto.dev and chrome://tracing open.
+  ///
+  /// One process per queue (sorted in queue order), one thread per operation (so intervals
+  /// never overlap on a lane), `X` events for each state (waiting, ready, executing,
+  /// completion), `i` instants for cancel requests, cancel checks, suspension and resumption,
+  /// and `M` metadata naming everything. One tick is 1 ms (`ts` in µs).
   public static func chromeTrace(_ world: World) -> String {
+    let lanes = Lanes(world)
     var events: [String] = []
+    func pid(_ q: QueueID?) -> Int { Int(q.map { $0.index + 1 } ?? 0) }
     for q in world.queueIDs {
-      events.append(#"{"name":"process_name","ph":"M","pid":\#(q.index + 1),"args":{"name":\#(json(world.name(q)))}}"#)
+      events.append(#"{"name":"process_name","ph":"M","pid":\#(pid(q)),"args":{"name":\#(json("queue " + world.name(q)))}}"#)
+      events.append(#"{"name":"process_sort_index","ph":"M","pid":\#(pid(q)),"args":{"sort_index":\#(q.index)}}"#)
     }
     for op in world.operationIDs {
       let r = world.operation(op)
-      let pid = (r.queue?.index ?? -1) + 1
-      let tid = op.index + 1
-      events.append(#"{"name":"thread_name","ph":"M","pid":\#(pid),"tid":\#(tid),"args":{"name":\#(json(r.name))}}"#)
-      if let s = r.startedAt {
-        let end = r.finishedAt ?? world.now
-        let outcome = r.outcome.map { "\($0)" } ?? "running"
+      let p = pid(r.queue), tid = Int(op.index) + 1
+      events.append(#"{"name":"thread_name","ph":"M","pid":\#(p),"tid":\#(tid),"args":{"name":\#(json(r.name))}}"#)
+      events.append(#"{"name":"thread_sort_index","ph":"M","pid":\#(p),"tid":\#(tid),"args":{"sort_index":\#(op.index)}}"#)
+      for s in lanes.segments[op] ?? [] {
+        let name = switch s.state {
+        case .pending: "waiting on dependencies"
+        case .ready: "ready, waiting for a slot"
+        case .executing: "executing"
+        case .executingCancelled: "executing, cancel requested"
+        case .completion: "completion block"
+        }
         events.append(
-          #"{"name":\#(json(r.name)),"cat":"operation","ph":"X","ts":\#(s * 1000),"dur":\#((end - s) * 1000),"pid":\#(pid),"tid":\#(tid),"args":{"outcome":\#(json(outcome))}}"#)
+          #"{"name":\#(json(name)),"cat":\#(json(s.state.rawValue)),"ph":"X","ts":\#(micro(s.from)),"dur":\#(micro(s.to - s.from)),"pid":\#(p),"tid":\#(tid),"args":{"op":\#(json(r.name))}}"#)
+      }
+      for m in lanes.marks[op] ?? [] {
+        let name: String
+        switch m.kind {
+        case .cancelRequested: name = "cancel requested"
+        case .cancelObserved: name = "saw isCancelled"
+        case .skipped: name = "skipped (cancelled)"
+        case .finished(let outcome): name = "finished: \(outcome)"
+        }
+        events.append(#"{"name":\#(json(name)),"ph":"i","s":"t","ts":\#(micro(m.tick)),"pid":\#(p),"tid":\#(tid)}"#)
       }
     }
-    for e in world.trace {
-      guard let op = e.op else { continue }
-      let pid = (world.operation(op).queue?.index ?? -1) + 1
-      let tid = op.index + 1
-      switch e.kind {
-      case .cancelRequested, .cancelObserved, .ready:
-        let name = e.kind == .ready ? "ready" : e.kind == .cancelRequested ? "cancel requested" : "saw isCancelled"
-        events.append(
-          #"{"name":\#(json(name)),"ph":"i","s":"t","ts":\#(e.tick * 1000),"pid":\#(pid),"tid":\#(tid),"args":{"why":\#(json(world.describe(e)))}}"#)
-      case .completionStarted:
-        let end = world.trace.first { $0.op == op && $0.kind == .completionFinished }?.tick ?? world.now
-        events.append(
-          #"{"name":\#(json(world.name(op) + " completion")),"cat":"completion","ph":"X","ts":\#(e.tick * 1000),"dur":\#((end - e.tick) * 1000),"pid":\#(pid),"tid":\#(tid)}"#)
-      default: break
-      }
+    for e in world.trace where e.op == nil {
+      guard let q = e.queue, e.kind == .suspended || e.kind == .resumed else { continue }
+      events.append(#"{"name":\#(json(e.kind == .suspended ? "suspended" : "resumed")),"ph":"i","s":"p","ts":\#(micro(e.tick)),"pid":\#(pid(q))}"#)
     }
-    return "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n" + events.joined(separator: ",\n") + "\n]}\n"
+    return "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"OpLab\",\"tick\":\"1 tick = 1 ms\",\"now\":\(world.now)},\"traceEvents\":[\n"
+      + events.joined(separator: ",\n") + "\n]}\n"
   }
 
-  /// A Mermaid `gantt` chart: one section per queue, one bar per operation that started.
+  // MARK: - Mermaid
+
+  /// A Mermaid `gantt` chart: one section per operation, one bar per state, tagged
+  /// `active` while executing, `done` when it succeeded, `crit` when cancelled or failed.
+  /// Times are ticks written as seconds (`dateFormat X`, `axisFormat %s`).
   public static func mermaid(_ world: World) -> String {
-    var out = "gantt\n  title OpLab timeline (1 tick = 1 ms)\n  dateFormat x\n  axisFormat %L\n"
-    for q in world.queueIDs {
-      let ops = world.operationIDs.filter { world.operation($0).queue == q && world.operation($0).startedAt != nil }
-      guard !ops.isEmpty else { continue }
-      out += "  section \(mermaidText(world.name(q)))\n"
-      for op in ops {
-        let r = world.operation(op)
-        let s = r.startedAt ?? 0
-        let end = max(r.finishedAt ?? world.now, s)
-        let tag = switch r.outcome {
-        case .cancelled?, .bailed?: "crit, "
-        case .failed?: "crit, "
-        case .succeeded?: "done, "
-        case nil: "active, "
+    let lanes = Lanes(world)
+    var out = "gantt\n  title OpLab timeline (1 tick = 1 s)\n  dateFormat X\n  axisFormat %s\n"
+    for op in world.operationIDs {
+      let r = world.operation(op)
+      guard let segments = lanes.segments[op], !segments.isEmpty else { continue }
+      out += "  section \(mermaidText(r.name))\n"
+      let endTag: String = switch r.outcome {
+      case .succeeded?: "done, "
+      case .cancelled?, .failed?, .bailed?: "crit, "
+      case nil: "active, "
+      }
+      for (i, s) in segments.enumerated() {
+        let (label, tag): (String, String) = switch s.state {
+        case .pending: ("waiting", "")
+        case .ready: ("ready", "")
+        case .executing: ("executing", endTag)
+        case .executingCancelled: ("executing, cancel requested", "crit, ")
+        case .completion: ("completion", "")
         }
-        out += "  \(mermaidText(r.name)) :\(tag)\(s), \(end == s ? s + 1 : end)\n"
+        out += "  \(label) :\(tag)\(mermaidID(r.name, i)), \(s.from), \(s.to)\n"
       }
     }
     return out
   }
 
-  static func json(_ s: String) -> String {
+  // MARK: - Helpers
+
+  /// Ticks as microseconds (1 tick = 1 ms), written as text so huge ticks cannot overflow.
+  static func micro(_ ticks: Tick) -> String {
+    ticks == 0 ? "0" : "\(ticks)000"
+  }
+
+  /// A JSON string literal: quotes, backslashes and control characters escaped.
+  public static func json(_ s: String) -> String {
     var out = "\""
     for scalar in s.unicodeScalars {
       switch scalar {
@@ -86,6 +201,10 @@ public enum Exporters {
   }
 
   static func mermaidText(_ s: String) -> String {
-    String(s.map { $0 == ":" || $0 == "#" || $0 == ";" ? "_" : $0 })
+    String(s.map { ":#;".contains($0) ? "_" : $0 })
+  }
+
+  static func mermaidID(_ name: String, _ index: Int) -> String {
+    "s" + String(name.unicodeScalars.map { $0.properties.isAlphabetic || ("0"..."9").contains($0) ? Character($0) : "_" }) + "_\(index)"
   }
 }

@@ -33,7 +33,17 @@ public enum Status {
     switch r.phase {
     case .created: text += "not in a queue"
     case .pending: text += "pending (waiting on dependencies)"
-    case .ready: text += "ready, waiting for a slot"
+    case .ready:
+      let queue = r.queue.map { world.queue($0) }
+      if r.dispatched {
+        text += "dispatched, waiting behind a barrier block"
+      } else if queue?.isSuspended == true {
+        text += "ready, but its queue is suspended"
+      } else if queue?.effectiveMax == 0 {
+        text += "ready, but its queue's max is 0"
+      } else {
+        text += "ready, waiting for a slot"
+      }
     case .executing:
       text += r.jammed ? "executing forever (never calls finish())" : "executing since t=\(r.startedAt ?? 0)"
     case .finished: text += "finished at t=\(r.finishedAt ?? 0): \(r.outcome.map { "\($0)" } ?? "?")"
@@ -42,7 +52,7 @@ public enum Status {
     if r.isCancelled && r.phase != .finished { notes.append("cancelled") }
     if r.isBarrier { notes.append("barrier") }
     if r.completionRunning { notes.append("completion block running") }
-    if !notes.isEmpty { text += " (" + notes.joined(separator: ", ") + ")" }
+    if !notes.isEmpty { text += " — " + notes.joined(separator: ", ") }
     return text
   }
 }

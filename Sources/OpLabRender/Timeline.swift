@@ -1,109 +1,203 @@
 import OpLabCore
 
-/// `timeline`: one lane per operation, grouped by queue, one column per tick.
+/// `timeline`: one lane per operation, grouped under its queue, over a tick axis.
 ///
-/// A pure function of the trace and a width. Long runs are windowed to fit.
+/// A pure function of the trace (through ``Lanes``) and a width. When the ticks do not fit,
+/// the view is compressed — several ticks per column, the scale stated — and a window can
+/// be chosen with `from`/`to`. Long names are shortened the same way everywhere.
 public enum Timeline {
-  /// Glyphs for each kind of cell.
+  /// The characters a timeline is drawn with.
   public struct Glyphs: Sendable {
-    public var pending, ready, executing, cancelledExecuting, finished, cancelled, failed, completion, empty: Character
+    public var pending, ready, executing, cancelledExecuting, finished, cancelled, failed, bailed, completion, suspended,
+      empty: Character
     public static let unicode = Glyphs(
       pending: "·", ready: "░", executing: "█", cancelledExecuting: "▓", finished: "✓", cancelled: "✗", failed: "!",
-      completion: "c", empty: " ")
+      bailed: "↩", completion: "c", suspended: "‖", empty: " ")
     public static let ascii = Glyphs(
       pending: ".", ready: "-", executing: "#", cancelledExecuting: "=", finished: "v", cancelled: "x", failed: "!",
-      completion: "c", empty: " ")
+      bailed: "r", completion: "c", suspended: "|", empty: " ")
   }
 
   /// Renders the timeline.
   /// - Parameters:
-  ///   - queues: only these queues (all when empty).
-  ///   - from, to: the tick window (default: the last ticks that fit).
-  ///   - width: the columns available.
+  ///   - queues: only these queues (all queues with operations when empty).
+  ///   - from, to: the tick window (default: everything so far).
+  ///   - width: the columns available (at least 40 are used).
   ///   - ascii: use only ASCII.
+  /// - Returns: the text, every line at most `width` columns, ending in a newline.
   public static func render(
     _ world: World, queues: [QueueID] = [], from: Tick? = nil, to: Tick? = nil, width: Int = 80, ascii: Bool = false
   ) -> String {
     let g = ascii ? Glyphs.ascii : Glyphs.unicode
-    let shown = queues.isEmpty ? world.queueIDs : queues
-    let ops = world.operationIDs.filter { op in world.operation(op).queue.map { shown.contains($0) } ?? false }
-    let names = ops.map { world.name($0) } + shown.map { world.name($0) }
-    let labelWidth = min(16, max(6, (names.map(\.count).max() ?? 0) + 2))
-    let columns = max(10, width - labelWidth - 1)
-    let end = to ?? world.now
-    let start = from ?? max(0, end + 1 - columns)
-    let last = min(end, start + columns - 1)
-    guard last >= start else { return "nothing to show between t=\(start) and t=\(end)\n" }
+    let lanes = Lanes(world)
+    let width = max(40, width)
+    let shownQueues = queues.isEmpty
+      ? world.queueIDs.filter { q in world.operationIDs.contains { world.operation($0).queue == q } }
+      : queues
+    let ops = world.operationIDs.filter { op in world.operation(op).queue.map(shownQueues.contains) ?? false }
+    guard !shownQueues.isEmpty else { return "no operations in a queue yet\n" }
 
-    var lanes: [OpID: [Character]] = [:]
-    for op in ops { lanes[op] = Array(repeating: g.empty, count: last - start + 1) }
-    // Replay phases per operation from the trace.
-    var phase: [OpID: (Character, since: Tick)] = [:]
-    func paint(_ op: OpID, _ c: Character, from a: Tick, to b: Tick) {
-      guard lanes[op] != nil, b >= start, a <= last else { return }
-      for t in max(a, start)...min(b, last) { lanes[op]![t - start] = c }
+    let longest = (ops.map { Names.width(world.name($0)) + 2 } + shownQueues.map { Names.width(world.name($0)) }).max() ?? 8
+    let labelWidth = min(max(9, longest + 1), max(16, width / 3))
+    let start = max(0, from ?? 0)
+    let end = max(start, to ?? world.now)
+    let ticks = end - start + 1
+    // Room for the lane, and a little for notes after it.
+    let laneRoom = max(10, width - labelWidth - 1)
+    let scale = max(1, (ticks + laneRoom - 1) / laneRoom)
+    let columns = (ticks + scale - 1) / scale
+    func column(_ t: Tick) -> Int? { t < start || t > end ? nil : (t - start) / scale }
+    /// The columns covering ticks `[from, to)` within the window, without visiting each tick.
+    func span(from a: Tick, to b: Tick) -> Range<Int> {
+      let lo = max(a, start), hi = min(b - 1, end)
+      guard lo <= hi else { return 0..<0 }
+      return ((lo - start) / scale)..<((hi - start) / scale + 1)
     }
-    var cancelled: Set<OpID> = []
-    for e in world.trace {
-      guard let op = e.op, lanes[op] != nil else { continue }
-      switch e.kind {
-      case .enqueued, .unready: close(op, at: e.tick); phase[op] = (g.pending, e.tick)
-      case .ready: close(op, at: e.tick); phase[op] = (g.ready, e.tick)
-      case .started: close(op, at: e.tick); phase[op] = (cancelled.contains(op) ? g.cancelledExecuting : g.executing, e.tick)
-      case .skipped: close(op, at: e.tick); phase[op] = nil
-      case .cancelRequested:
-        cancelled.insert(op)
-        if let p = phase[op], p.0 == g.executing { close(op, at: e.tick); phase[op] = (g.cancelledExecuting, e.tick) }
-      case .finished(let outcome):
-        close(op, at: e.tick)
-        phase[op] = nil
-        let mark = switch outcome {
-        case .succeeded: g.finished
-        case .failed: g.failed
-        case .cancelled, .bailed: g.cancelled
-        }
-        paint(op, mark, from: e.tick, to: e.tick)
-      default: break
-      }
-    }
-    func close(_ op: OpID, at t: Tick) {
-      if let p = phase[op], t > p.since { paint(op, p.0, from: p.since, to: t - 1) }
-    }
-    for (op, p) in phase { paint(op, p.0, from: p.since, to: world.now) }
 
-    func pad(_ s: String) -> String {
-      let cut = s.count > labelWidth - 1 ? String(s.prefix(labelWidth - 2)) + "…" : s
-      return cut + String(repeating: " ", count: max(0, labelWidth - cut.count))
-    }
-    var out = pad("tick")
-    var axis = ""
-    var t = start
-    while t <= last {
-      let label = String(t)
-      if (t - start) % 5 == 0 && axis.count <= t - start {
-        axis += String(repeating: " ", count: t - start - axis.count) + label
+    var out = ""
+    func line(_ label: String, _ cells: [Character], note: String = "") {
+      var text = Names.pad(label, to: labelWidth, ascii: ascii) + String(cells)
+      while text.last == " " { text.removeLast() }
+      if !note.isEmpty {
+        let room = width - Names.width(text) - 2
+        if room >= 8 { text += "  " + (note.count > room ? String(note.prefix(room - 1)) + (ascii ? "~" : "…") : note) }
       }
-      t += 1
+      out += text + "\n"
     }
-    out = (out + axis).replacingTrailingSpaces() + "\n"
-    for q in shown {
+
+    // Axis: labels every 5 columns (or more when labels are wide), and where `now` is.
+    var axis = Array(repeating: Character(" "), count: columns)
+    let step = max(5, ((String(end).count + 2 + 4) / 5) * 5)
+    var c = 0
+    while c < columns {
+      let label = Array(String(start + c * scale))
+      if c + label.count <= columns { for (i, ch) in label.enumerated() { axis[c + i] = ch } }
+      c += step
+    }
+    var title = "t=\(start)-\(end), now t=\(world.now)"
+    if scale > 1 { title += ", 1 column = \(scale) ticks" }
+    if from != nil || to != nil { title += " (a window: `timeline` alone shows everything)" }
+    out += (Names.width(title) <= width ? title : "t=\(start)-\(end)") + "\n"
+    line("tick", axis)
+
+    for q in shownQueues {
+      var cells = Array(repeating: g.empty, count: columns)
+      var notes: [String] = []
+      for s in lanes.suspensions[q] ?? [] {
+        for c in span(from: s.from, to: s.to) { cells[c] = g.suspended }
+        notes.append("suspended \(s.from)-\(s.to > world.now ? "now" : String(s.to))")
+      }
+      let limits = lanes.limits[q] ?? []
+      let maxText = limits.map { l in (l.max.map(String.init) ?? "default") + (l.tick > 0 ? " from t=\(l.tick)" : "") }
       let queue = world.queue(q)
-      let max = queue.isMain ? "1" : queue.maxConcurrent.map(String.init) ?? "default"
-      out += pad(queue.name) + "max \(max)" + (queue.isSuspended ? "  (suspended)" : "") + "\n"
+      let head = "max " + (queue.isMain ? "1 (main)" : maxText.joined(separator: ", "))
+      line(world.name(q), cells, note: ([head] + notes).joined(separator: "; "))
       for op in ops where world.operation(op).queue == q {
-        out += (pad("  " + world.name(op)) + String(lanes[op] ?? [])).replacingTrailingSpaces() + "\n"
+        var cells = Array(repeating: g.empty, count: columns)
+        var weight = Array(repeating: 0, count: columns)
+        for s in lanes.segments[op] ?? [] {
+          let (glyph, w): (Character, Int) = switch s.state {
+          case .pending: (g.pending, 1)
+          case .ready: (g.ready, 2)
+          case .completion: (g.completion, 3)
+          case .executingCancelled: (g.cancelledExecuting, 4)
+          case .executing: (g.executing, 5)
+          }
+          // A completion block runs after the finish mark: draw it just after.
+          let shift = s.state == .completion ? 1 : 0
+          for c in span(from: s.from + shift, to: s.to + shift) where w > weight[c] {
+            cells[c] = glyph
+            weight[c] = w
+          }
+        }
+        var notes: [String] = []
+        for m in lanes.marks[op] ?? [] {
+          let glyph: Character?
+          switch m.kind {
+          case .finished(.succeeded): glyph = g.finished
+          case .finished(.failed): glyph = g.failed
+          case .finished(.cancelled): glyph = g.cancelled
+          case .finished(.bailed): glyph = g.bailed
+          case .skipped, .cancelObserved: glyph = nil
+          case .cancelRequested:
+            glyph = nil
+            notes.append("cancel requested at \(m.tick)")
+          }
+          if let glyph, let c = column(m.tick) { cells[c] = glyph; weight[c] = 9 }
+        }
+        let r = world.operation(op)
+        if r.jammed { notes.append("never calls finish()") }
+        if r.phase == .created { notes.append("in no queue") }
+        line("  " + world.name(op), cells, note: notes.joined(separator: "; "))
       }
     }
-    out += "\(g.executing) executing  \(g.ready) ready, waiting for a slot  \(g.pending) waiting on dependencies  "
-      + "\(g.cancelledExecuting) executing, cancel requested  \(g.finished) finished  \(g.cancelled) cancelled  \(g.failed) failed\n"
+    out += legend(g, ascii: ascii, width: width)
     return out
+  }
+
+  static func legend(_ g: Glyphs, ascii: Bool, width: Int) -> String {
+    let items = [
+      "\(g.executing) executing", "\(g.cancelledExecuting) executing, cancel requested", "\(g.ready) ready, waiting for a slot",
+      "\(g.pending) waiting on dependencies", "\(g.finished) finished", "\(g.cancelled) cancelled", "\(g.failed) failed",
+      "\(g.bailed) returned early", "\(g.completion) completion block", "\(g.suspended) suspended",
+    ]
+    var lines: [String] = []
+    var current = ""
+    for item in items {
+      if !current.isEmpty, current.count + 2 + item.count > width {
+        lines.append(current)
+        current = ""
+      }
+      current += (current.isEmpty ? "" : "  ") + item
+    }
+    lines.append(current)
+    return lines.joined(separator: "\n") + "\n"
   }
 }
 
-extension String {
-  fileprivate func replacingTrailingSpaces() -> String {
-    var s = self
-    while s.last == " " { s.removeLast() }
-    return s
+/// Shortening names the same way in every view.
+public enum Names {
+  /// `name` fitted to `width` columns: a long name keeps its start and end, joined by "…",
+  /// so `download-image-17` and `download-image-18` stay distinguishable.
+  public static func shorten(_ name: String, to width: Int, ascii: Bool = false) -> String {
+    guard Self.width(name) > width, width >= 3 else { return name }
+    let room = width - 1
+    var head = "", tail = ""
+    var headWidth = 0, tailWidth = 0
+    var front = name.startIndex, back = name.endIndex
+    // Take characters alternately from the start and the end, by display width.
+    while front < back {
+      let takeFront = headWidth <= tailWidth
+      let ch = takeFront ? name[front] : name[name.index(before: back)]
+      let w = Self.width(ch)
+      if headWidth + tailWidth + w > room { break }
+      if takeFront {
+        head.append(ch); headWidth += w; front = name.index(after: front)
+      } else {
+        tail.insert(ch, at: tail.startIndex); tailWidth += w; back = name.index(before: back)
+      }
+    }
+    return head + (ascii ? "~" : "…") + tail
+  }
+
+  /// `name` shortened to leave one space, then padded to `width` display columns.
+  public static func pad(_ name: String, to width: Int, ascii: Bool = false) -> String {
+    let short = shorten(name, to: width - 1, ascii: ascii)
+    return short + String(repeating: " ", count: max(0, width - Self.width(short)))
+  }
+
+  /// Display columns a string takes in a terminal: East Asian wide characters and emoji take two.
+  public static func width(_ s: String) -> Int { s.reduce(0) { $0 + width($1) } }
+
+  static func width(_ ch: Character) -> Int {
+    guard let v = ch.unicodeScalars.first?.value else { return 0 }
+    switch v {
+    case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+      0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
+      0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+      return 2
+    default:
+      return 1
+    }
   }
 }

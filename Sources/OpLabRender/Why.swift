@@ -20,9 +20,19 @@ public enum Why {
       facts.append((q, "It was added to \(queueName) at \(at(q))\(because(q)).")) 
     }
     if let r = h.ready { facts.append((r, "It became ready at \(at(r))\(because(r)).")) }
+    let me = world.operation(op)
     for i in h.overtakenBy {
-      let other = world.trace[i].op.map { world.name($0) } ?? "?"
-      facts.append((i, "While it waited for a slot, \(other) started at \(at(i))\(because(i)).")) 
+      guard let otherID = world.trace[i].op else { continue }
+      let other = world.operation(otherID)
+      let rule: String
+      if other.isBarrier {
+        rule = "a barrier goes before every priority"
+      } else if let a = other.filedPriority, let b = me.filedPriority, a != b {
+        rule = a > b ? "\(a) beats \(b)" : "it was picked before \(name) was ready"
+      } else {
+        rule = "same priority, enqueued earlier: first in, first out"
+      }
+      facts.append((i, "While it waited for a slot, \(other.name) started at \(at(i)) (\(rule)).")) 
     }
     for i in h.cancelRequests { facts.append((i, "cancel() reached it at \(at(i))\(because(i)).")) }
     if let s = h.started {
@@ -30,6 +40,16 @@ public enum Why {
       facts.append((s, "It \(verb) at \(at(s))\(because(s)).")) 
     }
     if let o = h.cancelObserved { facts.append((o, "It saw isCancelled at \(at(o))\(because(o)).")) }
+    if let f = h.finished, case .finished(.succeeded) = world.trace[f].kind, let s = h.started,
+      let c = h.cancelRequests.first(where: { world.trace[$0].reason != .alreadyFinished }), c > s
+    {
+      let why: String = switch me.spec.cancellation {
+      case .never: "its code never checks isCancelled, so cancel() could not stop it"
+      case .atStart: "its code checks isCancelled only when main() begins, and it had already begun"
+      case .every(let k): "its next isCancelled check (every \(k) ticks) would have come after its work was done"
+      }
+      facts.append((f, "It ran to the end although cancelled: \(why)."))
+    }
     if let f = h.finished { facts.append((f, "It finished at \(at(f))\(because(f)).")) }
     if let cs = h.completion.start {
       facts.append((cs, "Its completion block ran from \(at(cs))" + (h.completion.end.map { " to \(at($0))." } ?? " and is still running.")))

@@ -1,5 +1,6 @@
 import Foundation
 import OpLabCore
+import OpLabRender
 
 /// The lab's two ways of running: an interactive shell on a terminal, and batch
 /// runs of scripts or piped input.
@@ -19,6 +20,10 @@ public enum Shell {
   /// - Returns: the exit status.
   public static func main(options: ShellOptions, keepGoing: Bool = false) -> Int32 {
     ignoreBrokenPipes()
+    var options = options
+    let terminal = isatty(0) == 1 && isatty(1) == 1
+    if terminal, !options.widthGiven, let columns = terminalColumns() { options.width = columns }
+    options.color = options.color && terminal
     let interpreter = Interpreter(options: options)
     let history = EditLineReader.defaultHistoryPath(environment: ProcessInfo.processInfo.environment)
     let reader = LineReaders.makeDefault(
@@ -78,8 +83,9 @@ public enum Shell {
 
   /// The interactive loop: prompt with the tick, run, show errors under the bad token.
   static func interactive(_ interpreter: Interpreter, reader: LineReader) -> Int32 {
-    writeOut("OpLab \(version) — a lab for Operation and OperationQueue. Type 'help' for commands, Tab to complete, Ctrl-D to leave.\n")
-    writeOut("Queues ready: main (serial) and queue (default). Try: op download takes 3, then step.\n")
+    writeOut("OpLab \(version): a lab for Operation and OperationQueue.\n")
+    writeOut("Type 'help' for commands; Tab completes; Ctrl-D leaves.\n")
+    writeOut("Queues: main (serial) and queue (default). Try: op download takes 3\n")
     while true {
       let prompt = "oplab t=\(interpreter.world.now)\(interpreter.inFork ? " (fork)" : "")> "
       switch reader.readLine(prompt: prompt) {
@@ -91,9 +97,14 @@ public enum Shell {
         return Status.ok
       case .line(let line):
         if !line.allSatisfy(\.isWhitespace) { reader.addHistory(line) }
+        if !interpreter.options.widthGiven, let columns = terminalColumns() { interpreter.options.width = columns }
         let reply = reader.whileCatchingInterrupts { interrupted in interpreter.execute(line, interrupt: interrupted) }
-        writeOut(reply.output)
-        if let error = reply.error { writeError(error.pointed(prompt: prompt.count)) }
+        let color = interpreter.options.color
+        writeOut(color && reply.colorable ? Colorizer.timeline(reply.output) : reply.output)
+        if let error = reply.error {
+          let text = error.pointed(prompt: prompt.count)
+          writeError(color ? Colorizer.diagnostic(text) : text)
+        }
         if reply.quit {
           if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
           return Status.ok
@@ -109,6 +120,13 @@ public enum Shell {
 
   static func writeError(_ text: String) {
     FileHandle.standardError.write(Data(text.utf8))
+  }
+
+  /// The terminal's width in columns, if standard output is a terminal that says.
+  static func terminalColumns() -> Int? {
+    var size = winsize()
+    guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 else { return nil }
+    return Int(size.ws_col)
   }
 
   static func ignoreBrokenPipes() {

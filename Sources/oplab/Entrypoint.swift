@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import OpLabCore
 import OpLabShell
 
@@ -10,7 +11,7 @@ struct DisplayOptions: ParsableArguments {
   @Flag(help: "Draw with ASCII characters only.")
   var ascii = false
 
-  @Option(help: "Columns for timelines (default: 80).")
+  @Option(help: "Columns for timelines (default: the terminal's, else 80).")
   var width: Int?
 
   @Option(help: "Imitate Foundation on 'apple' platforms (default) or on 'linux'.")
@@ -20,14 +21,15 @@ struct DisplayOptions: ParsableArguments {
     if Platform(rawValue: platform.lowercased()) == nil {
       throw ValidationError("--platform takes 'apple' or 'linux', not '\(platform)'")
     }
-    if let width, width < 20 { throw ValidationError("--width must be 20 or more") }
+    if let width, width < 40 { throw ValidationError("--width must be 40 or more") }
   }
 
   var shellOptions: ShellOptions {
     var o = ShellOptions()
     o.ascii = ascii
     o.width = width ?? 80
-    o.color = false
+    o.widthGiven = width != nil
+    o.color = !noColor && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     o.platform = Platform(rawValue: platform.lowercased()) ?? .apple
     return o
   }
@@ -39,19 +41,10 @@ struct OpLab: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "oplab",
     abstract: "A terminal lab for learning Operation and OperationQueue.",
-    discussion: """
-      With no subcommand, opens the interactive lab on a terminal, or reads commands from
-      standard input when it is a pipe or a file.
-      """,
+    discussion: "Opens the lab on a terminal, or runs commands piped to standard input.",
     version: Shell.version,
-    subcommands: [Interactive.self, RunScripts.self],
-    defaultSubcommand: Interactive.self
+    subcommands: [RunScripts.self]
   )
-}
-
-/// The interactive lab (or batch from a pipe).
-struct Interactive: ParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "shell", abstract: "Open the lab (the default).")
 
   @OptionGroup var display: DisplayOptions
 
@@ -61,6 +54,23 @@ struct Interactive: ParsableCommand {
   func run() throws {
     let status = Shell.main(options: display.shellOptions, keepGoing: keepGoing)
     if status != 0 { throw ExitCode(status) }
+  }
+
+  /// Exit statuses: 0 success, 1 an error in a script, 2 bad usage (as the README says).
+  static func main() {
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch {
+      let code = exitCode(for: error)
+      let message = fullMessage(for: error)
+      if code == .success {
+        if !message.isEmpty { print(message) }
+        Foundation.exit(0)
+      }
+      if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+      Foundation.exit(code == .validationFailure ? Shell.Status.usage : code.rawValue)
+    }
   }
 }
 
@@ -75,7 +85,7 @@ struct RunScripts: ParsableCommand {
   var keepGoing = false
 
   @Argument(help: "Script files of lab commands.")
-  var files: [String]
+  var files: [String] = []
 
   func validate() throws {
     if files.isEmpty { throw ValidationError("name at least one script file") }

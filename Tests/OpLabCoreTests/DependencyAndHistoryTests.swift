@@ -75,7 +75,7 @@ import Testing
   func invalidInputIsRefused() throws {
     var w = World()
     let before = w.trace
-    #expect(throws: SimulationError.invalidSpec("duration must be 0 or more ticks, not -1")) { try w.createOperation(spec("a", -1)) }
+    #expect(throws: SimulationError.invalidSpec("an operation takes 0 or more ticks, not -1")) { try w.createOperation(spec("a", -1)) }
     #expect(throws: SimulationError.invalidSpec("fails at 5 is outside the operation's 2 ticks of work")) {
       try w.createOperation(spec("a", 2, failsAt: 5))
     }
@@ -83,7 +83,10 @@ import Testing
     #expect(throws: SimulationError.duplicateName("main")) { try w.createOperation(spec("main")) }
     #expect(throws: SimulationError.invalidMaxConcurrent(-2)) { try w.createQueue(name: "q", maxConcurrent: -2) }
     #expect(throws: SimulationError.invalidTick("step takes 0 or more ticks, not -3")) { try w.step(-3) }
-    #expect(throws: SimulationError.invalidTick("step 9223372036854775807 would move the clock past the largest tick")) {
+    #expect(throws: SimulationError.invalidSpec("a completion block takes at most 1099511627776 ticks, not 9223372036854775807")) {
+      try w.createOperation(spec("a", 1, completion: Int.max))
+    }
+    #expect(throws: SimulationError.invalidTick("step 9223372036854775807 would move the clock past the last tick (4611686018427387904)")) {
       try w.step(1)
       try w.step(Int.max)
     }

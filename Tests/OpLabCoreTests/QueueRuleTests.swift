@@ -213,7 +213,10 @@ import Testing
     let b = try w.addOperation(spec("b", 1), to: s)
     let verdict = w.waitUntilAllOperationsAreFinished()
     #expect(verdict == .stalled(Diagnosis(
-      stuck: [StuckOperation(op: a, cause: .dependencyNotInQueue(held)), StuckOperation(op: b, cause: .queueSuspended(s))],
+      stuck: [
+        StuckOperation(op: a, cause: .dependencyNotInQueue(held)), StuckOperation(op: b, cause: .queueSuspended(s)),
+        StuckOperation(op: held, cause: .notInQueue),
+      ],
       cycles: [])))
     #expect(w.lines(only: ["wait", "waitStalled"]) == ["0 world wait", "0 world waitStalled"])
   }

@@ -23,17 +23,31 @@ import Testing
     return w
   }
 
-  @Test("Timeline of the pipeline, Unicode, 80 columns")
-  func timelineUnicode() throws {
-    assertSnapshot(Timeline.render(try Self.pipeline(), width: 80), named: "timeline-unicode")
+  @Test("Timeline of the pipeline, Unicode and ASCII, narrow and wide", arguments: [(false, 40), (false, 80), (false, 120), (true, 40), (true, 80)])
+  func timeline(ascii: Bool, width: Int) throws {
+    let text = Timeline.render(try Self.pipeline(), width: width, ascii: ascii)
+    #expect(text.split(separator: "\n").allSatisfy { $0.count <= width })
+    if ascii {
+      let plain = text.unicodeScalars.allSatisfy(\.isASCII)
+      #expect(plain)
+    }
+    assertSnapshot(text, named: "timeline-\(ascii ? "ascii" : "unicode")-\(width)")
   }
 
-  @Test("Timeline of the pipeline, ASCII only")
-  func timelineASCII() throws {
-    let text = Timeline.render(try Self.pipeline(), width: 80, ascii: true)
-    let ascii = text.unicodeScalars.allSatisfy(\.isASCII)
-    #expect(ascii)
-    assertSnapshot(text, named: "timeline-ascii")
+  @Test("A long run is compressed with its scale stated, and long names are shortened the same way")
+  func timelineCompressed() throws {
+    var w = World()
+    let q = try w.createQueue(name: "a-rather-long-queue-name", maxConcurrent: 1)
+    for i in 1...3 { try w.addOperation(OperationSpec(name: "download-image-number-\(i)", duration: 60), to: q) }
+    try w.suspend(q)
+    try w.step(10)
+    try w.resume(q)
+    w.runUntilIdle()
+    let text = Timeline.render(w, width: 60)
+    #expect(text.contains("1 column = 5 ticks"))
+    #expect(text.contains("downloa…-number-1"))
+    #expect(text.split(separator: "\n").allSatisfy { $0.count <= 60 })
+    assertSnapshot(text, named: "timeline-compressed")
   }
 
   @Test("A timeline window shows only the ticks asked for")
@@ -68,15 +82,74 @@ import Testing
     assertSnapshot(Graph.render(w), named: "graph-cycle")
   }
 
-  @Test("Exports: Mermaid gantt and Chrome trace JSON that parses")
-  func exports() throws {
+  @Test("Slots and narration")
+  func slotsAndNarrate() throws {
     let w = try Self.pipeline()
-    assertSnapshot(Exporters.mermaid(w), named: "mermaid")
+    assertSnapshot(Slots.render(w, queue: w.queueID(named: "downloads")!) + "---\n" + Narrate.render(w), named: "slots-narrate")
+  }
+
+  @Test("Mermaid gantt: one section per op, states tagged")
+  func mermaid() throws {
+    let text = Exporters.mermaid(try Self.pipeline())
+    #expect(text.hasPrefix("gantt\n"))
+    #expect(text.contains("  dateFormat X\n  axisFormat %s\n"))
+    assertSnapshot(text, named: "mermaid")
+  }
+
+  @Test("Chrome trace JSON parses, names every queue and op, and keeps each op on its own lane")
+  func chromeTrace() throws {
+    let w = try Self.pipeline()
     let trace = Exporters.chromeTrace(w)
     assertSnapshot(trace, named: "chrome-trace")
-    let json = try JSONSerialization.jsonObject(with: Data(trace.utf8)) as? [String: Any]
-    let events = json?["traceEvents"] as? [[String: Any]] ?? []
-    #expect(events.contains { $0["ph"] as? String == "X" && $0["name"] as? String == "d1" && $0["dur"] as? Int == 4000 })
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(trace.utf8)) as? [String: Any])
+    let events = try #require(json["traceEvents"] as? [[String: Any]])
+    let threadNames = events.filter { $0["name"] as? String == "thread_name" }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+    #expect(threadNames == ["d1", "d2", "d3", "f1", "f2", "f3"])
+    let processNames = events.filter { $0["name"] as? String == "process_name" }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+    #expect(processNames == ["queue main", "queue downloads", "queue filters"])
+    // No two X events overlap on one (pid, tid) lane.
+    var lanes: [String: [(Int, Int)]] = [:]
+    for e in events where e["ph"] as? String == "X" {
+      let key = "\(e["pid"] ?? 0)/\(e["tid"] ?? 0)"
+      lanes[key, default: []].append((e["ts"] as? Int ?? 0, (e["ts"] as? Int ?? 0) + (e["dur"] as? Int ?? 0)))
+    }
+    for (lane, spans) in lanes {
+      let sorted = spans.sorted { $0.0 < $1.0 }
+      for (a, b) in zip(sorted, sorted.dropFirst()) { #expect(a.1 <= b.0, "overlap on \(lane)") }
+    }
+    let d1 = events.first { $0["ph"] as? String == "X" && $0["name"] as? String == "executing" && $0["tid"] as? Int == 1 }
+    #expect(d1?["ts"] as? Int == 0)
+    #expect(d1?["dur"] as? Int == 4_000)
+  }
+
+  @Test("Events as JSON Lines: one object per event, keys in order, parsed back field by field")
+  func eventsJSONLines() throws {
+    let w = try Self.pipeline()
+    let text = Exporters.eventsJSONLines(w)
+    let lines = text.split(separator: "\n")
+    #expect(lines.count == w.trace.count)
+    for (seq, line) in lines.enumerated() {
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      let e = w.trace[seq]
+      #expect(object["t"] as? Int == e.tick)
+      #expect(object["seq"] as? Int == seq)
+      #expect((object["op"] as? String) == e.op.map { w.name($0) })
+      #expect((object["queue"] as? String) == e.queue.map { w.name($0) })
+      #expect((object["from"] as? String) == e.from?.description)
+      #expect((object["to"] as? String) == e.to?.description)
+      #expect(object["reason"] is String)
+      let keys = line.split(separator: ",").compactMap { part -> String? in
+        guard let colon = part.firstIndex(of: ":"), part.first == "\"" || part.first == "{" else { return nil }
+        return String(part[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "{\""))
+      }
+      #expect(Array(keys.prefix(8)) == ["t", "seq", "event", "op", "queue", "from", "to", "reason"])
+    }
+    let finished = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+      .filter { $0["event"] as? String == "finished" }
+    #expect(finished.map { "\($0["op"] ?? "")=\($0["outcome"] ?? "")" } == [
+      "d2=cancelled", "f2=bailed", "d3=failed", "d1=success", "f3=success", "f1=success",
+    ])
+    assertSnapshot(text, named: "events-jsonl")
   }
 
   @Test("Names with control characters and quotes are escaped in JSON")

@@ -66,7 +66,7 @@ import Testing
   func pipedError() throws {
     let r = try oplab([], stdin: "op a\nop b takes x\nop c\n")
     #expect(r.status == 1)
-    #expect(r.err == "<stdin>:2:12: error: 'x' is not a whole number\n  hint: usage: op NAME [on QUEUE] [takes N] [priority P] [qos Q] [after OP[,OP...]] [cancel-check every N|start|never] [bail-if-dep-cancelled] [fails at N] [completion N] [async [forgets-finish]] [blocks D1,D2,...] [hold]\n")
+    #expect(r.err == "<stdin>:2:12: error: 'x' is not a whole number\n  hint: see `help op` for everything 'op' takes\n")
     #expect(!r.out.contains("c enqueued"))
     let k = try oplab(["--keep-going"], stdin: "op a\nop b takes x\nop c\n")
     #expect(k.status == 1)

@@ -47,7 +47,7 @@ import Testing
       "the main queue cannot be suspended: OperationQueue.main ignores isSuspended = true",
       "the main queue is always serial: OperationQueue.main ignores changes to maxConcurrentOperationCount",
       "there is no operation named 'zz'",
-      "tick 99 has not happened yet (the clock is at 0)",
+      "tick 99 is in the future (the clock is at 0)",
     ])
     #expect(errors.map(\.column) == [5, 9, 5, 12, 6])
     #expect(i.world.trace == before)
@@ -154,5 +154,40 @@ import Testing
     let one = Interpreter().execute("help cancel").output
     #expect(one.hasPrefix("usage: cancel all [QUEUE]|OP\n"))
     #expect(one.contains("cancelAllOperations()"))
+  }
+
+  @Test("The smaller commands say what a learner needs: platform, max 0, back past the start, goto forward")
+  func smallCommands() {
+    let i = Interpreter()
+    #expect(i.execute("platform").output == "  platform apple: Darwin's documented behaviour (iOS, macOS); `platform apple|linux` switches\n")
+    #expect(i.script.isEmpty)
+    #expect(i.execute("queue q").error == nil)
+    #expect(i.execute("max q 0").output.contains("note: with max 0 nothing on q will start until the limit is raised"))
+    _ = i.execute("step 3")
+    #expect(i.execute("back 10").output == "  back at t=0 (only 3 ticks had passed; this is the start)\n")
+    let forward = i.execute("goto 2")
+    #expect(forward.error?.message == "tick 2 is in the future (the clock is at 0)")
+    #expect(forward.error?.hint?.contains("fork") == true)
+    #expect(i.execute("timeline from 5").error?.message == "tick 5 has not happened yet (the clock is at 0)")
+  }
+
+  @Test("slots and narrate answer from the trace")
+  func slotsAndNarrate() {
+    let i = Interpreter()
+    _ = run(["queue q max 2", "op a on q takes 2", "op b on q takes 1", "op c on q takes 1", "run"], i)
+    #expect(i.execute("slots q").output == """
+      q: max 2, 2 slots used so far
+        slot 1: a t=0-2
+        slot 2: b t=0-1, c t=1-2
+
+      """)
+    #expect(i.execute("narrate c").output == """
+      At tick 0, c created.
+      Then, c enqueued on q.
+      Then, c ready: no unfinished dependencies.
+      At tick 1, c started on q: slot freed by b.
+      At tick 2, c finished (succeeded): work done.
+
+      """)
   }
 }

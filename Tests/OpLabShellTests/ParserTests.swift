@@ -69,6 +69,9 @@ import Testing
     Case(line: "source s.oplab", expected: .source(file: "s.oplab")),
     Case(line: "reset", expected: .reset),
     Case(line: "platform Linux", expected: .platform(.linux)),
+    Case(line: "platform", expected: .platform(nil)),
+    Case(line: "slots downloads", expected: .slots(queue: "downloads")),
+    Case(line: "narrate d1", expected: .narrate(op: "d1")),
     Case(line: "help", expected: .help(command: nil)),
     Case(line: "help operation", expected: .help(command: "op")),
     Case(line: "quit", expected: .quit),
@@ -97,15 +100,21 @@ import Testing
     ErrorCase(line: "stpe 3", column: 1, message: "unknown command 'stpe'", hint: "did you mean 'step'? Type 'help' for the list of commands."),
     ErrorCase(line: "frobnicate", column: 1, message: "unknown command 'frobnicate'", hint: "Type 'help' for the list of commands."),
     ErrorCase(line: "op x takse 3", column: 6, message: "unexpected 'takse'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'fails', 'completion', 'async', 'blocks' or 'hold'", hint: "did you mean 'takes'?"),
-    ErrorCase(line: "op x takes", column: 12, message: "'op' needs more: expected a whole number (0 or more)", hint: "usage: op NAME [on QUEUE] [takes N] [priority P] [qos Q] [after OP[,OP...]] [cancel-check every N|start|never] [bail-if-dep-cancelled] [fails at N] [completion N] [async [forgets-finish]] [blocks D1,D2,...] [hold]"),
+    ErrorCase(line: "op x takes", column: 12, message: "'op' needs more: expected a number of ticks (0 or more)", hint: "see `help op` for everything 'op' takes"),
     ErrorCase(line: "op x takes -3", column: 12, message: "-3 is too small: use 0 or more"),
-    ErrorCase(line: "op x takes 99999999999999999999", column: 12, message: "99999999999999999999 is too large (the largest is 9223372036854775807)"),
+    ErrorCase(line: "op x takes 99999999999999999999", column: 12, message: "99999999999999999999 is too large (the largest is 1099511627776)"),
+    ErrorCase(line: "op x takes 1099511627777", column: 12, message: "1099511627777 is too large (the largest is 1099511627776)"),
+    ErrorCase(line: "step 4611686018427387905", column: 6, message: "4611686018427387905 is too large (the largest is 4611686018427387904)"),
     ErrorCase(line: "op x takes three", column: 12, message: "'three' is not a whole number"),
     ErrorCase(line: "op x on dowloads", column: 9, message: "there is no queue named 'dowloads'", hint: "did you mean 'downloads'?"),
     ErrorCase(line: "op x after d1,dd2", column: 12, message: "there is no operation named 'dd2'", hint: "did you mean 'd2'?"),
     ErrorCase(line: "op d1", column: 4, message: "the name 'd1' is already taken", hint: "pick another name, or `reset` to start again"),
-    ErrorCase(line: "op 9$", column: 4, message: "'9$' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter or digit"),
-    ErrorCase(line: "op x takes 2 takes 3", column: 14, message: "'takes' was already given", hint: "usage: op NAME [on QUEUE] [takes N] [priority P] [qos Q] [after OP[,OP...]] [cancel-check every N|start|never] [bail-if-dep-cancelled] [fails at N] [completion N] [async [forgets-finish]] [blocks D1,D2,...] [hold]"),
+    ErrorCase(line: "op 9$", column: 4, message: "'9$' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
+    ErrorCase(line: "op 7up", column: 4, message: "'7up' is not a valid name"),
+    ErrorCase(line: "op all", column: 4, message: "'all' is a reserved word (as in `cancel all`, `max q default`)", hint: "pick another name"),
+    ErrorCase(line: "queue d1", column: 7, message: "the name 'd1' is already taken by an operation", hint: "pick another name for the queue"),
+    ErrorCase(line: "timeline nope", column: 10, message: "there is no queue named 'nope'"),
+    ErrorCase(line: "op x takes 2 takes 3", column: 14, message: "'takes' was already given", hint: "see `help op` for everything 'op' takes"),
     ErrorCase(line: "op x priority urgent", column: 15, message: "'urgent' is not a priority", hint: "use veryLow, low, normal, high or veryHigh"),
     ErrorCase(line: "op x priority hihg", column: 15, message: "'hihg' is not a priority", hint: "did you mean 'high'?"),
     ErrorCase(line: "op x cancel-check sometimes", column: 19, message: "unexpected 'sometimes'; expected 'every', 'start' or 'never'"),
@@ -113,8 +122,9 @@ import Testing
     ErrorCase(line: "cancel d9", column: 8, message: "there is no operation named 'd9'", hint: "did you mean 'd1'?"),
     ErrorCase(line: "suspend d1", column: 9, message: "'d1' is an operation, not a queue"),
     ErrorCase(line: "why downloads", column: 5, message: "'downloads' is a queue, not an operation"),
-    ErrorCase(line: "step 1 2", column: 8, message: "unexpected '2'; 'step' takes nothing more", hint: "usage: step [N]"),
-    ErrorCase(line: "run until", column: 11, message: "'run' needs more: expected a whole number (0 or more) or an operation name"),
+    ErrorCase(line: "step 1 2", column: 8, message: "unexpected '2'; 'step' takes nothing more", hint: "usage: step [T]"),
+    ErrorCase(line: "help foo", column: 6, message: "there is no command 'foo'", hint: "usage: help [COMMAND]"),
+    ErrorCase(line: "run until", column: 11, message: "'run' needs more: expected a tick (0 or more) or an operation name"),
     ErrorCase(line: "depend f1 d1", column: 11, message: "unexpected 'd1'; expected 'on'"),
     ErrorCase(line: "platform windows", column: 10, message: "'windows' is not a platform", hint: "use apple or linux"),
     ErrorCase(line: "export picture x", column: 8, message: "unexpected 'picture'; expected 'timeline', 'events', 'trace' or 'mermaid'"),
@@ -151,7 +161,7 @@ import Testing
   @Test("Usage lines come from the table")
   func usage() {
     #expect(CommandTable.spec(named: "queue")?.usage == "queue NAME [max default|N] [qos Q]")
-    #expect(CommandTable.spec(named: "run")?.usage == "run [until N|OP]")
+    #expect(CommandTable.spec(named: "run")?.usage == "run [until T|OP]")
     #expect(CommandTable.spec(named: "cancel")?.usage == "cancel all [QUEUE]|OP")
   }
 }

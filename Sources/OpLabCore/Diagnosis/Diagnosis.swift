@@ -62,8 +62,23 @@ extension World {
     var cycleOf = [Int32: Int]()
     for (i, cycle) in cycles.enumerated() { for op in cycle { cycleOf[op.index] = i } }
     let targets = scope ?? operationIDs.filter { operations[$0.slot].queue != nil && !operations[$0.slot].isFinished }
-    let stuck = targets.filter { !operations[$0.slot].isFinished }.map { op in
-      StuckOperation(op: op, cause: stallCause(of: op, cycleOf: cycleOf))
+    // Follow each cause to what holds it in turn, so the root cause is always listed.
+    var listed = Set<OpID>()
+    var stuck: [StuckOperation] = []
+    var work = targets.filter { !operations[$0.slot].isFinished }
+    var next = 0
+    while next < work.count {
+      let op = work[next]
+      next += 1
+      guard listed.insert(op).inserted else { continue }
+      let cause = stallCause(of: op, cycleOf: cycleOf)
+      stuck.append(StuckOperation(op: op, cause: cause))
+      switch cause {
+      case .waitingOn(let dep), .dependencyNotInQueue(let dep): work.append(dep)
+      case .slotsHeld(_, let holders): work += holders
+      case .inCycle(let c): work += cycles[c]
+      default: break
+      }
     }
     return Diagnosis(stuck: stuck, cycles: cycles)
   }

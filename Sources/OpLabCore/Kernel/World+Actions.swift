@@ -166,7 +166,8 @@ extension World {
   public mutating func addDependency(_ op: OpID, on dep: OpID) throws(SimulationError) -> Bool {
     if operations[op.slot].dependencies.contains(dep) { return false }
     let mayCloseCycle = op == dep || !operations[op.slot].dependents.isEmpty
-    link(op, on: dep, reason: operations[op.slot].phase == .executing || operations[op.slot].isFinished ? .alreadyStarted : .command)
+    let started = operations[op.slot].phase == .executing || operations[op.slot].isFinished || operations[op.slot].dispatched
+    link(op, on: dep, reason: started ? .alreadyStarted : .command)
     if mayCloseCycle, !operations[dep.slot].isFinished, dependsTransitively(dep, on: op) {
       record(.cycleClosed(dep), op: op, reason: .command)
     }
@@ -198,7 +199,7 @@ extension World {
   /// - Returns: the barrier operation.
   @discardableResult
   public mutating func addBarrier(to q: QueueID, duration: Tick = 1) throws(SimulationError) -> OpID {
-    if duration < 0 { throw .invalidDuration(duration) }
+    if duration < 0 || duration > OperationSpec.maxDuration { throw .invalidDuration(duration) }
     queues[q.slot].barrierCount += 1
     var name = "\(queues[q.slot].name).barrier\(queues[q.slot].barrierCount)"
     while opNames[name] != nil { name += "'" }
@@ -239,14 +240,19 @@ extension World {
     if opNames[name] != nil || queueNames[name] != nil { throw .duplicateName(name) }
   }
 
-  /// Whether a name is an identifier: letters, digits, `-`, `_` and `.`, starting with a letter or digit.
+  /// Whether a name is an identifier: letters, digits, `-`, `_` and `.`, starting with a
+  /// letter or `_` (so a name never reads as a number), and not a reserved word.
   public static func isValidName(_ name: String) -> Bool {
-    guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || ("0"..."9").contains(first)
+    guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_",
+      !reservedNames.contains(name.lowercased())
     else { return false }
     return name.unicodeScalars.allSatisfy {
       $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
     }
   }
+
+  /// Words the command language gives a meaning where a name could stand (`cancel all`, `max q default`).
+  public static let reservedNames: Set<String> = ["all", "default"]
 
   mutating func newOperation(_ spec: OperationSpec, reason: Reason) -> OpID {
     let id = OpID(operations.count)
@@ -266,7 +272,8 @@ extension World {
     operations[op.slot].dependencies.append(dep)
     operations[dep.slot].dependents.append(op)
     record(.dependencyAdded(dep), op: op, queue: operations[op.slot].queue, reason: reason)
-    guard !operations[dep.slot].isFinished else { return }
+    // A finished dependency does not block; an operation already handed to the dispatch queue is past waiting.
+    guard !operations[dep.slot].isFinished, !operations[op.slot].dispatched else { return }
     operations[op.slot].unfinishedCount += 1
     if operations[op.slot].phase == .ready, !operations[op.slot].dependenciesIgnored, !operations[op.slot].dispatched {
       operations[op.slot].phase = .pending
@@ -368,6 +375,6 @@ extension World {
       next = (elapsed + k - 1) / k * k
     }
     guard next < end else { return }
-    schedule(.cancelCheck(op, generation: r.generation), at: started + next)
+    schedule(.cancelCheck(op, generation: r.generation), at: started.addingReportingOverflow(next).overflow ? Tick.max : started + next)
   }
 }

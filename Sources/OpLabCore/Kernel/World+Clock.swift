@@ -23,7 +23,9 @@ extension World {
   public mutating func step(_ ticks: Tick = 1) throws(SimulationError) {
     guard ticks >= 0 else { throw .invalidTick("step takes 0 or more ticks, not \(ticks)") }
     let (target, overflow) = now.addingReportingOverflow(ticks)
-    guard !overflow else { throw .invalidTick("step \(ticks) would move the clock past the largest tick") }
+    guard !overflow, target <= Self.maxTick else {
+      throw .invalidTick("step \(ticks) would move the clock past the last tick (\(Self.maxTick))")
+    }
     advance(to: target)
   }
 
@@ -31,6 +33,7 @@ extension World {
   /// - Throws: ``SimulationError/invalidTick(_:)`` when `tick` is in the past.
   public mutating func run(until tick: Tick) throws(SimulationError) {
     guard tick >= now else { throw .invalidTick("tick \(tick) is in the past (the clock is at \(now))") }
+    guard tick <= Self.maxTick else { throw .invalidTick("tick \(tick) is past the last tick (\(Self.maxTick))") }
     advance(to: tick)
   }
 

@@ -32,10 +32,11 @@ extension World {
         problems.append("\(r.name) has an outcome but is not finished")
       }
       let unfinishedDeps = r.dependencies.count { !operations[$0.slot].isFinished }
-      if !r.isFinished, Int(r.unfinishedCount) < unfinishedDeps {
+      let waiting = r.phase == .created || r.phase == .pending || (r.phase == .ready && !r.dispatched)
+      if waiting, Int(r.unfinishedCount) < unfinishedDeps {
         problems.append("\(r.name) counts \(r.unfinishedCount) unfinished dependencies but has \(unfinishedDeps)")
       }
-      if !r.isFinished, platform == .apple, Int(r.unfinishedCount) != unfinishedDeps {
+      if waiting, platform == .apple, Int(r.unfinishedCount) != unfinishedDeps {
         // On Darwin the count always equals the unfinished dependencies listed.
         problems.append("\(r.name) counts \(r.unfinishedCount) unfinished dependencies but lists \(unfinishedDeps)")
       }

@@ -75,18 +75,18 @@ extension World {
     }
     switch r.spec.kind {
     case .plain, .async:
-      schedule(.workDone(op, generation: r.generation), at: now + r.spec.workLength(on: platform))
+      schedule(.workDone(op, generation: r.generation), at: later(r.spec.workLength(on: platform)))
     case .blocks(let blocks):
       switch platform {
       case .apple:
         for (i, length) in blocks.enumerated() {
           record(.blockStarted(Int32(i)), op: op, queue: q, reason: .blockSchedule)
-          schedule(.blockDone(op, block: Int32(i), generation: r.generation), at: now + length)
+          schedule(.blockDone(op, block: Int32(i), generation: r.generation), at: later(length))
         }
       case .linux:
         operations[op.slot].blocksSequential = true
         record(.blockStarted(0), op: op, queue: q, reason: .blockSchedule)
-        schedule(.blockDone(op, block: 0, generation: r.generation), at: now + blocks[0])
+        schedule(.blockDone(op, block: 0, generation: r.generation), at: later(blocks[0]))
       }
     }
   }
@@ -123,7 +123,7 @@ extension World {
       operations[op.slot].completionRunning = true
       runningCompletions += 1
       record(.completionStarted, op: op, queue: q, reason: .afterFinish)
-      schedule(.completionDone(op), at: now + length)
+      schedule(.completionDone(op), at: later(length))
     }
 
     guard let q else { return }
@@ -199,7 +199,7 @@ extension World {
       } else if r.blocksSequential {
         let nextBlock = block + 1
         record(.blockStarted(nextBlock), op: op, queue: r.queue, reason: .blockSchedule)
-        schedule(.blockDone(op, block: nextBlock, generation: generation), at: now + blocks[Int(nextBlock)])
+        schedule(.blockDone(op, block: nextBlock, generation: generation), at: later(blocks[Int(nextBlock)]))
       }
 
     case .finishNow(let op, let outcome, let reason, let generation):

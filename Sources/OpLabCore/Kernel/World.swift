@@ -24,6 +24,10 @@ import OrderedCollections
 public struct World: Sendable {
   /// The current tick.
   public internal(set) var now: Tick = 0
+
+  /// The last tick the clock can reach: 2^62. Work that starts there still ends before
+  /// `Int.max`, because no duration exceeds ``OperationSpec/maxDuration``.
+  public static let maxTick: Tick = 1 << 62
   /// Which Foundation is imitated where Darwin and Linux differ.
   public internal(set) var platform: Platform
   /// Every operation, indexed by ``OpID``.
@@ -94,6 +98,12 @@ public struct World: Sendable {
   ) -> Int {
     trace.append(Event(tick: now, kind: kind, op: op, queue: queue, from: from, to: to, reason: reason))
     return trace.count - 1
+  }
+
+  /// `now + ticks`, saturating at `Tick.max` rather than overflowing.
+  func later(_ ticks: Tick) -> Tick {
+    let (t, overflow) = now.addingReportingOverflow(ticks)
+    return overflow ? Tick.max : t
   }
 
   mutating func schedule(_ action: Wakeup.Action, at tick: Tick) {

@@ -63,4 +63,6 @@ public struct OperationRecord: Sendable {
   public var isExecuting: Bool { phase == .executing }
   /// The name.
   public var name: String { spec.name }
+  /// The priority level it is filed under in its queue (`nil` for a barrier, or before enqueueing).
+  public var filedPriority: QueuePriority? { queue == nil || isBarrier ? nil : QueuePriority(rawValue: level) }
 }

@@ -67,19 +67,27 @@ public struct OperationSpec: Hashable, Sendable {
   /// Checks that every number in the spec is one the simulator can run.
   /// - Throws: ``SimulationError/invalidSpec(_:)`` naming the bad field.
   public func validate() throws(SimulationError) {
-    if duration < 0 { throw .invalidSpec("duration must be 0 or more ticks, not \(duration)") }
+    let limit = Self.maxDuration
+    func check(_ value: Tick, _ what: String) throws(SimulationError) {
+      if value < 0 { throw .invalidSpec("\(what) takes 0 or more ticks, not \(value)") }
+      if value > limit { throw .invalidSpec("\(what) takes at most \(limit) ticks, not \(value)") }
+    }
+    try check(duration, "an operation")
     if case .every(let n) = cancellation, n < 1 {
       throw .invalidSpec("cancel-check every N needs N of at least 1, not \(n)")
     }
     if let f = failsAt, f < 0 || f > duration {
       throw .invalidSpec("fails at \(f) is outside the operation's \(duration) ticks of work")
     }
-    if let c = completion, c < 0 { throw .invalidSpec("a completion block takes 0 or more ticks, not \(c)") }
+    if let c = completion { try check(c, "a completion block") }
     if case .blocks(let blocks) = kind {
       if blocks.isEmpty { throw .invalidSpec("a BlockOperation needs at least one block") }
-      if let bad = blocks.first(where: { $0 < 0 }) {
-        throw .invalidSpec("a block takes 0 or more ticks, not \(bad)")
-      }
+      for b in blocks { try check(b, "a block") }
+      if blocks.reduce(0, +) > limit { throw .invalidSpec("a BlockOperation's blocks take at most \(limit) ticks in all") }
     }
   }
+
+  /// The longest any piece of work may take: 2^40 ticks (about 10^12). With the clock
+  /// capped at ``World/maxTick``, no sum of ticks in the simulator can overflow.
+  public static let maxDuration: Tick = 1 << 40
 }

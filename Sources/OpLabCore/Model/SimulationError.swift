@@ -36,7 +36,9 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
     case .unknownQueue(let name): "there is no queue named '\(name)'"
     case .duplicateName(let name): "the name '\(name)' is already taken"
     case .invalidName(let name):
-      "'\(name)' is not a valid name: use letters, digits, '-', '_' and '.', starting with a letter or digit"
+      World.reservedNames.contains(name.lowercased())
+        ? "'\(name)' is a reserved word and cannot name an operation or a queue"
+        : "'\(name)' is not a valid name: use letters, digits, '-', '_' and '.', starting with a letter"
     case .invalidSpec(let why): why
     case .cannotEnqueue(let name, let phase, let platform):
       "'\(name)' is \(Self.phrase(phase)) and cannot be added to a queue again: "
@@ -53,7 +55,7 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
     case .invalidTick(let why): why
     case .tickNotReached(let requested, let now):
       "tick \(requested) has not happened yet (the clock is at \(now))"
-    case .invalidDuration(let n): "a duration is 0 or more ticks, not \(n)"
+    case .invalidDuration(let n): "a duration is 0 to \(OperationSpec.maxDuration) ticks, not \(n)"
     }
   }
 

@@ -101,7 +101,9 @@ extension World {
     case .step(let n):
       guard n >= 0 else { throw .invalidTick("step takes 0 or more ticks, not \(n)") }
       let (target, overflow) = now.addingReportingOverflow(n)
-      guard !overflow else { throw .invalidTick("step \(n) would move the clock past the largest tick") }
+      guard !overflow, target <= Self.maxTick else {
+        throw .invalidTick("step \(n) would move the clock past the last tick (\(Self.maxTick))")
+      }
       return try runClock(to: target, cap: cap, interrupt: interrupt)
     case .runUntil(let t):
       guard t >= now else { throw .invalidTick("tick \(t) is in the past (the clock is at \(now))") }
@@ -127,6 +129,7 @@ extension World {
       return (.done, false)
     }
     guard target >= now else { throw .invalidTick("tick \(target) is in the past (the clock is at \(now))") }
+    guard target <= Self.maxTick else { throw .invalidTick("tick \(target) is past the last tick (\(Self.maxTick))") }
     if !advance(to: target, interrupt: interrupt) { return (.verdict(.interrupted), false) }
     return (.done, true)
   }

@@ -48,7 +48,13 @@ extension World {
     case .waitStalled: what = "waitUntilAllOperationsAreFinished() would block forever"
     case .platformChanged(let p): what = "platform set to \(p.rawValue)"
     }
-    let why = explain(e.reason, about: e.op)
+    let why: String
+    switch e.kind {
+    case .kvoWillChange, .kvoDidChange: why = ""  // the state change beside it says why
+    case .finished(.succeeded) where operations[e.op?.slot ?? 0].isCancelled && e.op != nil:
+      why = explain(e.reason, about: e.op) + ", although cancelled: its code did not stop"
+    default: why = explain(e.reason, about: e.op)
+    }
     return why.isEmpty ? "\(subject) \(what)" : "\(subject) \(what): \(why)"
   }
 
@@ -59,7 +65,13 @@ extension World {
     case .cancelAll(let q): "cancelAllOperations() on \(name(q))"
     case .waitingOnDependencies(let n): "waits on \(n) unfinished \(n == 1 ? "dependency" : "dependencies")"
     case .noUnfinishedDependencies: "no unfinished dependencies"
-    case .dependencyFinished(let op): "dependency \(name(op)) finished"
+    case .dependencyFinished(let op):
+      switch operations[op.slot].outcome {
+      case .failed?: "dependency \(name(op)) finished — it failed, but isFinished does not mean success"
+      case .cancelled?: "dependency \(name(op)) finished — it was cancelled, and cancellation does not propagate"
+      case .bailed?: "dependency \(name(op)) finished — it returned early, and dependents still run"
+      default: "dependency \(name(op)) finished"
+      }
     case .dependencyRemoved(let op): "dependency \(name(op)) removed"
     case .dependencyAdded(let op): "new dependency \(name(op)) is unfinished"
     case .cancelledWhilePending: "cancelled while waiting: dependencies are ignored"

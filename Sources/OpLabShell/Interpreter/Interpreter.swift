@@ -6,6 +6,8 @@ import OpLabRender
 public struct ShellOptions: Sendable {
   /// Columns available for timelines.
   public var width: Int = 80
+  /// Whether the width was given (`--width`); otherwise a terminal's width is used.
+  public var widthGiven = false
   /// ASCII-only drawing.
   public var ascii = false
   /// Colour (only on a terminal).
@@ -25,6 +27,8 @@ public struct Reply: Sendable {
   public var error: Diagnostic?
   /// Whether the learner asked to leave.
   public var quit = false
+  /// Whether the output is a drawing that may be coloured on a terminal.
+  public var colorable = false
 }
 
 /// Runs command lines against a simulation: the heart of the shell, with no terminal I/O.
@@ -116,8 +120,10 @@ public final class Interpreter {
   private func changesWorld(_ command: Command) -> Bool {
     switch command {
     case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
-      .barrier, .wait, .step, .run, .platform:
+      .barrier, .wait, .step, .run:
       true
+    case .platform(let p):
+      p != nil
     default:
       false
     }
@@ -204,7 +210,8 @@ public final class Interpreter {
       if let id = world.operationID(named: target) { return Reply(output: try perform([.setOperationQualityOfService(id, qos)]).0) }
       return Reply(output: try perform([.setQueueQualityOfService(try queue(target), qos)]).0)
     case .max(let name, let setting):
-      return Reply(output: try perform([.setMaxConcurrent(try queue(name), setting.value)]).0)
+      let out = try perform([.setMaxConcurrent(try queue(name), setting.value)]).0
+      return Reply(output: out + (setting == .count(0) ? "  note: with max 0 nothing on \(name) will start until the limit is raised\n" : ""))
     case .cancel(let name):
       return Reply(output: try perform([.cancel(try op(name))]).0)
     case .cancelAll(let name):
@@ -232,8 +239,17 @@ public final class Interpreter {
       if case .tick = target, results.first != .verdict(.interrupted) { return Reply(output: out + "  now t=\(world.now)\n") }
       return Reply(output: out + verdictText(results.first))
     case .back(let n):
-      return Reply(output: afterRewind(cut: try sim.back(n)))
+      let from = world.now
+      let cut = try sim.back(n)
+      let note = n > from ? " (only \(from) \(from == 1 ? "tick had" : "ticks had") passed; this is the start)" : ""
+      return Reply(output: afterRewind(cut: cut).replacingOccurrences(of: "\n", with: "") + note + "\n")
     case .goto(let t):
+      guard t <= world.now else {
+        throw Diagnostic(
+          column: argumentColumn(line), length: 1,
+          message: "tick \(t) is in the future (the clock is at \(world.now))",
+          hint: "goto only goes back; going back forgets what came after, so `fork` first to keep it, or `run until \(t)`")
+      }
       return Reply(output: afterRewind(cut: try sim.rewind(to: t)))
     case .fork:
       branches.append((sim, script, declaredQueue))
@@ -251,13 +267,23 @@ public final class Interpreter {
       if let from, let to, to < from {
         throw Diagnostic(column: 1, message: "the window ends (t=\(to)) before it starts (t=\(from))")
       }
+      if let from, from > world.now {
+        throw Diagnostic(
+          column: 1, message: "tick \(from) has not happened yet (the clock is at \(world.now))",
+          hint: "step or run first, or pick an earlier `from`")
+      }
       let queues = try names.map(queue)
-      return Reply(output: Timeline.render(world, queues: queues, from: from, to: to, width: options.width, ascii: options.ascii))
+      let text = Timeline.render(world, queues: queues, from: from, to: to, width: options.width, ascii: options.ascii)
+      return Reply(output: text, colorable: true)
     case .events(let name):
       let out = EventLog.render(world, only: try name.map(op))
       return Reply(output: out.isEmpty ? "no events yet\n" : out)
     case .why(let name):
       return Reply(output: Why.render(try op(name), in: world))
+    case .slots(let name):
+      return Reply(output: Slots.render(world, queue: try queue(name)))
+    case .narrate(let name):
+      return Reply(output: Narrate.render(world, only: try name.map(op)))
     case .status:
       return Reply(output: Status.render(world))
     case .graph:
@@ -265,7 +291,7 @@ public final class Interpreter {
     case .export(let kind, let file):
       let text: String = switch kind {
       case .timeline: Timeline.render(world, width: options.width, ascii: options.ascii)
-      case .events: EventLog.render(world)
+      case .events: Exporters.eventsJSONLines(world)
       case .trace: Exporters.chromeTrace(world)
       case .mermaid: Exporters.mermaid(world)
       }
@@ -285,6 +311,10 @@ public final class Interpreter {
       branches = []
       return Reply(output: "  fresh world at t=0 (queues: main, queue)\n")
     case .platform(let p):
+      guard let p else {
+        let what = world.platform == .apple ? "Darwin's documented behaviour (iOS, macOS)" : "swift-corelibs-foundation on Linux"
+        return Reply(output: "  platform \(world.platform.rawValue): \(what); `platform apple|linux` switches\n")
+      }
       return Reply(output: try perform([.setPlatform(p)]).0)
     case .help(let name):
       return Reply(output: Help.render(name))
@@ -294,6 +324,8 @@ public final class Interpreter {
   }
 
   /// Cuts the effective commands to match the journal after time travel.
+  private func argumentColumn(_ line: String) -> Int { Lexer.tokens(line).dropFirst().first?.column ?? 1 }
+
   private func afterRewind(cut: Bool) -> String {
     let n = sim.journal.count
     // A cut clock command was replaced in the journal by a run to the tick.

@@ -46,6 +46,10 @@ public enum Command: Hashable, Sendable {
   case timeline(queues: [String], from: Int?, to: Int?)
   /// `events [OP]`.
   case events(op: String?)
+  /// `slots QUEUE`.
+  case slots(queue: String)
+  /// `narrate [OP]`.
+  case narrate(op: String?)
   /// `why OP`.
   case why(op: String)
   /// `status`.
@@ -60,8 +64,8 @@ public enum Command: Hashable, Sendable {
   case source(file: String)
   /// `reset`.
   case reset
-  /// `platform apple|linux`.
-  case platform(Platform)
+  /// `platform [apple|linux]`: without an argument, shows the current one.
+  case platform(Platform?)
   /// `help [COMMAND]`.
   case help(command: String?)
   /// `quit`.

@@ -23,14 +23,14 @@ public enum CommandTable {
       arguments: [.value(.newName, key: "name")],
       options: [
         .seq([.word("on"), .value(.queue, key: "on")]),
-        .seq([.word("takes"), .value(.count, key: "takes")]),
+        .seq([.word("takes"), .value(.duration, key: "takes")]),
         .seq([.word("priority"), .value(.priority, key: "priority")]),
         .seq([.word("qos"), .value(.qos, key: "qos")]),
         .seq([.word("after"), .value(.opList, key: "after")]),
         .seq([.word("cancel-check"), .choice([.seq([.word("every"), .value(.positive, key: "every")]), .word("start"), .word("never")])]),
         .word("bail-if-dep-cancelled"),
-        .seq([.word("fails"), .word("at"), .value(.count, key: "failsAt")]),
-        .seq([.word("completion"), .value(.count, key: "completion")]),
+        .seq([.word("fails"), .word("at"), .value(.duration, key: "failsAt")]),
+        .seq([.word("completion"), .value(.duration, key: "completion")]),
         .seq([.word("async"), .optional(.word("forgets-finish"))]),
         .seq([.word("blocks"), .value(.durations, key: "blocks")]),
         .word("hold"),
@@ -146,7 +146,7 @@ public enum CommandTable {
     CommandSpec(
       name: "barrier", aliases: [],
       arguments: [.value(.queue, key: "queue")],
-      options: [.seq([.word("takes"), .value(.count, key: "takes")])],
+      options: [.seq([.word("takes"), .value(.duration, key: "takes")])],
       summary: "add a barrier block to a queue",
       details: """
         addBarrierBlock: runs when everything already in the queue has finished, and holds
@@ -166,28 +166,28 @@ public enum CommandTable {
       examples: ["wait downloads", "wait"]),
     CommandSpec(
       name: "step", aliases: ["s"],
-      arguments: [.optional(.value(.count, key: "ticks"))],
+      arguments: [.optional(.value(.tick, key: "ticks"))],
       options: [],
       summary: "advance the clock N ticks (default 1)",
       details: "Runs everything due up to the new tick and shows what happened.",
       examples: ["step", "step 5"]),
     CommandSpec(
       name: "run", aliases: ["r"],
-      arguments: [.optional(.seq([.word("until"), .choice([.value(.count, key: "tick"), .value(.op, key: "op")])]))],
+      arguments: [.optional(.seq([.word("until"), .choice([.value(.tick, key: "tick"), .value(.op, key: "op")])]))],
       options: [],
       summary: "run until idle or stalled, or until a tick or an operation finishes",
       details: "Without `until`, runs until nothing is left to do, or until nothing more can happen, and says which.",
       examples: ["run", "run until 10", "run until f2"]),
     CommandSpec(
       name: "back", aliases: ["b"],
-      arguments: [.optional(.value(.count, key: "ticks"))],
+      arguments: [.optional(.value(.tick, key: "ticks"))],
       options: [],
       summary: "go back N ticks in time (default 1)",
       details: "Restores the world as it was; what happened after is forgotten (use `fork` to keep it).",
       examples: ["back", "back 3"]),
     CommandSpec(
       name: "goto", aliases: [],
-      arguments: [.value(.count, key: "tick")],
+      arguments: [.value(.tick, key: "tick")],
       options: [],
       summary: "go back to tick T",
       details: "Restores the world as it was at tick T, with every command given at T.",
@@ -209,7 +209,7 @@ public enum CommandTable {
     CommandSpec(
       name: "timeline", aliases: ["tl"],
       arguments: [.many(.queue, key: "queues")],
-      options: [.seq([.word("from"), .value(.count, key: "from")]), .seq([.word("to"), .value(.count, key: "to")])],
+      options: [.seq([.word("from"), .value(.tick, key: "from")]), .seq([.word("to"), .value(.tick, key: "to")])],
       summary: "draw the timeline of every operation",
       details: "One lane per operation, grouped by queue, over the ticks so far.",
       examples: ["timeline", "timeline downloads from 0 to 20"]),
@@ -220,6 +220,20 @@ public enum CommandTable {
       summary: "list every event with its reason (or one operation's)",
       details: "The trace: one line per transition, with the tick and why it happened.",
       examples: ["events", "events d2"]),
+    CommandSpec(
+      name: "slots", aliases: [],
+      arguments: [.value(.queue, key: "queue")],
+      options: [],
+      summary: "show which operation held each of a queue's slots, and when",
+      details: "Each start takes the lowest free slot; each finish frees it. Shows how maxConcurrentOperationCount was used.",
+      examples: ["slots downloads"]),
+    CommandSpec(
+      name: "narrate", aliases: [],
+      arguments: [.optional(.value(.op, key: "op"))],
+      options: [],
+      summary: "tell what happened as plain sentences (or one operation's story)",
+      details: "The events as sentences, one per line, without drawing: good for screen readers.",
+      examples: ["narrate", "narrate f2"]),
     CommandSpec(
       name: "why", aliases: [],
       arguments: [.value(.op, key: "op")],
@@ -245,8 +259,13 @@ public enum CommandTable {
       name: "export", aliases: [],
       arguments: [.choice([.word("timeline"), .word("events"), .word("trace"), .word("mermaid")]), .value(.file, key: "file")],
       options: [],
-      summary: "write the timeline, events, a trace (Perfetto/Chrome JSON) or Mermaid to a file",
-      details: "The file is written whole or not at all.",
+      summary: "write the timeline, events (JSON Lines), a trace (Perfetto/Chrome JSON) or Mermaid to a file",
+      details: """
+        timeline: the text of `timeline`, without colour. events: JSON Lines, one object per
+        event (see the README for the schema). trace: Chrome trace-event JSON that
+        ui.perfetto.dev opens (1 tick = 1 ms). mermaid: a gantt chart. The file is written
+        whole or not at all.
+        """,
       examples: ["export timeline pipeline.txt", "export trace pipeline.json"]),
     CommandSpec(
       name: "save", aliases: [],
@@ -271,14 +290,16 @@ public enum CommandTable {
       examples: ["reset"]),
     CommandSpec(
       name: "platform", aliases: [],
-      arguments: [.value(.platform, key: "platform")],
+      arguments: [.optional(.value(.platform, key: "platform"))],
       options: [],
-      summary: "imitate Apple platforms (default) or Linux's Foundation",
+      summary: "imitate Apple platforms (default) or Linux's Foundation; alone, show which",
       details: """
-        apple follows Darwin's documented behaviour; linux follows swift-corelibs-foundation
-        where they differ: BlockOperation blocks run one after another, QoS files priority,
-        removeDependency strands, a barrier on an empty queue runs at once, cancel() outside a
-        queue does not finish the operation.
+        apple follows Darwin's documented behaviour. linux follows swift-corelibs-foundation
+        where the two differ: a BlockOperation runs its blocks one after another; an operation
+        with a quality of service but no priority is queued at a matching priority;
+        removeDependency leaves the operation waiting forever (a corelibs bug); a barrier on
+        an empty queue runs at once, even when suspended; cancel() on an operation in no
+        queue does not finish it.
         """,
       examples: ["platform linux"]),
     CommandSpec(

@@ -14,6 +14,10 @@ public enum ValueKind: Hashable, Sendable {
   case count
   /// A whole number, 1 or more.
   case positive
+  /// A length of work in ticks (0 to ``OperationSpec/maxDuration``).
+  case duration
+  /// A tick or a number of ticks on the clock (0 to ``World/maxTick``).
+  case tick
   /// A comma-separated list of whole numbers (block durations).
   case durations
   /// A queue priority name.
@@ -36,7 +40,8 @@ public enum ValueKind: Hashable, Sendable {
     case .op: "OP"
     case .queue: "QUEUE"
     case .opList: "OP[,OP...]"
-    case .count, .positive: "N"
+    case .count, .positive, .duration: "N"
+    case .tick: "T"
     case .durations: "D1,D2,..."
     case .priority: "P"
     case .qos: "Q"
@@ -56,6 +61,8 @@ public enum ValueKind: Hashable, Sendable {
     case .opList: "operation names separated by commas"
     case .count: "a whole number (0 or more)"
     case .positive: "a whole number (1 or more)"
+    case .duration: "a number of ticks (0 or more)"
+    case .tick: "a tick (0 or more)"
     case .durations: "block durations separated by commas"
     case .priority: "a priority (veryLow, low, normal, high, veryHigh)"
     case .qos: "a quality of service (background, utility, default, userInitiated, userInteractive)"

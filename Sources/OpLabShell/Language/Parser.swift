@@ -97,7 +97,7 @@ public enum Parser {
     case .qos: QualityOfService.allCases.map(\.description)
     case .platform: Platform.allCases.map(\.rawValue)
     case .command: CommandTable.all.map(\.name)
-    case .newName, .count, .positive, .durations, .file: []
+    case .newName, .count, .positive, .duration, .tick, .durations, .file: []
     }
   }
 
@@ -113,7 +113,9 @@ public enum Parser {
     switch spec.name {
     case "queue":
       if context.operations.contains(name), let t = bag.values["name"]?.first {
-        throw ParseError(column: t.column, length: t.text.count, message: "'\(name)' is an operation, not a queue")
+        throw ParseError(
+          column: t.column, length: t.text.count, message: "the name '\(name)' is already taken by an operation",
+          hint: "pick another name for the queue")
       }
       let max: MaxSetting? = has("default") ? .default : int("max").map { .count($0) }
       return .queue(name: name, max: max, qos: text("qos").flatMap { QualityOfService(name: $0) })
@@ -167,6 +169,8 @@ public enum Parser {
       return .timeline(queues: bag.values["queues"]?.map(\.text) ?? [], from: int("from"), to: int("to"))
     case "events": return .events(op: text("op"))
     case "why": return .why(op: text("op") ?? "")
+    case "slots": return .slots(queue: text("queue") ?? "")
+    case "narrate": return .narrate(op: text("op"))
     case "status": return .status
     case "graph": return .graph
     case "export":
@@ -175,7 +179,7 @@ public enum Parser {
     case "save": return .save(file: text("file") ?? "")
     case "source": return .source(file: text("file") ?? "")
     case "reset": return .reset
-    case "platform": return .platform(Platform(rawValue: (text("platform") ?? "").lowercased()) ?? .apple)
+    case "platform": return .platform(text("platform").flatMap { Platform(rawValue: $0.lowercased()) })
     case "help": return .help(command: text("command").flatMap { CommandTable.spec(named: $0)?.name })
     default: return .quit
     }
@@ -247,13 +251,13 @@ struct Matcher {
       }
       throw ParseError(
         column: t.column, length: t.text.count, message: message,
-        hint: guess.map { "did you mean '\($0)'?" } ?? "usage: \(spec.usage)")
+        hint: guess.map { "did you mean '\($0)'?" } ?? Self.usageHint(spec))
     }
     return bag
   }
 
   private func error(_ spec: CommandSpec) -> ParseError {
-    let usage = "usage: \(spec.usage)"
+    let usage = Self.usageHint(spec)
     guard furthest >= 0, furthest < tokens.count else {
       let end = tokens.last.map { $0.column + $0.text.count + 1 } ?? 1
       let what = Self.orList(Self.unique(expected).map(Self.describe))
@@ -267,6 +271,11 @@ struct Matcher {
     let what = Self.orList(Self.unique(expected).map(Self.describe))
     let hint = complaints.compactMap(\.hint).first ?? usage
     return ParseError(column: t.column, length: t.text.count, message: "unexpected '\(t.text)'; expected \(what)", hint: hint)
+  }
+
+  /// The usage line, or a pointer to `help` when the line is too long to read as a hint.
+  static func usageHint(_ spec: CommandSpec) -> String {
+    spec.usage.count <= 72 ? "usage: \(spec.usage)" : "see `help \(spec.name)` for everything '\(spec.name)' takes"
   }
 
   static func unique(_ xs: [Expectation]) -> [Expectation] {
@@ -349,7 +358,11 @@ struct Matcher {
       return i
     case .many(let kind, let key):
       var j = i
-      while j < tokens.count, check(kind, tokens[j]) == nil {
+      while j < tokens.count {
+        if let (message, hint) = check(kind, tokens[j]) {
+          fail(j, .value(kind), complaint: message, hint: hint)
+          break
+        }
         bag.values[key, default: []].append(tokens[j])
         j += 1
       }
@@ -366,8 +379,11 @@ struct Matcher {
     }
     switch kind {
     case .newName:
-      return World.isValidName(s) ? nil
-        : ("'\(s)' is not a valid name", "names use letters, digits, '-', '_' and '.', and start with a letter or digit")
+      if World.isValidName(s) { return nil }
+      if World.reservedNames.contains(s.lowercased()) {
+        return ("'\(s)' is a reserved word (as in `cancel all`, `max q default`)", "pick another name")
+      }
+      return ("'\(s)' is not a valid name", "names use letters, digits, '-', '_' and '.', and start with a letter")
     case .op:
       if context.operations.contains(s) { return nil }
       if context.queues.contains(s) { return ("'\(s)' is a queue, not an operation", nil) }
@@ -390,9 +406,13 @@ struct Matcher {
       return nil
     case .count, .positive:
       return Self.checkNumber(s, minimum: kind == .positive ? 1 : 0)
+    case .duration:
+      return Self.checkNumber(s, minimum: 0, maximum: OperationSpec.maxDuration)
+    case .tick:
+      return Self.checkNumber(s, minimum: 0, maximum: World.maxTick)
     case .durations:
       for part in s.split(separator: ",", omittingEmptySubsequences: false) {
-        if let problem = Self.checkNumber(String(part), minimum: 0) { return problem }
+        if let problem = Self.checkNumber(String(part), minimum: 0, maximum: OperationSpec.maxDuration) { return problem }
       }
       return nil
     case .priority:
@@ -411,14 +431,16 @@ struct Matcher {
     }
   }
 
-  static func checkNumber(_ s: String, minimum: Int) -> (String, String?)? {
+  static func checkNumber(_ s: String, minimum: Int, maximum: Int = Int.max) -> (String, String?)? {
     if let n = Int(s) {
-      return n >= minimum ? nil : ("\(s) is too small: use \(minimum) or more", nil)
+      if n < minimum { return ("\(s) is too small: use \(minimum) or more", nil) }
+      if n > maximum { return ("\(s) is too large (the largest is \(maximum))", nil) }
+      return nil
     }
     let digits = s.hasPrefix("-") ? s.dropFirst() : Substring(s)
     if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) {
       return s.hasPrefix("-") ? ("\(s) is too small: use \(minimum) or more", nil)
-        : ("\(s) is too large (the largest is \(Int.max))", nil)
+        : ("\(s) is too large (the largest is \(maximum))", nil)
     }
     return ("'\(s)' is not a whole number", nil)
   }

@@ -72,7 +72,13 @@ public enum Suggest {
   public static func closest(to word: String, in candidates: [String]) -> String? {
     let scored = candidates.map { ($0, distance(word, $0)) }
     guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }) else { return nil }
-    let limit = Swift.max(1, Swift.min(3, word.count / 3 + 1))
+    // Short words are too easy to match by accident ("c" is one edit from "a").
+    let limit: Int
+    switch word.count {
+    case 0, 1: limit = 0
+    case 2: limit = best.0.first?.lowercased() == word.first?.lowercased() ? 1 : 0  // "d9" → "d1", not "c" → "a"
+    default: limit = Swift.max(1, Swift.min(3, word.count / 3))
+    }
     if best.1 <= limit { return best.0 }
     // A unique candidate that starts with the word is a good guess too.
     let prefixed = candidates.filter { $0.lowercased().hasPrefix(word.lowercased()) }

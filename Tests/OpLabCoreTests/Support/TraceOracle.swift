@@ -66,7 +66,9 @@ struct TraceOracle {
           place += 1
           key[op] = (Int(p.rawValue), place)
         }
-      case .dependencyAdded(let d): deps[e.op!, default: []].append(d)
+      case .dependencyAdded(let d):
+        // An op already dispatched behind a corelibs barrier is past waiting on anything new.
+        if !dispatched.contains(e.op!) { deps[e.op!, default: []].append(d) }
       case .dependencyRemoved(let d):
         if let i = deps[e.op!]?.firstIndex(of: d) { deps[e.op!]!.remove(at: i) }
       case .cancelRequested:

@@ -1,0 +1,113 @@
+import OpLabCore
+
+/// What each operation and queue was doing over time, read once from the trace.
+///
+/// Timelines, slot views and exports all draw from this model, so none of them
+/// re-derives phases from events on its own.
+public struct Lanes: Sendable {
+  /// One stretch of time an operation spent in one state, `[from, to)` in ticks.
+  public struct Segment: Hashable, Sendable {
+    public enum State: String, Sendable {
+      case pending, ready, executing, executingCancelled, completion
+    }
+    public var state: State
+    public var from: Tick
+    public var to: Tick
+  }
+
+  /// A moment worth marking on an operation's lane.
+  public struct Mark: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+      case finished(Outcome), skipped, cancelRequested, cancelObserved
+    }
+    public var kind: Kind
+    public var tick: Tick
+  }
+
+  /// Per operation: its segments in time order.
+  public var segments: [OpID: [Segment]] = [:]
+  /// Per operation: its marks in time order.
+  public var marks: [OpID: [Mark]] = [:]
+  /// Per queue: intervals `[from, to)` during which it was suspended.
+  public var suspensions: [QueueID: [(from: Tick, to: Tick)]] = [:]
+  /// Per queue: `maxConcurrentOperationCount` changes, `(tick, value)`, first at creation.
+  public var limits: [QueueID: [(tick: Tick, max: Int?)]] = [:]
+  /// The tick the world had reached.
+  public var now: Tick
+
+  /// Reads the lanes from a world's trace.
+  /// - Complexity: O(trace).
+  public init(_ world: World) {
+    now = world.now
+    var open: [OpID: (Segment.State, Tick)] = [:]
+    var cancelled: Set<OpID> = []
+    var suspendedSince: [QueueID: Tick] = [:]
+    var completionSince: [OpID: Tick] = [:]
+    func close(_ op: OpID, at t: Tick) {
+      if let (state, since) = open.removeValue(forKey: op), t > since {
+        segments[op, default: []].append(Segment(state: state, from: since, to: t))
+      }
+    }
+    func begin(_ op: OpID, _ state: Segment.State, at t: Tick) {
+      close(op, at: t)
+      open[op] = (state, t)
+    }
+    for e in world.trace {
+      if let q = e.queue, e.op == nil {
+        switch e.kind {
+        case .queueCreated(let max): limits[q, default: []].append((e.tick, max))
+        case .maxChanged(let max): limits[q, default: []].append((e.tick, max))
+        case .suspended: if suspendedSince[q] == nil { suspendedSince[q] = e.tick }
+        case .resumed:
+          if let since = suspendedSince.removeValue(forKey: q), e.tick > since {
+            suspensions[q, default: []].append((since, e.tick))
+          }
+        default: break
+        }
+      }
+      guard let op = e.op else { continue }
+      switch e.kind {
+      case .enqueued, .unready: begin(op, .pending, at: e.tick)
+      case .ready: begin(op, .ready, at: e.tick)
+      case .started: begin(op, cancelled.contains(op) ? .executingCancelled : .executing, at: e.tick)
+      case .skipped:
+        close(op, at: e.tick)
+        marks[op, default: []].append(Mark(kind: .skipped, tick: e.tick))
+      case .cancelRequested:
+        guard e.reason != .alreadyFinished, e.reason != .alreadyCancelled else { break }
+        cancelled.insert(op)
+        marks[op, default: []].append(Mark(kind: .cancelRequested, tick: e.tick))
+        if let (state, _) = open[op], state == .executing { begin(op, .executingCancelled, at: e.tick) }
+      case .cancelObserved: marks[op, default: []].append(Mark(kind: .cancelObserved, tick: e.tick))
+      case .finished(let outcome):
+        close(op, at: e.tick)
+        marks[op, default: []].append(Mark(kind: .finished(outcome), tick: e.tick))
+      case .completionStarted: completionSince[op] = e.tick
+      case .completionFinished:
+        if let since = completionSince.removeValue(forKey: op), e.tick > since {
+          segments[op, default: []].append(Segment(state: .completion, from: since, to: e.tick))
+        }
+      default: break
+      }
+    }
+    let end = now == Tick.max ? now : now + 1  // open states last through the current tick
+    for (op, (state, since)) in open {
+      segments[op, default: []].append(Segment(state: state, from: since, to: Swift.max(end, since)))
+    }
+    for (op, since) in completionSince {
+      segments[op, default: []].append(Segment(state: .completion, from: since, to: end))
+    }
+    for (q, since) in suspendedSince { suspensions[q, default: []].append((since, end)) }
+    for op in segments.keys { segments[op]?.sort { ($0.from, $0.to) < ($1.from, $1.to) } }
+  }
+
+  /// The first and last tick anything happened to the operations shown (for windows).
+  public func span(of ops: [OpID]) -> (first: Tick, last: Tick)? {
+    var first = Tick.max, last = Tick.min
+    for op in ops {
+      for s in segments[op] ?? [] { first = Swift.min(first, s.from); last = Swift.max(last, s.to - 1) }
+      for m in marks[op] ?? [] { first = Swift.min(first, m.tick); last = Swift.max(last, m.tick) }
+    }
+    return first <= last ? (first, last) : nil
+  }
+}
