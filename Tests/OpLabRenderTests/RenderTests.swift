@@ -156,4 +156,24 @@ import Testing
   func jsonEscaping() {
     #expect(Exporters.json("a\"b\\c\n\u{1B}[31m") == #""a\"b\\c\n\u001b[31m""#)
   }
+
+  @Test("--ascii folds every view's symbols: status, graph, why")
+  func asciiViews() throws {
+    let w = try Self.pipeline()
+    var cyclic = World()
+    let a = try cyclic.createOperation(OperationSpec(name: "a"))
+    _ = try cyclic.createOperation(OperationSpec(name: "b"), dependencies: [a])
+    try cyclic.addDependency(a, on: OpID(1))
+    let text = ASCIIFold.fold(Status.render(w) + Graph.render(w) + Graph.render(cyclic) + Why.render(OpID(4), in: w))
+    let plain = text.unicodeScalars.allSatisfy(\.isASCII)
+    #expect(plain)
+    assertSnapshot(text, named: "views-ascii")
+  }
+
+  @Test("Colour marks only the timeline's glyphs, and never reaches plain text")
+  func colour() {
+    #expect(Colorizer.timeline("  d1 ██✓") == "  d1 \u{1B}[32m█\u{1B}[0m\u{1B}[32m█\u{1B}[0m\u{1B}[1;32m✓\u{1B}[0m")
+    #expect(Colorizer.timeline("tick 0") == "tick 0")
+    #expect(Colorizer.diagnostic("error: bad\nhint: try") == "\u{1B}[1;31merror:\u{1B}[0m bad\n\u{1B}[33mhint:\u{1B}[0m try")
+  }
 }

@@ -122,7 +122,9 @@ import Testing
 
   @Test("--platform linux and --ascii change the world and the drawing")
   func options() throws {
-    let r = try oplab(["--platform", "linux", "--ascii"], stdin: "op b blocks 1,2\nrun\ntimeline\n")
+    let r = try oplab(
+      ["--platform", "linux", "--ascii"],
+      stdin: "op b blocks 1,2\nop c after b\ndepend b on c\nrun\ntimeline\nstatus\ngraph\nwhy c\nnarrate\n")
     #expect(r.out.contains("t=1  b block 2 started: blocks run one after another (corelibs)"))
     let ascii = r.out.unicodeScalars.allSatisfy(\.isASCII)
     #expect(ascii)

@@ -94,6 +94,12 @@ public final class Interpreter {
       return Reply(error: Diagnostic(column: error.column, length: error.length, message: error.message, hint: error.hint))
     }
     guard let command else { return Reply() }
+    var reply = dispatch(command, line: line)
+    if options.ascii { reply.output = ASCIIFold.fold(reply.output) }
+    return reply
+  }
+
+  private func dispatch(_ command: Command, line: String) -> Reply {
     let tokens = Lexer.tokens(line)
     let argumentColumn = tokens.dropFirst().first?.column ?? 1
     let argumentLength = tokens.dropFirst().first?.text.count ?? 1
