@@ -113,13 +113,27 @@ public enum Shell {
     }
   }
 
-  static func writeOut(_ text: String) {
-    guard !text.isEmpty else { return }
-    FileHandle.standardOutput.write(Data(text.utf8))
-  }
+  static func writeOut(_ text: String) { writeAll(text, to: 1) }
 
-  static func writeError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+  static func writeError(_ text: String) { writeAll(text, to: 2) }
+
+  /// Writes all of `text` with write(2). A closed pipe (`oplab … | head`) ends the process
+  /// quietly with status 0 for stdout, instead of crashing as FileHandle.write does.
+  static func writeAll(_ text: String, to fd: Int32) {
+    guard !text.isEmpty else { return }
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      if written > 0 {
+        offset += written
+      } else if written < 0, errno == EINTR {
+        continue
+      } else {
+        if errno == EPIPE, fd == 1 { exit(0) }
+        return
+      }
+    }
   }
 
   /// The terminal's width in columns, if standard output is a terminal that says.

@@ -43,7 +43,7 @@ struct OpLab: ParsableCommand {
     abstract: "A terminal lab for learning Operation and OperationQueue.",
     discussion: "Opens the lab on a terminal, or runs commands piped to standard input.",
     version: Shell.version,
-    subcommands: [RunScripts.self]
+    subcommands: [RunScripts.self, Lessons.self]
   )
 
   @OptionGroup var display: DisplayOptions
@@ -93,6 +93,29 @@ struct RunScripts: ParsableCommand {
 
   func run() throws {
     let status = Shell.run(files: files, options: display.shellOptions, keepGoing: keepGoing)
+    if status != 0 { throw ExitCode(status) }
+  }
+}
+
+/// `oplab lesson [N | check [N...] [--all]]`.
+struct Lessons: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "lesson",
+    abstract: "List the lessons, take one (`oplab lesson 1`), or check them (`oplab lesson check --all`).")
+
+  @OptionGroup var display: DisplayOptions
+
+  @Flag(help: "With `check`: check every lesson.")
+  var all = false
+
+  @Option(help: "The folder of .lesson files (default: the Lessons folder of this checkout).")
+  var folder: String?
+
+  @Argument(help: "A lesson number or name; or `check` followed by lesson numbers or names.")
+  var arguments: [String] = []
+
+  func run() throws {
+    let status = Shell.lessons(arguments, all: all, options: display.shellOptions, folder: folder)
     if status != 0 { throw ExitCode(status) }
   }
 }

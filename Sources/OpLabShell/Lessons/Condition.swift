@@ -1,0 +1,168 @@
+import OpLabCore
+
+/// A fact about a world that a lesson checks: a task's goal, a prediction's truth, a checkpoint.
+///
+/// Conditions read the simulator's state and trace, never the commands typed, so any
+/// correct way of solving a task passes.
+public indirect enum Condition: Hashable, Sendable {
+  case finished(String, at: Tick?)
+  case started(String, at: Tick?)
+  case skipped(String)
+  case outcome(String, Outcome)
+  case phase(String, OpPhase)
+  case cancelled(String)
+  case order(started: Bool, [String])
+  case overlap(String, String)
+  case idle
+  case stalled
+  case now(Tick)
+  case suspended(String)
+  case max(String, Int?)
+  case depends(String, on: String)
+  case exists(String)
+  case not(Condition)
+
+  /// The words a condition can start with, for messages.
+  public static let keywords = [
+    "finished", "started", "skipped", "outcome", "state", "cancelled", "order", "overlap", "idle", "stalled", "now",
+    "suspended", "max", "depends", "exists", "not",
+  ]
+
+  /// Parses a condition such as `finished f2 at 7` or `not cancelled d1`.
+  /// - Throws: a ``ParseError`` whose column is within `text`.
+  public static func parse(_ text: String) throws(ParseError) -> Condition {
+    let tokens = Lexer.tokens(text)
+    var i = 0
+    return try parse(tokens, &i, whole: text)
+  }
+
+  private static func parse(_ t: [Token], _ i: inout Int, whole: String) throws(ParseError) -> Condition {
+    func fail(_ message: String, at k: Int? = nil, hint: String? = nil) -> ParseError {
+      let index = k ?? i
+      let token = index < t.count ? t[index] : nil
+      return ParseError(
+        column: token?.column ?? (whole.count + 1), length: token?.text.count ?? 1, message: message, hint: hint)
+    }
+    func word() throws(ParseError) -> String {
+      guard i < t.count else { throw fail("this condition needs more words") }
+      i += 1
+      return t[i - 1].text
+    }
+    func tick() throws(ParseError) -> Tick {
+      let text = try word()
+      guard let n = Tick(text), n >= 0 else { throw fail("'\(text)' is not a tick", at: i - 1) }
+      return n
+    }
+    func optionalAt() throws(ParseError) -> Tick? {
+      guard i < t.count, t[i].text == "at" else { return nil }
+      i += 1
+      return try tick()
+    }
+    guard i < t.count else { throw fail("an empty condition", hint: "start with one of: " + keywords.joined(separator: ", ")) }
+    let head = t[i].text.lowercased()
+    i += 1
+    let result: Condition
+    switch head {
+    case "not": result = .not(try parse(t, &i, whole: whole))
+    case "finished": result = .finished(try word(), at: try optionalAt())
+    case "started": result = .started(try word(), at: try optionalAt())
+    case "skipped": result = .skipped(try word())
+    case "outcome":
+      let op = try word()
+      let text = try word().lowercased()
+      let outcome: Outcome? = switch text {
+      case "success", "succeeded": .succeeded
+      case "cancelled": .cancelled
+      case "failed": .failed
+      case "bailed": .bailed
+      default: nil
+      }
+      guard let outcome else { throw fail("'\(text)' is not an outcome", at: i - 1, hint: "use success, cancelled, failed or bailed") }
+      result = .outcome(op, outcome)
+    case "state":
+      let op = try word()
+      let text = try word().lowercased()
+      guard let phase = [OpPhase.created, .pending, .ready, .executing, .finished].first(where: { $0.description == text }) else {
+        throw fail("'\(text)' is not a state", at: i - 1, hint: "use created, pending, ready, executing or finished")
+      }
+      result = .phase(op, phase)
+    case "cancelled": result = .cancelled(try word())
+    case "order":
+      let kind = try word().lowercased()
+      guard kind == "started" || kind == "finished" else { throw fail("say `order started` or `order finished`", at: i - 1) }
+      var names: [String] = []
+      while i < t.count { names.append(t[i].text); i += 1 }
+      guard names.count >= 2 else { throw fail("`order` needs two or more operations") }
+      result = .order(started: kind == "started", names)
+    case "overlap": result = .overlap(try word(), try word())
+    case "idle": result = .idle
+    case "stalled": result = .stalled
+    case "now": result = .now(try tick())
+    case "suspended": result = .suspended(try word())
+    case "max":
+      let q = try word()
+      let text = try word()
+      if text == "default" { result = .max(q, nil) } else if let n = Int(text) { result = .max(q, n) } else {
+        throw fail("'\(text)' is not a limit", at: i - 1)
+      }
+    case "depends":
+      let op = try word()
+      if i < t.count, t[i].text == "on" { i += 1 }
+      result = .depends(op, on: try word())
+    case "exists": result = .exists(try word())
+    default:
+      let guess = Suggest.closest(to: head, in: keywords)
+      throw fail("unknown condition '\(head)'", at: i - 1, hint: guess.map { "did you mean '\($0)'?" } ?? "use one of: " + keywords.joined(separator: ", "))
+    }
+    if case .not = result {} else if i < t.count {
+      throw fail("unexpected '\(t[i].text)' after the condition")
+    }
+    return result
+  }
+
+  /// Whether the condition holds in `world`. Unknown names make it false.
+  public func holds(in world: World) -> Bool {
+    func op(_ name: String) -> OperationRecord? { world.operationID(named: name).map { world.operation($0) } }
+    func firstTick(_ name: String, _ match: (EventKind) -> Bool) -> (index: Int, tick: Tick)? {
+      guard let id = world.operationID(named: name) else { return nil }
+      return world.trace.indices.first { world.trace[$0].op == id && match(world.trace[$0].kind) }.map { ($0, world.trace[$0].tick) }
+    }
+    switch self {
+    case .not(let inner): return !inner.holds(in: world)
+    case .finished(let name, let at):
+      guard let r = op(name), r.isFinished else { return false }
+      return at.map { r.finishedAt == $0 } ?? true
+    case .started(let name, let at):
+      guard let s = firstTick(name, { $0 == .started }) else { return false }
+      return at.map { s.tick == $0 } ?? true
+    case .skipped(let name): return firstTick(name, { $0 == .skipped }) != nil
+    case .outcome(let name, let outcome): return op(name)?.outcome == outcome
+    case .phase(let name, let phase): return op(name)?.phase == phase
+    case .cancelled(let name): return op(name)?.isCancelled ?? false
+    case .order(let started, let names):
+      let indices = names.map { name in
+        firstTick(name) { kind in
+          if started { return kind == .started || kind == .skipped }
+          if case .finished = kind { return true }
+          return false
+        }?.index
+      }
+      guard indices.allSatisfy({ $0 != nil }) else { return false }
+      let values = indices.compactMap { $0 }
+      return zip(values, values.dropFirst()).allSatisfy { $0 < $1 }
+    case .overlap(let a, let b):
+      guard let x = op(a), let y = op(b), let xs = x.startedAt, let ys = y.startedAt else { return false }
+      let xe = x.finishedAt ?? Tick.max, ye = y.finishedAt ?? Tick.max
+      return xs < ye && ys < xe
+    case .idle: return world.isIdle
+    case .stalled: return world.nextEventTick == nil && !world.isIdle
+    case .now(let t): return world.now == t
+    case .suspended(let q): return world.queueID(named: q).map { world.queue($0).isSuspended } ?? false
+    case .max(let q, let n): return world.queueID(named: q).map { world.queue($0).maxConcurrent == n } ?? false
+    case .depends(let a, let b):
+      guard let x = op(a), let dep = world.operationID(named: b) else { return false }
+      return x.dependencies.contains(dep)
+    case .exists(let name): return world.operationID(named: name) != nil || world.queueID(named: name) != nil
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import OpLabCore
+
+/// A lab lesson: narrative, commands the lab runs, predictions, tasks and checkpoints,
+/// read from a plain-text `.lesson` file (see `Lessons/README.md`).
+public struct Lesson: Sendable {
+  /// A short stable name, e.g. `frozen-ui` (from the file name or an `id:` line).
+  public var id: String
+  /// The course position, from the file name's leading number (`01-…`), or 0.
+  public var number: Int
+  /// The title shown to the learner.
+  public var title: String
+  /// The file it was read from.
+  public var file: String
+  /// Everything in order.
+  public var items: [Item]
+
+  /// One element of a lesson.
+  public enum Item: Sendable {
+    /// A paragraph of narrative.
+    case text(String)
+    /// Lab commands the lesson runs and shows.
+    case run([SourceLine])
+    /// A question the learner answers before the lab shows the truth.
+    case predict(Prediction)
+    /// Something the learner does with lab commands, checked against the simulator.
+    case task(LessonTask)
+    /// Conditions that must hold here (the lesson's own tests).
+    case expect([CheckedCondition])
+    /// A pause: the learner reads, then goes on with `next`.
+    case pause
+  }
+
+  /// How many predictions, tasks and checkpoints the lesson has.
+  public var counts: (predictions: Int, tasks: Int, checkpoints: Int) {
+    var p = 0, t = 0, c = 0
+    for item in items {
+      switch item {
+      case .predict: p += 1
+      case .task: t += 1
+      case .expect(let cs): c += cs.count
+      default: break
+      }
+    }
+    return (p, t, c)
+  }
+}
+
+/// A line of a lesson file, with where it came from.
+public struct SourceLine: Hashable, Sendable {
+  /// The text (a command or a condition).
+  public var text: String
+  /// 1-based line in the file.
+  public var line: Int
+  /// 1-based column where `text` starts.
+  public var column: Int
+}
+
+/// A condition with its source line.
+public struct CheckedCondition: Hashable, Sendable {
+  public var condition: Condition
+  public var source: SourceLine
+}
+
+/// `predict:` — the learner commits to an answer, then the lab reveals the truth.
+public struct Prediction: Sendable {
+  /// The question.
+  public var question: String
+  /// Multiple-choice options (empty: a typed answer).
+  public var choices: [String]
+  /// The right answer.
+  public var answer: String
+  /// Commands that show the truth.
+  public var reveal: [SourceLine]
+  /// Conditions that prove the answer right after `reveal` (checked by `lesson check`).
+  public var verify: [CheckedCondition]
+  /// What to say after the reveal.
+  public var explain: String
+  /// Where it starts in the file.
+  public var line: Int
+}
+
+/// `task:` — a goal the learner reaches with lab commands; any path that makes the checks hold passes.
+public struct LessonTask: Sendable {
+  /// What to do.
+  public var goal: String
+  /// Hints, shown one at a time.
+  public var hints: [String]
+  /// Conditions that say the task is done.
+  public var checks: [CheckedCondition]
+  /// One way to do it (shown and run by `skip`; run by `lesson check`).
+  public var solution: [SourceLine]
+  /// Where it starts in the file.
+  public var line: Int
+}
+
+/// A lesson file that cannot be read, located at `file:line:column`.
+public struct LessonError: Error, Hashable, Sendable, CustomStringConvertible {
+  public var file: String
+  public var line: Int
+  public var column: Int
+  public var message: String
+  public var hint: String?
+
+  public var description: String {
+    "\(file):\(line):\(column): error: \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
+  }
+}

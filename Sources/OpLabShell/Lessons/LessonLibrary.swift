@@ -1,0 +1,55 @@
+import Foundation
+
+/// Finding and reading the course: the `.lesson` files of a `Lessons` folder.
+public struct LessonLibrary: Sendable {
+  /// The folder read.
+  public var folder: String
+  /// The lessons, in course order.
+  public var lessons: [Lesson]
+  /// Files that could not be read.
+  public var errors: [LessonError]
+
+  /// Reads every `*.lesson` file of `folder`, in course order (by number, then name).
+  public init(folder: String) {
+    self.folder = folder
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    var lessons: [Lesson] = []
+    var errors: [LessonError] = []
+    for name in names.sorted() where name.hasSuffix(".lesson") {
+      let path = (folder as NSString).appendingPathComponent(name)
+      guard let data = FileManager.default.contents(atPath: path) else {
+        errors.append(LessonError(file: path, line: 1, column: 1, message: "cannot read the file"))
+        continue
+      }
+      do {
+        lessons.append(try LessonParser.parse(String(decoding: data, as: UTF8.self), file: path))
+      } catch {
+        errors.append(error)
+      }
+    }
+    self.lessons = lessons.sorted { ($0.number, $0.id) < ($1.number, $1.id) }
+    self.errors = errors
+  }
+
+  /// The lessons folder: `$OPLAB_LESSONS`, else a `Lessons` folder beside or above the
+  /// executable (a checkout's build), else `./Lessons`.
+  public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    if let explicit = environment["OPLAB_LESSONS"], !explicit.isEmpty { return explicit }
+    var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+    for _ in 0..<6 {
+      let candidate = dir.appendingPathComponent("Lessons")
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        return candidate.path
+      }
+      dir.deleteLastPathComponent()
+    }
+    return "Lessons"
+  }
+
+  /// Finds a lesson by number (`3`) or id (`priorities`).
+  public func lesson(_ key: String) -> Lesson? {
+    if let n = Int(key) { return lessons.first { $0.number == n } }
+    return lessons.first { $0.id == key.lowercased() } ?? lessons.first { $0.id.hasPrefix(key.lowercased()) }
+  }
+}

@@ -1,0 +1,189 @@
+/// Reads `.lesson` files. The format is line based, so errors point at a line and column:
+///
+/// ```
+/// title: An Operation's life
+///
+/// Narrative paragraphs: any lines that are not directives. A blank line ends a paragraph.
+///
+/// run:
+///   queue work max 1
+///   op download on work takes 3
+///
+/// predict: Which operation starts at t=3?
+///   choice: download
+///   choice: filter
+///   answer: filter
+///   reveal: step 3
+///   verify: started filter at 3
+///   explain: download held the only slot until t=3.
+///
+/// task: Make the filter run even though the download fails.
+///   hint: A failed operation is still finished.
+///   check: finished filter
+///   solution: run
+///
+/// expect: finished download at 3
+/// ---
+/// ```
+public enum LessonParser {
+  static let blockKeys: [String: [String]] = [
+    "run": [],
+    "predict": ["choice", "answer", "reveal", "verify", "explain"],
+    "task": ["hint", "check", "solution"],
+    "expect": [],
+  ]
+
+  /// Parses a lesson file's text.
+  /// - Throws: ``LessonError`` pointing at the first problem.
+  public static func parse(_ text: String, file: String) throws(LessonError) -> Lesson {
+    let base = file.split(separator: "/").last.map(String.init) ?? file
+    let stem = base.hasSuffix(".lesson") ? String(base.dropLast(7)) : base
+    let digits = stem.prefix { $0.isNumber }
+    var lesson = Lesson(
+      id: String(stem.drop { $0.isNumber || $0 == "-" || $0 == "_" }),
+      number: Int(digits) ?? 0, title: stem, file: file, items: [])
+    if lesson.id.isEmpty { lesson.id = stem }
+
+    func fail(_ line: Int, _ column: Int, _ message: String, hint: String? = nil) -> LessonError {
+      LessonError(file: file, line: line, column: column, message: message, hint: hint)
+    }
+
+    let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init)
+    var paragraph: [String] = []
+    var sawTitle = false
+    func flush() {
+      if !paragraph.isEmpty { lesson.items.append(.text(paragraph.joined(separator: " "))) }
+      paragraph = []
+    }
+
+    var i = 0
+    while i < lines.count {
+      let raw = lines[i]
+      let number = i + 1
+      i += 1
+      let trimmed = raw.trimmingWhitespace()
+      if trimmed.isEmpty { flush(); continue }
+      if raw.first == " " || raw.first == "\t" {
+        throw fail(number, 1, "an indented line outside a block", hint: "indent only the lines under run:, predict:, task: or expect:")
+      }
+      if trimmed == "---" { flush(); lesson.items.append(.pause); continue }
+      guard let (key, value, valueColumn) = directive(raw), key == "title" || key == "id" || blockKeys[key] != nil else {
+        paragraph.append(trimmed)
+        continue
+      }
+      flush()
+      // The block's indented lines, as (key, value, line, column).
+      var body: [(key: String, value: String, line: Int, column: Int)] = []
+      while i < lines.count, let first = lines[i].first, first == " " || first == "\t" {
+        let line = lines[i]
+        let indent = line.prefix { $0 == " " || $0 == "\t" }.count
+        let content = String(line.dropFirst(indent)).trimmingWhitespace()
+        if !content.isEmpty {
+          if key == "run" || key == "expect" {
+            body.append(("", content, i + 1, indent + 1))
+          } else if let (k, v, c) = directive(String(line.dropFirst(indent))) {
+            body.append((k, v, i + 1, indent + c))
+          } else {
+            throw fail(i + 1, indent + 1, "expected 'key: value' under \(key):", hint: "one of: " + (blockKeys[key] ?? []).joined(separator: ", "))
+          }
+        }
+        i += 1
+      }
+      for entry in body where key != "run" && key != "expect" {
+        let allowed = blockKeys[key] ?? []
+        if !allowed.contains(entry.key) {
+          let guess = Suggest.closest(to: entry.key, in: allowed)
+          throw fail(
+            entry.line, entry.column - entry.key.count - 2 < 1 ? 1 : entry.column - entry.key.count - 2,
+            "'\(entry.key)' does not belong under \(key):",
+            hint: guess.map { "did you mean '\($0)'?" } ?? "use one of: " + allowed.joined(separator: ", "))
+        }
+      }
+      func sources(_ k: String) -> [SourceLine] {
+        body.filter { $0.key == k }.map { SourceLine(text: $0.value, line: $0.line, column: $0.column) }
+      }
+      func conditions(_ list: [SourceLine]) throws(LessonError) -> [CheckedCondition] {
+        var out: [CheckedCondition] = []
+        for s in list {
+          do {
+            out.append(CheckedCondition(condition: try Condition.parse(s.text), source: s))
+          } catch {
+            throw fail(s.line, s.column + error.column - 1, error.message, hint: error.hint)
+          }
+        }
+        return out
+      }
+      switch key {
+      case "title":
+        lesson.title = value
+        sawTitle = true
+      case "id":
+        lesson.id = value
+      case "run":
+        var commands = sources("")
+        if !value.isEmpty { commands.insert(SourceLine(text: value, line: number, column: valueColumn), at: 0) }
+        guard !commands.isEmpty else { throw fail(number, 1, "run: has no commands", hint: "put them on the next lines, indented") }
+        lesson.items.append(.run(commands))
+      case "expect":
+        var list = sources("")
+        if !value.isEmpty { list.insert(SourceLine(text: value, line: number, column: valueColumn), at: 0) }
+        guard !list.isEmpty else { throw fail(number, 1, "expect: has no conditions") }
+        lesson.items.append(.expect(try conditions(list)))
+      case "predict":
+        guard !value.isEmpty else { throw fail(number, 1, "predict: needs a question after the colon") }
+        let choices = sources("choice").map(\.text)
+        guard let answer = sources("answer").first else { throw fail(number, 1, "predict: needs an answer: line") }
+        if !choices.isEmpty, !choices.contains(where: { Answers.matches(answer.text, $0) }) {
+          throw fail(answer.line, answer.column, "the answer '\(answer.text)' is not one of the choices")
+        }
+        lesson.items.append(.predict(Prediction(
+          question: value, choices: choices, answer: answer.text, reveal: sources("reveal"),
+          verify: try conditions(sources("verify")), explain: sources("explain").map(\.text).joined(separator: " "),
+          line: number)))
+      case "task":
+        guard !value.isEmpty else { throw fail(number, 1, "task: needs a goal after the colon") }
+        let checks = try conditions(sources("check"))
+        guard !checks.isEmpty else { throw fail(number, 1, "task: needs at least one check: line", hint: "checks say when the task is done") }
+        let solution = sources("solution")
+        guard !solution.isEmpty else { throw fail(number, 1, "task: needs a solution: line", hint: "skip shows it; lesson check runs it") }
+        lesson.items.append(.task(LessonTask(goal: value, hints: sources("hint").map(\.text), checks: checks, solution: solution, line: number)))
+      default:
+        break
+      }
+    }
+    flush()
+    if !sawTitle { throw fail(1, 1, "the lesson has no title: line", hint: "start the file with: title: What this lesson teaches") }
+    return lesson
+  }
+
+  /// `key: value` at the start of a line, with the 1-based column where the value starts.
+  static func directive(_ line: String) -> (String, String, Int)? {
+    guard let colon = line.firstIndex(of: ":") else { return nil }
+    let key = line[..<colon]
+    guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0 == "-" }) else { return nil }
+    let rest = line[line.index(after: colon)...]
+    let spaces = rest.prefix { $0 == " " || $0 == "\t" }.count
+    let value = String(rest.dropFirst(spaces)).trimmingWhitespace()
+    return (key.lowercased(), value, key.count + 2 + spaces)
+  }
+}
+
+/// Comparing a learner's answer with the lesson's.
+public enum Answers {
+  /// Case, spacing and commas do not matter: "D2, d1" matches "d2 d1".
+  public static func normalize(_ s: String) -> String {
+    s.lowercased().split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).joined(separator: " ")
+  }
+
+  /// Whether two answers say the same.
+  public static func matches(_ a: String, _ b: String) -> Bool { normalize(a) == normalize(b) }
+}
+
+extension String {
+  func trimmingWhitespace() -> String {
+    var s = Substring(self)
+    while let f = s.first, f.isWhitespace { s.removeFirst() }
+    while let l = s.last, l.isWhitespace { s.removeLast() }
+    return String(s)
+  }
+}

@@ -1,0 +1,243 @@
+import OpLabCore
+
+/// Runs a lesson with a learner: narrative, the lab's commands, predictions, tasks.
+///
+/// At a pause, Enter (or `next`) goes on, `back` returns to the previous pause, `quit`
+/// leaves with progress kept; any lab command can be typed in between. At a prediction
+/// the learner's line is their answer; during a task it is a lab command, checked after
+/// each one, with `hint` and `skip`.
+public final class LessonRunner {
+  let lesson: Lesson
+  var interpreter: Interpreter
+  let reader: LineReader
+  let write: (String) -> Void
+  var progress: ProgressStore
+  let options: ShellOptions
+
+  /// Creates a runner; `write` receives everything to show.
+  public init(lesson: Lesson, reader: LineReader, options: ShellOptions, progress: ProgressStore, write: @escaping (String) -> Void) {
+    self.lesson = lesson
+    self.reader = reader
+    self.options = options
+    self.progress = progress
+    self.write = write
+    interpreter = Interpreter(options: options)
+  }
+
+  /// Runs from the learner's saved position (or the start).
+  /// - Returns: `true` when the lesson was finished.
+  @discardableResult
+  public func run() -> Bool {
+    let saved = progress.entries[lesson.id]
+    var position = saved.map { $0.status == .done ? 0 : $0.position } ?? 0
+    write("━━ Lesson \(lesson.number): \(lesson.title) ━━\n")
+    write("(Enter or `next` goes on, `back` returns, `hint`/`skip` help with tasks, `quit` keeps your place;\n any lab command works in between.)\n\n")
+    if position > 0, position < lesson.items.count {
+      write("Resuming where you left off.\n\n")
+      replaySilently(upTo: position)
+    } else {
+      position = 0
+    }
+    progress.record(lesson.id, .started, position: position)
+    var index = position
+    while index < lesson.items.count {
+      switch step(index) {
+      case .next: index += 1
+      case .back:
+        let target = previousPause(before: index)
+        interpreter = Interpreter(options: options)
+        replaySilently(upTo: target)
+        index = target
+        write("\n")
+      case .quit:
+        progress.record(lesson.id, .started, position: index)
+        write("Your place is kept: `oplab lesson \(lesson.number)` resumes here.\n")
+        return false
+      }
+      if index < lesson.items.count, case .pause = lesson.items[index] {
+        progress.record(lesson.id, .started, position: index)
+      }
+    }
+    progress.record(lesson.id, .done, position: 0)
+    write("\n✓ Lesson \(lesson.number) complete. `export timeline FILE` keeps this timeline; `oplab lesson` lists the others.\n")
+    return true
+  }
+
+  enum Move { case next, back, quit }
+
+  func step(_ index: Int) -> Move {
+    switch lesson.items[index] {
+    case .text(let paragraph):
+      write(wrap(paragraph) + "\n\n")
+      return .next
+    case .run(let commands):
+      for c in commands { show(c.text) }
+      write("\n")
+      return .next
+    case .expect:
+      return .next
+    case .pause:
+      return pause()
+    case .predict(let p):
+      return predict(p)
+    case .task(let t):
+      return task(t)
+    }
+  }
+
+  func show(_ command: String) {
+    write("  oplab> \(command)\n")
+    let reply = interpreter.execute(command)
+    write(indent(reply.output))
+    if let e = reply.error { write(indent("error: \(e.message)\n")) }
+  }
+
+  func pause() -> Move {
+    while true {
+      switch reader.readLine(prompt: "lesson \(lesson.number)> ") {
+      case .endOfInput: return .quit
+      case .interrupted: continue
+      case .line(let raw):
+        let line = raw.trimmingWhitespace()
+        switch line.lowercased() {
+        case "", "next", "n": return .next
+        case "back": return .back
+        case "quit", "exit": return .quit
+        case "hint", "skip": write("There is nothing to hint at here: read on with Enter.\n")
+        default: free(line)
+        }
+      }
+    }
+  }
+
+  func predict(_ p: Prediction) -> Move {
+    write("? \(p.question)\n")
+    let letters = Array("abcdefgh")
+    for (i, choice) in p.choices.enumerated() where i < letters.count { write("   \(letters[i])) \(choice)\n") }
+    var answer: String?
+    while answer == nil {
+      switch reader.readLine(prompt: "your prediction> ") {
+      case .endOfInput: return .quit
+      case .interrupted: continue
+      case .line(let raw):
+        let line = raw.trimmingWhitespace()
+        switch line.lowercased() {
+        case "": write("Type your prediction (or `skip` to see the answer).\n")
+        case "quit", "exit": return .quit
+        case "back": return .back
+        case "skip", "hint": answer = ""
+        default:
+          if line.count == 1, let k = letters.firstIndex(of: Character(line.lowercased())), k < p.choices.count {
+            answer = p.choices[k]
+          } else {
+            answer = line
+          }
+        }
+      }
+    }
+    for c in p.reveal { show(c.text) }
+    let said = answer ?? ""
+    if said.isEmpty {
+      write("The answer: \(p.answer).\n")
+    } else if Answers.matches(said, p.answer) {
+      write("✓ You predicted \(said), and that is what happened.\n")
+    } else {
+      write("✗ You predicted \(said); the simulation shows \(p.answer).\n")
+    }
+    if !p.explain.isEmpty { write(wrap(p.explain) + "\n") }
+    write("\n")
+    return .next
+  }
+
+  func task(_ t: LessonTask) -> Move {
+    write("★ Task: \(t.goal)\n  (type lab commands; `hint` for a hint, `skip` to see one solution)\n")
+    var hintsShown = 0
+    while !done(t) {
+      switch reader.readLine(prompt: "task> ") {
+      case .endOfInput: return .quit
+      case .interrupted: continue
+      case .line(let raw):
+        let line = raw.trimmingWhitespace()
+        switch line.lowercased() {
+        case "": continue
+        case "quit", "exit": return .quit
+        case "back": return .back
+        case "next":
+          write("Not yet: the task is not done. `hint` helps, `skip` shows a solution.\n")
+        case "hint":
+          if hintsShown < t.hints.count {
+            write("hint \(hintsShown + 1)/\(t.hints.count): \(t.hints[hintsShown])\n")
+            hintsShown += 1
+          } else {
+            write("No more hints. `skip` shows a solution.\n")
+          }
+        case "skip":
+          write("One solution:\n")
+          for c in t.solution { show(c.text) }
+          if !done(t) { write("(The solution did not finish the task in this world; `back` starts the step again.)\n"); return .next }
+        default:
+          free(line)
+        }
+      }
+    }
+    write("✓ Task done.\n\n")
+    return .next
+  }
+
+  func done(_ t: LessonTask) -> Bool { t.checks.allSatisfy { $0.condition.holds(in: interpreter.world) } }
+
+  func free(_ line: String) {
+    let reply = interpreter.execute(line)
+    write(reply.output)
+    if let e = reply.error {
+      write(e.pointed(prompt: 0).split(separator: "\n").dropFirst().map { $0 + "\n" }.joined())
+    }
+  }
+
+  func replaySilently(upTo end: Int) {
+    for item in lesson.items.prefix(end) {
+      switch item {
+      case .run(let commands): for c in commands { _ = interpreter.execute(c.text) }
+      case .predict(let p): for c in p.reveal { _ = interpreter.execute(c.text) }
+      case .task(let t): if !done(t) { for c in t.solution { _ = interpreter.execute(c.text) } }
+      default: break
+      }
+    }
+  }
+
+  /// The start of the step before the one `index` is in (steps are separated by pauses).
+  func previousPause(before index: Int) -> Int {
+    var starts = [0]
+    for (i, item) in lesson.items.enumerated() where i + 1 < lesson.items.count {
+      if case .pause = item { starts.append(i + 1) }
+    }
+    // A pause item belongs to the step it ends.
+    let current = starts.last { $0 <= index && !(isPause(index) && $0 == index + 1) } ?? 0
+    return starts.last { $0 < current } ?? 0
+  }
+
+  func isPause(_ index: Int) -> Bool {
+    if index < lesson.items.count, case .pause = lesson.items[index] { return true }
+    return false
+  }
+
+  func indent(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0)
+      .map { "    " + $0 + "\n" }.joined()
+  }
+
+  func wrap(_ paragraph: String) -> String {
+    let width = min(options.width, 80)
+    var lines: [String] = []
+    var current = ""
+    for word in paragraph.split(separator: " ") {
+      if !current.isEmpty, current.count + 1 + word.count > width {
+        lines.append(current)
+        current = ""
+      }
+      current += (current.isEmpty ? "" : " ") + word
+    }
+    if !current.isEmpty { lines.append(current) }
+    return lines.joined(separator: "\n")
+  }
+}

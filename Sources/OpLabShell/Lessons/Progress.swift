@@ -1,0 +1,74 @@
+import Foundation
+
+/// Which lessons a learner has done, kept in `$XDG_STATE_HOME/oplab/progress`.
+///
+/// One line per lesson: `id<TAB>status<TAB>position`. Written atomically; a file that
+/// cannot be read is moved aside (never lost) and a fresh one started.
+public struct ProgressStore: Sendable {
+  /// Where a lesson stands.
+  public enum Status: String, Sendable {
+    case new, started, done
+  }
+
+  /// The file.
+  public var path: String?
+  /// Per lesson id: status and the item to resume at.
+  public var entries: [String: (status: Status, position: Int)] = [:]
+  /// A problem met while loading, to show as a warning.
+  public var warning: String?
+
+  /// The default path: `$XDG_STATE_HOME/oplab/progress`, else `~/.local/state/oplab/progress`.
+  public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/oplab/progress" }
+    if let home = environment["HOME"], !home.isEmpty { return home + "/.local/state/oplab/progress" }
+    return nil
+  }
+
+  /// Loads the progress file (a missing file is an empty record).
+  public init(path: String?) {
+    self.path = path
+    guard let path, let data = FileManager.default.contents(atPath: path) else { return }
+    let text = String(decoding: data, as: UTF8.self)
+    var parsed: [String: (Status, Int)] = [:]
+    for line in text.split(separator: "\n") where !line.isEmpty {
+      let fields = line.split(separator: "\t").map(String.init)
+      guard fields.count == 3, let status = Status(rawValue: fields[1]), let position = Int(fields[2]), position >= 0 else {
+        let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+        try? FileManager.default.moveItem(atPath: path, toPath: aside)
+        warning = "the progress file could not be read; it was moved to \(aside) and a fresh one started"
+        return
+      }
+      parsed[fields[0]] = (status, position)
+    }
+    entries = parsed.mapValues { (status: $0.0, position: $0.1) }
+  }
+
+  /// The status of a lesson.
+  public func status(of id: String) -> Status { entries[id]?.status ?? .new }
+
+  /// Records a lesson's status and position, and saves.
+  /// - Returns: a warning when the file could not be written.
+  @discardableResult
+  public mutating func record(_ id: String, _ status: Status, position: Int) -> String? {
+    if entries[id]?.status == .done, status != .done {
+      entries[id] = (.done, position)
+    } else {
+      entries[id] = (status, position)
+    }
+    return save()
+  }
+
+  func save() -> String? {
+    guard let path else { return nil }
+    let text = entries.sorted { $0.key < $1.key }.map { id, e in "\(id)\t\(e.status.rawValue)\t\(e.position)\n" }.joined()
+    let url = URL(fileURLWithPath: path)
+    do {
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+      try Data(text.utf8).write(to: url, options: .atomic)
+      return nil
+    } catch {
+      return "could not save progress to \(path): \(error.localizedDescription)"
+    }
+  }
+}
