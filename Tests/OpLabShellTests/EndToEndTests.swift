@@ -14,12 +14,13 @@ import Testing
     var status: Int32
   }
 
-  func oplab(_ arguments: [String], stdin: String = "") throws -> Result {
+  func oplab(_ arguments: [String], stdin: String = "", environment extra: [String: String] = [:]) throws -> Result {
     let process = Process()
     process.executableURL = Self.binary
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["NO_COLOR"] = "1"
+    environment.merge(extra) { $1 }
     process.environment = environment
     let input = Pipe(), output = Pipe(), error = Pipe()
     process.standardInput = input
@@ -128,5 +129,25 @@ import Testing
     #expect(r.out.contains("t=1  b block 2 started: blocks run one after another (corelibs)"))
     let ascii = r.out.unicodeScalars.allSatisfy(\.isASCII)
     #expect(ascii)
+  }
+
+  @Test("oplab lesson lists the course, walks a lesson from piped input, and lesson check --all passes")
+  func lessons() throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-e2e-state-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: state) }
+    let lessons = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Lessons").path
+    let check = try oplab(["lesson", "check", "--all", "--folder", lessons])
+    #expect(check.status == 0, "\(check.err)")
+    #expect(check.out.contains(" passed, 0 failed\n"))
+    let walk = try oplab(
+      ["lesson", "2", "--folder", lessons], stdin: "\nc\n\nyes\nop check on work takes 1 after upload\nrun\n\n\n",
+      environment: ["XDG_STATE_HOME": state.path])
+    #expect(walk.status == 0)
+    #expect(walk.out.contains("✓ You predicted 3, and that is what happened."))
+    #expect(walk.out.contains("✓ Task done."))
+    #expect(walk.out.contains("✓ Lesson 2 complete."))
+    let list = try oplab(["lesson", "--folder", lessons], environment: ["XDG_STATE_HOME": state.path])
+    #expect(list.out.contains("An Operation's life: pending, ready, executing, finished  [done]"))
   }
 }

@@ -74,7 +74,7 @@ public enum LessonParser {
       flush()
       // The block's indented lines, as (key, value, line, column).
       var body: [(key: String, value: String, line: Int, column: Int)] = []
-      while i < lines.count, let first = lines[i].first, first == " " || first == "\t" {
+      while blockKeys[key] != nil, i < lines.count, let first = lines[i].first, first == " " || first == "\t" {
         let line = lines[i]
         let indent = line.prefix { $0 == " " || $0 == "\t" }.count
         let content = String(line.dropFirst(indent)).trimmingWhitespace()

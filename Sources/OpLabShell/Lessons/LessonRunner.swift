@@ -34,6 +34,7 @@ public final class LessonRunner {
     write("(Enter or `next` goes on, `back` returns, `hint`/`skip` help with tasks, `quit` keeps your place;\n any lab command works in between.)\n\n")
     if position > 0, position < lesson.items.count {
       write("Resuming where you left off.\n\n")
+      if isPause(position) { position += 1 }  // the step before the pause was already read
       replaySilently(upTo: position)
     } else {
       position = 0

@@ -1,0 +1,198 @@
+import Foundation
+import OpLabCore
+import Testing
+
+@testable import OpLabShell
+
+/// The lesson format, the checker that keeps lessons honest, and the interactive runner.
+@Suite struct LessonTests {
+  static let sample = """
+    title: A tiny lesson
+
+    Some narrative
+    on two lines.
+
+    run:
+      queue q max 1
+      op a on q takes 2
+    ---
+    predict: Which op starts at t=2?
+      choice: a
+      choice: b
+      answer: b
+      reveal: op b on q takes 1
+      reveal: run
+      verify: started b at 2
+      explain: a held the slot.
+
+    task: Add an op c after b and run it.
+      hint: op c after b
+      hint: then run
+      check: finished c
+      solution: op c on q after b
+      solution: run
+
+    expect: order finished a b c
+    """
+
+  @Test("A lesson file parses into narrative, commands, predictions, tasks and checkpoints")
+  func parses() throws {
+    let lesson = try LessonParser.parse(Self.sample, file: "Lessons/07-tiny.lesson")
+    #expect(lesson.id == "tiny")
+    #expect(lesson.number == 7)
+    #expect(lesson.title == "A tiny lesson")
+    #expect(lesson.items.count == 6)
+    guard case .text(let t) = lesson.items[0], case .run(let run) = lesson.items[1], case .pause = lesson.items[2],
+      case .predict(let p) = lesson.items[3], case .task(let task) = lesson.items[4], case .expect(let e) = lesson.items[5]
+    else {
+      Issue.record("unexpected items \(lesson.items)")
+      return
+    }
+    #expect(t == "Some narrative on two lines.")
+    #expect(run.map(\.text) == ["queue q max 1", "op a on q takes 2"])
+    #expect(run.map(\.line) == [7, 8])
+    #expect(p.choices == ["a", "b"])
+    #expect(p.answer == "b")
+    #expect(p.reveal.map(\.text) == ["op b on q takes 1", "run"])
+    #expect(p.verify.map(\.condition) == [.started("b", at: 2)])
+    #expect(task.hints.count == 2)
+    #expect(task.checks.map(\.condition) == [.finished("c", at: nil)])
+    #expect(e.map(\.condition) == [.order(started: false, ["a", "b", "c"])])
+    #expect(lesson.counts == (1, 1, 1))
+  }
+
+  struct BadCase: Sendable, CustomTestStringConvertible {
+    var text: String
+    var line: Int
+    var column: Int
+    var message: String
+    var testDescription: String { message }
+  }
+
+  static let bad: [BadCase] = [
+    BadCase(text: "Just text.\n", line: 1, column: 1, message: "the lesson has no title: line"),
+    BadCase(text: "title: T\n  indented\n", line: 2, column: 1, message: "an indented line outside a block"),
+    BadCase(text: "title: T\npredict: Q?\n  answr: b\n", line: 3, column: 3, message: "'answr' does not belong under predict:"),
+    BadCase(text: "title: T\npredict: Q?\n  choice: a\n  answer: z\n", line: 4, column: 11, message: "the answer 'z' is not one of the choices"),
+    BadCase(text: "title: T\npredict: Q?\n  choice: a\n", line: 2, column: 1, message: "predict: needs an answer: line"),
+    BadCase(text: "title: T\ntask: Do it\n  solution: run\n", line: 2, column: 1, message: "task: needs at least one check: line"),
+    BadCase(text: "title: T\ntask: Do it\n  check: idle\n", line: 2, column: 1, message: "task: needs a solution: line"),
+    BadCase(text: "title: T\nexpect: finishd a\n", line: 2, column: 9, message: "unknown condition 'finishd'"),
+    BadCase(text: "title: T\nexpect:\n  outcome a great\n", line: 3, column: 13, message: "'great' is not an outcome"),
+    BadCase(text: "title: T\nexpect: started a at soon\n", line: 2, column: 22, message: "'soon' is not a tick"),
+  ]
+
+  @Test("A broken lesson file is refused with a located error", arguments: bad)
+  func locatedErrors(_ c: BadCase) {
+    do {
+      _ = try LessonParser.parse(c.text, file: "x.lesson")
+      Issue.record("parsed")
+    } catch {
+      #expect(error.message == c.message)
+      #expect(error.line == c.line)
+      #expect(error.column == c.column)
+      #expect(error.description.hasPrefix("x.lesson:\(c.line):\(c.column): error: "))
+    }
+  }
+
+  @Test("lesson check passes a sound lesson")
+  func checkPasses() throws {
+    let report = LessonChecker.check(try LessonParser.parse(Self.sample, file: "t.lesson"))
+    #expect(report.failures == [])
+    #expect(report.summary == "lesson 0 t: ok (1 prediction, 1 task, 1 checkpoint)")
+  }
+
+  @Test("lesson check catches a wrong proof, a task already done, and a broken command, each located")
+  func checkFails() throws {
+    let text = """
+      title: Broken
+      run:
+        op a takes 2
+      predict: When does a finish?
+        answer: 3
+        reveal: run
+        verify: finished a at 3
+      task: Make a finish.
+        check: finished a
+        solution: run
+      run:
+        op b takes x
+      """
+    let report = LessonChecker.check(try LessonParser.parse(text, file: "b.lesson"))
+    #expect(report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
+      "7:11 the prediction's proof does not hold: finished a at 3",
+      "8:1 the task is already done before the learner does anything",
+      "12:14 'x' is not a whole number",
+    ])
+  }
+
+  /// Runs a lesson with scripted input; returns everything it showed.
+  func walk(_ lesson: Lesson, _ inputs: [String], progress: ProgressStore = ProgressStore(path: nil)) -> (String, Bool) {
+    var lines = inputs[...]
+    let reader = StdinLineReader { lines.popFirst() }
+    var out = ""
+    let runner = LessonRunner(lesson: lesson, reader: reader, options: ShellOptions(), progress: progress) { out += $0 }
+    let finished = runner.run()
+    return (out, finished)
+  }
+
+  @Test("The runner asks, reveals and judges a prediction, checks a task after each command, and finishes")
+  func runnerWalksALesson() throws {
+    let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
+    let (out, finished) = walk(lesson, ["", "a", "hint", "status", "op c on q after b", "run"])
+    #expect(finished)
+    #expect(out.contains("? Which op starts at t=2?\n   a) a\n   b) b\n"))
+    #expect(out.contains("✗ You predicted a; the simulation shows b.\na held the slot.\n"))
+    #expect(out.contains("hint 1/2: op c after b\n"))
+    #expect(out.contains("✓ Task done."))
+    #expect(out.contains("✓ Lesson 0 complete."))
+  }
+
+  @Test("skip shows and runs a solution; quit keeps the place and a second run resumes there")
+  func runnerSkipQuitResume() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-progress-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("progress").path
+    let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
+    let (first, done1) = walk(lesson, ["quit"], progress: ProgressStore(path: path))
+    #expect(!done1)
+    #expect(first.contains("Your place is kept"))
+    #expect(ProgressStore(path: path).entries["t"]?.status == .started)
+    #expect(ProgressStore(path: path).entries["t"]?.position == 2)
+    let (second, done2) = walk(lesson, ["b", "skip"], progress: ProgressStore(path: path))
+    #expect(done2)
+    #expect(second.contains("Resuming where you left off."))
+    #expect(second.contains("✓ You predicted b, and that is what happened."))
+    #expect(second.contains("One solution:\n  oplab> op c on q after b\n"))
+    #expect(ProgressStore(path: path).status(of: "t") == .done)
+  }
+
+  @Test("A corrupt progress file is moved aside with a warning, never lost")
+  func corruptProgress() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-progress-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("progress").path
+    try "garbage without tabs\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let store = ProgressStore(path: path)
+    #expect(store.warning?.contains("moved to") == true)
+    #expect(store.entries.isEmpty)
+    let aside = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("progress.corrupt-") }
+    #expect(aside.count == 1)
+  }
+
+  @Test("Every lesson of the course parses and passes lesson check")
+  func theCourse() throws {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Lessons").path
+    let library = LessonLibrary(folder: folder)
+    #expect(library.errors == [])
+    #expect(library.lessons.count >= 1)
+    for lesson in library.lessons {
+      let report = LessonChecker.check(lesson)
+      #expect(report.failures == [], "\(lesson.file)")
+      let c = lesson.counts
+      #expect(c.predictions >= 1 && c.tasks >= 1, "\(lesson.file) needs a prediction and a task")
+    }
+  }
+}
