@@ -4,12 +4,18 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps clean snapshots
+.PHONY: run test build release deps clean snapshots lesson
 
 ## run: install what is missing, build, and start the lab
 run: deps
 	@$(SWIFT) build --product oplab
 	@"$$($(SWIFT) build --show-bin-path)/oplab" $(ARGS)
+
+## lesson: start (or resume) a lesson of the course: make lesson N=1
+N ?= 1
+lesson: deps
+	@$(SWIFT) build --product oplab
+	@"$$($(SWIFT) build --show-bin-path)/oplab" lesson $(N)
 
 ## test: install what is missing, then run every test. The differential tests (real
 ## OperationQueue in scaled real time) run on their own, so no other test competes with
