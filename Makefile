@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps clean snapshots lesson
+.PHONY: run test build release deps clean snapshots lesson bench
 
 ## run: install what is missing, build, and start the lab
 run: deps
@@ -22,6 +22,8 @@ lesson: deps
 ## them for libdispatch's worker threads.
 test: deps
 	$(SWIFT) build --build-tests
+	@echo "benchmark harness on a tiny world (the figures come from make bench):"
+	"$$($(SWIFT) build --show-bin-path)/oplab-bench" --ops 300 --compare
 	$(SWIFT) test --skip-build --skip OpLabDifferentialTests
 	$(SWIFT) test --skip-build --filter OpLabDifferentialTests
 
@@ -29,6 +31,12 @@ test: deps
 snapshots: deps
 	-RECORD_SNAPSHOTS=1 $(SWIFT) test --filter OpLabRenderTests
 	$(SWIFT) test --filter OpLabRenderTests
+
+## bench: the release-build benchmark (see BENCHMARKS.md): make bench OPS=1000000
+OPS ?= 100000
+bench: deps
+	$(SWIFT) build -c release --product oplab-bench
+	"$$($(SWIFT) build -c release --show-bin-path)/oplab-bench" --ops $(OPS) --compare
 
 build: deps
 	$(SWIFT) build

@@ -48,6 +48,16 @@ let package = Package(
       ]
     ),
 
+    // The benchmark harness: `swift run -c release oplab-bench --help` (see BENCHMARKS.md).
+    .executableTarget(
+      name: "oplab-bench",
+      dependencies: [
+        "OpLabCore", "OpLabRender",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "HeapModule", package: "swift-collections"),
+      ]
+    ),
+
     // Tests
     .testTarget(name: "OpLabCoreTests", dependencies: ["OpLabCore"]),
     .testTarget(name: "OpLabRenderTests", dependencies: ["OpLabRender"]),

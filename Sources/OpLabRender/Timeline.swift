@@ -87,8 +87,12 @@ public enum Timeline {
         for c in span(from: s.from, to: s.to) { cells[c] = g.suspended }
         notes.append("suspended \(s.from)-\(s.to > world.now ? "now" : String(s.to))")
       }
-      let limits = lanes.limits[q] ?? []
-      let maxText = limits.map { l in (l.max.map(String.init) ?? "default") + (l.tick > 0 ? " from t=\(l.tick)" : "") }
+      // The limit over time: changes at one tick collapse to the last; the first needs no "from".
+      var limits: [(tick: Tick, max: Int?)] = []
+      for l in lanes.limits[q] ?? [] {
+        if let last = limits.last, last.tick == l.tick { limits[limits.count - 1] = l } else { limits.append(l) }
+      }
+      let maxText = limits.enumerated().map { i, l in (l.max.map(String.init) ?? "default") + (i > 0 ? " from t=\(l.tick)" : "") }
       let queue = world.queue(q)
       let head = "max " + (queue.isMain ? "1 (main)" : maxText.joined(separator: ", "))
       line(world.name(q), cells, note: ([head] + notes).joined(separator: "; "))

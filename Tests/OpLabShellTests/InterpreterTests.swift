@@ -190,4 +190,17 @@ import Testing
 
       """)
   }
+
+  @Test("undo takes back the last world-changing command, even at the same tick, and replays to the same world")
+  func undo() {
+    let i = Interpreter()
+    _ = run(["queue t", "suspend t", "op a on t takes 2", "resume t"], i)
+    let beforeResume = Interpreter()
+    _ = run(["queue t", "suspend t", "op a on t takes 2"], beforeResume)
+    #expect(i.execute("undo").output == "  took back `resume t`; the clock is at t=0\n")
+    #expect(i.world.trace == beforeResume.world.trace)
+    #expect(i.script.map(\.text) == ["queue t", "suspend t", "op a on t takes 2"])
+    _ = run(["undo", "undo", "undo"], i)
+    #expect(i.execute("undo").error?.message == "there is nothing to undo")
+  }
 }

@@ -91,6 +91,18 @@ public struct Simulation: Sendable {
     return cut
   }
 
+  /// Keeps only the first `count` actions of the journal: the world as it was right after
+  /// them (undo). Replays from the nearest checkpoint at or before that point.
+  public mutating func truncate(toActions count: Int) throws(SimulationError) {
+    guard count >= 0, count < journal.count else { return }
+    guard let start = checkpoints.lastIndex(where: { $0.journalCount <= count }) else { return }
+    var replay = checkpoints[start].world
+    for action in journal[checkpoints[start].journalCount..<count] { _ = try replay.perform(action) }
+    world = replay
+    journal.removeSubrange(count...)
+    checkpoints.removeSubrange((start + 1)...)
+  }
+
   /// Goes back `ticks` ticks (not before tick 0).
   /// - Returns: as ``rewind(to:)``.
   @discardableResult

@@ -257,6 +257,12 @@ public final class Interpreter {
           hint: "goto only goes back; going back forgets what came after, so `fork` first to keep it, or `run until \(t)`")
       }
       return Reply(output: afterRewind(cut: try sim.rewind(to: t)))
+    case .undo:
+      guard let last = script.popLast() else {
+        throw Diagnostic(column: 1, length: 4, message: "there is nothing to undo", hint: "undo takes back commands that changed the world")
+      }
+      try sim.truncate(toActions: script.last?.journalEnd ?? 0)
+      return Reply(output: "  took back `\(last.text)`; the clock is at t=\(world.now)\n")
     case .fork:
       branches.append((sim, script, declaredQueue))
       return Reply(output: "  what-if branch started at t=\(world.now); `unfork` returns here\n")

@@ -38,6 +38,8 @@ public enum Command: Hashable, Sendable {
   case back(Int)
   /// `goto T`.
   case goto(Int)
+  /// `undo`.
+  case undo
   /// `fork`.
   case fork
   /// `unfork`.

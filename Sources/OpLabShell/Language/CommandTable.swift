@@ -193,6 +193,13 @@ public enum CommandTable {
       details: "Restores the world as it was at tick T, with every command given at T.",
       examples: ["goto 4"]),
     CommandSpec(
+      name: "undo", aliases: [],
+      arguments: [],
+      options: [],
+      summary: "take back the last command that changed the world",
+      details: "Restores the world as it was before that command, even one given at the same tick.",
+      examples: ["undo"]),
+    CommandSpec(
       name: "fork", aliases: [],
       arguments: [],
       options: [],

@@ -163,6 +163,7 @@ public enum Parser {
       return .run(.idle)
     case "back": return .back(int("ticks") ?? 1)
     case "goto": return .goto(int("tick") ?? 0)
+    case "undo": return .undo
     case "fork": return .fork
     case "unfork": return .unfork
     case "timeline":

@@ -20,12 +20,16 @@ public indirect enum Condition: Hashable, Sendable {
   case max(String, Int?)
   case depends(String, on: String)
   case exists(String)
+  case completed(String)
+  case on(String, queue: String)
+  case priority(String, QueuePriority)
+  case platform(Platform)
   case not(Condition)
 
   /// The words a condition can start with, for messages.
   public static let keywords = [
     "finished", "started", "skipped", "outcome", "state", "cancelled", "order", "overlap", "idle", "stalled", "now",
-    "suspended", "max", "depends", "exists", "not",
+    "suspended", "max", "depends", "exists", "completed", "on", "priority", "platform", "not",
   ]
 
   /// Parses a condition such as `finished f2 at 7` or `not cancelled d1`.
@@ -110,6 +114,17 @@ public indirect enum Condition: Hashable, Sendable {
       if i < t.count, t[i].text == "on" { i += 1 }
       result = .depends(op, on: try word())
     case "exists": result = .exists(try word())
+    case "completed": result = .completed(try word())
+    case "on": result = .on(try word(), queue: try word())
+    case "priority":
+      let op = try word()
+      let text = try word()
+      guard let p = QueuePriority(name: text) else { throw fail("'\(text)' is not a priority", at: i - 1) }
+      result = .priority(op, p)
+    case "platform":
+      let text = try word()
+      guard let p = Platform(rawValue: text.lowercased()) else { throw fail("'\(text)' is not a platform", at: i - 1) }
+      result = .platform(p)
     default:
       let guess = Suggest.closest(to: head, in: keywords)
       throw fail("unknown condition '\(head)'", at: i - 1, hint: guess.map { "did you mean '\($0)'?" } ?? "use one of: " + keywords.joined(separator: ", "))
@@ -163,6 +178,12 @@ public indirect enum Condition: Hashable, Sendable {
       guard let x = op(a), let dep = world.operationID(named: b) else { return false }
       return x.dependencies.contains(dep)
     case .exists(let name): return world.operationID(named: name) != nil || world.queueID(named: name) != nil
+    case .completed(let name): return firstTick(name, { $0 == .completionFinished }) != nil
+    case .on(let name, let queue):
+      guard let q = world.queueID(named: queue) else { return false }
+      return op(name)?.queue == q
+    case .priority(let name, let p): return op(name)?.spec.priority == p
+    case .platform(let p): return world.platform == p
     }
   }
 }

@@ -60,8 +60,17 @@ public final class LessonRunner {
       }
     }
     progress.record(lesson.id, .done, position: 0)
-    write("\n✓ Lesson \(lesson.number) complete. `export timeline FILE` keeps this timeline; `oplab lesson` lists the others.\n")
-    return true
+    write("\n✓ Lesson \(lesson.number) complete. Explore freely: `export timeline FILE` keeps this timeline. Enter (or `quit`) ends the lesson; `oplab lesson` lists the others.\n")
+    while true {
+      switch reader.readLine(prompt: "lesson \(lesson.number)> ") {
+      case .endOfInput: return true
+      case .interrupted: continue
+      case .line(let raw):
+        let line = raw.trimmingWhitespace()
+        if ["", "next", "n", "quit", "exit"].contains(line.lowercased()) { return true }
+        free(line)
+      }
+    }
   }
 
   enum Move { case next, back, quit }
@@ -151,7 +160,7 @@ public final class LessonRunner {
   }
 
   func task(_ t: LessonTask) -> Move {
-    write("★ Task: \(t.goal)\n  (type lab commands; `hint` for a hint, `skip` to see one solution)\n")
+    write("★ Task: \(t.goal)\n  (type lab commands; `hint` for a hint, `skip` to see one solution, `undo` takes back a command)\n")
     var hintsShown = 0
     while !done(t) {
       switch reader.readLine(prompt: "task> ") {
@@ -162,7 +171,6 @@ public final class LessonRunner {
         switch line.lowercased() {
         case "": continue
         case "quit", "exit": return .quit
-        case "back": return .back
         case "next":
           write("Not yet: the task is not done. `hint` helps, `skip` shows a solution.\n")
         case "hint":
@@ -175,7 +183,9 @@ public final class LessonRunner {
         case "skip":
           write("One solution:\n")
           for c in t.solution { show(c.text) }
-          if !done(t) { write("(The solution did not finish the task in this world; `back` starts the step again.)\n"); return .next }
+          if !done(t) {
+            write("(That solution does not finish the task in this world as you left it: `undo` takes back your own commands; then `skip` again.)\n")
+          }
         default:
           free(line)
         }
