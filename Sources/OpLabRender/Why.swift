@@ -19,7 +19,9 @@ public enum Why {
       let queueName = world.trace[q].queue.map { world.name($0) } ?? "?"
       facts.append((q, "It was added to \(queueName) at \(at(q))\(because(q)).")) 
     }
-    if let r = h.ready { facts.append((r, "It became ready at \(at(r))\(because(r)).")) }
+    if let r = h.firstReady { facts.append((r, "It became ready at \(at(r))\(because(r)).")) }
+    for u in h.unready { facts.append((u, "It stopped being ready at \(at(u))\(because(u)).")) }
+    if let r = h.ready { facts.append((r, "It became ready\(h.firstReady == nil ? "" : " again") at \(at(r))\(because(r)).")) }
     let me = world.operation(op)
     for i in h.overtakenBy {
       guard let otherID = world.trace[i].op else { continue }

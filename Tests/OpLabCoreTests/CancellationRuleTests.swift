@@ -180,4 +180,15 @@ import Testing
       "0 b enqueued", "0 b ready", "0 b skipped", "0 b cancelled", "0 b completion+", "1 b completion-",
     ])
   }
+
+  @Test("Work cut short by a cancel leaves no stale wake-up behind: the clock stops where the op did")
+  func earlyReturnDoesNotMoveTheClock() throws {
+    var w = World()
+    let a = try w.addOperation(spec("a", 5, check: .every(1)), to: .main)
+    try w.step(2)
+    w.cancel(a)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.now == 2)
+    #expect(w.nextEventTick == nil)
+  }
 }

@@ -57,7 +57,7 @@ import Testing
   func stallVerdict() {
     let (out, _) = run(["queue q max 1", "suspend q", "op a on q", "run"])
     #expect(out.hasSuffix("""
-        stalled at t=0: nothing more can happen, yet 1 operation is unfinished. The real program would hang here:
+        stalled at t=0: nothing more can happen, yet 1 operation is unfinished and would wait forever (anything waiting for them, like waitUntilAllOperationsAreFinished, would hang):
         a is ready, but q is suspended: resume it.
 
       """))

@@ -8,6 +8,10 @@ public struct OperationHistory: Hashable, Sendable {
   public var enqueued: Int?
   /// Index of the `ready` event (the last one, if it became ready more than once).
   public var ready: Int?
+  /// Index of the first `ready` event, when it became ready more than once.
+  public var firstReady: Int?
+  /// Indices of `unready` events: a new dependency made it wait again.
+  public var unready: [Int] = []
   /// Index of the `started` or `skipped` event.
   public var started: Int?
   /// Indices of the `cancelRequested` events.
@@ -27,7 +31,7 @@ public struct OperationHistory: Hashable, Sendable {
     a.op == b.op && a.created == b.created && a.enqueued == b.enqueued && a.ready == b.ready
       && a.started == b.started && a.cancelRequests == b.cancelRequests && a.cancelObserved == b.cancelObserved
       && a.finished == b.finished && a.completion.start == b.completion.start && a.completion.end == b.completion.end
-      && a.overtakenBy == b.overtakenBy && a.blockage == b.blockage
+      && a.overtakenBy == b.overtakenBy && a.blockage == b.blockage && a.unready == b.unready
   }
 
   public func hash(into h: inout Hasher) {
@@ -50,9 +54,12 @@ extension World {
         case .created: h.created = i
         case .enqueued: h.enqueued = i
         case .ready:
+          if let first = h.ready, h.firstReady == nil { h.firstReady = first }
           h.ready = i
           waitingSince = i
-        case .unready: waitingSince = nil
+        case .unready:
+          waitingSince = nil
+          h.unready.append(i)
         case .started, .skipped:
           h.started = i
           waitingSince = nil

@@ -147,15 +147,34 @@ extension World {
     while let next = agenda.min, next.tick <= now {
       process(agenda.removeMin())
     }
+    pruneStale()
+  }
+
+  /// Whether a wake-up still means something: work that was cut short (a cancel seen, a
+  /// finish) leaves its old wake-ups behind, and they must not move the clock.
+  func isLive(_ w: Wakeup) -> Bool {
+    switch w.action {
+    case .workDone(let op, let g), .cancelCheck(let op, let g), .blockDone(let op, _, let g), .finishNow(let op, _, _, let g):
+      return operations[op.slot].generation == g
+    case .completionDone:
+      return true
+    }
+  }
+
+  /// Drops stale wake-ups from the front of the agenda, so its first entry is always live.
+  mutating func pruneStale() {
+    while let first = agenda.min, !isLive(first) { _ = agenda.removeMin() }
   }
 
   /// Runs the next scheduled wake-up, moving the clock to it.
   /// - Returns: `false` when nothing is scheduled.
   mutating func processNext() -> Bool {
+    pruneStale()
     guard !agenda.isEmpty else { return false }
     let w = agenda.removeMin()
     now = max(now, w.tick)
     process(w)
+    pruneStale()
     return true
   }
 

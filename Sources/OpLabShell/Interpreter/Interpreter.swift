@@ -355,7 +355,8 @@ public final class Interpreter {
     case .interrupted: return "  interrupted at t=\(world.now); the world is as it was at that tick\n"
     case .stalled(let d):
       return "  stalled at t=\(world.now): nothing more can happen, yet \(d.stuck.count) "
-        + (d.stuck.count == 1 ? "operation is" : "operations are") + " unfinished. The real program would hang here:\n"
+        + (d.stuck.count == 1 ? "operation is" : "operations are")
+        + " unfinished and would wait forever (anything waiting for them, like waitUntilAllOperationsAreFinished, would hang):\n"
         + Diagnoses.render(d, in: world)
     }
   }

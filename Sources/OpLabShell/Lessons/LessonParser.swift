@@ -68,6 +68,7 @@ public enum LessonParser {
       }
       if trimmed == "---" { flush(); lesson.items.append(.pause); continue }
       guard let (key, value, valueColumn) = directive(raw), key == "title" || key == "id" || blockKeys[key] != nil else {
+        if trimmed.hasPrefix("- ") || trimmed.hasPrefix("* ") { flush() }  // a list item starts its own line
         paragraph.append(trimmed)
         continue
       }

@@ -121,7 +121,7 @@ public final class LessonRunner {
   }
 
   func predict(_ p: Prediction) -> Move {
-    write("? \(p.question)\n")
+    write(wrap("? " + p.question) + "\n")
     let letters = Array("abcdefgh")
     for (i, choice) in p.choices.enumerated() where i < letters.count { write("   \(letters[i])) \(choice)\n") }
     var answer: String?
@@ -160,7 +160,7 @@ public final class LessonRunner {
   }
 
   func task(_ t: LessonTask) -> Move {
-    write("★ Task: \(t.goal)\n  (type lab commands; `hint` for a hint, `skip` to see one solution, `undo` takes back a command)\n")
+    write(wrap("★ Task: " + t.goal) + "\n  (type lab commands; `hint` for a hint, `skip` to see one solution, `undo` takes back a command)\n")
     var hintsShown = 0
     while !done(t) {
       switch reader.readLine(prompt: "task> ") {
