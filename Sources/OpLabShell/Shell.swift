@@ -18,7 +18,7 @@ public enum Shell {
   /// Runs the lab on standard input: interactive when both standard input and output are
   /// terminals, batch otherwise.
   /// - Returns: the exit status.
-  public static func main(options: ShellOptions, keepGoing: Bool = false) -> Int32 {
+  public static func main(options: ShellOptions, keepGoing: Bool = false, recover: Bool = false) -> Int32 {
     ignoreBrokenPipes()
     var options = options
     let terminal = isatty(0) == 1 && isatty(1) == 1
@@ -28,10 +28,32 @@ public enum Shell {
     let history = EditLineReader.defaultHistoryPath(environment: ProcessInfo.processInfo.environment)
     let reader = LineReaders.makeDefault(
       completer: { [interpreter] prefix in interpreter.completions(for: prefix) }, historyPath: history)
-    if reader is StdinLineReader {
+    if reader is StdinLineReader, !recover {
       return batch(interpreter, reader: reader, name: "<stdin>", keepGoing: keepGoing)
     }
-    return interactive(interpreter, reader: reader)
+    let journal = SessionJournal(path: SessionJournal.defaultPath())
+    let leftover = journal.setAsideLeftover()
+    if recover {
+      let lines = journal.recoveredLines()
+      guard !lines.isEmpty else {
+        writeError("oplab: there is no unfinished session to recover\n")
+        return Status.usage
+      }
+      for line in lines {
+        _ = interpreter.execute(line)
+        journal.append(line)
+      }
+      journal.consumeRecovered()
+      writeOut("Recovered the last session: \(lines.count) commands replayed; the clock is at t=\(interpreter.world.now).\n")
+    } else if leftover > 0 {
+      writeOut("The last session ended without quitting (\(leftover) commands). `oplab --recover` restores it.\n")
+    }
+    if reader is StdinLineReader {
+      let status = batch(interpreter, reader: reader, name: "<stdin>", keepGoing: keepGoing)
+      journal.finish()
+      return status
+    }
+    return interactive(interpreter, reader: reader, journal: journal)
   }
 
   /// Runs script files one after another in one session.
@@ -82,7 +104,7 @@ public enum Shell {
   }
 
   /// The interactive loop: prompt with the tick, run, show errors under the bad token.
-  static func interactive(_ interpreter: Interpreter, reader: LineReader) -> Int32 {
+  static func interactive(_ interpreter: Interpreter, reader: LineReader, journal: SessionJournal) -> Int32 {
     writeOut("OpLab \(version): a lab for Operation and OperationQueue.\n")
     writeOut("Type 'help' for commands; Tab completes; Ctrl-D leaves.\n")
     writeOut("Queues: main (serial) and queue (default). Try: op download takes 3\n")
@@ -94,11 +116,13 @@ public enum Shell {
       case .endOfInput:
         writeOut("\n")
         if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
+        journal.finish()
         return Status.ok
       case .line(let line):
         if !line.allSatisfy(\.isWhitespace) { reader.addHistory(line) }
         if !interpreter.options.widthGiven, let columns = terminalColumns() { interpreter.options.width = columns }
         let reply = reader.whileCatchingInterrupts { interrupted in interpreter.execute(line, interrupt: interrupted) }
+        if reply.error == nil { journal.append(line) }
         let color = interpreter.options.color
         writeOut(color && reply.colorable ? Colorizer.timeline(reply.output) : reply.output)
         if let error = reply.error {
@@ -107,6 +131,7 @@ public enum Shell {
         }
         if reply.quit {
           if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
+          journal.finish()
           return Status.ok
         }
       }

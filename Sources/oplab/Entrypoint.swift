@@ -51,8 +51,11 @@ struct OpLab: ParsableCommand {
   @Flag(help: "With piped input, go on after an error (the exit status is still 1).")
   var keepGoing = false
 
+  @Flag(help: "Restore the last session that ended without quitting (a crash, kill -9, a closed terminal).")
+  var recover = false
+
   func run() throws {
-    let status = Shell.main(options: display.shellOptions, keepGoing: keepGoing)
+    let status = Shell.main(options: display.shellOptions, keepGoing: keepGoing, recover: recover)
     if status != 0 { throw ExitCode(status) }
   }
 

@@ -10,10 +10,10 @@ import Testing
   static let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("Fixtures/pty_drive.py")
 
-  func session(_ bursts: [String], state: URL) throws -> String {
+  func session(_ bursts: [String], state: URL, arguments: [String] = []) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", Self.driver.path, EndToEndTests.binary.path] + bursts
+    process.arguments = ["python3", Self.driver.path, EndToEndTests.binary.path] + arguments + ["--"] + bursts
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "xterm"
     environment["XDG_STATE_HOME"] = state.path
@@ -49,5 +49,21 @@ import Testing
     #expect(history.hasPrefix("_HiStOrY_V2_"))
     #expect(history.contains("why\\040alpha"))
     #expect(!history.contains("nonsense"))
+  }
+
+  @Test("After kill -9 the journal restores the session with --recover; a clean exit leaves nothing to recover")
+  func recoverAfterKill() throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-tty-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: state) }
+    let first = try session(["queue q max 1\\r", "op a on q takes 3\\r", "oops\\r", "step 2\\r", "<KILL>"], state: state)
+    #expect(first.hasSuffix("\nexit -9\n"), "output: \(first)")
+    let second = try session(["\\x04"], state: state)
+    #expect(second.contains("The last session ended without quitting (3 commands). `oplab --recover` restores it."), "output: \(second)")
+    let recovered = try session(["status\\r", "\\x04"], state: state, arguments: ["--recover"])
+    #expect(recovered.contains("Recovered the last session: 3 commands replayed; the clock is at t=2."), "output: \(recovered)")
+    #expect(recovered.contains("a  executing since t=0"), "output: \(recovered)")
+    // That session ended cleanly: nothing is left to recover.
+    let nothing = try session([], state: state, arguments: ["--recover"])
+    #expect(nothing.contains("there is no unfinished session to recover"), "output: \(nothing)")
   }
 }

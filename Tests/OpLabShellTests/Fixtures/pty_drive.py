@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Runs a program on a pseudo-terminal and types keystroke bursts into it.
 
-Usage: pty_drive.py PROGRAM BURST...   (bursts use Python escapes: \\t, \\r, \\x03, \\x1b[A)
+Usage: pty_drive.py PROGRAM [ARG...] -- BURST...   (bursts use Python escapes: \\t, \\r, \\x03, \\x1b[A;
+the burst <KILL> sends SIGKILL, as a crash or a closed terminal would)
 Prints everything the program wrote, then a last line "exit N".
 Used by TerminalTests: the child gets the pty as its controlling terminal, so Ctrl-C
 reaches it as SIGINT exactly as in a real terminal.
 """
 import codecs, os, pty, select, sys, time
 
-program, bursts = sys.argv[1], sys.argv[2:]
+args = sys.argv[1:]
+split = args.index("--") if "--" in args else 1
+program, program_args, bursts = args[0], args[1:split], args[split + 1 if "--" in args else 1:]
 pid, fd = pty.fork()
 if pid == 0:
-    os.execv(program, [program])
+    os.execv(program, [program] + program_args)
 
 output = b""
 def drain(seconds):
@@ -30,6 +33,9 @@ def drain(seconds):
 
 drain(1.0)
 for burst in bursts:
+    if burst == "<KILL>":
+        os.kill(pid, 9)
+        break
     os.write(fd, codecs.decode(burst, "unicode_escape").encode("utf-8"))
     drain(0.4)
 deadline = time.time() + 10
