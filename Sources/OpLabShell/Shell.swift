@@ -126,7 +126,7 @@ public enum Shell {
         let color = interpreter.options.color
         writeOut(color && reply.colorable ? Colorizer.timeline(reply.output) : reply.output)
         if let error = reply.error {
-          let text = error.pointed(prompt: prompt.count)
+          let text = error.pointed(prompt: Names.width(prompt), typed: line)
           writeError(color ? Colorizer.diagnostic(text) : text)
         }
         if reply.quit {

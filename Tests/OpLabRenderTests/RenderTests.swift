@@ -177,3 +177,21 @@ import Testing
     #expect(Colorizer.diagnostic("error: bad\nhint: try") == "\u{1B}[1;31merror:\u{1B}[0m bad\n\u{1B}[33mhint:\u{1B}[0m try")
   }
 }
+
+/// Rendering and exporting a large world: no recursion, and linear work.
+@Suite(.serialized) struct RenderScaleTests {
+  @Test("A 200,000-op chain renders, exports, explains and graphs without recursion")
+  func bigChain() throws {
+    var w = World()
+    var previous: OpID?
+    for i in 0..<200_000 {
+      previous = try w.addOperation(OperationSpec(name: "c\(i)"), to: .main, dependencies: previous.map { [$0] } ?? [])
+    }
+    w.runUntilIdle()
+    let last = OpID(199_999)
+    #expect(Why.render(last, in: w).contains("It finished at t=200000"))
+    #expect(Timeline.render(w, from: 199_990, to: 200_000, width: 80).contains("now t=200000"))
+    #expect(Exporters.eventsJSONLines(w).count > 0)
+    #expect(Graph.render(w).split(separator: "\n").count == 200_000)
+  }
+}

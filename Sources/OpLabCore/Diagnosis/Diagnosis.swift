@@ -66,6 +66,7 @@ extension World {
     var listed = Set<OpID>()
     var stuck: [StuckOperation] = []
     var work = targets.filter { !operations[$0.slot].isFinished }
+    var cyclesAdded = Set<Int>()
     var next = 0
     while next < work.count {
       let op = work[next]
@@ -76,7 +77,7 @@ extension World {
       switch cause {
       case .waitingOn(let dep), .dependencyNotInQueue(let dep): work.append(dep)
       case .slotsHeld(_, let holders): work += holders
-      case .inCycle(let c): work += cycles[c]
+      case .inCycle(let c): if cyclesAdded.insert(c).inserted { work += cycles[c] }
       default: break
       }
     }

@@ -74,8 +74,14 @@ extension World {
   ) throws(SimulationError) -> OpID {
     try checkNewName(spec.name)
     try spec.validate()
+    if let bad = dependencies.first(where: { $0.slot < 0 || $0.slot >= operations.count }) {
+      throw .unknownOperation("\(bad)")
+    }
     let id = newOperation(spec, reason: .command)
-    for dep in dependencies { try addDependency(id, on: dep) }
+    // A new operation has no dependents, so no cycle can close; duplicates are ignored
+    // (as addDependency does) with a set, so a wide fan-in stays linear.
+    var seen = Set<OpID>()
+    for dep in dependencies where seen.insert(dep).inserted { link(id, on: dep, reason: .command) }
     return id
   }
 
@@ -165,7 +171,8 @@ extension World {
   @discardableResult
   public mutating func addDependency(_ op: OpID, on dep: OpID) throws(SimulationError) -> Bool {
     if operations[op.slot].dependencies.contains(dep) { return false }
-    let mayCloseCycle = op == dep || !operations[op.slot].dependents.isEmpty
+    let notStarted = operations[op.slot].phase != .executing && !operations[op.slot].isFinished
+    let mayCloseCycle = notStarted && (op == dep || !operations[op.slot].dependents.isEmpty)
     let started = operations[op.slot].phase == .executing || operations[op.slot].isFinished || operations[op.slot].dispatched
     link(op, on: dep, reason: started ? .alreadyStarted : .command)
     if mayCloseCycle, !operations[dep.slot].isFinished, dependsTransitively(dep, on: op) {
@@ -248,6 +255,7 @@ extension World {
     else { return false }
     return name.unicodeScalars.allSatisfy {
       $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
+        || $0.properties.generalCategory == .nonspacingMark || $0.properties.generalCategory == .spacingMark
     }
   }
 

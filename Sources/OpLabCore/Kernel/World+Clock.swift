@@ -23,7 +23,7 @@ extension World {
   public mutating func step(_ ticks: Tick = 1) throws(SimulationError) {
     guard ticks >= 0 else { throw .invalidTick("step takes 0 or more ticks, not \(ticks)") }
     let (target, overflow) = now.addingReportingOverflow(ticks)
-    guard !overflow, target <= Self.maxTick else {
+    guard !overflow, target <= Swift.max(Self.maxTick, now) else {
       throw .invalidTick("step \(ticks) would move the clock past the last tick (\(Self.maxTick))")
     }
     advance(to: target)

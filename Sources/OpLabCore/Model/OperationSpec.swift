@@ -77,7 +77,7 @@ public struct OperationSpec: Hashable, Sendable {
       throw .invalidSpec("cancel-check every N needs N of at least 1, not \(n)")
     }
     if let f = failsAt, f < 0 || f > duration {
-      throw .invalidSpec("fails at \(f) is outside the operation's \(duration) ticks of work")
+      throw .invalidSpec("fails at \(f) is outside the operation's \(duration) \(duration == 1 ? "tick" : "ticks") of work")
     }
     if let c = completion { try check(c, "a completion block") }
     if case .blocks(let blocks) = kind {

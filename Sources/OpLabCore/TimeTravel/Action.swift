@@ -101,7 +101,7 @@ extension World {
     case .step(let n):
       guard n >= 0 else { throw .invalidTick("step takes 0 or more ticks, not \(n)") }
       let (target, overflow) = now.addingReportingOverflow(n)
-      guard !overflow, target <= Self.maxTick else {
+      guard !overflow, target <= Swift.max(Self.maxTick, now) else {
         throw .invalidTick("step \(n) would move the clock past the last tick (\(Self.maxTick))")
       }
       return try runClock(to: target, cap: cap, interrupt: interrupt)

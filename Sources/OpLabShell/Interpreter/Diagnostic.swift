@@ -1,3 +1,5 @@
+import OpLabRender
+
 /// An error to show the learner: what went wrong, where, and what to try.
 public struct Diagnostic: Error, Hashable, Sendable {
   /// The script file, when the error is inside one (`nil`: the line being run).
@@ -28,22 +30,53 @@ public struct Diagnostic: Error, Hashable, Sendable {
 
   /// `FILE:LINE:COL: error: message` plus the hint on its own line, for batch mode.
   public func located(defaultFile: String, defaultLine: Int) -> String {
-    var text = "\(file ?? defaultFile):\(line ?? defaultLine):\(column): error: \(message)\n"
-    if let hint { text += "  hint: \(hint)\n" }
+    var text = "\(Visible.escape(file ?? defaultFile)):\(line ?? defaultLine):\(column): error: \(Visible.escape(message))\n"
+    if let hint { text += "  hint: \(Visible.escape(hint))\n" }
     return text
   }
 
   /// The caret display for interactive mode: the line, a caret under the bad token, the message.
-  public func pointed(prompt: Int) -> String {
+  /// - Parameters:
+  ///   - prompt: the display width of the prompt the line was typed after.
+  ///   - typed: the line as typed, so the caret accounts for wide characters before the token.
+  public func pointed(prompt: Int, typed: String? = nil) -> String {
     var text = ""
+    func offset(in line: String) -> Int { Names.width(String(line.prefix(max(0, column - 1)))) }
     if let file, let line, let source {
-      text += "\(file):\(line):\(column): error: \(message)\n  \(source)\n  "
-        + String(repeating: " ", count: max(0, column - 1)) + String(repeating: "^", count: max(1, length)) + "\n"
+      let shown = Visible.escape(source)
+      text += "\(Visible.escape(file)):\(line):\(column): error: \(Visible.escape(message))\n  \(shown)\n  "
+        + String(repeating: " ", count: offset(in: Visible.escape(String(source.prefix(max(0, column - 1))))))
+        + String(repeating: "^", count: max(1, length)) + "\n"
     } else {
-      text += String(repeating: " ", count: max(0, prompt + column - 1)) + String(repeating: "^", count: max(1, length)) + "\n"
-      text += "error: \(message)\n"
+      let at = typed.map { offset(in: $0) } ?? max(0, column - 1)
+      text += String(repeating: " ", count: max(0, prompt + at)) + String(repeating: "^", count: max(1, length)) + "\n"
+      text += "error: \(Visible.escape(message))\n"
     }
-    if let hint { text += "hint: \(hint)\n" }
+    if let hint { text += "hint: \(Visible.escape(hint))\n" }
     return text
+  }
+}
+
+/// Makes text safe to print: control characters, escape sequences and invisible or
+/// direction-changing characters are shown as `\u{…}` instead of acting on the terminal.
+public enum Visible {
+  public static func escape(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isHidden) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+      if isHidden(scalar) {
+        out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+
+  static func isHidden(_ s: Unicode.Scalar) -> Bool {
+    switch s.value {
+    case 0x00...0x1F, 0x7F...0x9F, 0x200B...0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF: return true
+    default: return false
+    }
   }
 }

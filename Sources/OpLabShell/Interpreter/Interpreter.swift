@@ -196,8 +196,8 @@ public final class Interpreter {
       let target = def.queue ?? "queue"
       let q = try queue(target)
       let deps = try def.dependencies.map(op)
-      if def.queue != nil { declaredQueue[def.spec.name] = target }
       let (out, _) = try perform([.createOperation(def.spec, dependencies: deps, queue: def.hold ? nil : q)])
+      if def.queue != nil { declaredQueue[def.spec.name] = target }
       return Reply(output: def.hold ? "  \(def.spec.name) defined, in no queue yet (`add \(def.spec.name)` to enqueue it)\n" + out : out)
     case .add(let name, let to):
       let target = to ?? declaredQueue[name] ?? "queue"

@@ -142,7 +142,8 @@ public enum Parser {
       if let f = s.failsAt, f > s.duration, let t = bag.values["failsAt"]?.first {
         throw ParseError(
           column: t.column, length: t.text.count,
-          message: "fails at \(f) is after the operation's \(s.duration) ticks of work", hint: "use a tick from 0 to \(s.duration)")
+          message: "fails at \(f) is after the operation's \(s.duration) \(s.duration == 1 ? "tick" : "ticks") of work",
+          hint: "use a tick from 0 to \(s.duration)")
       }
       return .op(OperationDefinition(spec: s, queue: text("on"), dependencies: list("after"), hold: has("hold")))
     case "add": return .add(op: text("op") ?? "", queue: text("to"))
@@ -239,7 +240,12 @@ struct Matcher {
     if i < tokens.count {
       if furthest > i || (furthest == i && !complaints.isEmpty) { throw error(spec) }
       let t = tokens[i]
-      let keywords = unused.compactMap(\.leadingWord)
+      // Words an optional part could have started with here (`run until`), then unused options.
+      let optionalWords = furthest == i ? expected.compactMap { e -> String? in if case .word(let w) = e { w } else { nil } } : []
+      let optionKeywords = unused.compactMap(\.leadingWord)
+      // Options keep their table order; optional words (`until`) come first only when no option starts with them.
+      let keywords = optionalWords.filter { !optionKeywords.contains($0) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        + optionKeywords
       let guess = Suggest.closest(to: t.text, in: keywords)
       let already = spec.options.compactMap(\.leadingWord).filter { !keywords.contains($0) }
       var message = "unexpected '\(t.text)'"
@@ -265,6 +271,18 @@ struct Matcher {
       return ParseError(column: end, length: 1, message: "'\(spec.name)' needs more: expected \(what)", hint: usage)
     }
     let t = tokens[furthest]
+    // A keyword the token nearly spells beats any other suggestion (`cancel al` → `all`).
+    let words = expected.compactMap { e -> String? in if case .word(let w) = e { w } else { nil } }
+    if let word = Suggest.closest(to: t.text, in: words), word != t.text.lowercased() {
+      let what = Self.orList(Self.unique(expected).map(Self.describe))
+      return ParseError(
+        column: t.column, length: t.text.count, message: "unexpected '\(t.text)'; expected \(what)", hint: "did you mean '\(word)'?")
+    }
+    // A number where a number or a name may stand: the number's complaint is the useful one.
+    let numeric = Int(t.text) != nil || (t.text.dropFirst(t.text.first == "-" || t.text.first == "+" ? 1 : 0).allSatisfy(\.isNumber) && !t.text.isEmpty)
+    if numeric, let c = complaints.first(where: { $0.message.contains("too large") || $0.message.contains("too small") }) {
+      return ParseError(column: t.column, length: t.text.count, message: c.message, hint: c.hint ?? usage)
+    }
     if complaints.count == 1 || (!complaints.isEmpty && expected.count <= 1) {
       let c = complaints[0]
       return ParseError(column: t.column, length: t.text.count, message: c.message, hint: c.hint ?? usage)

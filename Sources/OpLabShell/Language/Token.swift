@@ -25,7 +25,7 @@ public enum Lexer {
     var column = 0
     func flush() {
       guard !current.isEmpty else { return }
-      if let last = tokens.last, last.text.hasSuffix(",") || current.hasPrefix(",") {
+      if let last = tokens.last, tokens.count > 1, last.text.hasSuffix(",") || current.hasPrefix(",") {
         tokens[tokens.count - 1].text += current
       } else {
         tokens.append(Token(current, column: start))
@@ -70,7 +70,10 @@ public enum Suggest {
 
   /// The closest candidate, when it is close enough to be a likely typo.
   public static func closest(to word: String, in candidates: [String]) -> String? {
-    let scored = candidates.map { ($0, distance(word, $0)) }
+    // Typos are short: comparing long words would cost (length × length) for nothing.
+    guard word.count <= 64 else { return nil }
+    let scored = candidates.filter { $0.count <= 64 && abs($0.count - word.count) <= 3 || $0.lowercased().hasPrefix(word.lowercased()) }
+      .map { ($0, $0.count <= 64 ? distance(word, $0) : Int.max) }
     guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }) else { return nil }
     // Short words are too easy to match by accident ("c" is one edit from "a").
     let limit: Int
