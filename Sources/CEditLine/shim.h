@@ -142,12 +142,30 @@ static inline int cel_sigint_restore(const struct sigaction *previous) {
   return sigaction(SIGINT, previous, NULL);
 }
 
-/// Unblocks SIGINT in the calling thread. A parent that blocked it (some test runners and
-/// process launchers do) passes the mask on through exec, and Ctrl-C would then do nothing.
-static inline int cel_sigint_unblock(void) {
+/// Installs `handler` for `signo` without SA_RESTART (so el_gets returns), saving the old action.
+static inline int cel_signal_install(int signo, void (*handler)(int), struct sigaction *previous) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;
+  return sigaction(signo, &action, previous);
+}
+
+/// Puts back an action saved by cel_signal_install.
+static inline int cel_signal_restore(int signo, const struct sigaction *previous) {
+  return sigaction(signo, previous, NULL);
+}
+
+/// Unblocks SIGINT, SIGTERM and SIGHUP in the calling thread. A parent that blocked them
+/// (some test runners and process launchers do) passes the mask on through exec, and
+/// Ctrl-C or a closing terminal would then do nothing.
+static inline int cel_signals_unblock(void) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
   return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 

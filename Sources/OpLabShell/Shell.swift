@@ -116,6 +116,10 @@ public enum Shell {
       case .endOfInput:
         writeOut("\n")
         if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
+        if let signo = reader.terminationSignal {
+          // Ended from outside (kill, a closed terminal): keep the journal for `oplab --recover`.
+          return 128 + signo
+        }
         journal.finish()
         return Status.ok
       case .line(let line):

@@ -66,4 +66,16 @@ import Testing
     let nothing = try session([], state: state, arguments: ["--recover"])
     #expect(nothing.contains("there is no unfinished session to recover"), "output: \(nothing)")
   }
+
+  @Test("SIGTERM at the prompt saves the history and keeps the session for --recover")
+  func terminate() throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-tty-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: state) }
+    let out = try session(["op a takes 3\\r", "step 1\\r", "<TERM>"], state: state)
+    #expect(out.hasSuffix("\nexit 143\n"), "output: \(out)")
+    let history = try String(contentsOf: state.appendingPathComponent("oplab/history"), encoding: .utf8)
+    #expect(history.contains("step\\0401"))
+    let next = try session(["\\x04"], state: state)
+    #expect(next.contains("The last session ended without quitting (2 commands)."), "output: \(next)")
+  }
 }

@@ -19,6 +19,15 @@ import Synchronization
 public final class EditLineReader: LineReader {
   /// Set by the SIGINT handler, which is installed only while `readLine` waits.
   private static let interrupted = Atomic<Bool>(false)
+  /// The signal (SIGTERM, SIGHUP) that asked the lab to end while it waited for a line, or 0.
+  private static let terminated = Atomic<Int32>(0)
+
+  /// Set when SIGTERM or SIGHUP ended the session at the prompt: the shell saves history,
+  /// keeps the journal for `--recover`, and exits with 128 + the signal.
+  public var terminationSignal: Int32? {
+    let signo = Self.terminated.load(ordering: .relaxed)
+    return signo == 0 ? nil : signo
+  }
 
   /// How many lines the history keeps.
   static let historySize: Int32 = 1000
@@ -46,7 +55,7 @@ public final class EditLineReader: LineReader {
   /// - Returns: `nil` if libedit cannot be initialised.
   public init?(completer: @escaping Completer, historyPath: String?) {
     Self.useUTF8Locale()
-    _ = cel_sigint_unblock()
+    _ = cel_signals_unblock()
     guard let history = history_init() else { return nil }
     guard let editLine = el_init("oplab", cel_stdin(), cel_stdout(), cel_stderr()) else {
       history_end(history)
@@ -94,13 +103,6 @@ public final class EditLineReader: LineReader {
 
   // MARK: - LineReader
 
-  /// Shows `prompt` and edits one line.
-  ///
-  /// Bytes of `prompt` between two `\u{1}` characters are printed but take no width
-  /// (wrap ANSI colour codes in them).
-  /// - Returns: the line (without its newline); `.interrupted` after Ctrl-C, with "^C"
-  ///   printed; `.endOfInput` after Ctrl-D on an empty line (libedit echoes "^D"
-  ///   and leaves the cursor after it: the caller prints the newline).
   /// Runs `work` with SIGINT caught: Ctrl-C sets a flag that `interrupted` reports, so a long
   /// run stops between two ticks and the lab returns to its prompt.
   public func whileCatchingInterrupts<T>(_ work: (_ interrupted: @escaping () -> Bool) -> T) -> T {
@@ -115,15 +117,30 @@ public final class EditLineReader: LineReader {
     return work { EditLineReader.interrupted.load(ordering: .relaxed) }
   }
 
+  /// Shows `prompt` and edits one line.
+  ///
+  /// Bytes of `prompt` between two `\u{1}` characters are printed but take no width
+  /// (wrap ANSI colour codes in them).
+  /// - Returns: the line (without its newline); `.interrupted` after Ctrl-C, with "^C"
+  ///   printed; `.endOfInput` after Ctrl-D on an empty line (libedit echoes "^D"
+  ///   and leaves the cursor after it: the caller prints the newline).
+  ///   `.endOfInput` too after SIGTERM or SIGHUP (a closed terminal): see ``terminationSignal``.
   public func readLine(prompt: String) -> LineInput {
     setPrompt(prompt)
     Self.interrupted.store(false, ordering: .relaxed)
     var previous = sigaction()
     let installed =
       cel_sigint_install({ _ in EditLineReader.interrupted.store(true, ordering: .relaxed) }, &previous) == 0
+    var previousTerm = sigaction(), previousHup = sigaction()
+    let onTerm: @convention(c) (Int32) -> Void = { signo in EditLineReader.terminated.store(signo, ordering: .relaxed) }
+    let termInstalled = cel_signal_install(SIGTERM, onTerm, &previousTerm) == 0
+    let hupInstalled = cel_signal_install(SIGHUP, onTerm, &previousHup) == 0
     var count: Int32 = 0
-    let raw = el_gets(editLine, &count)
+    let raw = Self.terminated.load(ordering: .relaxed) != 0 ? nil : el_gets(editLine, &count)
     if installed { cel_sigint_restore(&previous) }
+    if termInstalled { cel_signal_restore(SIGTERM, &previousTerm) }
+    if hupInstalled { cel_signal_restore(SIGHUP, &previousHup) }
+    if Self.terminated.load(ordering: .relaxed) != 0 { return .endOfInput }
 
     if let raw {
       var line = String(cString: raw)

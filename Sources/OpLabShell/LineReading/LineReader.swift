@@ -29,9 +29,14 @@ public protocol LineReader: AnyObject {
   /// Runs `work` with Ctrl-C caught: instead of killing the process, Ctrl-C makes the
   /// `interrupted` function `work` receives return `true`.
   func whileCatchingInterrupts<T>(_ work: (_ interrupted: @escaping () -> Bool) -> T) -> T
+  /// The signal that ended input (SIGTERM, SIGHUP), if any.
+  var terminationSignal: Int32? { get }
 }
 
 extension LineReader {
+  /// Piped input ends only at its end.
+  public var terminationSignal: Int32? { nil }
+
   /// Without a terminal there is no Ctrl-C to catch: `interrupted` is always `false`.
   public func whileCatchingInterrupts<T>(_ work: (_ interrupted: @escaping () -> Bool) -> T) -> T {
     work { false }

@@ -2,7 +2,7 @@
 """Runs a program on a pseudo-terminal and types keystroke bursts into it.
 
 Usage: pty_drive.py PROGRAM [ARG...] -- BURST...   (bursts use Python escapes: \\t, \\r, \\x03, \\x1b[A;
-the burst <KILL> sends SIGKILL, as a crash or a closed terminal would)
+the burst <KILL> sends SIGKILL, as a crash would; <TERM> sends SIGTERM)
 Prints everything the program wrote, then a last line "exit N".
 Used by TerminalTests: the child gets the pty as its controlling terminal, so Ctrl-C
 reaches it as SIGINT exactly as in a real terminal.
@@ -35,6 +35,9 @@ drain(1.0)
 for burst in bursts:
     if burst == "<KILL>":
         os.kill(pid, 9)
+        break
+    if burst == "<TERM>":
+        os.kill(pid, 15)
         break
     os.write(fd, codecs.decode(burst, "unicode_escape").encode("utf-8"))
     drain(0.4)
