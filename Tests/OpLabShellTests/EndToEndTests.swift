@@ -150,4 +150,26 @@ import Testing
     let list = try oplab(["lesson", "--folder", lessons], environment: ["XDG_STATE_HOME": state.path])
     #expect(list.out.contains("An Operation's life: pending, ready, executing, finished  [done]"))
   }
+
+  static var examples: [String] {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Examples")
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    return names.filter { $0.hasSuffix(".oplab") }.sorted().map { folder.appendingPathComponent($0).path }
+  }
+
+  @Test("Every example script runs twice to the same bytes, and save then run reproduces its world", arguments: examples)
+  func exampleIsDeterministic(_ path: String) throws {
+    let first = try oplab(["run", path])
+    let second = try oplab(["run", path])
+    #expect(first.status == 0, "\(first.err)")
+    #expect(first.out == second.out)
+    let saved = try temporaryFile("saved.oplab", "")
+    let script = try String(contentsOfFile: path, encoding: .utf8)
+    let original = try oplab([], stdin: script + "\nsave \(saved)\nevents\n")
+    let replayed = try oplab([], stdin: "source \(saved)\nevents\n")
+    let events = { (out: String) in out.components(separatedBy: "\nt=0 #0 ").last ?? "" }
+    #expect(events(original.out) == events(replayed.out))
+    #expect(!events(original.out).isEmpty)
+  }
 }
