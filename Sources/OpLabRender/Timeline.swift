@@ -97,6 +97,8 @@ public enum Timeline {
       let head = "max " + (queue.isMain ? "1 (main)" : maxText.joined(separator: ", "))
       line(world.name(q), cells, note: ([head] + notes).joined(separator: "; "))
       for op in ops where world.operation(op).queue == q {
+        // In a window, an operation that did nothing there gets no row.
+        if from != nil || to != nil, let span = lanes.span(of: [op]), span.last < start || span.first > end { continue }
         var cells = Array(repeating: g.empty, count: columns)
         var weight = Array(repeating: 0, count: columns)
         for s in lanes.segments[op] ?? [] {
