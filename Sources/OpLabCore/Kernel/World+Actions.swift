@@ -192,7 +192,11 @@ extension World {
     operations[op.slot].dependencies.remove(at: i)
     if let j = operations[dep.slot].dependents.firstIndex(of: op) { operations[dep.slot].dependents.remove(at: j) }
     record(.dependencyRemoved(dep), op: op, reason: .command)
-    guard !operations[dep.slot].isFinished, platform == .apple else { return }
+    guard !operations[dep.slot].isFinished else { return }
+    guard platform == .apple else {
+      operations[op.slot].stranded = true
+      return
+    }
     operations[op.slot].unfinishedCount -= 1
     becomeReadyIfPossible(op, reason: .dependencyRemoved(dep))
     settle()

@@ -44,6 +44,8 @@ public struct OperationRecord: Sendable {
   var generation: UInt32 = 0
   /// Whether it occupies one of its queue's slots while started (a corelibs empty-queue barrier does not).
   var holdsSlot = false
+  /// Linux's `removeDependency` removed an unfinished dependency without releasing it (rule 9).
+  var stranded = false
   /// Handed to the backing dispatch queue behind a corelibs barrier block; starts when it ends.
   public internal(set) var dispatched = false
   /// BlockOperation blocks finished so far.

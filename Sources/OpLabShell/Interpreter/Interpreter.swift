@@ -262,6 +262,7 @@ public final class Interpreter {
         throw Diagnostic(column: 1, length: 4, message: "there is nothing to undo", hint: "undo takes back commands that changed the world")
       }
       try sim.truncate(toActions: script.last?.journalEnd ?? 0)
+      pruneDeclaredQueues()
       return Reply(output: "  took back `\(last.text)`; the clock is at t=\(world.now)\n")
     case .fork:
       branches.append((sim, script, declaredQueue))
@@ -338,7 +339,13 @@ public final class Interpreter {
   /// Cuts the effective commands to match the journal after time travel.
   private func argumentColumn(_ line: String) -> Int { Lexer.tokens(line).dropFirst().first?.column ?? 1 }
 
+  /// Forgets the declared queues of operations that time travel or undo took away.
+  private func pruneDeclaredQueues() {
+    declaredQueue = declaredQueue.filter { world.operationID(named: $0.key) != nil }
+  }
+
   private func afterRewind(cut: Bool) -> String {
+    pruneDeclaredQueues()
     let n = sim.journal.count
     // A cut clock command was replaced in the journal by a run to the tick.
     script.removeAll { cut ? $0.journalEnd >= n : $0.journalEnd > n }
