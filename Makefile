@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps clean snapshots lesson bench
+.PHONY: run test build release deps clean snapshots lesson bench fuzz
 
 ## run: install what is missing, build, and start the lab
 run: deps
@@ -37,6 +37,13 @@ OPS ?= 100000
 bench: deps
 	$(SWIFT) build -c release --product oplab-bench
 	"$$($(SWIFT) build -c release --show-bin-path)/oplab-bench" --ops $(OPS) --compare
+
+## fuzz: libFuzzer on the parser, the interpreter and the lesson parser (see Fuzz/README.md):
+## make fuzz SECONDS=600 [TARGET=parser|interpreter|lesson|all]
+SECONDS ?= 60
+TARGET ?= all
+fuzz:
+	Fuzz/fuzz.sh $(TARGET) $(SECONDS)
 
 build: deps
 	$(SWIFT) build

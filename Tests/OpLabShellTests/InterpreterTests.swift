@@ -203,4 +203,13 @@ import Testing
     _ = run(["undo", "undo", "undo"], i)
     #expect(i.execute("undo").error?.message == "there is nothing to undo")
   }
+
+  @Test("reset starts a fresh world but keeps the platform, and a saved script says so")
+  func resetKeepsPlatform() {
+    let i = Interpreter()
+    _ = run(["platform linux", "op a takes 2", "reset"], i)
+    #expect(i.world.platform == .linux)
+    #expect(i.world.operationID(named: "a") == nil)
+    #expect(i.script.map(\.text) == ["platform linux"])
+  }
 }

@@ -318,11 +318,16 @@ public final class Interpreter {
     case .source(let file):
       return try source(file, column: Lexer.tokens(line).last?.column ?? 1)
     case .reset:
+      let platform = world.platform
       sim = Simulation(world: Self.freshWorld(options.platform))
       script = []
       declaredQueue = [:]
       branches = []
-      return Reply(output: "  fresh world at t=0 (queues: main, queue)\n")
+      if platform != options.platform {  // the platform is kept, and saved scripts say so
+        _ = try perform([.setPlatform(platform)])
+        script.append(("platform \(platform.rawValue)", sim.journal.count))
+      }
+      return Reply(output: "  fresh world at t=0 (queues: main, queue; platform \(platform.rawValue))\n")
     case .platform(let p):
       guard let p else {
         let what = world.platform == .apple ? "Darwin's documented behaviour (iOS, macOS)" : "swift-corelibs-foundation on Linux"
