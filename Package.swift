@@ -60,8 +60,9 @@ let package = Package(
 
     // Tests
     .testTarget(name: "OpLabCoreTests", dependencies: ["OpLabCore"]),
-    .testTarget(name: "OpLabRenderTests", dependencies: ["OpLabRender"]),
-    .testTarget(name: "OpLabShellTests", dependencies: ["OpLabShell"]),
+    // Golden files and the pty driver are read by path (#filePath), not bundled.
+    .testTarget(name: "OpLabRenderTests", dependencies: ["OpLabRender"], exclude: ["Snapshots"]),
+    .testTarget(name: "OpLabShellTests", dependencies: ["OpLabShell"], exclude: ["Fixtures"]),
     // Checks the simulator against the real Foundation OperationQueue, in scaled real time.
     .testTarget(name: "OpLabDifferentialTests", dependencies: ["OpLabCore"]),
   ],

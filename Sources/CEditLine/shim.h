@@ -128,18 +128,15 @@ static inline const char *cel_history_newer(History *h) {
 
 /// Installs `handler` for SIGINT *without* SA_RESTART, so a blocked read() fails
 /// with EINTR and el_gets returns; the previous action is stored in `previous`.
+static inline int cel_signal_install(int signo, void (*handler)(int), struct sigaction *previous);
 static inline int cel_sigint_install(void (*handler)(int), struct sigaction *previous) {
-  struct sigaction action;
-  memset(&action, 0, sizeof action);
-  action.sa_handler = handler;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = 0;
-  return sigaction(SIGINT, &action, previous);
+  return cel_signal_install(SIGINT, handler, previous);
 }
 
 /// Puts back an action saved by cel_sigint_install.
+static inline int cel_signal_restore(int signo, const struct sigaction *previous);
 static inline int cel_sigint_restore(const struct sigaction *previous) {
-  return sigaction(SIGINT, previous, NULL);
+  return cel_signal_restore(SIGINT, previous);
 }
 
 /// Installs `handler` for `signo` without SA_RESTART (so el_gets returns), saving the old action.

@@ -13,7 +13,7 @@ extension Shell {
       writeError("oplab: no lessons found in \(library.folder) (set OPLAB_LESSONS to the Lessons folder)\n")
       return Status.usage
     }
-    var progress = ProgressStore(path: ProgressStore.defaultPath())
+    let progress = ProgressStore(path: ProgressStore.defaultPath())
     if let warning = progress.warning { writeError("oplab: warning: \(warning)\n") }
 
     if arguments.first == "check" {
