@@ -150,9 +150,9 @@ public final class LessonRunner {
     if said.isEmpty {
       write("The answer: \(p.answer).\n")
     } else if Answers.matches(said, p.answer) {
-      write("✓ You predicted \(said), and that is what happened.\n")
+      write(wrap("✓ You predicted \(said), and that is what happened.") + "\n")
     } else {
-      write("✗ You predicted \(said); the simulation shows \(p.answer).\n")
+      write(wrap("✗ You predicted \(said); the simulation shows \(p.answer).") + "\n")
     }
     if !p.explain.isEmpty { write(wrap(p.explain) + "\n") }
     write("\n")
