@@ -28,11 +28,53 @@ import Testing
     #expect(replay.world.trace == interpreter.world.trace)
   }
 
+  /// Crash files with this prefix, then the fuzzer's seeds for the same target.
+  static func files(_ prefix: String, seeds target: String) -> [String] {
+    let fuzz = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Fuzz")
+    func list(_ folder: URL, _ keep: (String) -> Bool) -> [String] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter(keep).sorted()
+        .map { folder.appendingPathComponent($0).path }
+    }
+    return list(fuzz.appendingPathComponent("crashes")) { $0.hasPrefix(prefix) }
+      + list(fuzz.appendingPathComponent("seeds/\(target)")) { _ in true }
+  }
+
+  @Test("Parser and lesson-parser findings and seeds parse, or fail with an error located inside the input")
+  func parserAndLessonFindings() throws {
+    let context = ParseContext(operations: ["a", "b"], queues: ["main", "queue"])
+    let parserFiles = Self.files("parser-", seeds: "parser")
+    let lessonFiles = Self.files("lesson-", seeds: "lesson")
+    #expect(!parserFiles.isEmpty && !lessonFiles.isEmpty)
+    for path in parserFiles {
+      let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+      for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        if let error = (Result { try Parser.parse(String(line), context: context) }).failure as? ParseError {
+          // A missing argument is pointed at where it would go: one space after the line.
+          #expect(error.column >= 1 && error.column <= line.count + 2, "\(path)")
+        }
+      }
+    }
+    for path in lessonFiles {
+      let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+      if case .failure(let error) = Result(catching: { () throws(LessonError) -> Lesson in try LessonParser.parse(text, file: path) }) {
+        #expect(error.line >= 1 && error.line <= text.split(separator: "\n", omittingEmptySubsequences: false).count, "\(path)")
+      }
+    }
+  }
+
   @Test("The findings so far: a Linux strand survives a switch to Darwin; undo forgets a declared queue")
   func specifics() {
     let i = Interpreter()
     for line in ["queue w", "op x on w takes 1 hold", "undo", "op x takes 1 hold", "add x"] { _ = i.execute(line) }
     let x = i.world.operationID(named: "x")
     #expect(x.flatMap { i.world.operation($0).queue } == i.world.queueID(named: "queue"))
+  }
+}
+
+extension Result {
+  var failure: Failure? {
+    if case .failure(let e) = self { return e }
+    return nil
   }
 }
