@@ -180,6 +180,8 @@ public enum Exporters {
 
   /// A JSON string literal: quotes, backslashes and control characters escaped.
   public static func json(_ s: String) -> String {
+    // Most names and reasons need no escaping: skip the per-scalar copy for them.
+    if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) { return "\"" + s + "\"" }
     var out = "\""
     for scalar in s.unicodeScalars {
       switch scalar {
