@@ -53,8 +53,8 @@ public enum Why {
       facts.append((f, "It ran to the end although cancelled: \(why)."))
     }
     if let f = h.finished { facts.append((f, "It finished at \(at(f))\(because(f)).")) }
-    if let cs = h.completion.start {
-      facts.append((cs, "Its completion block ran from \(at(cs))" + (h.completion.end.map { " to \(at($0))." } ?? " and is still running.")))
+    if let cs = h.completionStarted {
+      facts.append((cs, "Its completion block ran from \(at(cs))" + (h.completionFinished.map { " to \(at($0))." } ?? " and is still running.")))
     }
     var lines = facts.sorted { $0.0 < $1.0 }.map(\.1)
     if h.enqueued == nil, h.finished == nil { lines.append("It was never added to a queue, so it cannot start.") }

@@ -54,7 +54,7 @@ import Testing
     #expect(h.cancelRequests.map { w.trace[$0].tick } == [4])
     #expect(h.cancelObserved.map { w.trace[$0].tick } == 5)
     #expect(h.finished.map { w.describe(w.trace[$0]) } == "target finished (cancelled): returned early after seeing isCancelled")
-    #expect(h.completion.end.map { w.trace[$0].tick } == 6)
+    #expect(h.completionFinished.map { w.trace[$0].tick } == 6)
     #expect(h.blockage == nil)
     _ = first
   }

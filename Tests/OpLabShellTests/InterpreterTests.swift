@@ -162,6 +162,8 @@ import Testing
     #expect(i.execute("platform").output == "  platform apple: Darwin's documented behaviour (iOS, macOS); `platform apple|linux` switches\n")
     #expect(i.script.isEmpty)
     #expect(i.execute("queue q").error == nil)
+    #expect(i.execute("queue q").output == "  queue q exists: max default, qos default\n")
+    #expect(i.script.map(\.text) == ["queue q"])
     #expect(i.execute("max q 0").output.contains("note: with max 0 nothing on q will start until the limit is raised"))
     _ = i.execute("step 3")
     #expect(i.execute("back 10").output == "  back at t=0 (only 3 ticks had passed; this is the start)\n")

@@ -20,25 +20,14 @@ public struct OperationHistory: Hashable, Sendable {
   public var cancelObserved: Int?
   /// Index of the `finished` event.
   public var finished: Int?
-  /// Indices of the completion block's start and end.
-  public var completion: (start: Int?, end: Int?) = (nil, nil)
+  /// Index of the completion block's start.
+  public var completionStarted: Int?
+  /// Index of the completion block's end.
+  public var completionFinished: Int?
   /// Operations of the same queue that started while this one was ready and waiting, with their event indices.
   public var overtakenBy: [Int] = []
   /// What holds it now, if anything (see ``World/blockage(of:)``).
   public var blockage: StallCause?
-
-  public static func == (a: Self, b: Self) -> Bool {
-    a.op == b.op && a.created == b.created && a.enqueued == b.enqueued && a.ready == b.ready
-      && a.started == b.started && a.cancelRequests == b.cancelRequests && a.cancelObserved == b.cancelObserved
-      && a.finished == b.finished && a.completion.start == b.completion.start && a.completion.end == b.completion.end
-      && a.overtakenBy == b.overtakenBy && a.blockage == b.blockage && a.unready == b.unready
-  }
-
-  public func hash(into h: inout Hasher) {
-    h.combine(op)
-    h.combine(started)
-    h.combine(finished)
-  }
 }
 
 extension World {
@@ -66,8 +55,8 @@ extension World {
         case .cancelRequested: h.cancelRequests.append(i)
         case .cancelObserved: h.cancelObserved = i
         case .finished: h.finished = i
-        case .completionStarted: h.completion.start = i
-        case .completionFinished: h.completion.end = i
+        case .completionStarted: h.completionStarted = i
+        case .completionFinished: h.completionFinished = i
         default: break
         }
       } else if waitingSince != nil, e.queue == queue, e.kind == .started || e.kind == .skipped {

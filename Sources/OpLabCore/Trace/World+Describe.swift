@@ -51,7 +51,7 @@ extension World {
     let why: String
     switch e.kind {
     case .kvoWillChange, .kvoDidChange: why = ""  // the state change beside it says why
-    case .finished(.succeeded) where operations[e.op?.slot ?? 0].isCancelled && e.op != nil:
+    case .finished(.succeeded) where e.op.map { operations[$0.slot].isCancelled } ?? false:
       why = explain(e.reason, about: e.op) + ", although cancelled: its code did not stop"
     default: why = explain(e.reason, about: e.op)
     }

@@ -104,8 +104,10 @@ public final class Interpreter {
     let argumentColumn = tokens.dropFirst().first?.column ?? 1
     let argumentLength = tokens.dropFirst().first?.text.count ?? 1
     do {
+      let journalBefore = sim.journal.count
       var reply = try run(command, line: line)
-      if reply.error == nil, changesWorld(command) {
+      // A command that performed nothing (`queue q` on an existing queue) is not worth replaying.
+      if reply.error == nil, changesWorld(command), sim.journal.count > journalBefore {
         script.append((Self.canonical(line), sim.journal.count))
       }
       if case .quit = command { reply.quit = true }
@@ -186,7 +188,11 @@ public final class Interpreter {
         var actions: [Action] = []
         if let max { actions.append(.setMaxConcurrent(q, max.value)) }
         if let qos { actions.append(.setQueueQualityOfService(q, qos)) }
-        if actions.isEmpty { return Reply(output: Status.render(world).split(separator: "\n").first { $0.hasPrefix(name + ":") }.map { $0 + "\n" } ?? "") }
+        if actions.isEmpty {
+          let queue = world.queue(q)
+          let max = queue.isMain ? "1 (main)" : queue.maxConcurrent.map(String.init) ?? "default"
+          return Reply(output: "  queue \(name) exists: max \(max), qos \(queue.reportedQualityOfService)\(queue.isSuspended ? ", suspended" : "")\n")
+        }
         return Reply(output: try perform(actions).0)
       }
       let (out, _) = try perform([.createQueue(name: name, maxConcurrent: max?.value, qualityOfService: qos)])
