@@ -29,6 +29,7 @@ public enum Exporters {
         case .cancelled: "cancelled"
         case .failed: "failed"
         case .bailed: "bailed"
+        case .dropped: "dropped"
         }
         fields.append(("outcome", json(text)))
       }
@@ -73,6 +74,11 @@ public enum Exporters {
     case .waitEnded: return "waitEnded"
     case .waitStalled: return "waitStalled"
     case .platformChanged: return "platformChanged"
+    case .machineChanged: return "machineChanged"
+    case .cpuLoad: return "cpuLoad"
+    case .cpuShare: return "cpuShare"
+    case .tapScheduled: return "tapScheduled"
+    case .framesChanged: return "framesChanged"
     }
   }
 
@@ -85,6 +91,10 @@ public enum Exporters {
     case .blockStarted(let i), .blockFinished(let i): String(i + 1)
     case .kvoWillChange(let key), .kvoDidChange(let key): key.description
     case .platformChanged(let p): p.rawValue
+    case .machineChanged(let n): n.map(String.init) ?? "unlimited"
+    case .cpuLoad(let used), .cpuShare(let used): coresText(used)
+    case .tapScheduled(let t): String(t)
+    case .framesChanged(let every): every.map(String.init) ?? "off"
     default: nil
     }
   }
@@ -117,6 +127,7 @@ public enum Exporters {
         case .executing: "executing"
         case .executingCancelled: "executing, cancel requested"
         case .completion: "completion block"
+        case .executingShared: "executing on a shared core"
         }
         events.append(
           #"{"name":\#(json(name)),"cat":\#(json(s.state.rawValue)),"ph":"X","ts":\#(micro(s.from)),"dur":\#(micro(s.to - s.from)),"pid":\#(p),"tid":\#(tid),"args":{"op":\#(json(r.name))}}"#)
@@ -131,6 +142,10 @@ public enum Exporters {
         }
         events.append(#"{"name":\#(json(name)),"ph":"i","s":"t","ts":\#(micro(m.tick)),"pid":\#(p),"tid":\#(tid)}"#)
       }
+    }
+    // The CPU model's load as a counter track, in cores.
+    for load in lanes.cpuLoad {
+      events.append(#"{"name":"CPU","ph":"C","ts":\#(micro(load.tick)),"pid":0,"args":{"busy cores":\#(coresText(load.used))}}"#)
     }
     for e in world.trace where e.op == nil {
       guard let q = e.queue, e.kind == .suspended || e.kind == .resumed else { continue }
@@ -154,7 +169,7 @@ public enum Exporters {
       out += "  section \(mermaidText(r.name))\n"
       let endTag: String = switch r.outcome {
       case .succeeded?: "done, "
-      case .cancelled?, .failed?, .bailed?: "crit, "
+      case .cancelled?, .failed?, .bailed?, .dropped?: "crit, "
       case nil: "active, "
       }
       for (i, s) in segments.enumerated() {
@@ -164,6 +179,7 @@ public enum Exporters {
         case .executing: ("executing", endTag)
         case .executingCancelled: ("executing, cancel requested", "crit, ")
         case .completion: ("completion", "")
+        case .executingShared: ("executing, sharing a core", endTag)
         }
         out += "  \(label) :\(tag)\(mermaidID(r.name, i)), \(s.from), \(s.to)\n"
       }
@@ -172,6 +188,17 @@ public enum Exporters {
   }
 
   // MARK: - Helpers
+
+  /// Work per tick in cores, as a decimal with up to six places: `0.333333`, `1`, `1.5`.
+  public static func coresText(_ used: Int64) -> String {
+    let whole = used / Machine.subTicks
+    var frac = (used % Machine.subTicks) * 1_000_000 / Machine.subTicks
+    guard frac > 0 else { return String(whole) }
+    var digits = 6
+    while frac % 10 == 0 { frac /= 10; digits -= 1 }
+    let text = String(frac)
+    return "\(whole)." + String(repeating: "0", count: digits - text.count) + text
+  }
 
   /// Ticks as microseconds (1 tick = 1 ms), written as text so huge ticks cannot overflow.
   static func micro(_ ticks: Tick) -> String {

@@ -9,6 +9,8 @@ public struct Lanes: Sendable {
   public struct Segment: Hashable, Sendable {
     public enum State: String, Sendable {
       case pending, ready, executing, executingCancelled, completion
+      /// Executing with less than a full core per unit of work: the cores are shared.
+      case executingShared
     }
     public var state: State
     public var from: Tick
@@ -32,6 +34,10 @@ public struct Lanes: Sendable {
   public var suspensions: [QueueID: [(from: Tick, to: Tick)]] = [:]
   /// Per queue: `maxConcurrentOperationCount` changes, `(tick, value)`, first at creation.
   public var limits: [QueueID: [(tick: Tick, max: Int?)]] = [:]
+  /// The CPU model's load over time, `(tick, work per tick)`, when the cores were ever limited.
+  public var cpuLoad: [(tick: Tick, used: Int64)] = []
+  /// The machine's cores over time, `(tick, cores)`; `nil` cores is unlimited.
+  public var cores: [(tick: Tick, cores: Int?)] = []
   /// The tick the world had reached.
   public var now: Tick
 
@@ -53,6 +59,12 @@ public struct Lanes: Sendable {
       open[op] = (state, t)
     }
     for e in world.trace {
+      switch e.kind {
+      case .cpuLoad(let used):
+        if let last = cpuLoad.last, last.tick == e.tick { cpuLoad[cpuLoad.count - 1].used = used } else { cpuLoad.append((e.tick, used)) }
+      case .machineChanged(let n): cores.append((e.tick, n))
+      default: break
+      }
       if let q = e.queue, e.op == nil {
         switch e.kind {
         case .queueCreated(let max): limits[q, default: []].append((e.tick, max))
@@ -69,7 +81,13 @@ public struct Lanes: Sendable {
       switch e.kind {
       case .enqueued, .unready: begin(op, .pending, at: e.tick)
       case .ready: begin(op, .ready, at: e.tick)
-      case .started: begin(op, cancelled.contains(op) ? .executingCancelled : .executing, at: e.tick)
+      case .started:
+        begin(op, cancelled.contains(op) ? .executingCancelled : .executing, at: e.tick)
+      case .cpuShare(let share):
+        if let (state, _) = open[op], state == .executing || state == .executingShared {
+          let now: Segment.State = share < Machine.subTicks ? .executingShared : .executing
+          if now != state { begin(op, now, at: e.tick) }
+        }
       case .skipped:
         close(op, at: e.tick)
         marks[op, default: []].append(Mark(kind: .skipped, tick: e.tick))
@@ -77,7 +95,9 @@ public struct Lanes: Sendable {
         guard e.reason != .alreadyFinished, e.reason != .alreadyCancelled else { break }
         cancelled.insert(op)
         marks[op, default: []].append(Mark(kind: .cancelRequested, tick: e.tick))
-        if let (state, _) = open[op], state == .executing { begin(op, .executingCancelled, at: e.tick) }
+        if let (state, _) = open[op], state == .executing || state == .executingShared {
+          begin(op, .executingCancelled, at: e.tick)
+        }
       case .cancelObserved: marks[op, default: []].append(Mark(kind: .cancelObserved, tick: e.tick))
       case .finished(let outcome):
         close(op, at: e.tick)

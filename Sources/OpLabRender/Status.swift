@@ -4,10 +4,16 @@ import OpLabCore
 public enum Status {
   /// Renders the status table.
   public static func render(_ world: World) -> String {
-    var out = "t=\(world.now)  platform \(world.platform.rawValue)\n"
+    var out = "t=\(world.now)  platform \(world.platform.rawValue)"
+    if let cores = world.cores {
+      out += "  machine: \(cores) \(cores == 1 ? "core" : "cores"), \(Exporters.coresText(world.cpuLoad.used)) busy now"
+    }
+    out += "\n"
     for q in world.queueIDs {
       let queue = world.queue(q)
-      let members = world.operationIDs.filter { world.operation($0).queue == q }
+      let members = world.operationIDs.filter {
+        world.operation($0).queue == q && world.operation($0).mainThreadWork != .tap && world.operation($0).mainThreadWork != .frame
+      }
       func count(_ phase: OpPhase) -> Int { members.count { world.operation($0).phase == phase } }
       let max = queue.isMain ? "1 (main)" : queue.maxConcurrent.map(String.init) ?? "default"
       var line = "\(queue.name): max \(max)"
@@ -16,6 +22,7 @@ public enum Status {
       line += " | executing \(count(.executing)), ready \(count(.ready)), pending \(count(.pending)), finished \(count(.finished))"
       out += line + "\n"
       for op in members { out += "  " + describe(op, in: world) + "\n" }
+      if queue.isMain { out += responsiveness(world) }
     }
     let held = world.operationIDs.filter { world.operation($0).queue == nil }
     if !held.isEmpty {
@@ -23,6 +30,33 @@ public enum Status {
       for op in held { out += "  " + describe(op, in: world) + "\n" }
     }
     if world.runningCompletions > 0 { out += "completion blocks running: \(world.runningCompletions)\n" }
+    return out
+  }
+
+  /// The main thread's user-interface work: taps, frames, the longest freeze.
+  static func responsiveness(_ world: World) -> String {
+    let r = world.responsiveness()
+    guard r.taps > 0 || r.frames > 0 else { return "" }
+    var parts: [String] = []
+    if r.taps > 0 {
+      var text = "\(r.taps) \(r.taps == 1 ? "tap" : "taps")"
+      if r.tapsDelayed == 0 && r.tapsWaiting == 0 { text += " answered at once" }
+      if r.tapsDelayed > 0 {
+        text += ", \(r.tapsDelayed) delayed (longest wait \(r.longestTapWait) \(r.longestTapWait == 1 ? "tick" : "ticks"))"
+      }
+      if r.tapsWaiting > 0 { text += ", \(r.tapsWaiting) still waiting" }
+      parts.append(text)
+    }
+    if r.frames > 0 { parts.append("\(r.frames) \(r.frames == 1 ? "frame" : "frames"), \(r.framesDropped) dropped") }
+    var out = "  user interface: " + parts.joined(separator: "; ") + "\n"
+    if let since = r.frozenSince {
+      out += "  FROZEN since t=\(since): user-interface work is waiting for the main thread now\n"
+    }
+    if let f = r.longestFreeze {
+      out += "  longest freeze: \(f.count) \(f.count == 1 ? "tick" : "ticks") (t=\(f.lowerBound)-\(f.upperBound)), user-interface work waiting for the main thread\n"
+    } else if r.frozenSince == nil {
+      out += "  the user interface never waited for the main thread\n"
+    }
     return out
   }
 
@@ -45,10 +79,23 @@ public enum Status {
         text += "ready, waiting for a slot"
       }
     case .executing:
-      text += r.jammed ? "executing forever (never calls finish())" : "executing since t=\(r.startedAt ?? 0)"
+      if case .wait(let scope) = r.mainThreadWork {
+        text += "blocking the main thread since t=\(r.startedAt ?? 0), waiting for \(scope.map { world.name($0) } ?? "every queue")"
+      } else {
+        text += r.jammed ? "executing forever (never calls finish())" : "executing since t=\(r.startedAt ?? 0)"
+        if let rate = world.cpuRate(of: op), rate < Machine.subTicks {
+          text += " at \(Machine.describe(rate))"
+        }
+      }
     case .finished: text += "finished at t=\(r.finishedAt ?? 0): \(r.outcome.map { "\($0)" } ?? "?")"
     }
     var notes: [String] = []
+    // The effective quality of service, where it matters: set somewhere, or deciding CPU shares.
+    let qosSet = r.spec.qualityOfService != nil || r.queue.map { world.queue($0).qualityOfService != nil } ?? false
+    if r.mainThreadWork == nil, !r.isBarrier, qosSet || world.cores != nil {
+      let qos = world.effectiveQualityOfService(of: op)
+      notes.append("qos \(qos)" + (r.spec.qualityOfService == nil ? " (its queue's)" : ""))
+    }
     if r.isCancelled && r.phase != .finished { notes.append("cancelled") }
     if r.isBarrier { notes.append("barrier") }
     if r.completionRunning { notes.append("completion block running") }

@@ -8,14 +8,18 @@ import OpLabCore
 public enum Timeline {
   /// The characters a timeline is drawn with.
   public struct Glyphs: Sendable {
-    public var pending, ready, executing, cancelledExecuting, finished, cancelled, failed, bailed, completion, suspended,
-      empty: Character
+    public var pending, ready, executing, cancelledExecuting, sharedExecuting, finished, cancelled, failed, bailed,
+      dropped, completion, suspended, empty: Character
+    /// The CPU line's levels, from idle to every core busy.
+    public var load: [Character]
     public static let unicode = Glyphs(
-      pending: "·", ready: "░", executing: "█", cancelledExecuting: "▓", finished: "✓", cancelled: "✗", failed: "!",
-      bailed: "↩", completion: "c", suspended: "‖", empty: " ")
+      pending: "·", ready: "░", executing: "█", cancelledExecuting: "▓", sharedExecuting: "▄", finished: "✓",
+      cancelled: "✗", failed: "!", bailed: "↩", dropped: "✗", completion: "c", suspended: "‖", empty: " ",
+      load: [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"])
     public static let ascii = Glyphs(
-      pending: ".", ready: "-", executing: "#", cancelledExecuting: "=", finished: "v", cancelled: "x", failed: "!",
-      bailed: "r", completion: "c", suspended: "|", empty: " ")
+      pending: ".", ready: "-", executing: "#", cancelledExecuting: "=", sharedExecuting: "+", finished: "v",
+      cancelled: "x", failed: "!", bailed: "r", dropped: "x", completion: "c", suspended: "|", empty: " ",
+      load: [" ", "_", ".", ":", "-", "=", "+", "*", "#"])
   }
 
   /// Renders the timeline.
@@ -96,7 +100,17 @@ public enum Timeline {
       let queue = world.queue(q)
       let head = "max " + (queue.isMain ? "1 (main)" : maxText.joined(separator: ", "))
       line(world.name(q), cells, note: ([head] + notes).joined(separator: "; "))
+      // Taps and frames share a row each; a wait on the main thread gets its own row.
+      var uiRows: [(label: String, ops: [OpID])] = []
+      if queue.isMain {
+        let taps = ops.filter { world.operation($0).queue == q && world.operation($0).mainThreadWork == .tap }
+        let frames = ops.filter { world.operation($0).queue == q && world.operation($0).mainThreadWork == .frame }
+        if !taps.isEmpty { uiRows.append(("taps", taps)) }
+        if !frames.isEmpty { uiRows.append(("frames", frames)) }
+      }
       for op in ops where world.operation(op).queue == q {
+        let kind = world.operation(op).mainThreadWork
+        if kind == .tap || kind == .frame { continue }
         // In a window, an operation that did nothing there gets no row.
         if from != nil || to != nil, let span = lanes.span(of: [op]), span.last < start || span.first > end { continue }
         var cells = Array(repeating: g.empty, count: columns)
@@ -107,7 +121,8 @@ public enum Timeline {
           case .ready: (g.ready, 2)
           case .completion: (g.completion, 3)
           case .executingCancelled: (g.cancelledExecuting, 4)
-          case .executing: (g.executing, 5)
+          case .executingShared: (g.sharedExecuting, 5)
+          case .executing: (g.executing, 6)
           }
           // A completion block runs after the finish mark: draw it just after.
           let shift = s.state == .completion ? 1 : 0
@@ -124,6 +139,7 @@ public enum Timeline {
           case .finished(.failed): glyph = g.failed
           case .finished(.cancelled): glyph = g.cancelled
           case .finished(.bailed): glyph = g.bailed
+          case .finished(.dropped): glyph = g.dropped
           case .skipped, .cancelObserved: glyph = nil
           case .cancelRequested:
             glyph = nil
@@ -134,19 +150,133 @@ public enum Timeline {
         let r = world.operation(op)
         if r.jammed { notes.append("never calls finish()") }
         if r.phase == .created { notes.append("in no queue") }
+        if case .wait(let scope) = r.mainThreadWork {
+          notes.insert("the main thread waits for \(scope.map { world.name($0) } ?? "every queue")", at: 0)
+        }
         line("  " + world.name(op), cells, note: notes.joined(separator: "; "))
       }
+      for row in uiRows {
+        let (cells, note) = userInterfaceRow(row.ops, isTaps: row.label == "taps", lanes: lanes, world: world, g: g,
+                                             columns: columns, span: span, column: column)
+        line("  " + row.label, cells, note: note)
+      }
     }
-    out += legend(g, ascii: ascii, width: width)
+    if !lanes.cpuLoad.isEmpty {
+      let (cells, note) = cpuRow(lanes: lanes, g: g, start: start, end: end, scale: scale, columns: columns)
+      line("cpu", cells, note: note)
+    }
+    out += legend(g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty, ui: ops.contains { [.tap, .frame].contains(world.operation($0).mainThreadWork) })
     return out
   }
 
-  static func legend(_ g: Glyphs, ascii: Bool, width: Int) -> String {
-    let items = [
+  /// One row for all taps (or all frames): waiting, running, answered or dropped.
+  static func userInterfaceRow(
+    _ ops: [OpID], isTaps: Bool, lanes: Lanes, world: World, g: Glyphs, columns: Int,
+    span: (Tick, Tick) -> Range<Int>, column: (Tick) -> Int?
+  ) -> ([Character], String) {
+    var cells = Array(repeating: g.empty, count: columns)
+    var weight = Array(repeating: 0, count: columns)
+    var longestWait: Tick = 0
+    var dropped = 0, delayed = 0
+    for op in ops {
+      let r = world.operation(op)
+      if let enq = r.enqueuedAt {
+        let waited = (r.startedAt ?? r.finishedAt ?? world.now) - enq
+        longestWait = max(longestWait, waited)
+        if waited > 0 { delayed += 1 }
+      }
+      for s in lanes.segments[op] ?? [] {
+        let (glyph, w): (Character, Int) = switch s.state {
+        case .pending, .ready: (g.ready, 1)
+        case .executingShared: (g.sharedExecuting, 2)
+        default: (g.executing, 3)
+        }
+        for c in span(s.from, s.to) where w > weight[c] {
+          cells[c] = glyph
+          weight[c] = w
+        }
+      }
+      for m in lanes.marks[op] ?? [] {
+        guard let c = column(m.tick) else { continue }
+        if case .finished(.dropped) = m.kind {
+          cells[c] = g.dropped
+          weight[c] = 9
+          dropped += 1
+        } else if isTaps, case .finished = m.kind, weight[c] < 4 {
+          cells[c] = g.finished
+          weight[c] = 4
+        }
+      }
+    }
+    let what = isTaps ? (ops.count == 1 ? "1 tap" : "\(ops.count) taps") : (ops.count == 1 ? "1 frame" : "\(ops.count) frames")
+    var note = what
+    if isTaps {
+      note += delayed == 0 ? ", answered at once" : ", \(delayed) delayed, longest wait \(longestWait) \(longestWait == 1 ? "tick" : "ticks")"
+    } else {
+      note += dropped == 0 ? ", none dropped" : ", \(dropped) dropped"
+    }
+    return (cells, note)
+  }
+
+  /// The CPU line: how busy the cores were in each column, from idle to all busy.
+  static func cpuRow(
+    lanes: Lanes, g: Glyphs, start: Tick, end: Tick, scale: Tick, columns: Int
+  ) -> ([Character], String) {
+    // Work done and work possible per column, summed over the ticks it covers.
+    var used = Array(repeating: 0.0, count: columns)
+    var possible = Array(repeating: 0.0, count: columns)
+    // Stretches of constant load and cores, in time order.
+    var changes: [(tick: Tick, used: Int64?, cores: Int??)] = []
+    for l in lanes.cpuLoad { changes.append((l.tick, l.used, nil)) }
+    for c in lanes.cores { changes.append((c.tick, nil, .some(c.cores))) }
+    changes.sort { $0.tick < $1.tick }
+    var currentUsed: Int64 = 0
+    var currentCores: Int? = nil
+    var i = 0
+    var t = start
+    while t <= end {
+      while i < changes.count, changes[i].tick <= t {
+        if let u = changes[i].used { currentUsed = u }
+        if let c = changes[i].cores { currentCores = c }
+        i += 1
+      }
+      let next = i < changes.count ? min(changes[i].tick, end + 1) : end + 1
+      if let cores = currentCores {
+        var a = t
+        while a < next {
+          let c = Int((a - start) / scale)
+          let b = min(next, start + Tick(c + 1) * scale)
+          used[c] += Double(currentUsed) * Double(b - a)
+          possible[c] += Double(Int64(cores) * Machine.subTicks) * Double(b - a)
+          a = b
+        }
+      }
+      t = next
+    }
+    var cells = Array(repeating: g.empty, count: columns)
+    var total = 0.0, capacity = 0.0
+    for c in 0..<columns where possible[c] > 0 {
+      let level = Int((used[c] / possible[c] * Double(g.load.count - 1)).rounded(.up))
+      cells[c] = g.load[min(g.load.count - 1, max(0, level))]
+      total += used[c]
+      capacity += possible[c]
+    }
+    let coresText = lanes.cores.last?.cores.map { "\($0) \($0 == 1 ? "core" : "cores")" } ?? "unlimited cores"
+    let busy = capacity > 0 ? Int((total / capacity * 100).rounded()) : 0
+    return (cells, "\(coresText), \(busy)% busy")
+  }
+
+  static func legend(_ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false) -> String {
+    var items = [
       "\(g.executing) executing", "\(g.cancelledExecuting) executing, cancel requested", "\(g.ready) ready, waiting for a slot",
       "\(g.pending) waiting on dependencies", "\(g.finished) finished", "\(g.cancelled) cancelled", "\(g.failed) failed",
       "\(g.bailed) returned early", "\(g.completion) completion block", "\(g.suspended) suspended",
     ]
+    if shared {
+      items.insert("\(g.sharedExecuting) executing on a shared core", at: 1)
+      items.append("cpu \(g.load[1])…\(g.load[g.load.count - 1]) cores busy")
+    }
+    if ui { items.append("taps/frames: \(g.ready) waiting (UI frozen), \(g.dropped) frame dropped") }
     var lines: [String] = []
     var current = ""
     for item in items {

@@ -52,7 +52,24 @@ public enum Why {
       }
       facts.append((f, "It ran to the end although cancelled: \(why)."))
     }
+    for stretch in h.contention {
+      facts.append((indexOfTick(stretch.from, in: world, after: h.started ?? 0), contentionSentence(stretch, of: op, in: world)))
+    }
     if let f = h.finished { facts.append((f, "It finished at \(at(f))\(because(f)).")) }
+    if let kind = me.mainThreadWork, kind == .tap || kind == .frame, let enq = me.enqueuedAt {
+      let what = kind == .tap ? "The tap" : "The frame"
+      if let s = me.startedAt {
+        let waited = s - enq
+        do {
+          let text = waited == 0
+            ? "\(what) got the main thread at once: the user interface stayed responsive."
+            : "\(what) waited \(waited) \(waited == 1 ? "tick" : "ticks") for the main thread: the user interface was frozen that long."
+          facts.append((h.started ?? 0, text))
+        }
+      } else if me.outcome == .dropped {
+        facts.append((h.finished ?? 0, "The frame never got the main thread: it was dropped, and the user saw a stutter."))
+      }
+    }
     if let cs = h.completionStarted {
       facts.append((cs, "Its completion block ran from \(at(cs))" + (h.completionFinished.map { " to \(at($0))." } ?? " and is still running.")))
     }
@@ -60,6 +77,38 @@ public enum Why {
     if h.enqueued == nil, h.finished == nil { lines.append("It was never added to a queue, so it cannot start.") }
     if let b = h.blockage { lines.append("Now: " + Diagnoses.sentence(for: b, of: op, in: world)) }
     return lines.joined(separator: "\n") + "\n"
+  }
+}
+
+extension Why {
+  /// The trace index of the first event at or after `tick`, from `start` on (for ordering facts).
+  static func indexOfTick(_ tick: Tick, in world: World, after start: Int) -> Int {
+    var i = start
+    while i < world.trace.count, world.trace[i].tick < tick { i += 1 }
+    return i
+  }
+
+  /// "From t=4 to t=10 it ran at 1/3 of a core: 3 units of work on 1 core; userInitiated
+  /// outweighed its utility (d1)."
+  static func contentionSentence(_ s: CPUStretch, of op: OpID, in world: World) -> String {
+    let span = s.to.map { "From t=\(s.from) to t=\($0)" } ?? "From t=\(s.from)"
+    let machine = s.cores.map { "\(s.units) units of work on \($0) \($0 == 1 ? "core" : "cores")" } ?? "\(s.units) units of work"
+    let mine = world.effectiveQualityOfService(of: op)
+    func names(_ ops: [OpID]) -> String {
+      let shown = ops.prefix(3).map { world.name($0) }.joined(separator: ", ")
+      return ops.count > 3 ? shown + " and \(ops.count - 3) more" : shown
+    }
+    var why: String
+    if !s.heavier.isEmpty {
+      let qos = Set(s.heavier.map { world.effectiveQualityOfService(of: $0) }).sorted(by: >).map(\.description).joined(separator: " and ")
+      why = "; \(qos) outweighed its \(mine) (\(names(s.heavier)))"
+    } else if !s.lighter.isEmpty {
+      why = "; its \(mine) outweighed \(names(s.lighter)), but there was not enough CPU for everyone"
+    } else {
+      why = "; the same quality of service (\(mine)) shares equally"
+    }
+    if s.heavier.isEmpty && s.lighter.isEmpty && s.equal.isEmpty { why = "" }
+    return "\(span) it ran at \(Machine.describe(s.share)): \(machine)\(why)."
   }
 }
 
@@ -91,6 +140,8 @@ public enum Diagnoses {
       return "\(name) is stranded: on Linux, removeDependency did not release it (a corelibs bug); only cancel() frees it."
     case .notInQueue:
       return "\(name) is in no queue."
+    case .mainThreadWaitingFor(let dep):
+      return "\(name) blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
     }
   }
 

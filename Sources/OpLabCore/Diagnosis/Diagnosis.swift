@@ -49,6 +49,8 @@ public enum StallCause: Hashable, Sendable {
   case strandedByRemoveDependency
   /// Created but never added to a queue.
   case notInQueue
+  /// A wait called on the main thread, holding it until this unfinished operation finishes.
+  case mainThreadWaitingFor(OpID)
 }
 
 extension World {
@@ -75,7 +77,7 @@ extension World {
       let cause = stallCause(of: op, cycleOf: cycleOf)
       stuck.append(StuckOperation(op: op, cause: cause))
       switch cause {
-      case .waitingOn(let dep), .dependencyNotInQueue(let dep): work.append(dep)
+      case .waitingOn(let dep), .dependencyNotInQueue(let dep), .mainThreadWaitingFor(let dep): work.append(dep)
       case .slotsHeld(_, let holders): work += holders
       case .inCycle(let c): if cyclesAdded.insert(c).inserted { work += cycles[c] }
       default: break
@@ -102,6 +104,15 @@ extension World {
     let r = operations[op.slot]
     if r.jammed { return .neverCallsFinish }
     guard let q = r.queue else { return .notInQueue }
+    if case .wait(let scope) = r.mainThreadWork, r.phase == .executing {
+      for sq in scope.map({ [$0] }) ?? queueIDs {
+        if let holdout = queues[sq.slot].members.first(where: {
+          !operations[$0.slot].isFinished && operations[$0.slot].mainThreadWork == nil
+        }) {
+          return .mainThreadWaitingFor(holdout)
+        }
+      }
+    }
     switch r.phase {
     case .ready, .executing:
       let queue = queues[q.slot]

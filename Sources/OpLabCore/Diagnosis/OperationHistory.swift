@@ -26,8 +26,27 @@ public struct OperationHistory: Hashable, Sendable {
   public var completionFinished: Int?
   /// Operations of the same queue that started while this one was ready and waiting, with their event indices.
   public var overtakenBy: [Int] = []
+  /// Stretches of time its work ran at less than a full core because the cores were shared.
+  public var contention: [CPUStretch] = []
   /// What holds it now, if anything (see ``World/blockage(of:)``).
   public var blockage: StallCause?
+}
+
+/// A stretch of time an operation's work got a share of a core, and what it shared with.
+public struct CPUStretch: Hashable, Sendable {
+  /// When the share began, and when it ended (`nil`: it still runs at it).
+  public var from: Tick
+  public var to: Tick?
+  /// Work per tick (``Machine/subTicks`` is a full core).
+  public var share: Int64
+  /// Units of work running, and the cores (`nil`: unlimited).
+  public var units: Int32
+  public var cores: Int32?
+  /// Operations running alongside, when the share began, with a higher or lower
+  /// quality of service, and with the same.
+  public var heavier: [OpID] = []
+  public var lighter: [OpID] = []
+  public var equal: [OpID] = []
 }
 
 extension World {
@@ -37,7 +56,34 @@ extension World {
     var h = OperationHistory(op: op)
     let queue = operations[op.slot].queue
     var waitingSince: Int?
+    // Operations whose work runs, for naming what this one shared the cores with.
+    var running: Set<OpID> = []
+    let mine = effectiveQualityOfService(of: op)
     for (i, e) in trace.enumerated() {
+      if let other = e.op {
+        switch e.kind {
+        case .started: running.insert(other)
+        case .finished, .workEnded: running.remove(other)
+        default: break
+        }
+      }
+      if e.op == op, case .cpuShare(let share) = e.kind {
+        if let last = h.contention.last, last.to == nil { h.contention[h.contention.count - 1].to = e.tick }
+        if share < Machine.subTicks, case .cpuShared(let units, let cores) = e.reason {
+          var stretch = CPUStretch(from: e.tick, share: share, units: units, cores: cores)
+          for other in running.sorted() where other != op {
+            let qos = effectiveQualityOfService(of: other)
+            if qos > mine { stretch.heavier.append(other) } else if qos < mine { stretch.lighter.append(other) } else { stretch.equal.append(other) }
+          }
+          h.contention.append(stretch)
+        }
+      }
+      if e.op == op, e.kind == .finished(.succeeded) || e.kind == .finished(.failed) || e.kind == .finished(.cancelled)
+        || e.kind == .finished(.bailed) || e.kind == .workEnded,
+        let last = h.contention.last, last.to == nil
+      {
+        h.contention[h.contention.count - 1].to = e.tick
+      }
       if e.op == op {
         switch e.kind {
         case .created: h.created = i

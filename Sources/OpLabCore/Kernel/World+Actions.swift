@@ -121,7 +121,7 @@ extension World {
   /// one at a time, in insertion order. Not atomic: each cancel's consequences happen before
   /// the next one (rule 33), so a dependent can start during the loop.
   public mutating func cancelAll(_ q: QueueID) {
-    for op in unfinishedMembers(of: q) {
+    for op in unfinishedMembers(of: q) where operations[op.slot].mainThreadWork == nil {
       cancel(op, because: .cancelAll(q))
       settle()
     }
@@ -301,6 +301,8 @@ extension World {
     let spec = operations[op.slot].spec
     if operations[op.slot].isBarrier {
       operations[op.slot].level = 12
+    } else if case .wait = operations[op.slot].mainThreadWork {
+      operations[op.slot].level = 12
     } else if let p = spec.priority {
       operations[op.slot].level = p.rawValue
     } else if platform == .linux, queues[q.slot].effectiveMax != 1, let qos = spec.qualityOfService {
@@ -313,7 +315,9 @@ extension World {
     let unfinished = operations[op.slot].dependenciesIgnored ? 0 : operations[op.slot].unfinishedCount
     record(.enqueued, op: op, queue: q, from: .created, to: .pending,
            reason: reason == .command && unfinished > 0 ? .waitingOnDependencies(unfinished) : reason)
-    if let barrier = queues[q.slot].openBarrier, !operations[op.slot].isBarrier, !operations[barrier.slot].isFinished {
+    if let barrier = queues[q.slot].openBarrier, !operations[op.slot].isBarrier, operations[op.slot].mainThreadWork == nil,
+      !operations[barrier.slot].isFinished
+    {
       link(op, on: barrier, reason: .barrier)
     }
     becomeReadyIfPossible(op, reason: operations[op.slot].isCancelled ? .cancelledWhilePending : .noUnfinishedDependencies, pick: false)
@@ -375,7 +379,7 @@ extension World {
     let r = operations[op.slot]
     guard let started = r.startedAt, !r.jammed else { return }
     if case .blocks = r.spec.kind { return }  // rule 17: the blocks never check
-    let elapsed = now - started
+    let elapsed = workElapsed(op)
     let end = r.spec.workLength(on: platform)
     let next: Tick
     switch r.spec.cancellation {
@@ -387,6 +391,7 @@ extension World {
       next = (elapsed + k - 1) / k * k
     }
     guard next < end else { return }
+    if setCancellationCheck(op, afterWork: next) { return }
     schedule(.cancelCheck(op, generation: r.generation), at: started.addingReportingOverflow(next).overflow ? Tick.max : started + next)
   }
 }

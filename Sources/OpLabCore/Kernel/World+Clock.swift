@@ -38,28 +38,41 @@ extension World {
   }
 
   mutating func advance(to target: Tick) {
-    while let next = agenda.min, next.tick <= target { _ = processNext() }
-    now = max(now, target)
+    _ = advance(to: target, interrupt: nil)
   }
 
   /// Like ``advance(to:)``, but asks `interrupt` between ticks.
   /// - Returns: `false` when interrupted (the clock then stands at the last tick it finished).
   mutating func advance(to target: Tick, interrupt: Interrupt?) -> Bool {
-    guard let interrupt else {
-      advance(to: target)
-      return true
-    }
     var processed = 0
-    while let next = agenda.min, next.tick <= target {
-      if next.tick > now, processed >= Self.interruptInterval {
+    while true {
+      prepareNext()
+      guard let next = nextHappening(), next.tick <= target else { break }
+      if let interrupt, next.tick > now, processed >= Self.interruptInterval {
         processed = 0
         if interrupt() { return false }
       }
-      _ = processNext()
+      happen(next)
       processed += 1
     }
     now = max(now, target)
     return true
+  }
+
+  /// The next thing to happen: the agenda's first wake-up, or a frame coming due first.
+  func nextHappening() -> (tick: Tick, frame: Bool)? {
+    let first = agenda.min?.tick
+    if let f = frames?.next, first.map({ f <= $0 }) ?? true { return (f, true) }
+    return first.map { ($0, false) }
+  }
+
+  mutating func happen(_ next: (tick: Tick, frame: Bool)) {
+    if next.frame {
+      now = max(now, next.tick)
+      fireFramesDue(through: now)
+    } else {
+      _ = processNext()
+    }
   }
 
   /// How many wake-ups run between two questions to an ``Interrupt``.
@@ -110,11 +123,15 @@ extension World {
   }
 
   /// Processes wake-ups one at a time until `goal` gives a verdict or the cap is reached.
-  private mutating func runLoop(cap: Tick?, interrupt: Interrupt?, goal: (World) -> RunVerdict?) -> RunVerdict {
+  mutating func runLoop(cap: Tick?, interrupt: Interrupt?, goal: (World) -> RunVerdict?) -> RunVerdict {
     var processed = 0
     while true {
+      prepareNext()
       if let verdict = goal(self) { return verdict }
-      if let next = agenda.min, next.tick > now {
+      // Every goal answers once the agenda is empty, so something is next; frames come
+      // due only while other work remains.
+      guard let next = nextHappening() else { return isIdle ? .idle : .stalled(diagnose()) }
+      if next.tick > now {
         if let cap, next.tick > cap {
           now = max(now, cap)
           return .capped
@@ -124,7 +141,7 @@ extension World {
           if interrupt() { return .interrupted }
         }
       }
-      _ = processNext()
+      happen(next)
       processed += 1
     }
   }

@@ -43,6 +43,7 @@ extension World {
       if r.phase == .ready && !r.isReady { problems.append("\(r.name) is in the ready phase but not isReady") }
       if r.phase == .pending && r.isReady { problems.append("\(r.name) is pending but isReady") }
     }
+    problems += cpuViolations()
     if let first = agenda.min, first.tick < now {
       problems.append("the agenda holds a wake-up at tick \(first.tick), before now (\(now))")
     }

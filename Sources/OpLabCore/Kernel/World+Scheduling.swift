@@ -73,20 +73,25 @@ extension World {
       schedule(.finishNow(op, .bailed, .dependencyWasCancelled(cancelled), generation: r.generation), at: now)
       return
     }
+    if case .wait(let scope) = r.mainThreadWork {
+      mainThreadWait = op
+      if isWaitOver(scope) { schedule(.finishNow(op, .succeeded, .waitReturned, generation: r.generation), at: now) }
+      return
+    }
     switch r.spec.kind {
     case .plain, .async:
-      schedule(.workDone(op, generation: r.generation), at: later(r.spec.workLength(on: platform)))
+      scheduleWork(.workDone(op, generation: r.generation), ticks: r.spec.workLength(on: platform), work: .main(op))
     case .blocks(let blocks):
       switch platform {
       case .apple:
         for (i, length) in blocks.enumerated() {
           record(.blockStarted(Int32(i)), op: op, queue: q, reason: .blockSchedule)
-          schedule(.blockDone(op, block: Int32(i), generation: r.generation), at: later(length))
+          scheduleWork(.blockDone(op, block: Int32(i), generation: r.generation), ticks: length, work: .block(op, Int32(i)))
         }
       case .linux:
         operations[op.slot].blocksSequential = true
         record(.blockStarted(0), op: op, queue: q, reason: .blockSchedule)
-        schedule(.blockDone(op, block: 0, generation: r.generation), at: later(blocks[0]))
+        scheduleWork(.blockDone(op, block: 0, generation: r.generation), ticks: blocks[0], work: .block(op, 0))
       }
     }
   }
@@ -108,6 +113,8 @@ extension World {
     operations[op.slot].finishedAt = now
     operations[op.slot].outcome = outcome
     operations[op.slot].generation &+= 1
+    dropWork(of: op)
+    if mainThreadWait == op { mainThreadWait = nil }
     record(.finished(outcome), op: op, queue: q, from: r.phase, to: .finished, reason: reason)
     if kvo {
       record(.kvoDidChange(.isExecuting), op: op, queue: q, reason: reason)
@@ -123,7 +130,7 @@ extension World {
       operations[op.slot].completionRunning = true
       runningCompletions += 1
       record(.completionStarted, op: op, queue: q, reason: .afterFinish)
-      schedule(.completionDone(op), at: later(length))
+      scheduleWork(.completionDone(op), ticks: length, work: .completion(op))
     }
 
     guard let q else { return }
@@ -140,14 +147,31 @@ extension World {
       queues[q.slot].executingCount -= 1
       pick(on: q, trigger: .slotFreed(op))
     }
+    if let wait = mainThreadWait, wait != op, r.mainThreadWork == nil, case .wait(let scope) = operations[wait.slot].mainThreadWork,
+      scope == nil || scope == q, isWaitOver(scope)
+    {
+      schedule(.finishNow(wait, .succeeded, .waitReturned, generation: operations[wait.slot].generation), at: now)
+    }
   }
 
   /// Runs everything scheduled for the current tick or earlier.
   mutating func settle() {
-    while let next = agenda.min, next.tick <= now {
+    while true {
+      prepareNext()
+      fireFramesDue(through: now)
+      guard let next = agenda.min, next.tick <= now else { break }
       process(agenda.removeMin())
     }
+  }
+
+  /// Makes the agenda's first entry the next thing to happen: drops stale wake-ups and, once
+  /// nothing more is due at this tick, settles the CPU shares (which may schedule more).
+  mutating func prepareNext() {
     pruneStale()
+    if cpu.dirty, (agenda.min?.tick ?? .max) > now {
+      flushCPU()
+      pruneStale()
+    }
   }
 
   /// Whether a wake-up still means something: work that was cut short (a cancel seen, a
@@ -156,8 +180,10 @@ extension World {
     switch w.action {
     case .workDone(let op, let g), .cancelCheck(let op, let g), .blockDone(let op, _, let g), .finishNow(let op, _, _, let g):
       return operations[op.slot].generation == g
-    case .completionDone:
+    case .completionDone, .tap:
       return true
+    case .cpu(let g):
+      return g == cpu.generation
     }
   }
 
@@ -169,12 +195,12 @@ extension World {
   /// Runs the next scheduled wake-up, moving the clock to it.
   /// - Returns: `false` when nothing is scheduled.
   mutating func processNext() -> Bool {
-    pruneStale()
+    prepareNext()
     guard !agenda.isEmpty else { return false }
     let w = agenda.removeMin()
     now = max(now, w.tick)
     process(w)
-    pruneStale()
+    prepareNext()
     return true
   }
 
@@ -200,7 +226,8 @@ extension World {
       let r = operations[op.slot]
       guard r.generation == generation, r.phase == .executing, !r.jammed, let started = r.startedAt else { return }
       operations[op.slot].generation &+= 1  // the work will not reach its end
-      record(.cancelObserved, op: op, queue: r.queue, reason: .checkedIsCancelled(elapsed: now - started))
+      _ = started
+      record(.cancelObserved, op: op, queue: r.queue, reason: .checkedIsCancelled(elapsed: workElapsed(op)))
       if case .async(forgetsFinish: true) = r.spec.kind {
         operations[op.slot].jammed = true
         record(.workEnded, op: op, queue: r.queue, reason: .forgotFinish)
@@ -218,13 +245,19 @@ extension World {
       } else if r.blocksSequential {
         let nextBlock = block + 1
         record(.blockStarted(nextBlock), op: op, queue: r.queue, reason: .blockSchedule)
-        schedule(.blockDone(op, block: nextBlock, generation: generation), at: later(blocks[Int(nextBlock)]))
+        scheduleWork(.blockDone(op, block: nextBlock, generation: generation), ticks: blocks[Int(nextBlock)], work: .block(op, nextBlock))
       }
 
     case .finishNow(let op, let outcome, let reason, let generation):
       let r = operations[op.slot]
       guard r.generation == generation, !r.isFinished else { return }
       finish(op, outcome: outcome, reason: reason)
+
+    case .cpu(let generation):
+      processCPU(generation: generation)
+
+    case .tap:
+      addMainThreadWork(.tap, reason: .tapped)
 
     case .completionDone(let op):
       operations[op.slot].completionRunning = false

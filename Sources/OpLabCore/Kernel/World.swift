@@ -39,6 +39,14 @@ public struct World: Sendable {
   /// Completion blocks running now.
   public internal(set) var runningCompletions = 0
 
+  /// The display's frame requests, when `frames every N` is on.
+  public internal(set) var frames: FrameClock?
+  /// The `wait … from main` blocking the main thread now, if any.
+  public internal(set) var mainThreadWait: OpID?
+
+  var cpu = CPUState()
+  /// User-interface work created so far, for naming: taps, frames, waits on main.
+  var mainThreadWorkCount = (taps: 0, frames: 0, waits: 0)
   var opNames: OrderedDictionary<String, OpID> = [:]
   var queueNames: OrderedDictionary<String, QueueID> = [:]
   var agenda = Heap<Wakeup>()
@@ -80,7 +88,7 @@ public struct World: Sendable {
 
   /// `operationCount`: unfinished operations in the queue, barriers excluded (rule 37).
   public func operationCount(of q: QueueID) -> Int {
-    unfinishedMembers(of: q).count { !operations[$0.slot].isBarrier }
+    unfinishedMembers(of: q).count { !operations[$0.slot].isBarrier && operations[$0.slot].mainThreadWork == nil }
   }
 
   /// Whether nothing is left to happen: every enqueued operation finished and no completion block running.
@@ -125,6 +133,10 @@ struct Wakeup: Comparable, Sendable {
     case finishNow(OpID, Outcome, Reason, generation: UInt32)
     /// The completion block ends.
     case completionDone(OpID)
+    /// The CPU model's next milestone: a job ends or reaches its cancellation check.
+    case cpu(generation: UInt32)
+    /// The user taps: a tap joins the main thread's work.
+    case tap
   }
 
   var tick: Tick

@@ -27,6 +27,8 @@ public struct OperationRecord: Sendable {
   public internal(set) var dependents: [OpID] = []
   /// Whether this is a queue's internal barrier operation (`addBarrierBlock`).
   public internal(set) var isBarrier = false
+  /// Set for user-interface work and waits on the main thread, which the lab creates itself.
+  public internal(set) var mainThreadWork: MainThreadWork?
   /// Whether the completion block is running now.
   public internal(set) var completionRunning = false
 

@@ -29,6 +29,10 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
   case tickNotReached(requested: Tick, now: Tick)
   /// A barrier's duration must be 0 or more.
   case invalidDuration(Tick)
+  /// A machine has 1 to ``Machine/maxCores`` cores.
+  case invalidCores(Int)
+  /// Cores cannot be limited while work runs on unlimited ones (the named operation runs).
+  case machineBusy(String)
 
   public var description: String {
     switch self {
@@ -56,6 +60,9 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
     case .tickNotReached(let requested, let now):
       "tick \(requested) has not happened yet (the clock is at \(now))"
     case .invalidDuration(let n): "a duration is 0 to \(OperationSpec.maxDuration) ticks, not \(n)"
+    case .invalidCores(let n): "a machine has 1 to \(Machine.maxCores) cores (or unlimited), not \(n)"
+    case .machineBusy(let name):
+      "'\(name)' is running on unlimited cores: limit the cores before work starts (undo back to there, or reset)"
     }
   }
 

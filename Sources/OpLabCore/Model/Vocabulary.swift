@@ -150,6 +150,8 @@ public enum Outcome: UInt8, Sendable, CustomStringConvertible {
   case cancelled
   /// Returned early because a dependency was cancelled (the `dependencies.contains(where: \.isCancelled)` idiom).
   case bailed
+  /// A frame that could not start before the next one was due: it never ran.
+  case dropped
 
   public var description: String {
     switch self {
@@ -157,6 +159,7 @@ public enum Outcome: UInt8, Sendable, CustomStringConvertible {
     case .failed: "failed"
     case .cancelled: "cancelled"
     case .bailed: "bailed"
+    case .dropped: "dropped"
     }
   }
 }

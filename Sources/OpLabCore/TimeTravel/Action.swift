@@ -41,11 +41,19 @@ public enum Action: Hashable, Sendable {
   case runUntilFinished(OpID)
   /// `waitUntilAllOperationsAreFinished()` on one queue, or on every queue.
   case wait(QueueID?)
+  /// The same wait, called on the main thread: it blocks the main thread until it returns.
+  case waitOnMainThread(QueueID?)
+  /// ``World/setCores(_:)``; `nil` is unlimited.
+  case setCores(Int?)
+  /// ``World/tap(at:)``.
+  case tap(at: Tick)
+  /// ``World/setFrames(every:from:until:)``; `every == nil` stops them.
+  case frames(every: Tick?, from: Tick?, until: Tick?)
 
   /// Whether the action moves the clock.
   public var movesClock: Bool {
     switch self {
-    case .step, .runUntil, .runUntilIdle, .runUntilFinished, .wait: true
+    case .step, .runUntil, .runUntilIdle, .runUntilFinished, .wait, .waitOnMainThread: true
     default: false
     }
   }
@@ -117,6 +125,13 @@ extension World {
     case .wait(let q):
       let v = waitUntilAllOperationsAreFinished(q, cap: cap, interrupt: interrupt)
       return (.verdict(v), v != .capped && v != .interrupted)
+    case .waitOnMainThread(let q):
+      if let q, q.slot >= queues.count { throw .unknownQueue("\(q)") }
+      let v = waitOnMainThread(q, cap: cap, interrupt: interrupt)
+      return (.verdict(v), v != .capped && v != .interrupted)
+    case .setCores(let n): try setCores(n)
+    case .tap(let t): try tap(at: t)
+    case .frames(let every, let from, let until): try setFrames(every: every, from: from, until: until)
     }
     return (.done, true)
   }

@@ -100,6 +100,19 @@ public enum EventKind: Hashable, Sendable {
   case waitStalled
   /// The platform mode changed.
   case platformChanged(Platform)
+  /// The machine's cores changed (`nil`: unlimited).
+  case machineChanged(cores: Int?)
+  /// The CPU model's load changed: the work done per tick (``Machine/subTicks`` per busy
+  /// core). The reason, ``Reason/cpuShared(units:cores:)``, counts the units running.
+  case cpuLoad(used: Int64)
+  /// ``Event/op``'s work now gets this much CPU per tick, per unit of work it runs
+  /// (``Machine/subTicks`` is a full core). Recorded only when it changes; work starts with
+  /// a full core.
+  case cpuShare(Int64)
+  /// A tap was scheduled for this tick.
+  case tapScheduled(Tick)
+  /// The display's frame requests changed: a frame every so many ticks, or none.
+  case framesChanged(every: Tick?)
 }
 
 /// Why an ``Event`` happened: the cause `why` explains.
@@ -161,6 +174,16 @@ public enum Reason: Hashable, Sendable {
   case allFinished
   /// A stall: the wait could never return. `Diagnosis` says why.
   case stalled
+  /// The user tapped: the tap needs the main thread.
+  case tapped
+  /// The display asked for a frame: it needs the main thread.
+  case frameDue
+  /// The frame could not start before the next frame was due, so it was dropped.
+  case frameDropped
+  /// The wait on the main thread returned: everything it waited for finished.
+  case waitReturned
+  /// The cores are shared: this many units of work run on this many cores (`nil`: unlimited).
+  case cpuShared(units: Int32, cores: Int32?)
 }
 
 /// What allowed an operation to start at the tick it did.

@@ -47,6 +47,12 @@ extension World {
     case .waitEnded: what = "waitUntilAllOperationsAreFinished() returned"
     case .waitStalled: what = "waitUntilAllOperationsAreFinished() would block forever"
     case .platformChanged(let p): what = "platform set to \(p.rawValue)"
+    case .machineChanged(let cores): what = "machine set to \(cores.map { "\($0) \($0 == 1 ? "core" : "cores")" } ?? "unlimited cores")"
+    case .cpuLoad(let used): what = "CPU busy: \(used == 0 ? "idle" : Machine.describe(used))"
+    case .cpuShare(let share): what = "runs at \(Machine.describe(share))"
+    case .tapScheduled(let t): what = "a tap is coming at t=\(t)"
+    case .framesChanged(let every):
+      what = every.map { "the display asks for a frame every \($0) \($0 == 1 ? "tick" : "ticks")" } ?? "the display stops asking for frames"
     }
     let why: String
     switch e.kind {
@@ -96,6 +102,16 @@ extension World {
     case .blockSchedule: platform == .apple ? "blocks run side by side (Darwin)" : "blocks run one after another (corelibs)"
     case .allFinished: "every operation finished"
     case .stalled: "nothing can make progress"
+    case .tapped: "the user tapped: the tap needs the main thread"
+    case .frameDue: "the display asked for a frame: it needs the main thread"
+    case .frameDropped: "it could not start before the next frame was due (the main thread was busy)"
+    case .waitReturned: "everything it waited for finished; the main thread is free again"
+    case .cpuShared(let units, let cores):
+      if let cores {
+        "\(units) \(units == 1 ? "unit" : "units") of work on \(cores) \(cores == 1 ? "core" : "cores")"
+      } else {
+        "unlimited cores"
+      }
     }
   }
 

@@ -128,8 +128,10 @@ public final class Interpreter {
   private func changesWorld(_ command: Command) -> Bool {
     switch command {
     case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
-      .barrier, .wait, .step, .run:
+      .barrier, .wait, .step, .run, .tap, .frames:
       true
+    case .machine(let cores):
+      cores != nil
     case .platform(let p):
       p != nil
     default:
@@ -166,11 +168,35 @@ public final class Interpreter {
     return (echo(from: mark), results)
   }
 
+  /// `machine` alone: the cores and what runs on them now.
+  private func machineText() -> String {
+    var out = "  cores: \(world.cores.map(String.init) ?? "unlimited")\n"
+    if let cores = world.cores {
+      let load = world.cpuLoad
+      out += "  now: \(load.units) \(load.units == 1 ? "unit" : "units") of work running, "
+        + "\(Exporters.coresText(load.used)) of \(cores) \(cores == 1 ? "core" : "cores") busy\n"
+    }
+    out += "  weights: background 1, utility 2, default 4, userInitiated 8, userInteractive 16\n"
+    if let f = world.frames {
+      out += "  frames: every \(f.every) \(f.every == 1 ? "tick" : "ticks"), next at t=\(f.next)\(f.until.map { ", until t=\($0)" } ?? "")\n"
+    }
+    return out
+  }
+
   private func echo(from mark: Int) -> String {
     let events = world.trace[mark...].filter { e in
+      // Taps and frames would fill the screen with their bookkeeping: show when they run.
+      if let op = e.op, let work = world.operation(op).mainThreadWork, work == .tap || work == .frame {
+        switch e.kind {
+        case .created: return work == .tap
+        case .enqueued, .ready: return false
+        default: return true
+        }
+      }
       switch e.kind {
-      case .created, .queueCreated: e.reason != .command
-      default: true
+      case .cpuLoad: return false
+      case .created, .queueCreated: return e.reason != .command
+      default: return true
       }
     }
     var out = ""
@@ -235,9 +261,28 @@ public final class Interpreter {
       return Reply(output: try perform([.resume(try queue(name))]).0)
     case .barrier(let name, let takes):
       return Reply(output: try perform([.addBarrier(try queue(name), duration: takes)]).0)
-    case .wait(let name):
-      let (out, results) = try perform([.wait(try name.map(queue))])
-      return Reply(output: out + verdictText(results.first))
+    case .wait(let name, let fromMain):
+      let target = try name.map(queue)
+      let (out, results) = try perform([fromMain ? .waitOnMainThread(target) : .wait(target)])
+      var text = out + verdictText(results.first)
+      if fromMain, case .verdict(.stalled)? = results.first {
+        text += "  the main thread stays blocked, so the app is frozen for good: `undo` takes the wait back\n"
+      }
+      return Reply(output: text)
+    case .machine(let cores):
+      guard let cores else { return Reply(output: machineText()) }
+      let (out, _) = try perform([.setCores(cores)])
+      return Reply(output: out)
+    case .tap(let at):
+      let (out, _) = try perform([.tap(at: at ?? world.now)])
+      return Reply(output: out)
+    case .frames(let every, let from, let to):
+      if let every, let from, let to, to < from {
+        throw Diagnostic(column: 1, message: "the frames would end (t=\(to)) before they start (t=\(from))")
+      }
+      _ = every
+      let (out, _) = try perform([.frames(every: every, from: from, until: to)])
+      return Reply(output: out)
     case .step(let n):
       let (out, results) = try perform([.step(n)])
       return Reply(output: out + (results.first == .verdict(.interrupted) ? verdictText(results.first) : "  now t=\(world.now)\n"))

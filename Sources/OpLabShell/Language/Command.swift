@@ -28,8 +28,14 @@ public enum Command: Hashable, Sendable {
   case resume(queue: String)
   /// `barrier QUEUE [takes N]`.
   case barrier(queue: String, takes: Int)
-  /// `wait [QUEUE]`.
-  case wait(queue: String?)
+  /// `wait [QUEUE] [from main]`.
+  case wait(queue: String?, fromMain: Bool)
+  /// `machine [cores N|unlimited]`: `nil` shows the machine; `.some(nil)` is unlimited.
+  case machine(cores: Int??)
+  /// `tap [at T]`: `nil` is now.
+  case tap(at: Int?)
+  /// `frames every N [from T] [to T]`, or `frames off` (`every == nil`).
+  case frames(every: Int?, from: Int?, to: Int?)
   /// `step [N]`.
   case step(Int)
   /// `run [until T | until OP]`.

@@ -156,14 +156,57 @@ public enum CommandTable {
     CommandSpec(
       name: "wait", aliases: [],
       arguments: [.optional(.value(.queue, key: "queue"))],
-      options: [],
-      summary: "waitUntilAllOperationsAreFinished on a queue (or all)",
+      options: [.seq([.word("from"), .word("main")])],
+      summary: "waitUntilAllOperationsAreFinished on a queue (or all), optionally from the main thread",
       details: """
         Advances the clock until every operation in the queue has finished (not their
         completion blocks). When it could never return, the lab stops and says why: the real
-        call would block forever.
+        call would block forever. `from main` makes the call on the main thread: it takes the
+        main thread (after the work running there) and keeps it until the wait returns, so
+        taps, frames and main-queue work wait too — and work that needs the main thread first
+        deadlocks it.
         """,
-      examples: ["wait downloads", "wait"]),
+      examples: ["wait downloads", "wait", "wait downloads from main"]),
+    CommandSpec(
+      name: "machine", aliases: [],
+      arguments: [.optional(.seq([.word("cores"), .choice([.word("unlimited"), .value(.positive, key: "cores")])]))],
+      options: [],
+      summary: "set the simulated CPU cores (default unlimited); alone, show the machine",
+      details: """
+        With unlimited cores every running piece of work progresses one tick of work per tick.
+        With N cores, when more than N pieces of work run at once (operations, BlockOperation
+        blocks, completion blocks, taps and frames), they share the cores and their durations
+        stretch. Shares follow quality of service: each level weighs twice the one below
+        (background 1, utility 2, default 4, userInitiated 8, userInteractive 16), and no piece
+        of work gets more than one core. An operation without its own qos runs at its queue's
+        (main: userInteractive). Set the cores before work starts.
+        """,
+      examples: ["machine cores 2", "machine cores unlimited", "machine"]),
+    CommandSpec(
+      name: "tap", aliases: [],
+      arguments: [.optional(.seq([.word("at"), .value(.tick, key: "at")]))],
+      options: [],
+      summary: "the user taps the screen now, or at tick T: 1 tick of main-thread work",
+      details: """
+        A tap needs the main thread for one tick. While the main thread is busy — an operation
+        on `main`, a wait called from main — the tap waits, and the user interface is frozen.
+        The timeline's `taps` row shows each wait, and `status` the longest.
+        """,
+      examples: ["tap", "tap at 3"]),
+    CommandSpec(
+      name: "frames", aliases: [],
+      arguments: [.choice([.seq([.word("every"), .value(.positive, key: "every")]), .word("off")])],
+      options: [
+        .seq([.word("from"), .value(.tick, key: "from")]),
+        .seq([.word("to"), .value(.tick, key: "to")]),
+      ],
+      summary: "the display asks for a frame every N ticks (1 tick of main-thread work each)",
+      details: """
+        Each frame needs the main thread for one tick. A frame that cannot start before the
+        next one is due is dropped: the user sees a stutter. Without `to`, frames come as long
+        as other work remains (a `run` does not wait for them); `frames off` stops them.
+        """,
+      examples: ["frames every 2", "frames every 4 from 0 to 40", "frames off"]),
     CommandSpec(
       name: "step", aliases: ["s"],
       arguments: [.optional(.value(.tick, key: "ticks"))],

@@ -156,7 +156,14 @@ public enum Parser {
     case "suspend": return .suspend(queue: text("queue") ?? "")
     case "resume": return .resume(queue: text("queue") ?? "")
     case "barrier": return .barrier(queue: text("queue") ?? "", takes: int("takes") ?? 1)
-    case "wait": return .wait(queue: text("queue"))
+    case "wait": return .wait(queue: text("queue"), fromMain: has("main"))
+    case "machine":
+      if has("unlimited") { return .machine(cores: .some(nil)) }
+      return .machine(cores: int("cores").map { .some($0) })
+    case "tap": return .tap(at: int("at"))
+    case "frames":
+      if has("off") { return .frames(every: nil, from: nil, to: nil) }
+      return .frames(every: int("every"), from: int("from"), to: int("to"))
     case "step": return .step(int("ticks") ?? 1)
     case "run":
       if let t = int("tick") { return .run(.tick(t)) }

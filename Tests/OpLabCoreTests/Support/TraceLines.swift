@@ -28,6 +28,7 @@ extension World {
     case .finished(.failed): "failed"
     case .finished(.cancelled): "cancelled"
     case .finished(.bailed): "bailed"
+    case .finished(.dropped): "dropped"
     case .completionStarted: "completion+"
     case .completionFinished: "completion-"
     case .workEnded: "jammed"
@@ -48,7 +49,20 @@ extension World {
     case .waitEnded: "waited"
     case .waitStalled: "waitStalled"
     case .platformChanged(let p): "platform=\(p.rawValue)"
+    case .machineChanged(let n): "cores=\(n.map(String.init) ?? "unlimited")"
+    case .cpuLoad(let used): "cpu=\(share(used))"
+    case .cpuShare(let s): "share=\(share(s))"
+    case .tapScheduled(let t): "tap@\(t)"
+    case .framesChanged(let every): "frames=\(every.map(String.init) ?? "off")"
     }
+  }
+
+  /// Work per tick as cores, in the simplest form: "1", "2", "1/3", "2/3", "5/6", or units.
+  static func share(_ units: Int64) -> String {
+    let s = Machine.subTicks
+    if units % s == 0 { return String(units / s) }
+    for d: Int64 in 2...16 where (units * d) % s == 0 { return "\(units * d / s)/\(d)" }
+    return "\(units)u"
   }
 
   /// Only the lines whose word is one of `words` (e.g. starts and finishes).

@@ -1,0 +1,195 @@
+/// The main thread: user-interface work (taps, frames) and waits called from it.
+///
+/// The `main` queue is the main thread. A tap or a frame joins it like any work on a
+/// serial queue, at the normal priority level, and waits while the main thread is busy:
+/// that wait is the user interface frozen. A `wait … from main` takes the main thread and
+/// keeps it until the wait returns — the classic way to freeze an app, or to deadlock it.
+extension World {
+  /// Schedules a tap at `tick` (now or later): one tick of work on the main thread.
+  /// - Throws: ``SimulationError/invalidTick(_:)`` for a tick in the past or past the last one.
+  public mutating func tap(at tick: Tick) throws(SimulationError) {
+    guard tick >= now else { throw .invalidTick("tick \(tick) is in the past (the clock is at \(now))") }
+    guard tick <= Self.maxTick else { throw .invalidTick("tick \(tick) is past the last tick (\(Self.maxTick))") }
+    record(.tapScheduled(tick), queue: .main, reason: .command)
+    schedule(.tap, at: tick)
+    settle()
+  }
+
+  /// `frames every N from T to T`: the display asks for a frame every `every` ticks, each
+  /// one tick of work on the main thread. A frame that has not started when the next one
+  /// is due is dropped. `nil` stops the frames.
+  /// - Parameters:
+  ///   - from: the first frame's tick (default: now).
+  ///   - until: the last tick a frame may be due at; without one, frames come while the
+  ///     world has other work, and a run until idle does not wait for them.
+  /// - Throws: ``SimulationError/invalidTick(_:)`` for a period below 1 or bad ticks.
+  public mutating func setFrames(every: Tick?, from: Tick? = nil, until: Tick? = nil) throws(SimulationError) {
+    guard let every else {
+      frames = nil
+      record(.framesChanged(every: nil), queue: .main, reason: .command)
+      return
+    }
+    guard every >= 1, every <= OperationSpec.maxDuration else {
+      throw .invalidTick("frames come every 1 to \(OperationSpec.maxDuration) ticks, not \(every)")
+    }
+    let first = from ?? now
+    guard first >= now else { throw .invalidTick("tick \(first) is in the past (the clock is at \(now))") }
+    guard first <= Self.maxTick else { throw .invalidTick("tick \(first) is past the last tick (\(Self.maxTick))") }
+    if let until, until < first { throw .invalidTick("frames to tick \(until) would end before they start (\(first))") }
+    frames = FrameClock(every: every, next: first, until: until)
+    record(.framesChanged(every: every), queue: .main, reason: .command)
+    settle()
+  }
+
+  /// `waitUntilAllOperationsAreFinished()` called on the main thread: the call takes the
+  /// main thread (after the work running there now) and keeps it until every operation in
+  /// the queue — or in every queue — has finished. Taps and frames wait meanwhile; work
+  /// that needs the main thread before the wait can return deadlocks it.
+  @discardableResult
+  public mutating func waitOnMainThread(_ q: QueueID?, cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
+    let wait = addMainThreadWork(.wait(q), reason: .command)
+    record(.waitStarted, op: wait, queue: q, reason: .command)
+    let verdict = runLoop(cap: cap, interrupt: interrupt) { world in
+      if world.operations[wait.slot].isFinished { return .reached }
+      return world.agenda.isEmpty ? .stalled(world.diagnose(only: [wait])) : nil
+    }
+    switch verdict {
+    case .reached: record(.waitEnded, op: wait, queue: q, reason: .allFinished)
+    case .stalled: record(.waitStalled, op: wait, queue: q, reason: .stalled)
+    case .idle, .capped, .interrupted: break
+    }
+    return verdict
+  }
+
+  /// Whether the operation is user-interface work or a wait on the main thread rather than
+  /// an operation the learner defined.
+  public func isMainThreadWork(_ op: OpID) -> Bool { operations[op.slot].mainThreadWork != nil }
+
+  // MARK: - Kernel
+
+  /// Creates user-interface work (or a wait) and adds it to the main thread's queue.
+  @discardableResult
+  mutating func addMainThreadWork(_ work: MainThreadWork, reason: Reason) -> OpID {
+    let base: String
+    switch work {
+    case .tap:
+      mainThreadWorkCount.taps += 1
+      base = "main.tap\(mainThreadWorkCount.taps)"
+    case .frame:
+      mainThreadWorkCount.frames += 1
+      base = "main.frame\(mainThreadWorkCount.frames)"
+    case .wait:
+      mainThreadWorkCount.waits += 1
+      base = "main.wait\(mainThreadWorkCount.waits)"
+    }
+    var name = base
+    while opNames[name] != nil || queueNames[name] != nil { name += "'" }
+    let duration: Tick = if case .wait = work { 0 } else { 1 }
+    let id = newOperation(OperationSpec(name: name, duration: duration), reason: reason)
+    operations[id.slot].mainThreadWork = work
+    file(id, on: .main, reason: reason)
+    pick(on: .main, trigger: .enqueued)
+    return id
+  }
+
+  /// Brings the frames due by `tick` (the current one): each drops the frame before it if
+  /// that one has not started, and joins the main thread.
+  mutating func fireFramesDue(through tick: Tick) {
+    while var clock = frames, clock.next <= tick {
+      if let previous = clock.waiting {
+        let phase = operations[previous.slot].phase
+        if phase == .pending || phase == .ready { drop(previous) }
+      }
+      clock.waiting = addMainThreadWork(.frame, reason: .frameDue)
+      let (next, overflow) = clock.next.addingReportingOverflow(clock.every)
+      clock.next = next
+      if overflow || next > Self.maxTick || clock.until.map({ next > $0 }) == true {
+        frames = nil
+      } else {
+        frames = clock
+      }
+    }
+  }
+
+  /// A frame that could not start before the next one was due: it never runs.
+  private mutating func drop(_ frame: OpID) {
+    finish(frame, outcome: .dropped, reason: .frameDropped)
+    queues[QueueID.main.slot].finishedMembers += 1
+  }
+
+  /// Whether a wait on the main thread can return: everything the learner put in the
+  /// queue (or in every queue) has finished. User-interface work does not count.
+  func isWaitOver(_ scope: QueueID?) -> Bool {
+    for q in scope.map({ [$0] }) ?? queueIDs {
+      let queue = queues[q.slot]
+      if queue.members.count == queue.finishedMembers { continue }
+      if !queue.isMain { return false }
+      if queue.members.contains(where: { !operations[$0.slot].isFinished && operations[$0.slot].mainThreadWork == nil }) {
+        return false
+      }
+    }
+    return true
+  }
+}
+
+/// How responsive the user interface was: what `status` reports about taps and frames.
+public struct ResponsivenessReport: Hashable, Sendable {
+  /// Taps so far, taps that had to wait for the main thread, and the longest wait.
+  public var taps = 0
+  public var tapsDelayed = 0
+  public var longestTapWait: Tick = 0
+  /// Frames so far (drawn, waiting or dropped) and frames dropped.
+  public var frames = 0
+  public var framesDropped = 0
+  /// The longest stretch during which user-interface work waited for the main thread,
+  /// `[from, to)`; `nil` when it never waited.
+  public var longestFreeze: Range<Tick>?
+  /// Taps still waiting for the main thread now.
+  public var tapsWaiting = 0
+  /// When the user-interface work waiting now began to wait, if any waits now.
+  public var frozenSince: Tick?
+}
+
+extension World {
+  /// Taps, frames and freezes so far.
+  /// - Complexity: O(operations · log operations).
+  public func responsiveness() -> ResponsivenessReport {
+    var report = ResponsivenessReport()
+    var waits: [(Tick, Tick)] = []
+    for r in operations {
+      guard let kind = r.mainThreadWork, let enq = r.enqueuedAt else { continue }
+      let end = r.startedAt ?? r.finishedAt ?? now
+      let waitingNow = r.startedAt == nil && r.finishedAt == nil
+      if waitingNow, kind == .tap || kind == .frame, report.frozenSince.map({ enq < $0 }) ?? true {
+        report.frozenSince = enq
+      }
+      switch kind {
+      case .tap:
+        report.taps += 1
+        if waitingNow { report.tapsWaiting += 1 } else if end > enq { report.tapsDelayed += 1 }
+        report.longestTapWait = Swift.max(report.longestTapWait, end - enq)
+      case .frame:
+        report.frames += 1
+        if r.outcome == .dropped { report.framesDropped += 1 }
+      case .wait: continue
+      }
+      if end > enq { waits.append((enq, end)) }
+    }
+    waits.sort { $0 < $1 }
+    var current: (Tick, Tick)?
+    func consider(_ stretch: (Tick, Tick)) {
+      if let best = report.longestFreeze, best.count >= stretch.1 - stretch.0 { return }
+      report.longestFreeze = stretch.0..<stretch.1
+    }
+    for w in waits {
+      if let c = current, w.0 <= c.1 {
+        current = (c.0, Swift.max(c.1, w.1))
+      } else {
+        if let c = current { consider(c) }
+        current = w
+      }
+    }
+    if let c = current { consider(c) }
+    return report
+  }
+}
