@@ -8,9 +8,12 @@ import Testing
   static let seeds: [UInt64] = Array(0..<3_000)
 
   /// Plays a random session; returns the simulation and the specs it defined.
-  static func play(seed: UInt64, actions: Int = 45) -> (Simulation, [String: OperationSpec], [String]) {
-    var random = RandomActions(seed: seed)
+  static func play(
+    seed: UInt64, actions: Int = 45, machine: Bool = false, cores: Int? = nil
+  ) -> (Simulation, [String: OperationSpec], [String]) {
+    var random = RandomActions(seed: seed, machine: machine)
     var sim = Simulation(world: World(platform: seed % 3 == 0 ? .linux : .apple))
+    if let cores { try? sim.perform(.setCores(cores)) }
     var specs: [String: OperationSpec] = [:]
     var counter = 0
     var problems: [String] = []
@@ -35,6 +38,47 @@ import Testing
     let (sim, specs, problems) = Self.play(seed: seed)
     #expect(problems == [], "seed \(seed)")
     #expect(TraceOracle(world: sim.world, specs: specs).violations() == [], "seed \(seed)")
+  }
+
+  @Test("With limited cores, taps, frames and waits from main, every random world keeps the invariants, the rules and the load within the cores", arguments: seeds.prefix(500))
+  func machineInvariantsHold(seed: UInt64) throws {
+    let (sim, specs, problems) = Self.play(seed: seed, machine: true, cores: Int(seed % 3) + 1)
+    #expect(problems == [], "seed \(seed)")
+    #expect(TraceOracle(world: sim.world, specs: specs).violations() == [], "seed \(seed)")
+    // Replays byte for byte.
+    var replay = World(platform: sim.world.platform)
+    for action in sim.journal { _ = try replay.perform(action) }
+    #expect(replay.trace == sim.world.trace, "seed \(seed)")
+    // The load recorded never exceeds the cores of the moment.
+    var cores: Int?
+    for e in sim.world.trace {
+      if case .machineChanged(let n) = e.kind { cores = n }
+      if case .cpuLoad(let used) = e.kind, let cores { #expect(used <= Int64(cores) * Machine.subTicks, "seed \(seed) t=\(e.tick)") }
+    }
+  }
+
+  /// The CPU model ends all work due at one tick in one step, so simultaneous events may be
+  /// recorded in another order than the plain kernel's one wake-up at a time; what happens
+  /// and when is the same.
+  @Test("Cores enough for everything give the plain simulator's schedule: the same events at the same ticks", arguments: seeds.prefix(500))
+  func plentyOfCoresChangesNothing(seed: UInt64) throws {
+    let (plain, _, _) = Self.play(seed: seed)
+    var cpu = Simulation(world: World(platform: plain.world.platform))
+    try cpu.perform(.setCores(Machine.maxCores))
+    for action in plain.journal { _ = try? cpu.perform(action) }
+    func schedule(_ w: World) -> [Tick: [String]] {
+      var byTick: [Tick: [String]] = [:]
+      for e in w.trace {
+        switch e.kind {
+        case .machineChanged, .cpuLoad, .cpuShare: continue
+        // Which operation did what; the reasons may name a different rival when simultaneous
+        // events come in another order.
+        default: byTick[e.tick, default: []].append("\(e.op.map { w.name($0) } ?? "") \(e.kind) \(e.from.map { "\($0)" } ?? "")")
+        }
+      }
+      return byTick.mapValues { $0.sorted() }
+    }
+    #expect(schedule(cpu.world) == schedule(plain.world), "seed \(seed)")
   }
 
   @Test("The same actions give the same trace, byte for byte", arguments: seeds.prefix(300))

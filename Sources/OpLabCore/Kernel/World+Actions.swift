@@ -379,7 +379,8 @@ extension World {
     let r = operations[op.slot]
     guard let started = r.startedAt, !r.jammed else { return }
     if case .blocks = r.spec.kind { return }  // rule 17: the blocks never check
-    let elapsed = workElapsed(op)
+    if scheduleCancellationCheckOnCPU(op) { return }
+    let elapsed = now - started
     let end = r.spec.workLength(on: platform)
     let next: Tick
     switch r.spec.cancellation {
@@ -391,7 +392,6 @@ extension World {
       next = (elapsed + k - 1) / k * k
     }
     guard next < end else { return }
-    if setCancellationCheck(op, afterWork: next) { return }
     schedule(.cancelCheck(op, generation: r.generation), at: started.addingReportingOverflow(next).overflow ? Tick.max : started + next)
   }
 }

@@ -85,7 +85,7 @@ extension World {
   @discardableResult
   public mutating func runUntilIdle(cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
     runLoop(cap: cap, interrupt: interrupt) { world in
-      world.agenda.isEmpty ? (world.isIdle ? .idle : .stalled(world.diagnose())) : nil
+      world.nothingScheduled ? (world.isIdle ? .idle : .stalled(world.diagnose())) : nil
     }
   }
 
@@ -94,7 +94,7 @@ extension World {
   public mutating func run(untilFinished op: OpID, cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
     runLoop(cap: cap, interrupt: interrupt) { world in
       if world.operations[op.slot].isFinished { return .reached }
-      return world.agenda.isEmpty ? .stalled(world.diagnose(only: [op])) : nil
+      return world.nothingScheduled ? .stalled(world.diagnose(only: [op])) : nil
     }
   }
 
@@ -111,7 +111,7 @@ extension World {
       if scope.allSatisfy({ world.queues[$0.slot].members.count == world.queues[$0.slot].finishedMembers }) {
         return .reached
       }
-      guard world.agenda.isEmpty else { return nil }
+      guard world.nothingScheduled else { return nil }
       return .stalled(world.diagnose(only: scope.flatMap { world.unfinishedMembers(of: $0) }))
     }
     switch verdict {
@@ -128,8 +128,8 @@ extension World {
     while true {
       prepareNext()
       if let verdict = goal(self) { return verdict }
-      // Every goal answers once the agenda is empty, so something is next; frames come
-      // due only while other work remains.
+      // Every goal answers once nothing is scheduled, so something is next; frames
+      // without an end come due only while other work remains.
       guard let next = nextHappening() else { return isIdle ? .idle : .stalled(diagnose()) }
       if next.tick > now {
         if let cap, next.tick > cap {

@@ -224,9 +224,8 @@ extension World {
 
     case .cancelCheck(let op, let generation):
       let r = operations[op.slot]
-      guard r.generation == generation, r.phase == .executing, !r.jammed, let started = r.startedAt else { return }
+      guard r.generation == generation, r.phase == .executing, !r.jammed, r.startedAt != nil else { return }
       operations[op.slot].generation &+= 1  // the work will not reach its end
-      _ = started
       record(.cancelObserved, op: op, queue: r.queue, reason: .checkedIsCancelled(elapsed: workElapsed(op)))
       if case .async(forgetsFinish: true) = r.spec.kind {
         operations[op.slot].jammed = true

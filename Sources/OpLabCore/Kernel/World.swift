@@ -92,7 +92,11 @@ public struct World: Sendable {
   }
 
   /// Whether nothing is left to happen: every enqueued operation finished and no completion block running.
-  public var isIdle: Bool { agenda.isEmpty && queues.allSatisfy { $0.members.count == $0.finishedMembers } }
+  public var isIdle: Bool { nothingScheduled && queues.allSatisfy { $0.members.count == $0.finishedMembers } }
+
+  /// Whether nothing is scheduled to happen: no wake-up, and no frames with an end
+  /// (frames without one come only while other work remains).
+  var nothingScheduled: Bool { agenda.isEmpty && frames?.until == nil }
 
   /// The next tick at which something is scheduled to happen, if any.
   public var nextEventTick: Tick? { agenda.min?.tick }

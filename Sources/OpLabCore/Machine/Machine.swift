@@ -16,11 +16,16 @@
 ///   `spare` is the capacity not yet given out (`cores × subTicks` at first). So no unit
 ///   gets more than one core, a unit that cannot use its full share leaves the rest to
 ///   the others, and the units never get more than the cores have.
+/// - The trace records each operation's share when it changes, while at most
+///   ``shareRecordLimit`` units run; beyond that only the machine's load is recorded, so a
+///   world with thousands of operations on two cores keeps a trace linear in its size.
 /// - A unit finishes at the first tick by whose end its work is done (the rest of that
 ///   tick is not given to anyone else).
 public enum Machine {
   /// Units of work one core does in one tick.
   public static let subTicks: Int64 = 720_720
+  /// The most units of work running at once for which per-operation shares are recorded.
+  public static let shareRecordLimit: Int32 = 256
   /// The most cores a machine can have.
   public static let maxCores = 1024
 
@@ -80,6 +85,8 @@ public struct FrameClock: Hashable, Sendable {
   public var until: Tick?
   /// The frame due before the next one, if it has not started yet.
   var waiting: OpID?
+  /// Frames brought so far.
+  var count = 0
 
   /// Creates a frame clock.
   public init(every: Tick, next: Tick, until: Tick?) {

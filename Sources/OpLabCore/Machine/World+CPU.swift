@@ -80,13 +80,27 @@ extension World {
     return Tick((overflow ? j.total : Swift.min(j.total, j.done + progress)) / Machine.subTicks)
   }
 
-  /// Sets the amount of work after which the operation's code checks `isCancelled`.
-  /// - Returns: `false` when the operation runs no job (unlimited cores: use a wake-up).
-  mutating func setCancellationCheck(_ op: OpID, afterWork ticks: Tick) -> Bool {
+  /// On the CPU model, schedules the operation's next `isCancelled` check: at the first
+  /// multiple of its check period, in work done, that it has not passed.
+  /// - Returns: `false` when the cores were never limited (use a wake-up instead).
+  mutating func scheduleCancellationCheckOnCPU(_ op: OpID) -> Bool {
     guard cpu.engaged else { return false }
     guard let i = cpu.jobs.firstIndex(where: { $0.work == .main(op) }) else { return true }
     syncCPU()
-    cpu.jobs[i].checkAt = Int64(ticks) * Machine.subTicks
+    let r = operations[op.slot]
+    let done = cpu.jobs[i].done
+    let target: Int64
+    switch r.spec.cancellation {
+    case .never: return true
+    case .atStart:
+      guard done == 0 else { return true }
+      target = 0
+    case .every(let k):
+      let period = Int64(k) * Machine.subTicks
+      target = (done + period - 1) / period * period
+    }
+    guard target < Int64(r.spec.workLength(on: platform)) * Machine.subTicks else { return true }
+    cpu.jobs[i].checkAt = target
     cpu.dirty = true
     return true
   }
@@ -158,7 +172,12 @@ extension World {
   private mutating func recordCPUChanges(units: Int32) {
     let used = cpu.jobs.reduce(0) { $0 + $1.rate }
     let reason = Reason.cpuShared(units: units, cores: cpu.cores.map { Int32($0) })
-    // Per operation: the work per tick of its main() or blocks, when it changed.
+    // Per operation: the work per tick of its main() or blocks, when it changed. Past
+    // `shareRecordLimit` units the shares are not recorded, so the trace stays linear.
+    guard units <= Machine.shareRecordLimit else {
+      recordLoad(units: units, used: used, reason: reason)
+      return
+    }
     var shares: [OpID: Int64] = [:]
     var order: [OpID] = []
     for j in cpu.jobs {
@@ -177,7 +196,11 @@ extension World {
     }
     // Operations that stopped running forget their share.
     for op in Array(cpu.recordedShare.keys) where shares[op] == nil { cpu.recordedShare[op] = nil }
-    if units != cpu.recordedUnits || used != cpu.recordedUsed {
+    recordLoad(units: units, used: used, reason: reason)
+  }
+
+  private mutating func recordLoad(units: Int32, used: Int64, reason: Reason) {
+    if used != cpu.recordedUsed {
       cpu.recordedUnits = units
       cpu.recordedUsed = used
       record(.cpuLoad(used: used), reason: reason)

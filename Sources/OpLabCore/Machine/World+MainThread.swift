@@ -36,6 +36,9 @@ extension World {
     guard first >= now else { throw .invalidTick("tick \(first) is in the past (the clock is at \(now))") }
     guard first <= Self.maxTick else { throw .invalidTick("tick \(first) is past the last tick (\(Self.maxTick))") }
     if let until, until < first { throw .invalidTick("frames to tick \(until) would end before they start (\(first))") }
+    if let until, (until - first) / every >= Self.maxFrames {
+      throw .invalidTick("that is \((until - first) / every + 1) frames; the lab draws at most \(Self.maxFrames) (use a longer period or an earlier end)")
+    }
     frames = FrameClock(every: every, next: first, until: until)
     record(.framesChanged(every: every), queue: .main, reason: .command)
     settle()
@@ -51,7 +54,7 @@ extension World {
     record(.waitStarted, op: wait, queue: q, reason: .command)
     let verdict = runLoop(cap: cap, interrupt: interrupt) { world in
       if world.operations[wait.slot].isFinished { return .reached }
-      return world.agenda.isEmpty ? .stalled(world.diagnose(only: [wait])) : nil
+      return world.nothingScheduled ? .stalled(world.diagnose(only: [wait])) : nil
     }
     switch verdict {
     case .reached: record(.waitEnded, op: wait, queue: q, reason: .allFinished)
@@ -60,6 +63,9 @@ extension World {
     }
     return verdict
   }
+
+  /// The most frames one `frames` setting brings; frames without an end stop there.
+  public static let maxFrames = 100_000
 
   /// Whether the operation is user-interface work or a wait on the main thread rather than
   /// an operation the learner defined.
@@ -96,14 +102,19 @@ extension World {
   /// that one has not started, and joins the main thread.
   mutating func fireFramesDue(through tick: Tick) {
     while var clock = frames, clock.next <= tick {
-      if let previous = clock.waiting {
+      // A frame already handed to the dispatch queue (behind a corelibs barrier block) runs.
+      if let previous = clock.waiting, !operations[previous.slot].dispatched {
         let phase = operations[previous.slot].phase
         if phase == .pending || phase == .ready { drop(previous) }
       }
       clock.waiting = addMainThreadWork(.frame, reason: .frameDue)
+      clock.count += 1
       let (next, overflow) = clock.next.addingReportingOverflow(clock.every)
       clock.next = next
-      if overflow || next > Self.maxTick || clock.until.map({ next > $0 }) == true {
+      if clock.count >= Self.maxFrames {
+        frames = nil
+        record(.framesChanged(every: nil), queue: .main, reason: .frameLimit)
+      } else if overflow || next > Self.maxTick || clock.until.map({ next > $0 }) == true {
         frames = nil
       } else {
         frames = clock

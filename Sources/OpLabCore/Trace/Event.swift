@@ -180,6 +180,8 @@ public enum Reason: Hashable, Sendable {
   case frameDue
   /// The frame could not start before the next frame was due, so it was dropped.
   case frameDropped
+  /// Frames stop after ``World/maxFrames``.
+  case frameLimit
   /// The wait on the main thread returned: everything it waited for finished.
   case waitReturned
   /// The cores are shared: this many units of work run on this many cores (`nil`: unlimited).

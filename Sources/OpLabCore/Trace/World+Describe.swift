@@ -105,6 +105,7 @@ extension World {
     case .tapped: "the user tapped: the tap needs the main thread"
     case .frameDue: "the display asked for a frame: it needs the main thread"
     case .frameDropped: "it could not start before the next frame was due (the main thread was busy)"
+    case .frameLimit: "the lab draws at most \(World.maxFrames) frames for one `frames` setting"
     case .waitReturned: "everything it waited for finished; the main thread is free again"
     case .cpuShared(let units, let cores):
       if let cores {

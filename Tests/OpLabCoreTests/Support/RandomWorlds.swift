@@ -3,8 +3,13 @@
 /// Random but valid actions against a world, for seeded sweeps.
 struct RandomActions {
   var rng: SplitMix64
+  /// Whether to use the machine model too: cores, taps, frames and waits from main.
+  var machine: Bool
 
-  init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+  init(seed: UInt64, machine: Bool = false) {
+    rng = SplitMix64(seed: seed)
+    self.machine = machine
+  }
 
   mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
   mutating func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &rng)] }
@@ -61,6 +66,15 @@ struct RandomActions {
       if let q = pick(queues) { return .addBarrier(q, duration: Int.random(in: 0...2, using: &rng)) }
     case 77..<80:
       return .wait(chance(50) ? pick(queues) : nil)
+    case 80..<84 where machine:
+      return .tap(at: world.now + Int.random(in: 0...3, using: &rng))
+    case 84..<86 where machine:
+      if chance(20) { return .frames(every: nil, from: nil, until: nil) }
+      return .frames(every: Int.random(in: 1...4, using: &rng), from: nil, until: chance(50) ? world.now + Int.random(in: 0...20, using: &rng) : nil)
+    case 86..<88 where machine:
+      return .waitOnMainThread(chance(50) ? pick(queues) : nil)
+    case 88..<90 where machine:
+      return .setCores(chance(20) ? nil : Int.random(in: 1...3, using: &rng))
     default:
       break
     }

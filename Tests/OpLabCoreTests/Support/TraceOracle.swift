@@ -81,6 +81,8 @@ struct TraceOracle {
         let level: Int
         if barriers.contains(op) {
           level = 12
+        } else if case .wait? = world.operation(op).mainThreadWork {
+          level = 12  // a wait from main takes the main thread before anything waiting there
         } else if let p = priority[op] ?? nil {
           level = Int(p.rawValue)
         } else if platform == .linux, (max[q] ?? nil) != 1, q != .main, let qos = specs[world.name(op)]?.qualityOfService {
@@ -137,7 +139,13 @@ struct TraceOracle {
       case .finished:
         let op = e.op!
         if finished.contains(op) { problems.append("\(at): finished twice") }
-        if !started.contains(op), e.reason != .cancelledOutsideQueue { problems.append("\(at): finished without starting") }
+        if !started.contains(op), e.reason != .cancelledOutsideQueue, e.reason != .frameDropped {
+          problems.append("\(at): finished without starting")
+        }
+        if e.reason == .frameDropped {
+          if started.contains(op) || world.operation(op).mainThreadWork != .frame { problems.append("\(at): dropped what is not a waiting frame") }
+          ready[e.queue!]?.remove(op)
+        }
         finished.insert(op)
         phaseIsWaiting.remove(op)
         if holdsSlot.remove(op) != nil, let q = e.queue { executing[q, default: 0] -= 1 }
