@@ -177,13 +177,17 @@ public enum Timeline {
     var cells = Array(repeating: g.empty, count: columns)
     var weight = Array(repeating: 0, count: columns)
     var longestWait: Tick = 0
-    var dropped = 0, delayed = 0
+    var dropped = 0, delayed = 0, waiting = 0
     for op in ops {
       let r = world.operation(op)
       if let enq = r.enqueuedAt {
-        let waited = (r.startedAt ?? r.finishedAt ?? world.now) - enq
-        longestWait = max(longestWait, waited)
-        if waited > 0 { delayed += 1 }
+        if r.startedAt == nil && r.finishedAt == nil {
+          waiting += 1
+        } else {
+          let waited = (r.startedAt ?? r.finishedAt ?? world.now) - enq
+          longestWait = max(longestWait, waited)
+          if waited > 0 { delayed += 1 }
+        }
       }
       for s in lanes.segments[op] ?? [] {
         let (glyph, w): (Character, Int) = switch s.state {
@@ -202,16 +206,19 @@ public enum Timeline {
           cells[c] = g.dropped
           weight[c] = 9
           dropped += 1
-        } else if isTaps, case .finished = m.kind, weight[c] < 4 {
+        } else if isTaps, case .finished = m.kind, weight[c] == 0 {
+          // An answer mark never hides another tap waiting or running in the same column.
           cells[c] = g.finished
-          weight[c] = 4
+          weight[c] = 1
         }
       }
     }
     let what = isTaps ? (ops.count == 1 ? "1 tap" : "\(ops.count) taps") : (ops.count == 1 ? "1 frame" : "\(ops.count) frames")
     var note = what
     if isTaps {
-      note += delayed == 0 ? ", answered at once" : ", \(delayed) delayed, longest wait \(longestWait) \(longestWait == 1 ? "tick" : "ticks")"
+      if delayed == 0 && waiting == 0 { note += ", answered at once" }
+      if delayed > 0 { note += ", \(delayed) delayed, longest wait \(longestWait) \(longestWait == 1 ? "tick" : "ticks")" }
+      if waiting > 0 { note += ", \(waiting) still waiting" }
     } else {
       note += dropped == 0 ? ", none dropped" : ", \(dropped) dropped"
     }
@@ -222,6 +229,7 @@ public enum Timeline {
   static func cpuRow(
     lanes: Lanes, g: Glyphs, start: Tick, end: Tick, scale: Tick, columns: Int
   ) -> ([Character], String) {
+    let now = lanes.now
     // Work done and work possible per column, summed over the ticks it covers.
     var used = Array(repeating: 0.0, count: columns)
     var possible = Array(repeating: 0.0, count: columns)
@@ -259,7 +267,10 @@ public enum Timeline {
       let level = Int((used[c] / possible[c] * Double(g.load.count - 1)).rounded(.up))
       cells[c] = g.load[min(g.load.count - 1, max(0, level))]
       total += used[c]
-      capacity += possible[c]
+      // The current tick has not run yet: it does not count against the busy share.
+      let lastTick = min(end, start + Tick(c + 1) * scale - 1)
+      let pending = lastTick >= now ? Double(lastTick - max(now, start + Tick(c) * scale) + 1) : 0
+      capacity += possible[c] * (1 - pending / Double(min(scale, end - (start + Tick(c) * scale) + 1)))
     }
     let coresText = lanes.cores.last?.cores.map { "\($0) \($0 == 1 ? "core" : "cores")" } ?? "unlimited cores"
     let busy = capacity > 0 ? Int((total / capacity * 100).rounded()) : 0

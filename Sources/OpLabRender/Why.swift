@@ -52,7 +52,7 @@ public enum Why {
       }
       facts.append((f, "It ran to the end although cancelled: \(why)."))
     }
-    for stretch in h.contention {
+    for stretch in h.contention where stretch.to != stretch.from {
       facts.append((indexOfTick(stretch.from, in: world, after: h.started ?? 0), contentionSentence(stretch, of: op, in: world)))
     }
     if let f = h.finished { facts.append((f, "It finished at \(at(f))\(because(f)).")) }

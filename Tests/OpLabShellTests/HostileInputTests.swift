@@ -86,6 +86,21 @@ import Testing
   static let cases: [Case] = [
     // Unknown commands and keywords, with "did you mean" where the lab offers one
     Case([], "frobnicate", col: 1, "unknown command 'frobnicate'", hint: "Type 'help' for the list of commands."),
+    // The machine model.
+    Case([], "machine cores 0", col: 15, "0 is too small: use 1 or more", hint: "usage: machine [cores unlimited|N]"),
+    Case([], "machine cores 2000", col: 9, "a machine has 1 to 1024 cores (or unlimited), not 2000"),
+    Case([], "machine cores two", col: 15, "'two' is not a whole number", hint: "usage: machine [cores unlimited|N]"),
+    Case([], "machine core 2", col: 9, "unexpected 'core'; expected 'cores'", hint: "did you mean 'cores'?"),
+    Case(["op x takes 3"], "machine cores 2", col: 9,
+         "'x' is running on unlimited cores: limit the cores before work starts (undo back to there, or reset)"),
+    Case([], "frames every 0", col: 14, "0 is too small: use 1 or more", hint: "usage: frames every N|off [from T] [to T]"),
+    Case([], "frames", col: 8, "'frames' needs more: expected 'every' or 'off'", hint: "usage: frames every N|off [from T] [to T]"),
+    Case([], "frames every 2 from 5 to 3", col: 1, "the frames would end (t=3) before they start (t=5)"),
+    Case([], "frames every 1 to 200000", col: 8,
+         "that is 200001 frames; the lab draws at most 100000 (use a longer period or an earlier end)"),
+    Case(["step 3"], "tap at 1", col: 5, "tick 1 is in the past (the clock is at 3)"),
+    Case([], "tap at 99999999999999999999", col: 8, "99999999999999999999 is too large (the largest is 4611686018427387904)", hint: "usage: tap [at T]"),
+    Case([], "wait nosuch from main", col: 6, "there is no queue named 'nosuch'", hint: "create it first: queue nosuch"),
     Case([], "stpe 3", col: 1, "unknown command 'stpe'", hint: "did you mean 'step'? Type 'help' for the list of commands."),
     Case([], "OPP a", col: 1, "unknown command 'OPP'", hint: "did you mean 'op'? Type 'help' for the list of commands."),
     Case([], "queu q", col: 1, "unknown command 'queu'", hint: "did you mean 'queue'? Type 'help' for the list of commands."),

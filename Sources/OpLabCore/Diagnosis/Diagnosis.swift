@@ -93,7 +93,10 @@ extension World {
   public func blockage(of op: OpID) -> StallCause? {
     let r = operations[op.slot]
     if r.isFinished { return nil }
-    if r.phase == .executing { return r.jammed ? .neverCallsFinish : nil }
+    if r.phase == .executing {
+      if case .wait = r.mainThreadWork { return stallCause(of: op, cycleOf: [:]) }
+      return r.jammed ? .neverCallsFinish : nil
+    }
     let cycles = dependencyCycles(from: op)
     var cycleOf = [Int32: Int]()
     for (i, cycle) in cycles.enumerated() { for o in cycle { cycleOf[o.index] = i } }

@@ -62,7 +62,8 @@ extension World {
   /// The next thing to happen: the agenda's first wake-up, or a frame coming due first.
   func nextHappening() -> (tick: Tick, frame: Bool)? {
     let first = agenda.min?.tick
-    if let f = frames?.next, first.map({ f <= $0 }) ?? true { return (f, true) }
+    // At the same tick, everything else goes first: a tap is handled before the frame is drawn.
+    if let f = frames?.next, first.map({ f < $0 }) ?? true { return (f, true) }
     return first.map { ($0, false) }
   }
 
@@ -127,6 +128,11 @@ extension World {
     var processed = 0
     while true {
       prepareNext()
+      // A frame due at this tick belongs to it: it comes before any verdict.
+      if let f = frames, f.next <= now, agenda.min.map({ $0.tick > now }) ?? true {
+        fireFramesDue(through: now)
+        continue
+      }
       if let verdict = goal(self) { return verdict }
       // Every goal answers once nothing is scheduled, so something is next; frames
       // without an end come due only while other work remains.

@@ -75,6 +75,7 @@ extension World {
     }
     if case .wait(let scope) = r.mainThreadWork {
       mainThreadWait = op
+      record(.waitStarted, op: op, queue: scope, reason: .command)
       if isWaitOver(scope) { schedule(.finishNow(op, .succeeded, .waitReturned, generation: r.generation), at: now) }
       return
     }
@@ -116,6 +117,9 @@ extension World {
     dropWork(of: op)
     if mainThreadWait == op { mainThreadWait = nil }
     record(.finished(outcome), op: op, queue: q, from: r.phase, to: .finished, reason: reason)
+    if case .wait(let scope) = r.mainThreadWork, reason == .waitReturned {
+      record(.waitEnded, op: op, queue: scope, reason: .allFinished)
+    }
     if kvo {
       record(.kvoDidChange(.isExecuting), op: op, queue: q, reason: reason)
       record(.kvoDidChange(.isFinished), op: op, queue: q, reason: reason)
@@ -158,9 +162,13 @@ extension World {
   mutating func settle() {
     while true {
       prepareNext()
-      fireFramesDue(through: now)
-      guard let next = agenda.min, next.tick <= now else { break }
-      process(agenda.removeMin())
+      if let next = agenda.min, next.tick <= now {
+        process(agenda.removeMin())
+      } else if let f = frames, f.next <= now {
+        fireFramesDue(through: now)
+      } else {
+        break
+      }
     }
   }
 

@@ -50,17 +50,13 @@ extension World {
   /// that needs the main thread before the wait can return deadlocks it.
   @discardableResult
   public mutating func waitOnMainThread(_ q: QueueID?, cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
+    // The wait begins (and ends) in the kernel, when it has the main thread.
     let wait = addMainThreadWork(.wait(q), reason: .command)
-    record(.waitStarted, op: wait, queue: q, reason: .command)
     let verdict = runLoop(cap: cap, interrupt: interrupt) { world in
       if world.operations[wait.slot].isFinished { return .reached }
       return world.nothingScheduled ? .stalled(world.diagnose(only: [wait])) : nil
     }
-    switch verdict {
-    case .reached: record(.waitEnded, op: wait, queue: q, reason: .allFinished)
-    case .stalled: record(.waitStalled, op: wait, queue: q, reason: .stalled)
-    case .idle, .capped, .interrupted: break
-    }
+    if case .stalled = verdict { record(.waitStalled, op: wait, queue: q, reason: .stalled) }
     return verdict
   }
 

@@ -11,6 +11,15 @@ extension World {
   /// d2 started on downloads: slot freed by d1
   /// ```
   public func describe(_ e: Event) -> String {
+    switch e.kind {
+    case .tapScheduled(let t):
+      return t == e.tick ? "the user taps (the tap needs the main thread)" : "the user will tap at t=\(t) (the tap will need the main thread)"
+    case .framesChanged(let every):
+      let text = every.map { "the display asks for a frame every \($0) \($0 == 1 ? "tick" : "ticks") (each needs the main thread)" }
+        ?? "the display stops asking for frames"
+      return e.reason == .command ? text : "\(text): \(explain(e.reason))"
+    default: break
+    }
     let subject = e.op.map { name($0) } ?? e.queue.map { name($0) } ?? "world"
     let whereText = e.op != nil ? e.queue.map { " on \(name($0))" } ?? "" : ""
     let what: String

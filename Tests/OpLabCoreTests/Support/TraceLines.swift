@@ -68,7 +68,10 @@ extension World {
   /// Only the lines whose word is one of `words` (e.g. starts and finishes); a word with a
   /// value (`share=1/2`, `cpu=2`) is matched by its name (`share`, `cpu`).
   func lines(from mark: Int = 0, only words: Set<String>) -> [String] {
-    lines(from: mark).filter { words.contains(String($0.split(separator: " ")[2].split(separator: "=")[0])) }
+    lines(from: mark).filter {
+      let word = $0.split(separator: " ")[2]
+      return words.contains(String(word)) || words.contains(String(word.split(separator: "=")[0]))
+    }
   }
 
   /// The explanation of the event at `index`, for asserting reasons.
