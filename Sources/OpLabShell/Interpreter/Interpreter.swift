@@ -277,10 +277,9 @@ public final class Interpreter {
       let (out, _) = try perform([.tap(at: at ?? world.now)])
       return Reply(output: out)
     case .frames(let every, let from, let to):
-      if let every, let from, let to, to < from {
+      if every != nil, let from, let to, to < from {
         throw Diagnostic(column: 1, message: "the frames would end (t=\(to)) before they start (t=\(from))")
       }
-      _ = every
       let (out, _) = try perform([.frames(every: every, from: from, until: to)])
       return Reply(output: out)
     case .step(let n):
