@@ -11,10 +11,10 @@ public enum Status {
     out += "\n"
     for q in world.queueIDs {
       let queue = world.queue(q)
-      let members = world.operationIDs.filter {
-        world.operation($0).queue == q && world.operation($0).mainThreadWork != .tap && world.operation($0).mainThreadWork != .frame
-      }
-      func count(_ phase: OpPhase) -> Int { members.count { world.operation($0).phase == phase } }
+      // Counts include taps and frames (they hold the main thread too); the list leaves them out.
+      let all = world.operationIDs.filter { world.operation($0).queue == q }
+      let members = all.filter { world.operation($0).mainThreadWork != .tap && world.operation($0).mainThreadWork != .frame }
+      func count(_ phase: OpPhase) -> Int { all.count { world.operation($0).phase == phase } }
       let max = queue.isMain ? "1 (main)" : queue.maxConcurrent.map(String.init) ?? "default"
       var line = "\(queue.name): max \(max)"
       if queue.isSuspended { line += ", SUSPENDED" }

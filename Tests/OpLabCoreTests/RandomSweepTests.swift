@@ -79,6 +79,11 @@ import Testing
       return byTick.mapValues { $0.sorted() }
     }
     #expect(schedule(cpu.world) == schedule(plain.world), "seed \(seed)")
+    // `machine cores unlimited` is the plain simulator: the very same trace, event for event.
+    var unlimited = Simulation(world: World(platform: plain.world.platform))
+    try unlimited.perform(.setCores(nil))
+    for action in plain.journal { _ = try? unlimited.perform(action) }
+    #expect(Array(unlimited.world.trace.filter { $0.kind != .machineChanged(cores: nil) }) == plain.world.trace, "seed \(seed)")
   }
 
   @Test("The same actions give the same trace, byte for byte", arguments: seeds.prefix(300))

@@ -153,7 +153,7 @@ public struct ResponsivenessReport: Hashable, Sendable {
   public var longestFreeze: Range<Tick>?
   /// Taps still waiting for the main thread now.
   public var tapsWaiting = 0
-  /// When the user-interface work waiting now began to wait, if any waits now.
+  /// When the user-interface work waiting now began to wait, if any has waited a tick or more.
   public var frozenSince: Tick?
 }
 
@@ -167,7 +167,7 @@ extension World {
       guard let kind = r.mainThreadWork, let enq = r.enqueuedAt else { continue }
       let end = r.startedAt ?? r.finishedAt ?? now
       let waitingNow = r.startedAt == nil && r.finishedAt == nil
-      if waitingNow, kind == .tap || kind == .frame, report.frozenSince.map({ enq < $0 }) ?? true {
+      if waitingNow, kind == .tap || kind == .frame, enq < now, report.frozenSince.map({ enq < $0 }) ?? true {
         report.frozenSince = enq
       }
       switch kind {
