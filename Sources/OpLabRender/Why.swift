@@ -52,6 +52,14 @@ public enum Why {
       }
       facts.append((f, "It ran to the end although cancelled: \(why)."))
     }
+    for stretch in h.favoured where stretch.to != stretch.from {
+      let span = stretch.to.map { "From t=\(stretch.from) to t=\($0)" } ?? "From t=\(stretch.from)"
+      let cores = stretch.cores.map { "\($0) \($0 == 1 ? "core" : "cores")" } ?? "the cores"
+      let others = stretch.lighter.prefix(3).map { world.name($0) }.joined(separator: ", ") + (stretch.lighter.count > 3 ? " and \(stretch.lighter.count - 3) more" : "")
+      facts.append((
+        indexOfTick(stretch.from, in: world, after: h.started ?? 0),
+        "\(span) it kept a whole core while \(stretch.units) units of work shared \(cores): its \(world.effectiveQualityOfService(of: op)) outweighed \(others)."))
+    }
     for stretch in h.contention where stretch.to != stretch.from {
       facts.append((indexOfTick(stretch.from, in: world, after: h.started ?? 0), contentionSentence(stretch, of: op, in: world)))
     }

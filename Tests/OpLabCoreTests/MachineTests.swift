@@ -48,6 +48,10 @@ import Testing
     #expect(["a", "b", "c"].map { same.operation(same.operationID(named: $0)!).finishedAt } == [9, 9, 9])
     let b = w.history(of: w.operationID(named: "b")!)
     #expect(b.contention == [CPUStretch(from: 0, to: 6, share: Machine.subTicks / 2, units: 3, cores: 2, heavier: [OpID(0)], lighter: [], equal: [OpID(2)])])
+    // a kept a whole core all along: its userInitiated outweighed b and c.
+    let a = w.history(of: w.operationID(named: "a")!)
+    #expect(a.contention.isEmpty)
+    #expect(a.favoured == [CPUStretch(from: 0, to: 6, share: Machine.subTicks, units: 3, cores: 2, heavier: [], lighter: [OpID(1), OpID(2)], equal: [])])
   }
 
   @Test("An operation's effective QoS is its own, else its queue's; main's is userInteractive (rule 41)")

@@ -28,6 +28,9 @@ public struct OperationHistory: Hashable, Sendable {
   public var overtakenBy: [Int] = []
   /// Stretches of time its work ran at less than a full core because the cores were shared.
   public var contention: [CPUStretch] = []
+  /// Stretches of time its work kept a whole core while others shared theirs, because its
+  /// quality of service outweighed theirs (`share` is a full core).
+  public var favoured: [CPUStretch] = []
   /// What holds it now, if anything (see ``World/blockage(of:)``).
   public var blockage: StallCause?
 }
@@ -59,6 +62,8 @@ extension World {
     // Operations whose work runs, for naming what this one shared the cores with.
     var running: Set<OpID> = []
     let mine = effectiveQualityOfService(of: op)
+    var myShare = Machine.subTicks
+    var contention: (units: Int32, cores: Int32)?
     for (i, e) in trace.enumerated() {
       if let other = e.op {
         switch e.kind {
@@ -66,6 +71,31 @@ extension World {
         case .finished, .workEnded: running.remove(other)
         default: break
         }
+      }
+      if e.op == op, case .cpuShare(let share) = e.kind { myShare = share }
+      // The latest word on the machine: load and share events carry the units and cores.
+      if case .cpuShared(let units, let cores) = e.reason {
+        contention = cores.flatMap { units > $0 ? (units, $0) : nil }
+      }
+      if e.op == op, e.kind == .started { myShare = Machine.subTicks }
+      // A whole core while the cores are shared: its quality of service won it.
+      let favoured = running.contains(op) && myShare == Machine.subTicks && contention != nil
+      let open = h.favoured.last.map { $0.to == nil } ?? false
+      if favoured, !open, let c = contention {
+        var stretch = CPUStretch(from: e.tick, share: myShare, units: c.units, cores: c.cores)
+        stretch.lighter = running.sorted().filter { $0 != op && effectiveQualityOfService(of: $0) < mine }
+        if !stretch.lighter.isEmpty { h.favoured.append(stretch) }
+      } else if favoured, open, let c = contention {
+        // Still favoured: keep the most units seen and everyone it outweighed.
+        let k = h.favoured.count - 1
+        h.favoured[k].units = Swift.max(h.favoured[k].units, c.units)
+        for other in running.sorted() where other != op && effectiveQualityOfService(of: other) < mine
+          && !h.favoured[k].lighter.contains(other)
+        {
+          h.favoured[k].lighter.append(other)
+        }
+      } else if !favoured, open {
+        h.favoured[h.favoured.count - 1].to = e.tick
       }
       if e.op == op, case .cpuShare(let share) = e.kind {
         if let last = h.contention.last, last.to == nil { h.contention[h.contention.count - 1].to = e.tick }
