@@ -169,31 +169,20 @@ public enum Timeline {
     return out
   }
 
-  /// One row for all taps (or all frames): waiting, running, answered or dropped.
+  /// One row for all taps (or all frames): waiting, running, answered or dropped; the note
+  /// is the core's ``ResponsivenessReport``.
   static func userInterfaceRow(
     _ ops: [OpID], isTaps: Bool, lanes: Lanes, world: World, g: Glyphs, columns: Int,
     span: (Tick, Tick) -> Range<Int>, column: (Tick) -> Int?
   ) -> ([Character], String) {
     var cells = Array(repeating: g.empty, count: columns)
     var weight = Array(repeating: 0, count: columns)
-    var longestWait: Tick = 0
-    var dropped = 0, delayed = 0, waiting = 0
     for op in ops {
-      let r = world.operation(op)
-      if let enq = r.enqueuedAt {
-        if r.startedAt == nil && r.finishedAt == nil {
-          waiting += 1
-        } else {
-          let waited = (r.startedAt ?? r.finishedAt ?? world.now) - enq
-          longestWait = max(longestWait, waited)
-          if waited > 0 { delayed += 1 }
-        }
-      }
       for s in lanes.segments[op] ?? [] {
         let (glyph, w): (Character, Int) = switch s.state {
-        case .pending, .ready: (g.ready, 1)
-        case .executingShared: (g.sharedExecuting, 2)
-        default: (g.executing, 3)
+        case .pending, .ready: (g.ready, 2)
+        case .executingShared: (g.sharedExecuting, 3)
+        default: (g.executing, 4)
         }
         for c in span(s.from, s.to) where w > weight[c] {
           cells[c] = glyph
@@ -205,7 +194,6 @@ public enum Timeline {
         if case .finished(.dropped) = m.kind {
           cells[c] = g.dropped
           weight[c] = 9
-          dropped += 1
         } else if isTaps, case .finished = m.kind, weight[c] == 0 {
           // An answer mark never hides another tap waiting or running in the same column.
           cells[c] = g.finished
@@ -213,14 +201,17 @@ public enum Timeline {
         }
       }
     }
-    let what = isTaps ? (ops.count == 1 ? "1 tap" : "\(ops.count) taps") : (ops.count == 1 ? "1 frame" : "\(ops.count) frames")
-    var note = what
+    let r = world.responsiveness()
+    var note: String
     if isTaps {
-      if delayed == 0 && waiting == 0 { note += ", answered at once" }
-      if delayed > 0 { note += ", \(delayed) delayed, longest wait \(longestWait) \(longestWait == 1 ? "tick" : "ticks")" }
-      if waiting > 0 { note += ", \(waiting) still waiting" }
+      note = r.taps == 1 ? "1 tap" : "\(r.taps) taps"
+      if r.tapsDelayed == 0 && r.tapsWaiting == 0 { note += ", answered at once" }
+      if r.tapsDelayed > 0 {
+        note += ", \(r.tapsDelayed) delayed, longest wait \(r.longestTapWait) \(r.longestTapWait == 1 ? "tick" : "ticks")"
+      }
+      if r.tapsWaiting > 0 { note += ", \(r.tapsWaiting) still waiting" }
     } else {
-      note += dropped == 0 ? ", none dropped" : ", \(dropped) dropped"
+      note = (r.frames == 1 ? "1 frame" : "\(r.frames) frames") + (r.framesDropped == 0 ? ", none dropped" : ", \(r.framesDropped) dropped")
     }
     return (cells, note)
   }

@@ -64,55 +64,68 @@ extension World {
     let mine = effectiveQualityOfService(of: op)
     var myShare = Machine.subTicks
     var contention: (units: Int32, cores: Int32)?
+    /// Files `other` under the stretch by how its quality of service compares with this op's.
+    func classify(_ other: OpID, into stretch: inout CPUStretch) {
+      guard other != op, !(stretch.heavier + stretch.lighter + stretch.equal).contains(other) else { return }
+      let qos = effectiveQualityOfService(of: other)
+      if qos > mine { stretch.heavier.append(other) } else if qos < mine { stretch.lighter.append(other) } else { stretch.equal.append(other) }
+    }
+    /// Ends the open contention stretch at `tick`: work that started only then did not share it.
+    func closeContention(at tick: Tick) {
+      guard let k = h.contention.indices.last, h.contention[k].to == nil else { return }
+      h.contention[k].to = tick
+      let before: (OpID) -> Bool = { (self.operations[$0.slot].startedAt ?? tick) < tick }
+      h.contention[k].heavier = h.contention[k].heavier.filter(before)
+      h.contention[k].lighter = h.contention[k].lighter.filter(before)
+      h.contention[k].equal = h.contention[k].equal.filter(before)
+    }
     for (i, e) in trace.enumerated() {
       if let other = e.op {
         switch e.kind {
-        case .started: running.insert(other)
+        case .started:
+          running.insert(other)
+          // Whatever starts while this op runs on a share of a core shares the cores with it.
+          if other != op, let last = h.contention.last, last.to == nil {
+            classify(other, into: &h.contention[h.contention.count - 1])
+          }
         case .finished, .workEnded: running.remove(other)
         default: break
         }
       }
-      if e.op == op, case .cpuShare(let share) = e.kind { myShare = share }
-      // The latest word on the machine: load and share events carry the units and cores.
-      if case .cpuShared(let units, let cores) = e.reason {
-        contention = cores.flatMap { units > $0 ? (units, $0) : nil }
+      let ends: Bool
+      switch e.kind {
+      case .finished, .workEnded: ends = e.op == op
+      default: ends = false
       }
       if e.op == op, e.kind == .started { myShare = Machine.subTicks }
-      // A whole core while the cores are shared: its quality of service won it.
-      let favoured = running.contains(op) && myShare == Machine.subTicks && contention != nil
-      let open = h.favoured.last.map { $0.to == nil } ?? false
-      if favoured, !open, let c = contention {
-        var stretch = CPUStretch(from: e.tick, share: myShare, units: c.units, cores: c.cores)
-        stretch.lighter = running.sorted().filter { $0 != op && effectiveQualityOfService(of: $0) < mine }
-        if !stretch.lighter.isEmpty { h.favoured.append(stretch) }
-      } else if favoured, open, let c = contention {
-        // Still favoured: keep the most units seen and everyone it outweighed.
-        let k = h.favoured.count - 1
-        h.favoured[k].units = Swift.max(h.favoured[k].units, c.units)
-        for other in running.sorted() where other != op && effectiveQualityOfService(of: other) < mine
-          && !h.favoured[k].lighter.contains(other)
-        {
-          h.favoured[k].lighter.append(other)
-        }
-      } else if !favoured, open {
-        h.favoured[h.favoured.count - 1].to = e.tick
-      }
-      if e.op == op, case .cpuShare(let share) = e.kind {
-        if let last = h.contention.last, last.to == nil { h.contention[h.contention.count - 1].to = e.tick }
-        if share < Machine.subTicks, case .cpuShared(let units, let cores) = e.reason {
-          var stretch = CPUStretch(from: e.tick, share: share, units: units, cores: cores)
-          for other in running.sorted() where other != op {
-            let qos = effectiveQualityOfService(of: other)
-            if qos > mine { stretch.heavier.append(other) } else if qos < mine { stretch.lighter.append(other) } else { stretch.equal.append(other) }
+      if case .cpuShared(let units, let cores) = e.reason {
+        // Load and share events carry the machine's units and cores.
+        contention = cores.flatMap { units > $0 ? (units, $0) : nil }
+        if e.op == op, case .cpuShare(let share) = e.kind {
+          myShare = share
+          closeContention(at: e.tick)
+          if share < Machine.subTicks {
+            var stretch = CPUStretch(from: e.tick, share: share, units: units, cores: cores)
+            for other in running.sorted() { classify(other, into: &stretch) }
+            h.contention.append(stretch)
           }
-          h.contention.append(stretch)
+        }
+        // A whole core while the cores are shared: its quality of service won it.
+        let open = h.favoured.last.map { $0.to == nil } ?? false
+        if running.contains(op), myShare == Machine.subTicks, let c = contention {
+          if !open {
+            h.favoured.append(CPUStretch(from: e.tick, share: myShare, units: c.units, cores: c.cores))
+          }
+          let k = h.favoured.count - 1
+          h.favoured[k].units = Swift.max(h.favoured[k].units, c.units)
+          for other in running.sorted() where effectiveQualityOfService(of: other) < mine { classify(other, into: &h.favoured[k]) }
+        } else if open {
+          h.favoured[h.favoured.count - 1].to = e.tick
         }
       }
-      if e.op == op, e.kind == .finished(.succeeded) || e.kind == .finished(.failed) || e.kind == .finished(.cancelled)
-        || e.kind == .finished(.bailed) || e.kind == .workEnded,
-        let last = h.contention.last, last.to == nil
-      {
-        h.contention[h.contention.count - 1].to = e.tick
+      if ends {
+        closeContention(at: e.tick)
+        if let last = h.favoured.last, last.to == nil { h.favoured[h.favoured.count - 1].to = e.tick }
       }
       if e.op == op {
         switch e.kind {
@@ -139,6 +152,7 @@ extension World {
         h.overtakenBy.append(i)
       }
     }
+    h.favoured.removeAll { $0.lighter.isEmpty }
     h.blockage = blockage(of: op)
     return h
   }

@@ -140,8 +140,7 @@ struct CPUState: Sendable {
   var dirty = false
   var generation: UInt32 = 0
   var nextSerial = 0
-  /// The load last recorded: units running and units of work per tick.
-  var recordedUnits: Int32 = 0
+  /// The work per tick last recorded.
   var recordedUsed: Int64 = 0
   /// Per operation, the work per tick last recorded (absent: a full core per unit, or not running).
   var recordedShare: [OpID: Int64] = [:]

@@ -175,7 +175,7 @@ extension World {
     // Per operation: the work per tick of its main() or blocks, when it changed. Past
     // `shareRecordLimit` units the shares are not recorded, so the trace stays linear.
     guard units <= Machine.shareRecordLimit else {
-      recordLoad(units: units, used: used, reason: reason)
+      recordLoad(used: used, reason: reason)
       return
     }
     var shares: [OpID: Int64] = [:]
@@ -196,12 +196,11 @@ extension World {
     }
     // Operations that stopped running forget their share.
     for op in Array(cpu.recordedShare.keys) where shares[op] == nil { cpu.recordedShare[op] = nil }
-    recordLoad(units: units, used: used, reason: reason)
+    recordLoad(used: used, reason: reason)
   }
 
-  private mutating func recordLoad(units: Int32, used: Int64, reason: Reason) {
+  private mutating func recordLoad(used: Int64, reason: Reason) {
     if used != cpu.recordedUsed {
-      cpu.recordedUnits = units
       cpu.recordedUsed = used
       record(.cpuLoad(used: used), reason: reason)
     }

@@ -35,7 +35,7 @@ extension World {
     let first = from ?? now
     guard first >= now else { throw .invalidTick("tick \(first) is in the past (the clock is at \(now))") }
     guard first <= Self.maxTick else { throw .invalidTick("tick \(first) is past the last tick (\(Self.maxTick))") }
-    if let until, until < first { throw .invalidTick("frames to tick \(until) would end before they start (\(first))") }
+    if let until, until < first { throw .invalidTick("the frames would end (t=\(until)) before they start (t=\(first))") }
     if let until, (until - first) / every >= Self.maxFrames {
       throw .invalidTick("that is \((until - first) / every + 1) frames; the lab draws at most \(Self.maxFrames) (use a longer period or an earlier end)")
     }
@@ -62,10 +62,6 @@ extension World {
 
   /// The most frames one `frames` setting brings; frames without an end stop there.
   public static let maxFrames = 100_000
-
-  /// Whether the operation is user-interface work or a wait on the main thread rather than
-  /// an operation the learner defined.
-  public func isMainThreadWork(_ op: OpID) -> Bool { operations[op.slot].mainThreadWork != nil }
 
   // MARK: - Kernel
 

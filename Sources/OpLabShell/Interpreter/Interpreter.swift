@@ -277,9 +277,6 @@ public final class Interpreter {
       let (out, _) = try perform([.tap(at: at ?? world.now)])
       return Reply(output: out)
     case .frames(let every, let from, let to):
-      if every != nil, let from, let to, to < from {
-        throw Diagnostic(column: 1, message: "the frames would end (t=\(to)) before they start (t=\(from))")
-      }
       let (out, _) = try perform([.frames(every: every, from: from, until: to)])
       return Reply(output: out)
     case .step(let n):
