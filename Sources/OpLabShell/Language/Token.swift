@@ -51,40 +51,57 @@ public enum Lexer {
 public enum Suggest {
   /// The edit distance between two strings, ignoring case.
   public static func distance(_ a: String, _ b: String) -> Int {
-    // Optimal string alignment: a swap of two neighbours counts as one edit ("stpe" → "step").
-    let x = Array(a.lowercased()), y = Array(b.lowercased())
+    distance(Array(a.lowercased()), Array(b.lowercased()))
+  }
+
+  /// Optimal string alignment: a swap of two neighbours counts as one edit ("stpe" → "step").
+  /// Keeps three rows of the table, not the whole table.
+  static func distance(_ x: [Character], _ y: [Character]) -> Int {
     if x.isEmpty { return y.count }
     if y.isEmpty { return x.count }
-    var d = [[Int]](repeating: [Int](repeating: 0, count: y.count + 1), count: x.count + 1)
-    for i in 0...x.count { d[i][0] = i }
-    for j in 0...y.count { d[0][j] = j }
+    let n = y.count
+    var before = [Int](repeating: 0, count: n + 1)
+    var previous = Array(0...n)
+    var current = [Int](repeating: 0, count: n + 1)
     for i in 1...x.count {
-      for j in 1...y.count {
+      current[0] = i
+      for j in 1...n {
         let cost = x[i - 1] == y[j - 1] ? 0 : 1
-        d[i][j] = Swift.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-        if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { d[i][j] = Swift.min(d[i][j], d[i - 2][j - 2] + 1) }
+        var d = Swift.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+        if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { d = Swift.min(d, before[j - 2] + 1) }
+        current[j] = d
       }
+      (before, previous, current) = (previous, current, before)
     }
-    return d[x.count][y.count]
+    return previous[n]
   }
 
   /// The closest candidate, when it is close enough to be a likely typo.
   public static func closest(to word: String, in candidates: [String]) -> String? {
     // Typos are short: comparing long words would cost (length × length) for nothing.
-    guard word.count <= 64 else { return nil }
-    let scored = candidates.filter { $0.count <= 64 && abs($0.count - word.count) <= 3 || $0.lowercased().hasPrefix(word.lowercased()) }
-      .map { ($0, $0.count <= 64 ? distance(word, $0) : Int.max) }
-    guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }) else { return nil }
+    let typed = Array(word.lowercased())
+    guard typed.count <= 64 else { return nil }
+    var best: (candidate: String, distance: Int)?
+    var prefixed: [String] = []
+    for candidate in candidates {
+      let lowered = Array(candidate.lowercased())
+      let isPrefixed = lowered.starts(with: typed)
+      if isPrefixed { prefixed.append(candidate) }
+      guard lowered.count <= 64 ? abs(lowered.count - typed.count) <= 3 || isPrefixed : isPrefixed else { continue }
+      let d = lowered.count <= 64 ? distance(typed, lowered) : Int.max
+      if let b = best, b.distance < d || (b.distance == d && b.candidate < candidate) { continue }
+      best = (candidate, d)
+    }
+    guard let best else { return nil }
     // Short words are too easy to match by accident ("c" is one edit from "a").
     let limit: Int
     switch word.count {
     case 0, 1: limit = 0
-    case 2: limit = best.0.first?.lowercased() == word.first?.lowercased() ? 1 : 0  // "d9" → "d1", not "c" → "a"
+    case 2: limit = best.candidate.first?.lowercased() == word.first?.lowercased() ? 1 : 0  // "d9" → "d1", not "c" → "a"
     default: limit = Swift.max(1, Swift.min(3, word.count / 3))
     }
-    if best.1 <= limit { return best.0 }
+    if best.distance <= limit { return best.candidate }
     // A unique candidate that starts with the word is a good guess too.
-    let prefixed = candidates.filter { $0.lowercased().hasPrefix(word.lowercased()) }
     return prefixed.count == 1 ? prefixed[0] : nil
   }
 }
