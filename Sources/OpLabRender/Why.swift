@@ -91,9 +91,7 @@ public enum Why {
 extension Why {
   /// The trace index of the first event at or after `tick`, from `start` on (for ordering facts).
   static func indexOfTick(_ tick: Tick, in world: World, after start: Int) -> Int {
-    var i = start
-    while i < world.trace.count, world.trace[i].tick < tick { i += 1 }
-    return i
+    Swift.max(start, world.trace.firstIndex(atOrAfter: tick))
   }
 
   /// "From t=4 to t=10 it ran at 1/3 of a core: 3 units of work on 1 core; userInitiated

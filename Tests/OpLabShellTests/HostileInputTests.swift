@@ -54,7 +54,7 @@ import Testing
 
   /// What a refused line must leave alone.
   struct Snapshot: Equatable {
-    var trace: [Event]
+    var trace: Trace
     var script: [String]
     var journalEnds: [Int]
     var journalCount: Int

@@ -35,7 +35,7 @@ public struct World: Sendable {
   /// Every queue, indexed by ``QueueID``; `main` is first.
   public internal(set) var queues: [QueueRecord] = []
   /// The append-only trace. An event's sequence number is its index.
-  public internal(set) var trace: [Event] = []
+  public internal(set) var trace = Trace()
   /// Completion blocks running now.
   public internal(set) var runningCompletions = 0
 
@@ -63,9 +63,9 @@ public struct World: Sendable {
   }
 
   /// The operation with this identifier.
-  public func operation(_ id: OpID) -> OperationRecord { operations[id.slot] }
+  @inlinable public func operation(_ id: OpID) -> OperationRecord { operations[id.slot] }
   /// The queue with this identifier.
-  public func queue(_ id: QueueID) -> QueueRecord { queues[id.slot] }
+  @inlinable public func queue(_ id: QueueID) -> QueueRecord { queues[id.slot] }
   /// Looks an operation up by name.
   public func operationID(named name: String) -> OpID? { opNames[name] }
   /// Looks a queue up by name.

@@ -1,0 +1,212 @@
+/// The append-only trace, packed: a collection of ``Event``s that stores each one in
+/// about 10 bytes instead of the 60 an `Event` value takes.
+///
+/// A world of a million operations records about six million events, so the trace is
+/// most of a big world's memory. Each event is written as a few bytes — its kind, its
+/// reason and which fields it has, then variable-length integers for the tick (as the
+/// step from the event before), the operation, the queue and the payloads — into
+/// fixed-size chunks, so the trace never copies itself to grow and a copy of the world
+/// (a fork, a time-travel checkpoint) shares every chunk but the one being written.
+///
+/// Reading is cheap in order (the iterator decodes as it goes) and O(1) at random: every
+/// ``markEvery``-th event is indexed, and `trace[i]` decodes from the mark before `i`.
+///
+/// ```swift
+/// for event in world.trace where event.kind == .started { … }
+/// let first = world.trace.firstIndex(atOrAfter: 10)  // binary search on the marks
+/// ```
+public struct Trace: RandomAccessCollection, Equatable, Sendable {
+  public typealias Index = Int
+
+  /// Bytes per chunk. An event never straddles two chunks.
+  static let chunkBytes = 1 << 16
+  /// The most bytes one event can take: a 3-byte header and at most six 10-byte integers.
+  static let maxEventBytes = 64
+  /// One event in this many is indexed for random access.
+  public static let markEvery = 32
+
+  /// Where an indexed event starts, and the tick of the event before it (its tick is
+  /// written as a step from that one).
+  struct Mark: Sendable {
+    var chunk: Int32
+    var offset: Int32
+    var previousTick: Tick
+  }
+
+  /// Full chunks and the one being written; every chunk is `chunkBytes` long, and only
+  /// the first `used` bytes of the last one are written.
+  var chunks: [[UInt8]] = []
+  var used = 0
+  var marks: [Mark] = []
+  /// The tick of the last event (0 when empty).
+  public private(set) var lastTick: Tick = 0
+  public private(set) var count = 0
+
+  public init() {}
+
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { count }
+
+  /// The bytes the events take (chunks allocated, including the unwritten end of the last one).
+  public var storedBytes: Int { chunks.count * Self.chunkBytes + marks.count * MemoryLayout<Mark>.stride }
+
+  public subscript(position: Int) -> Event {
+    precondition(position >= 0 && position < count, "trace index \(position) out of 0..<\(count)")
+    var cursor = Cursor(mark: marks[position / Self.markEvery])
+    for _ in 0..<(position % Self.markEvery) { _ = cursor.next(in: chunks) }
+    return cursor.next(in: chunks)
+  }
+
+  public func makeIterator() -> Iterator { Iterator(trace: self) }
+
+  /// Decodes the events in order, each in constant time.
+  public struct Iterator: IteratorProtocol, Sendable {
+    let chunks: [[UInt8]]
+    var cursor: Cursor
+    var remaining: Int
+
+    init(trace: Trace) {
+      chunks = trace.chunks
+      cursor = Cursor(mark: Mark(chunk: 0, offset: 0, previousTick: 0))
+      remaining = trace.count
+    }
+
+    public mutating func next() -> Event? {
+      guard remaining > 0 else { return nil }
+      remaining -= 1
+      return cursor.next(in: chunks)
+    }
+  }
+
+  /// The first event at or after `tick` (`endIndex` when none), found by binary search on
+  /// the marks: O(log n).
+  public func firstIndex(atOrAfter tick: Tick) -> Int {
+    // The last mark whose event is before `tick`; the answer lies after it.
+    var low = 0, high = marks.count
+    while low < high {
+      let mid = (low + high) / 2
+      var cursor = Cursor(mark: marks[mid])
+      if cursor.next(in: chunks).tick < tick { low = mid + 1 } else { high = mid }
+    }
+    var index = Swift.max(0, low - 1) * Self.markEvery
+    guard index < count else { return count }
+    var cursor = Cursor(mark: marks[index / Self.markEvery])
+    while index < count, cursor.next(in: chunks).tick < tick { index += 1 }
+    return index
+  }
+
+  public static func == (a: Trace, b: Trace) -> Bool {
+    a.count == b.count && a.lastTick == b.lastTick && a.elementsEqual(b)
+  }
+
+  // MARK: - Writing
+
+  /// Appends an event. Ticks never go back: `event.tick` is at least ``lastTick``.
+  mutating func append(_ event: Event) {
+    precondition(event.tick >= lastTick || count == 0, "the trace is in tick order")
+    if chunks.isEmpty || used > Self.chunkBytes - Self.maxEventBytes {
+      chunks.append([UInt8](repeating: 0, count: Self.chunkBytes))
+      used = 0
+    }
+    if count % Self.markEvery == 0 {
+      marks.append(Mark(chunk: Int32(chunks.count - 1), offset: Int32(used), previousTick: lastTick))
+    }
+    let step = event.tick - (count == 0 ? 0 : lastTick)
+    let last = chunks.count - 1
+    used = chunks[last].withUnsafeMutableBufferPointer { buffer in
+      var w = Writer(buffer: buffer, position: used)
+      Codec.write(event, step: UInt64(step), to: &w)
+      return w.position
+    }
+    lastTick = event.tick
+    count += 1
+  }
+
+  // MARK: - Reading
+
+  /// A reading position: a chunk, an offset in it and the tick of the event before.
+  struct Cursor: Sendable {
+    var chunk: Int
+    var offset: Int
+    var previousTick: Tick
+
+    init(mark: Mark) {
+      chunk = Int(mark.chunk)
+      offset = Int(mark.offset)
+      previousTick = mark.previousTick
+    }
+
+    /// Decodes the event here and moves past it.
+    mutating func next(in chunks: [[UInt8]]) -> Event {
+      let (event, end) = chunks[chunk].withUnsafeBufferPointer { buffer in
+        var r = Reader(buffer: buffer, position: offset)
+        let e = Codec.read(from: &r, previousTick: previousTick)
+        return (e, r.position)
+      }
+      previousTick = event.tick
+      // The writer starts a new chunk exactly when this one could not hold a whole event.
+      if end > Trace.chunkBytes - Trace.maxEventBytes {
+        chunk += 1
+        offset = 0
+      } else {
+        offset = end
+      }
+      return event
+    }
+  }
+}
+
+/// Little-endian base-128 integers into a chunk.
+struct Writer {
+  let buffer: UnsafeMutableBufferPointer<UInt8>
+  var position: Int
+
+  mutating func byte(_ b: UInt8) {
+    buffer[position] = b
+    position += 1
+  }
+
+  mutating func varint(_ value: UInt64) {
+    var v = value
+    while v >= 0x80 {
+      byte(UInt8(truncatingIfNeeded: v) | 0x80)
+      v >>= 7
+    }
+    byte(UInt8(v))
+  }
+
+  /// Signed values, zigzag-encoded so small negatives stay short.
+  mutating func signed(_ value: Int64) {
+    varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+  }
+}
+
+struct Reader {
+  var buffer: UnsafeBufferPointer<UInt8>
+  var position: Int
+
+  mutating func byte() -> UInt8 {
+    let b = buffer[position]
+    position += 1
+    return b
+  }
+
+  mutating func varint() -> UInt64 {
+    var value: UInt64 = 0
+    var shift: UInt64 = 0
+    while true {
+      let b = byte()
+      value |= UInt64(b & 0x7F) << shift
+      if b < 0x80 { return value }
+      shift += 7
+    }
+  }
+
+  mutating func signed() -> Int64 {
+    let v = varint()
+    return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
+  }
+
+  mutating func int32() -> Int32 { Int32(truncatingIfNeeded: signed()) }
+  mutating func op() -> OpID { OpID(Int(int32())) }
+}
