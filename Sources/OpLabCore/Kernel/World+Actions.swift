@@ -100,9 +100,8 @@ extension World {
   /// - Throws: ``SimulationError/cannotEnqueue(operation:phase:platform:)`` unless the
   ///   operation is new (rule 39).
   public mutating func enqueue(_ op: OpID, on q: QueueID) throws(SimulationError) {
-    let record = operations[op.slot]
-    guard record.phase == .created else {
-      throw .cannotEnqueue(operation: record.name, phase: record.phase, platform: platform)
+    guard operations[op.slot].phase == .created else {
+      throw .cannotEnqueue(operation: operations[op.slot].name, phase: operations[op.slot].phase, platform: platform)
     }
     file(op, on: q, reason: .command)
     pick(on: q, trigger: .enqueued)
@@ -254,6 +253,8 @@ extension World {
   /// Whether a name is an identifier: letters, digits, `-`, `_` and `.`, starting with a
   /// letter or `_` (so a name never reads as a number), and not a reserved word.
   public static func isValidName(_ name: String) -> Bool {
+    // Most names are ASCII: check those byte by byte, without Unicode property tables.
+    if let ascii = asciiNameVerdict(name) { return ascii }
     guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_",
       !reservedNames.contains(name.lowercased())
     else { return false }
@@ -261,6 +262,21 @@ extension World {
       $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
         || $0.properties.generalCategory == .nonspacingMark || $0.properties.generalCategory == .spacingMark
     }
+  }
+
+  /// The verdict for a name of ASCII letters, digits, `-`, `_` and `.`; `nil` when it has
+  /// other characters, which the Unicode rules decide.
+  private static func asciiNameVerdict(_ name: String) -> Bool? {
+    var utf8 = name.utf8.makeIterator()
+    guard let first = utf8.next() else { return false }
+    func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") }
+    guard isLetter(first) || first == UInt8(ascii: "_") else { return first < 0x80 ? false : nil }
+    while let b = utf8.next() {
+      guard isLetter(b) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
+        || b == UInt8(ascii: ".")
+      else { return b < 0x80 ? false : nil }
+    }
+    return !reservedNames.contains(name.lowercased())
   }
 
   /// Words the command language gives a meaning where a name could stand (`cancel all`, `max q default`).
@@ -325,22 +341,22 @@ extension World {
 
   /// Moves a pending operation to ready when nothing blocks it, and lets its queue pick.
   mutating func becomeReadyIfPossible(_ op: OpID, reason: Reason, pick shouldPick: Bool = true) {
-    let r = operations[op.slot]
-    guard r.phase == .pending, r.isReady, let q = r.queue else { return }
-    if case .async = r.spec.kind { record(.kvoWillChange(.isReady), op: op, queue: q, reason: reason) }
+    guard operations[op.slot].phase == .pending, operations[op.slot].isReady, let q = operations[op.slot].queue else { return }
+    let isAsync: Bool
+    if case .async = operations[op.slot].spec.kind { isAsync = true } else { isAsync = false }
+    if isAsync { record(.kvoWillChange(.isReady), op: op, queue: q, reason: reason) }
     operations[op.slot].phase = .ready
     record(.ready, op: op, queue: q, from: .pending, to: .ready, reason: reason)
-    if case .async = r.spec.kind { record(.kvoDidChange(.isReady), op: op, queue: q, reason: reason) }
+    if isAsync { record(.kvoDidChange(.isReady), op: op, queue: q, reason: reason) }
     pushReady(op, on: q)
     if shouldPick {
-      let trigger: StartTrigger = r.isCancelled ? .cancelled : .becameReady
+      let trigger: StartTrigger = operations[op.slot].isCancelled ? .cancelled : .becameReady
       pick(on: q, trigger: trigger)
     }
   }
 
   mutating func pushReady(_ op: OpID, on q: QueueID) {
-    let r = operations[op.slot]
-    queues[q.slot].readyHeap.insert(ReadyEntry(level: r.level, place: r.place, op: op))
+    queues[q.slot].readyHeap.insert(ReadyEntry(level: operations[op.slot].level, place: operations[op.slot].place, op: op))
   }
 
   mutating func cancel(_ op: OpID, because cause: Reason) {

@@ -27,8 +27,9 @@ extension World {
   }
 
   private func isCurrent(_ e: ReadyEntry, in q: QueueID) -> Bool {
-    let r = operations[e.op.slot]
-    return r.phase == .ready && !r.dispatched && r.queue == q && r.level == e.level && r.place == e.place
+    // Field by field: copying the whole record would retain its name, spec and edges.
+    operations[e.op.slot].phase == .ready && !operations[e.op.slot].dispatched && operations[e.op.slot].queue == q
+      && operations[e.op.slot].level == e.level && operations[e.op.slot].place == e.place
   }
 
   mutating func popReady(_ q: QueueID) -> OpID? {
@@ -48,51 +49,52 @@ extension World {
 
   /// The queue starts an operation: `start()` either skips a cancelled one or begins `main()`.
   mutating func start(_ op: OpID, reason: Reason, holdsSlot: Bool) {
-    let r = operations[op.slot]
-    let q = r.queue
-    if holdsSlot, !r.dispatched, let q { queues[q.slot].executingCount += 1 }
+    let q = operations[op.slot].queue
+    let generation = operations[op.slot].generation
+    if holdsSlot, !operations[op.slot].dispatched, let q { queues[q.slot].executingCount += 1 }
     operations[op.slot].holdsSlot = holdsSlot
     operations[op.slot].dispatched = false
     operations[op.slot].startedAt = now
     operations[op.slot].phase = .executing
-    if r.isCancelled {
+    if operations[op.slot].isCancelled {
       record(.skipped, op: op, queue: q, from: .ready, to: .executing, reason: reason)
       // start() runs on a worker after the pick loop: finish it as the next thing at this tick.
-      schedule(.finishNow(op, .cancelled, .skippedBecauseCancelled, generation: r.generation), at: now)
+      schedule(.finishNow(op, .cancelled, .skippedBecauseCancelled, generation: generation), at: now)
       return
     }
+    let kind = operations[op.slot].spec.kind
     let isAsync: Bool
-    if case .async = r.spec.kind { isAsync = true } else { isAsync = false }
+    if case .async = kind { isAsync = true } else { isAsync = false }
     if isAsync { record(.kvoWillChange(.isExecuting), op: op, queue: q, reason: reason) }
     record(.started, op: op, queue: q, from: .ready, to: .executing, reason: reason)
     if isAsync { record(.kvoDidChange(.isExecuting), op: op, queue: q, reason: reason) }
 
-    if r.spec.bailsIfDependencyCancelled,
-      let cancelled = r.dependencies.first(where: { operations[$0.slot].isCancelled })
+    if operations[op.slot].spec.bailsIfDependencyCancelled,
+      let cancelled = operations[op.slot].dependencies.first(where: { operations[$0.slot].isCancelled })
     {
-      schedule(.finishNow(op, .bailed, .dependencyWasCancelled(cancelled), generation: r.generation), at: now)
+      schedule(.finishNow(op, .bailed, .dependencyWasCancelled(cancelled), generation: generation), at: now)
       return
     }
-    if case .wait(let scope) = r.mainThreadWork {
+    if case .wait(let scope) = operations[op.slot].mainThreadWork {
       mainThreadWait = op
       record(.waitStarted, op: op, queue: scope, reason: .command)
-      if isWaitOver(scope) { schedule(.finishNow(op, .succeeded, .waitReturned, generation: r.generation), at: now) }
+      if isWaitOver(scope) { schedule(.finishNow(op, .succeeded, .waitReturned, generation: generation), at: now) }
       return
     }
-    switch r.spec.kind {
+    switch kind {
     case .plain, .async:
-      scheduleWork(.workDone(op, generation: r.generation), ticks: r.spec.workLength(on: platform), work: .main(op))
+      scheduleWork(.workDone(op, generation: generation), ticks: operations[op.slot].spec.workLength(on: platform), work: .main(op))
     case .blocks(let blocks):
       switch platform {
       case .apple:
         for (i, length) in blocks.enumerated() {
           record(.blockStarted(Int32(i)), op: op, queue: q, reason: .blockSchedule)
-          scheduleWork(.blockDone(op, block: Int32(i), generation: r.generation), ticks: length, work: .block(op, Int32(i)))
+          scheduleWork(.blockDone(op, block: Int32(i), generation: generation), ticks: length, work: .block(op, Int32(i)))
         }
       case .linux:
         operations[op.slot].blocksSequential = true
         record(.blockStarted(0), op: op, queue: q, reason: .blockSchedule)
-        scheduleWork(.blockDone(op, block: 0, generation: r.generation), ticks: blocks[0], work: .block(op, 0))
+        scheduleWork(.blockDone(op, block: 0, generation: generation), ticks: blocks[0], work: .block(op, 0))
       }
     }
   }
@@ -101,11 +103,13 @@ extension World {
   /// their queues pick; the completion block is submitted; the slot is freed and the
   /// operation's own queue picks.
   mutating func finish(_ op: OpID, outcome: Outcome, reason: Reason) {
-    let r = operations[op.slot]
-    let q = r.queue
-    let wasExecuting = r.phase == .executing
+    let q = operations[op.slot].queue
+    let phase = operations[op.slot].phase
+    let wasExecuting = phase == .executing
+    let holdsSlot = operations[op.slot].holdsSlot
+    let mainThreadWork = operations[op.slot].mainThreadWork
     let kvo: Bool
-    if case .async = r.spec.kind { kvo = wasExecuting && reason != .skippedBecauseCancelled } else { kvo = false }
+    if case .async = operations[op.slot].spec.kind { kvo = wasExecuting && reason != .skippedBecauseCancelled } else { kvo = false }
     if kvo {
       record(.kvoWillChange(.isFinished), op: op, queue: q, reason: reason)
       record(.kvoWillChange(.isExecuting), op: op, queue: q, reason: reason)
@@ -116,8 +120,8 @@ extension World {
     operations[op.slot].generation &+= 1
     dropWork(of: op)
     if mainThreadWait == op { mainThreadWait = nil }
-    record(.finished(outcome), op: op, queue: q, from: r.phase, to: .finished, reason: reason)
-    if case .wait(let scope) = r.mainThreadWork, reason == .waitReturned {
+    record(.finished(outcome), op: op, queue: q, from: phase, to: .finished, reason: reason)
+    if case .wait(let scope) = mainThreadWork, reason == .waitReturned {
       record(.waitEnded, op: op, queue: scope, reason: .allFinished)
     }
     if kvo {
@@ -125,12 +129,12 @@ extension World {
       record(.kvoDidChange(.isFinished), op: op, queue: q, reason: reason)
     }
 
-    for dependent in r.dependents where !operations[dependent.slot].isFinished {
+    for dependent in operations[op.slot].dependents where !operations[dependent.slot].isFinished {
       operations[dependent.slot].unfinishedCount -= 1
       becomeReadyIfPossible(dependent, reason: .dependencyFinished(op))
     }
 
-    if let length = r.spec.completion {
+    if let length = operations[op.slot].spec.completion {
       operations[op.slot].completionRunning = true
       runningCompletions += 1
       record(.completionStarted, op: op, queue: q, reason: .afterFinish)
@@ -146,12 +150,12 @@ extension World {
       for waiting in held { start(waiting, reason: .dispatchBarrierEnded(op), holdsSlot: true) }
     }
     // Every operation filed in a queue finishes from a slot; a corelibs empty-queue barrier holds none.
-    if wasExecuting, r.holdsSlot {
+    if wasExecuting, holdsSlot {
       queues[q.slot].finishedMembers += 1
       queues[q.slot].executingCount -= 1
       pick(on: q, trigger: .slotFreed(op))
     }
-    if let wait = mainThreadWait, wait != op, r.mainThreadWork == nil, case .wait(let scope) = operations[wait.slot].mainThreadWork,
+    if let wait = mainThreadWait, wait != op, mainThreadWork == nil, case .wait(let scope) = operations[wait.slot].mainThreadWork,
       scope == nil || scope == q, isWaitOver(scope)
     {
       schedule(.finishNow(wait, .succeeded, .waitReturned, generation: operations[wait.slot].generation), at: now)
@@ -215,16 +219,17 @@ extension World {
   mutating func process(_ w: Wakeup) {
     switch w.action {
     case .workDone(let op, let generation):
-      let r = operations[op.slot]
-      guard r.generation == generation, r.phase == .executing, !r.jammed else { return }
-      if case .async(forgetsFinish: true) = r.spec.kind {
+      guard operations[op.slot].generation == generation, operations[op.slot].phase == .executing, !operations[op.slot].jammed
+      else { return }
+      let kind = operations[op.slot].spec.kind
+      if case .async(forgetsFinish: true) = kind {
         operations[op.slot].jammed = true
-        record(.workEnded, op: op, queue: r.queue, reason: .forgotFinish)
+        record(.workEnded, op: op, queue: operations[op.slot].queue, reason: .forgotFinish)
         return
       }
-      if let f = r.spec.failsAt {
+      if let f = operations[op.slot].spec.failsAt {
         finish(op, outcome: .failed, reason: .failedAt(f))
-      } else if case .async = r.spec.kind {
+      } else if case .async = kind {
         finish(op, outcome: .succeeded, reason: .finishCalled)
       } else {
         finish(op, outcome: .succeeded, reason: .workDone)
@@ -256,8 +261,7 @@ extension World {
       }
 
     case .finishNow(let op, let outcome, let reason, let generation):
-      let r = operations[op.slot]
-      guard r.generation == generation, !r.isFinished else { return }
+      guard operations[op.slot].generation == generation, !operations[op.slot].isFinished else { return }
       finish(op, outcome: outcome, reason: reason)
 
     case .cpu(let generation):
