@@ -9,12 +9,20 @@ public enum Status {
       out += "  machine: \(cores) \(cores == 1 ? "core" : "cores"), \(Exporters.coresText(world.cpuLoad.used)) busy now"
     }
     out += "\n"
+    // One pass files every operation under its queue (or none), in creation order.
+    var byQueue = [[OpID]](repeating: [], count: world.queues.count)
+    var held: [OpID] = []
+    for i in world.operations.indices {
+      if let q = world.operations[i].queue { byQueue[Int(q.index)].append(OpID(i)) } else { held.append(OpID(i)) }
+    }
     for q in world.queueIDs {
       let queue = world.queue(q)
       // Counts include taps and frames (they hold the main thread too); the list leaves them out.
-      let all = world.operationIDs.filter { world.operation($0).queue == q }
-      let members = all.filter { world.operation($0).mainThreadWork != .tap && world.operation($0).mainThreadWork != .frame }
-      func count(_ phase: OpPhase) -> Int { all.count { world.operation($0).phase == phase } }
+      let all = byQueue[Int(q.index)]
+      let members = all.filter { world.operations[Int($0.index)].mainThreadWork != .tap && world.operations[Int($0.index)].mainThreadWork != .frame }
+      var counts: [OpPhase: Int] = [:]
+      for op in all { counts[world.operations[Int(op.index)].phase, default: 0] += 1 }
+      func count(_ phase: OpPhase) -> Int { counts[phase, default: 0] }
       let max = queue.isMain ? "1 (main)" : queue.maxConcurrent.map(String.init) ?? "default"
       var line = "\(queue.name): max \(max)"
       if queue.isSuspended { line += ", SUSPENDED" }
@@ -24,7 +32,6 @@ public enum Status {
       for op in members { out += "  " + describe(op, in: world) + "\n" }
       if queue.isMain { out += responsiveness(world) }
     }
-    let held = world.operationIDs.filter { world.operation($0).queue == nil }
     if !held.isEmpty {
       out += "in no queue:\n"
       for op in held { out += "  " + describe(op, in: world) + "\n" }
