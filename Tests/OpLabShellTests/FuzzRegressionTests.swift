@@ -49,9 +49,18 @@ import Testing
     for path in parserFiles {
       let text = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
       for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-        if let error = (Result { try Parser.parse(String(line), context: context) }).failure as? ParseError {
+        let parsed = Result { try Parser.parse(String(line), context: context) }
+        if let error = parsed.failure as? ParseError {
           // A missing argument is pointed at where it would go: one space after the line.
           #expect(error.column >= 1 && error.column <= line.count + 2, "\(path)")
+        }
+        // What `save` writes (the tokens joined by single spaces) reads back the same.
+        let canonical = Lexer.tokens(String(line)).map(\.text).joined(separator: " ")
+        let again = Result { try Parser.parse(canonical, context: context) }
+        switch (parsed, again) {
+        case (.success(let a), .success(let b)): #expect(a == b, "\(path): \(String(reflecting: line))")
+        case (.failure, .failure): break
+        default: Issue.record("\(path): \(String(reflecting: line)) and its canonical form \(String(reflecting: canonical)) do not agree")
         }
       }
     }

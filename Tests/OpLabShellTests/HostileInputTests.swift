@@ -240,6 +240,9 @@ import Testing
     Case([], "op a$", col: 4, "'a$' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     Case([], "op a/b", col: 4, "'a/b' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     Case([], "op a,b", col: 4, "'a,b' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
+    // A combining mark after a space is part of the space's Character: it still makes a token.
+    Case([], "op \u{301}", col: 3, "'\u{301}' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
+    Case([], "op\t\u{114BB}", col: 4, "'\u{114BB}' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     Case([], "op \u{1F680}", col: 4, "'\u{1F680}' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     Case([], "op ٣", col: 4, "'٣' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     Case([], "op a\u{A0}b", col: 6, "unexpected 'b'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'fails', 'completion', 'async', 'blocks' or 'hold'"),

@@ -255,7 +255,9 @@ extension World {
   public static func isValidName(_ name: String) -> Bool {
     // Most names are ASCII: check those byte by byte, without Unicode property tables.
     if let ascii = asciiNameVerdict(name) { return ascii }
-    guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_",
+    // A letter, not a combining mark (some marks count as alphabetic): a mark has no base to sit on.
+    guard let first = name.unicodeScalars.first,
+      first.properties.isAlphabetic && !Self.markCategories.contains(first.properties.generalCategory) || first == "_",
       !reservedNames.contains(name.lowercased())
     else { return false }
     return name.unicodeScalars.allSatisfy {
@@ -278,6 +280,8 @@ extension World {
     }
     return !reservedNames.contains(name.lowercased())
   }
+
+  private static let markCategories: Set<Unicode.GeneralCategory> = [.nonspacingMark, .spacingMark, .enclosingMark]
 
   /// Words the command language gives a meaning where a name could stand (`cancel all`, `max q default`).
   public static let reservedNames: Set<String> = ["all", "default"]

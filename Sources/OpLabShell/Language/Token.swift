@@ -37,6 +37,14 @@ public enum Lexer {
       if ch == "#" { break }
       if ch.isWhitespace {
         flush()
+        // A space and the combining marks after it make one Character (" \u{301}"): the
+        // marks are not whitespace, so they start a token (which no name accepts), rather
+        // than vanish. Otherwise "op\t\u{301}" and "op \u{301}" would read differently.
+        let marks = ch.unicodeScalars.dropFirst().filter { !$0.properties.isWhitespace }
+        if !marks.isEmpty {
+          start = column
+          current.unicodeScalars.append(contentsOf: marks)
+        }
       } else {
         if current.isEmpty { start = column }
         current.append(ch)
