@@ -27,9 +27,9 @@ public struct Lanes: Sendable {
   }
 
   /// Per operation: its segments in time order.
-  public var segments: [OpID: [Segment]] = [:]
+  public var segments: PerOperation<Segment>
   /// Per operation: its marks in time order.
-  public var marks: [OpID: [Mark]] = [:]
+  public var marks: PerOperation<Mark>
   /// Per queue: intervals `[from, to)` during which it was suspended.
   public var suspensions: [QueueID: [(from: Tick, to: Tick)]] = [:]
   /// Per queue: `maxConcurrentOperationCount` changes, `(tick, value)`, first at creation.
@@ -45,18 +45,24 @@ public struct Lanes: Sendable {
   /// - Complexity: O(trace).
   public init(_ world: World) {
     now = world.now
-    var open: [OpID: (Segment.State, Tick)] = [:]
-    var cancelled: Set<OpID> = []
+    let n = world.operations.count
+    segments = PerOperation(count: n)
+    marks = PerOperation(count: n)
+    // Dense per-operation state: a million operations hash nothing.
+    var open = [(state: Segment.State, since: Tick)?](repeating: nil, count: n)
+    var cancelled = [Bool](repeating: false, count: n)
     var suspendedSince: [QueueID: Tick] = [:]
-    var completionSince: [OpID: Tick] = [:]
+    var completionSince = [Tick?](repeating: nil, count: n)
     func close(_ op: OpID, at t: Tick) {
-      if let (state, since) = open.removeValue(forKey: op), t > since {
-        segments[op, default: []].append(Segment(state: state, from: since, to: t))
+      let i = Int(op.index)
+      if let (state, since) = open[i] {
+        open[i] = nil
+        if t > since { segments[op, default: []].append(Segment(state: state, from: since, to: t)) }
       }
     }
     func begin(_ op: OpID, _ state: Segment.State, at t: Tick) {
       close(op, at: t)
-      open[op] = (state, t)
+      open[Int(op.index)] = (state, t)
     }
     for e in world.trace {
       switch e.kind {
@@ -82,9 +88,9 @@ public struct Lanes: Sendable {
       case .enqueued, .unready: begin(op, .pending, at: e.tick)
       case .ready: begin(op, .ready, at: e.tick)
       case .started:
-        begin(op, cancelled.contains(op) ? .executingCancelled : .executing, at: e.tick)
+        begin(op, cancelled[Int(op.index)] ? .executingCancelled : .executing, at: e.tick)
       case .cpuShare(let share):
-        if let (state, _) = open[op], state == .executing || state == .executingShared {
+        if let (state, _) = open[Int(op.index)], state == .executing || state == .executingShared {
           let now: Segment.State = share < Machine.subTicks ? .executingShared : .executing
           if now != state { begin(op, now, at: e.tick) }
         }
@@ -93,32 +99,36 @@ public struct Lanes: Sendable {
         marks[op, default: []].append(Mark(kind: .skipped, tick: e.tick))
       case .cancelRequested:
         guard e.reason != .alreadyFinished, e.reason != .alreadyCancelled else { break }
-        cancelled.insert(op)
+        cancelled[Int(op.index)] = true
         marks[op, default: []].append(Mark(kind: .cancelRequested, tick: e.tick))
-        if let (state, _) = open[op], state == .executing || state == .executingShared {
+        if let (state, _) = open[Int(op.index)], state == .executing || state == .executingShared {
           begin(op, .executingCancelled, at: e.tick)
         }
       case .cancelObserved: marks[op, default: []].append(Mark(kind: .cancelObserved, tick: e.tick))
       case .finished(let outcome):
         close(op, at: e.tick)
         marks[op, default: []].append(Mark(kind: .finished(outcome), tick: e.tick))
-      case .completionStarted: completionSince[op] = e.tick
+      case .completionStarted: completionSince[Int(op.index)] = e.tick
       case .completionFinished:
-        if let since = completionSince.removeValue(forKey: op), e.tick > since {
-          segments[op, default: []].append(Segment(state: .completion, from: since, to: e.tick))
+        if let since = completionSince[Int(op.index)] {
+          completionSince[Int(op.index)] = nil
+          if e.tick > since { segments[op, default: []].append(Segment(state: .completion, from: since, to: e.tick)) }
         }
       default: break
       }
     }
     let end = now == Tick.max ? now : now + 1  // open states last through the current tick
-    for (op, (state, since)) in open {
-      segments[op, default: []].append(Segment(state: state, from: since, to: Swift.max(end, since)))
-    }
-    for (op, since) in completionSince {
-      segments[op, default: []].append(Segment(state: .completion, from: since, to: end))
+    for i in 0..<n {
+      if let (state, since) = open[i] {
+        segments[OpID(i), default: []].append(Segment(state: state, from: since, to: Swift.max(end, since)))
+      }
+      if let since = completionSince[i] {
+        segments[OpID(i), default: []].append(Segment(state: .completion, from: since, to: end))
+      }
+      // A completion block's segment can end before a later state begins: keep time order.
+      if segments.storage[i].count > 1 { segments.storage[i].sort { ($0.from, $0.to) < ($1.from, $1.to) } }
     }
     for (q, since) in suspendedSince { suspensions[q, default: []].append((since, end)) }
-    for op in segments.keys { segments[op]?.sort { ($0.from, $0.to) < ($1.from, $1.to) } }
   }
 
   /// The first and last tick anything happened to the operations shown (for windows).
@@ -129,5 +139,23 @@ public struct Lanes: Sendable {
       for m in marks[op] ?? [] { first = Swift.min(first, m.tick); last = Swift.max(last, m.tick) }
     }
     return first <= last ? (first, last) : nil
+  }
+}
+
+/// A list per operation, stored densely by operation index (an empty list reads as `nil`).
+public struct PerOperation<Element: Sendable>: Sendable {
+  var storage: [[Element]]
+
+  init(count: Int) { storage = [[Element]](repeating: [], count: count) }
+
+  /// The operation's list, or `nil` when it has none.
+  public subscript(op: OpID) -> [Element]? {
+    let list = storage[Int(op.index)]
+    return list.isEmpty ? nil : list
+  }
+
+  subscript(op: OpID, default empty: [Element]) -> [Element] {
+    get { storage[Int(op.index)] }
+    _modify { yield &storage[Int(op.index)] }
   }
 }

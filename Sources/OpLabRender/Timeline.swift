@@ -35,10 +35,13 @@ public enum Timeline {
     let g = ascii ? Glyphs.ascii : Glyphs.unicode
     let lanes = Lanes(world)
     let width = max(40, width)
-    let shownQueues = queues.isEmpty
-      ? world.queueIDs.filter { q in world.operationIDs.contains { world.operation($0).queue == q } }
-      : queues
-    let ops = world.operationIDs.filter { op in world.operation(op).queue.map(shownQueues.contains) ?? false }
+    // One pass files every operation under its queue, in creation order.
+    var byQueue = [[OpID]](repeating: [], count: world.queues.count)
+    for i in world.operations.indices {
+      if let q = world.operations[i].queue { byQueue[Int(q.index)].append(OpID(i)) }
+    }
+    let shownQueues = queues.isEmpty ? world.queueIDs.filter { !byQueue[Int($0.index)].isEmpty } : queues
+    let ops = Array(Set(shownQueues)).sorted().flatMap { byQueue[Int($0.index)] }
     guard !shownQueues.isEmpty else { return "no operations in a queue yet\n" }
 
     let longest = (ops.map { Names.width(world.name($0)) + 2 } + shownQueues.map { Names.width(world.name($0)) }).max() ?? 8
@@ -103,12 +106,12 @@ public enum Timeline {
       // Taps and frames share a row each; a wait on the main thread gets its own row.
       var uiRows: [(label: String, ops: [OpID])] = []
       if queue.isMain {
-        let taps = ops.filter { world.operation($0).queue == q && world.operation($0).mainThreadWork == .tap }
-        let frames = ops.filter { world.operation($0).queue == q && world.operation($0).mainThreadWork == .frame }
+        let taps = byQueue[Int(q.index)].filter { world.operations[Int($0.index)].mainThreadWork == .tap }
+        let frames = byQueue[Int(q.index)].filter { world.operations[Int($0.index)].mainThreadWork == .frame }
         if !taps.isEmpty { uiRows.append(("taps", taps)) }
         if !frames.isEmpty { uiRows.append(("frames", frames)) }
       }
-      for op in ops where world.operation(op).queue == q {
+      for op in byQueue[Int(q.index)] {
         let kind = world.operation(op).mainThreadWork
         if kind == .tap || kind == .frame { continue }
         // In a window, an operation that did nothing there gets no row.
@@ -165,7 +168,7 @@ public enum Timeline {
       let (cells, note) = cpuRow(lanes: lanes, g: g, start: start, end: end, scale: scale, columns: columns)
       line("cpu", cells, note: note)
     }
-    out += legend(g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty, ui: ops.contains { [.tap, .frame].contains(world.operation($0).mainThreadWork) })
+    out += legend(g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty, ui: ops.contains { world.operations[Int($0.index)].mainThreadWork == .tap || world.operations[Int($0.index)].mainThreadWork == .frame })
     return out
   }
 
