@@ -12,36 +12,56 @@ public enum Exporters {
   /// (`success`, `cancelled`, `failed` or `bailed`) and `detail` where the event carries a value.
   public static func eventsJSONLines(_ world: World) -> String {
     var out = ""
-    for (seq, e) in world.trace.enumerated() {
-      var fields: [(String, String)] = [
-        ("t", String(e.tick)),
-        ("seq", String(seq)),
-        ("event", json(eventName(e, in: world))),
-        ("op", e.op.map { json(world.name($0)) } ?? "null"),
-        ("queue", e.queue.map { json(world.name($0)) } ?? "null"),
-        ("from", e.from.map { json($0.description) } ?? "null"),
-        ("to", e.to.map { json($0.description) } ?? "null"),
-        ("reason", json(world.explain(e.reason, about: e.op).isEmpty ? "command" : world.explain(e.reason, about: e.op))),
-      ]
-      if case .finished(let outcome) = e.kind {
-        let text = switch outcome {
-        case .succeeded: "success"
-        case .cancelled: "cancelled"
-        case .failed: "failed"
-        case .bailed: "bailed"
-        case .dropped: "dropped"
-        }
-        fields.append(("outcome", json(text)))
-      }
-      if let detail = detail(e, in: world) { fields.append(("detail", json(detail))) }
-      out += "{" + fields.map { "\(json($0.0)):\($0.1)" }.joined(separator: ",") + "}\n"
-    }
+    eventsJSONLines(world, to: &out)
     return out
+  }
+
+  /// The same lines, written to `out` one at a time: a big world's export need not be
+  /// held in memory whole (the shell streams it to a file).
+  public static func eventsJSONLines<Out: TextOutputStream>(_ world: World, to out: inout Out) {
+    var line = ""
+    for (seq, e) in world.trace.enumerated() {
+      line.removeAll(keepingCapacity: true)
+      line += "{\"t\":"
+      line += String(e.tick)
+      line += ",\"seq\":"
+      line += String(seq)
+      line += ",\"event\":"
+      line += json(eventName(e, in: world))
+      line += ",\"op\":"
+      line += e.op.map { json(world.name($0)) } ?? "null"
+      line += ",\"queue\":"
+      line += e.queue.map { json(world.name($0)) } ?? "null"
+      line += ",\"from\":"
+      line += e.from.map { json($0.description) } ?? "null"
+      line += ",\"to\":"
+      line += e.to.map { json($0.description) } ?? "null"
+      line += ",\"reason\":"
+      let why = world.explain(e.reason, about: e.op)
+      line += json(why.isEmpty ? "command" : why)
+      if case .finished(let outcome) = e.kind {
+        line += ",\"outcome\":"
+        let text = switch outcome {
+        case .succeeded: "\"success\""
+        case .cancelled: "\"cancelled\""
+        case .failed: "\"failed\""
+        case .bailed: "\"bailed\""
+        case .dropped: "\"dropped\""
+        }
+        line += text
+      }
+      if let detail = detail(e, in: world) {
+        line += ",\"detail\":"
+        line += json(detail)
+      }
+      line += "}\n"
+      out.write(line)
+    }
   }
 
   /// The schema's event name. Barrier operations start and finish as `barrierStarted` and `barrierFinished`.
   public static func eventName(_ e: Event, in world: World) -> String {
-    let isBarrier = e.op.map { world.operation($0).isBarrier } ?? false
+    let isBarrier = e.op.map { world.operations[Int($0.index)].isBarrier } ?? false
     switch e.kind {
     case .queueCreated: return "queueCreated"
     case .created: return "created"
@@ -108,18 +128,32 @@ public enum Exporters {
   /// completion), `i` instants for cancel requests, cancel checks, suspension and resumption,
   /// and `M` metadata naming everything. One tick is 1 ms (`ts` in µs).
   public static func chromeTrace(_ world: World) -> String {
+    var out = ""
+    chromeTrace(world, to: &out)
+    return out
+  }
+
+  /// The same trace, written to `out` an event at a time.
+  public static func chromeTrace<Out: TextOutputStream>(_ world: World, to out: inout Out) {
     let lanes = Lanes(world)
-    var events: [String] = []
+    out.write("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"OpLab\",\"tick\":\"1 tick = 1 ms\",\"now\":\(world.now)},\"traceEvents\":[\n")
+    var first = true
+    /// Writes one trace event, with the separator the array needs.
+    func emit(_ event: String) {
+      if !first { out.write(",\n") }
+      first = false
+      out.write(event)
+    }
     func pid(_ q: QueueID?) -> Int { Int(q.map { $0.index + 1 } ?? 0) }
     for q in world.queueIDs {
-      events.append(#"{"name":"process_name","ph":"M","pid":\#(pid(q)),"args":{"name":\#(json("queue " + world.name(q)))}}"#)
-      events.append(#"{"name":"process_sort_index","ph":"M","pid":\#(pid(q)),"args":{"sort_index":\#(q.index)}}"#)
+      emit(#"{"name":"process_name","ph":"M","pid":\#(pid(q)),"args":{"name":\#(json("queue " + world.name(q)))}}"#)
+      emit(#"{"name":"process_sort_index","ph":"M","pid":\#(pid(q)),"args":{"sort_index":\#(q.index)}}"#)
     }
     for op in world.operationIDs {
       let r = world.operation(op)
       let p = pid(r.queue), tid = Int(op.index) + 1
-      events.append(#"{"name":"thread_name","ph":"M","pid":\#(p),"tid":\#(tid),"args":{"name":\#(json(r.name))}}"#)
-      events.append(#"{"name":"thread_sort_index","ph":"M","pid":\#(p),"tid":\#(tid),"args":{"sort_index":\#(op.index)}}"#)
+      emit(#"{"name":"thread_name","ph":"M","pid":\#(p),"tid":\#(tid),"args":{"name":\#(json(r.name))}}"#)
+      emit(#"{"name":"thread_sort_index","ph":"M","pid":\#(p),"tid":\#(tid),"args":{"sort_index":\#(op.index)}}"#)
       for s in lanes.segments[op] ?? [] {
         let name = switch s.state {
         case .pending: "waiting on dependencies"
@@ -129,7 +163,7 @@ public enum Exporters {
         case .completion: "completion block"
         case .executingShared: "executing on a shared core"
         }
-        events.append(
+        emit(
           #"{"name":\#(json(name)),"cat":\#(json(s.state.rawValue)),"ph":"X","ts":\#(micro(s.from)),"dur":\#(micro(s.to - s.from)),"pid":\#(p),"tid":\#(tid),"args":{"op":\#(json(r.name))}}"#)
       }
       for m in lanes.marks[op] ?? [] {
@@ -140,19 +174,18 @@ public enum Exporters {
         case .skipped: name = "skipped (cancelled)"
         case .finished(let outcome): name = "finished: \(outcome)"
         }
-        events.append(#"{"name":\#(json(name)),"ph":"i","s":"t","ts":\#(micro(m.tick)),"pid":\#(p),"tid":\#(tid)}"#)
+        emit(#"{"name":\#(json(name)),"ph":"i","s":"t","ts":\#(micro(m.tick)),"pid":\#(p),"tid":\#(tid)}"#)
       }
     }
     // The CPU model's load as a counter track, in cores.
     for load in lanes.cpuLoad {
-      events.append(#"{"name":"CPU","ph":"C","ts":\#(micro(load.tick)),"pid":0,"args":{"busy cores":\#(coresText(load.used))}}"#)
+      emit(#"{"name":"CPU","ph":"C","ts":\#(micro(load.tick)),"pid":0,"args":{"busy cores":\#(coresText(load.used))}}"#)
     }
     for e in world.trace where e.op == nil {
       guard let q = e.queue, e.kind == .suspended || e.kind == .resumed else { continue }
-      events.append(#"{"name":\#(json(e.kind == .suspended ? "suspended" : "resumed")),"ph":"i","s":"p","ts":\#(micro(e.tick)),"pid":\#(pid(q))}"#)
+      emit(#"{"name":\#(json(e.kind == .suspended ? "suspended" : "resumed")),"ph":"i","s":"p","ts":\#(micro(e.tick)),"pid":\#(pid(q))}"#)
     }
-    return "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"OpLab\",\"tick\":\"1 tick = 1 ms\",\"now\":\(world.now)},\"traceEvents\":[\n"
-      + events.joined(separator: ",\n") + "\n]}\n"
+    out.write("\n]}\n")
   }
 
   // MARK: - Mermaid
@@ -161,12 +194,19 @@ public enum Exporters {
   /// `active` while executing, `done` when it succeeded, `crit` when cancelled or failed.
   /// Times are ticks written as seconds (`dateFormat X`, `axisFormat %s`).
   public static func mermaid(_ world: World) -> String {
+    var out = ""
+    mermaid(world, to: &out)
+    return out
+  }
+
+  /// The same chart, written to `out` a line at a time.
+  public static func mermaid<Out: TextOutputStream>(_ world: World, to out: inout Out) {
     let lanes = Lanes(world)
-    var out = "gantt\n  title OpLab timeline (1 tick = 1 s)\n  dateFormat X\n  axisFormat %s\n"
+    out.write("gantt\n  title OpLab timeline (1 tick = 1 s)\n  dateFormat X\n  axisFormat %s\n")
     for op in world.operationIDs {
       let r = world.operation(op)
       guard let segments = lanes.segments[op], !segments.isEmpty else { continue }
-      out += "  section \(mermaidText(r.name))\n"
+      out.write("  section \(mermaidText(r.name))\n")
       let endTag: String = switch r.outcome {
       case .succeeded?: "done, "
       case .cancelled?, .failed?, .bailed?, .dropped?: "crit, "
@@ -181,10 +221,9 @@ public enum Exporters {
         case .completion: ("completion", "")
         case .executingShared: ("executing, sharing a core", endTag)
         }
-        out += "  \(label) :\(tag)\(mermaidID(r.name, i)), \(s.from), \(s.to)\n"
+        out.write("  \(label) :\(tag)\(mermaidID(r.name, i)), \(s.from), \(s.to)\n")
       }
     }
-    return out
   }
 
   // MARK: - Helpers

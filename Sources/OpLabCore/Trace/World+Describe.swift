@@ -137,11 +137,10 @@ extension World {
   }
 
   private func beatRule(_ winner: OpID?, over other: OpID) -> String {
-    let o = operations[other.slot]
     guard let winner else { return "ahead of \(name(other))" }
-    let w = operations[winner.slot]
-    if w.level != o.level { return "\(levelName(w.level)) beats \(levelName(o.level)) \(name(other))" }
-    return "\(levelName(w.level)) like \(name(other)), but enqueued earlier (FIFO)"
+    let w = operations[winner.slot].level, o = operations[other.slot].level
+    if w != o { return "\(levelName(w)) beats \(levelName(o)) \(name(other))" }
+    return "\(levelName(w)) like \(name(other)), but enqueued earlier (FIFO)"
   }
 
   func levelName(_ level: Int8) -> String {

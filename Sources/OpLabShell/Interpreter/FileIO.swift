@@ -17,15 +17,68 @@ enum FileIO {
   /// Writes text whole or not at all: to a temporary file beside the target, then renamed.
   /// - Throws: a ``Diagnostic`` naming the file; nothing is left behind.
   static func writeAtomically(_ text: String, to path: String, column: Int) throws {
+    try writeAtomically(to: path, column: column) { $0.write(text) }
+  }
+
+  /// Streams text whole or not at all: `body` writes to a temporary file beside the
+  /// target (a megabyte at a time), which is renamed over the target only when every
+  /// write succeeded. A big world's export never sits in memory whole.
+  /// - Throws: a ``Diagnostic`` naming the file; nothing is left behind.
+  static func writeAtomically(to path: String, column: Int, _ body: (inout FileStream) -> Void) throws {
     let url = URL(fileURLWithPath: path)
-    do {
-      try Data(text.utf8).write(to: url, options: .atomic)
-    } catch {
-      let directory = url.deletingLastPathComponent().path
+    let directory = url.deletingLastPathComponent().path
+    let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).oplab-\(getpid()).tmp").path
+    func failure(_ why: String? = nil) -> Diagnostic {
       var isDirectory: ObjCBool = false
-      let why = !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue
-        ? "the folder \(directory) does not exist" : "permission denied or the path is not a file"
-      throw Diagnostic(column: column, length: path.count, message: "cannot write '\(path)': \(why)")
+      let why = why ?? (!FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue
+        ? "the folder \(directory) does not exist" : "permission denied or the path is not a file")
+      return Diagnostic(column: column, length: path.count, message: "cannot write '\(path)': \(why)")
     }
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw failure() }
+    var stream = FileStream(fd: fd)
+    body(&stream)
+    stream.flush()
+    let failed = stream.error
+    if close(fd) != 0 || failed != nil {
+      unlink(temporary)
+      throw failure(failed.map { String(cString: strerror($0)) })
+    }
+    guard rename(temporary, path) == 0 else {
+      unlink(temporary)
+      throw failure()
+    }
+  }
+}
+
+/// Text written to a file descriptor through a 1 MB buffer; the first error stops writing.
+struct FileStream: TextOutputStream {
+  let fd: Int32
+  var buffer = ""
+  /// The `errno` of the first failed write.
+  var error: Int32?
+
+  init(fd: Int32) { self.fd = fd }
+
+  mutating func write(_ text: String) {
+    buffer += text
+    if buffer.utf8.count >= 1 << 20 { flush() }
+  }
+
+  mutating func flush() {
+    guard error == nil else { return buffer.removeAll(keepingCapacity: true) }
+    buffer.withUTF8 { bytes in
+      var done = 0
+      while done < bytes.count {
+        let n = Foundation.write(fd, bytes.baseAddress.map { $0 + done }, bytes.count - done)
+        if n < 0 {
+          if errno == EINTR { continue }
+          error = errno
+          return
+        }
+        done += n
+      }
+    }
+    buffer.removeAll(keepingCapacity: true)
   }
 }

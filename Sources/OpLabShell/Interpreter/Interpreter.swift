@@ -349,13 +349,15 @@ public final class Interpreter {
     case .graph:
       return Reply(output: Graph.render(world))
     case .export(let kind, let file):
-      let text: String = switch kind {
-      case .timeline: Timeline.render(world, width: options.width, ascii: options.ascii)
-      case .events: Exporters.eventsJSONLines(world)
-      case .trace: Exporters.chromeTrace(world)
-      case .mermaid: Exporters.mermaid(world)
+      let world = world, options = options
+      try FileIO.writeAtomically(to: file, column: Lexer.tokens(line).last?.column ?? 1) { out in
+        switch kind {
+        case .timeline: out.write(Timeline.render(world, width: options.width, ascii: options.ascii))
+        case .events: Exporters.eventsJSONLines(world, to: &out)
+        case .trace: Exporters.chromeTrace(world, to: &out)
+        case .mermaid: Exporters.mermaid(world, to: &out)
+        }
       }
-      try FileIO.writeAtomically(text, to: file, column: Lexer.tokens(line).last?.column ?? 1)
       return Reply(output: "  wrote \(kind.rawValue) to \(file)\n")
     case .save(let file):
       let header = "# OpLab session saved at t=\(world.now); replay with `oplab run \(file)` or `source \(file)`\n"
