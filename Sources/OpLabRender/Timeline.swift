@@ -281,11 +281,12 @@ public enum Timeline {
       items.insert("\(g.sharedExecuting) executing on a shared core", at: 1)
       items.append("cpu \(g.load[1])…\(g.load[g.load.count - 1]) cores busy")
     }
-    if ui { items.append("taps/frames: \(g.ready) waiting (UI frozen), \(g.dropped) frame dropped") }
+    // Every item fits the narrowest timeline (40 columns), so no legend line is wider than `width`.
+    if ui { items += ["taps/frames: \(g.ready) waiting (UI frozen)", "\(g.dropped) frame dropped"] }
     var lines: [String] = []
     var current = ""
     for item in items {
-      if !current.isEmpty, current.count + 2 + item.count > width {
+      if !current.isEmpty, Names.width(current) + 2 + Names.width(item) > width {
         lines.append(current)
         current = ""
       }

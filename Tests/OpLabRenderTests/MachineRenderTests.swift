@@ -29,6 +29,15 @@ import Testing
     assertSnapshot(text, named: "machine-timeline-\(ascii ? "ascii" : "unicode")")
   }
 
+  @Test("At the narrowest width every line fits, the legend of taps and frames too (a fuzz finding)", arguments: [false, true])
+  func narrow(ascii: Bool) throws {
+    for width in [40, 41, 57] {
+      let text = Timeline.render(try Self.world(), width: width, ascii: ascii)
+      for line in text.split(separator: "\n") { #expect(Names.width(String(line)) <= width, "\(width): \(line)") }
+      #expect(text.contains("frame dropped"))
+    }
+  }
+
   @Test("Status reports the machine, each operation's effective QoS, taps, frames and the longest freeze")
   func status() throws {
     assertSnapshot(Status.render(try Self.world()), named: "machine-status")
