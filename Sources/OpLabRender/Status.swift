@@ -121,7 +121,7 @@ public enum Graph {
     var out = ""
     for op in world.operationIDs {
       let r = world.operation(op)
-      let deps = r.dependencies.map { d in
+      let deps = world.dependencies(of: op).map { d in
         world.name(d) + (world.operation(d).isFinished ? " ✓" : "")
       }
       var line = r.name

@@ -27,7 +27,7 @@ import Testing
       "4 late finished", "4 waiter ready", "4 waiter started",
       "5 waiter finished",
     ])
-    #expect(w.operation(waiter).dependencies == [late, done])
+    #expect(w.dependencies(of: waiter) == [late, done])
   }
 
   @Test("Priority changes on a started op are recorded as having no effect")

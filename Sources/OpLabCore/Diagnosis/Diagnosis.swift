@@ -125,7 +125,7 @@ extension World {
       return .slotsHeld(q, by: holders)
     default:
       if let c = cycleOf[op.index] { return .inCycle(c) }
-      let blocking = r.dependencies.filter { !operations[$0.slot].isFinished }
+      let blocking = dependencies(of: op).filter { !operations[$0.slot].isFinished }
       if let inCycle = blocking.first(where: { cycleOf[$0.index] != nil }) { return .waitingOn(inCycle) }
       if let loose = blocking.first(where: { operations[$0.slot].queue == nil }) { return .dependencyNotInQueue(loose) }
       if let first = blocking.first { return .waitingOn(first) }
@@ -139,7 +139,7 @@ extension World {
     var seen = Set<Int32>([op.index])
     var stack = [op]
     while let current = stack.popLast() {
-      for dep in operations[current.slot].dependencies {
+      for dep in dependencies(of: current) {
         if dep == target { return true }
         if !operations[dep.slot].isFinished, seen.insert(dep.index).inserted { stack.append(dep) }
       }
@@ -161,20 +161,19 @@ extension World {
     var cycles: [[OpID]] = []
     let roots = start.map { [$0.slot] } ?? Array(0..<n)
     for root in roots where index[root] == -1 && !operations[root].isFinished {
-      // Each frame: the node and the position of the next dependency to visit.
-      var frames: [(node: Int, next: Int)] = [(root, 0)]
+      // Each frame: the node and the link of its next dependency to visit (-1: none left).
+      var frames: [(node: Int, next: Int32)] = [(root, operations[root].dependencyList.head)]
       index[root] = counter; low[root] = counter; counter += 1
       stack.append(Int32(root)); onStack[root] = true
       while let top = frames.last {
-        let deps = operations[top.node].dependencies
-        if top.next < deps.count {
-          frames[frames.count - 1].next += 1
-          let w = deps[top.next].slot
+        if top.next >= 0 {
+          frames[frames.count - 1].next = edges.links[Int(top.next)].next
+          let w = edges.links[Int(top.next)].op.slot
           if operations[w].isFinished { continue }
           if index[w] == -1 {
             index[w] = counter; low[w] = counter; counter += 1
             stack.append(Int32(w)); onStack[w] = true
-            frames.append((w, 0))
+            frames.append((w, operations[w].dependencyList.head))
           } else if onStack[w] {
             low[top.node] = min(low[top.node], index[w])
           }
@@ -188,7 +187,8 @@ extension World {
               component.append(OpID(Int(w)))
               if Int(w) == top.node { break }
             }
-            let selfLoop = component.count == 1 && deps.contains(OpID(top.node))
+            let selfLoop = component.count == 1
+              && edges.first(in: operations[top.node].dependencyList, where: { $0.slot == top.node }) != nil
             if component.count > 1 || selfLoop { cycles.append(component.sorted()) }
           }
         }

@@ -79,9 +79,14 @@ extension World {
     }
     let id = newOperation(spec, reason: .command)
     // A new operation has no dependents, so no cycle can close; duplicates are ignored
-    // (as addDependency does) with a set, so a wide fan-in stays linear.
-    var seen = Set<OpID>()
-    for dep in dependencies where seen.insert(dep).inserted { link(id, on: dep, reason: .command) }
+    // (as addDependency does): by looking back over a short list, with a set for a long
+    // one, so a wide fan-in stays linear and a narrow one allocates nothing.
+    if dependencies.count <= 16 {
+      for (i, dep) in dependencies.enumerated() where !dependencies[..<i].contains(dep) { link(id, on: dep, reason: .command) }
+    } else {
+      var seen = Set<OpID>()
+      for dep in dependencies where seen.insert(dep).inserted { link(id, on: dep, reason: .command) }
+    }
     return id
   }
 
@@ -169,9 +174,9 @@ extension World {
   /// - Returns: `false` when the dependency already existed (the real API ignores duplicates).
   @discardableResult
   public mutating func addDependency(_ op: OpID, on dep: OpID) throws(SimulationError) -> Bool {
-    if operations[op.slot].dependencies.contains(dep) { return false }
+    if edges.first(in: operations[op.slot].dependencyList, where: { $0 == dep }) != nil { return false }
     let notStarted = operations[op.slot].phase != .executing && !operations[op.slot].isFinished
-    let mayCloseCycle = notStarted && (op == dep || !operations[op.slot].dependents.isEmpty)
+    let mayCloseCycle = notStarted && (op == dep || !operations[op.slot].dependentList.isEmpty)
     let started = operations[op.slot].phase == .executing || operations[op.slot].isFinished || operations[op.slot].dispatched
     link(op, on: dep, reason: started ? .alreadyStarted : .command)
     if mayCloseCycle, !operations[dep.slot].isFinished, dependsTransitively(dep, on: op) {
@@ -185,11 +190,10 @@ extension World {
   /// decremented, so the operation is stranded until cancelled (rule 9).
   /// - Throws: ``SimulationError/notADependency(operation:dependency:)``.
   public mutating func removeDependency(_ op: OpID, on dep: OpID) throws(SimulationError) {
-    guard let i = operations[op.slot].dependencies.firstIndex(of: dep) else {
+    guard edges.remove(dep, from: &operations[op.slot].dependencyList) else {
       throw .notADependency(operation: operations[op.slot].name, dependency: operations[dep.slot].name)
     }
-    operations[op.slot].dependencies.remove(at: i)
-    if let j = operations[dep.slot].dependents.firstIndex(of: op) { operations[dep.slot].dependents.remove(at: j) }
+    edges.remove(op, from: &operations[dep.slot].dependentList)
     record(.dependencyRemoved(dep), op: op, reason: .command)
     guard !operations[dep.slot].isFinished else { return }
     guard platform == .apple else {
@@ -301,8 +305,8 @@ extension World {
 
   /// Adds the edge op → dep and counts it when it blocks.
   mutating func link(_ op: OpID, on dep: OpID, reason: Reason) {
-    operations[op.slot].dependencies.append(dep)
-    operations[dep.slot].dependents.append(op)
+    edges.append(dep, to: &operations[op.slot].dependencyList)
+    edges.append(op, to: &operations[dep.slot].dependentList)
     record(.dependencyAdded(dep), op: op, queue: operations[op.slot].queue, reason: reason)
     // A finished dependency does not block; an operation already handed to the dispatch queue is past waiting.
     guard !operations[dep.slot].isFinished, !operations[op.slot].dispatched else { return }

@@ -31,7 +31,7 @@ extension World {
       } else if r.outcome != nil {
         problems.append("\(r.name) has an outcome but is not finished")
       }
-      let unfinishedDeps = r.dependencies.count { !operations[$0.slot].isFinished }
+      let unfinishedDeps = edges.operations(in: r.dependencyList).count { !operations[$0.slot].isFinished }
       let waiting = r.phase == .created || r.phase == .pending || (r.phase == .ready && !r.dispatched)
       if waiting, Int(r.unfinishedCount) < unfinishedDeps {
         problems.append("\(r.name) counts \(r.unfinishedCount) unfinished dependencies but has \(unfinishedDeps)")

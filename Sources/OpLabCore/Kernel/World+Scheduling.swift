@@ -70,7 +70,7 @@ extension World {
     if isAsync { record(.kvoDidChange(.isExecuting), op: op, queue: q, reason: reason) }
 
     if operations[op.slot].spec.bailsIfDependencyCancelled,
-      let cancelled = operations[op.slot].dependencies.first(where: { operations[$0.slot].isCancelled })
+      let cancelled = edges.first(in: operations[op.slot].dependencyList, where: { operations[$0.slot].isCancelled })
     {
       schedule(.finishNow(op, .bailed, .dependencyWasCancelled(cancelled), generation: generation), at: now)
       return
@@ -129,7 +129,12 @@ extension World {
       record(.kvoDidChange(.isFinished), op: op, queue: q, reason: reason)
     }
 
-    for dependent in operations[op.slot].dependents where !operations[dependent.slot].isFinished {
+    // Walked link by link: releasing a dependent never adds or removes an edge.
+    var link = operations[op.slot].dependentList.head
+    while link >= 0 {
+      let dependent = edges.links[Int(link)].op
+      link = edges.links[Int(link)].next
+      guard !operations[dependent.slot].isFinished else { continue }
       operations[dependent.slot].unfinishedCount -= 1
       becomeReadyIfPossible(dependent, reason: .dependencyFinished(op))
     }

@@ -45,9 +45,13 @@ public struct World: Sendable {
   public internal(set) var mainThreadWait: OpID?
 
   var cpu = CPUState()
+  /// Every dependency edge, both ways (see ``OperationRecord/dependencyList``).
+  var edges = EdgePool()
   /// User-interface work created so far, for naming: taps, frames, waits on main.
   var mainThreadWorkCount = (taps: 0, frames: 0, waits: 0)
-  var opNames: OrderedDictionary<String, OpID> = [:]
+  /// Names to operations. A plain hash map: operations never lose their names, so creation
+  /// order is the order of ``operations``.
+  var opNames: [String: OpID] = [:]
   var queueNames: OrderedDictionary<String, QueueID> = [:]
   var agenda = Heap<Wakeup>()
   var nextWakeupSequence = 0
@@ -66,6 +70,10 @@ public struct World: Sendable {
   @inlinable public func operation(_ id: OpID) -> OperationRecord { operations[id.slot] }
   /// The queue with this identifier.
   @inlinable public func queue(_ id: QueueID) -> QueueRecord { queues[id.slot] }
+  /// What `op` depends on, in the order the dependencies were added, finished ones included (rule 7).
+  public func dependencies(of op: OpID) -> [OpID] { edges.operations(in: operations[op.slot].dependencyList) }
+  /// What depends on `op`, in the order the edges were added.
+  public func dependents(of op: OpID) -> [OpID] { edges.operations(in: operations[op.slot].dependentList) }
   /// Looks an operation up by name.
   public func operationID(named name: String) -> OpID? { opNames[name] }
   /// Looks a queue up by name.
@@ -75,7 +83,7 @@ public struct World: Sendable {
   /// Every queue's identifier, in creation order.
   public var queueIDs: [QueueID] { queues.indices.map { QueueID($0) } }
   /// Operation names in creation order (for completion and "did you mean").
-  public var operationNames: [String] { Array(opNames.keys) }
+  public var operationNames: [String] { operations.map(\.spec.name) }
   /// Queue names in creation order.
   public var allQueueNames: [String] { Array(queueNames.keys) }
 

@@ -175,8 +175,8 @@ public indirect enum Condition: Hashable, Sendable {
     case .suspended(let q): return world.queueID(named: q).map { world.queue($0).isSuspended } ?? false
     case .max(let q, let n): return world.queueID(named: q).map { world.queue($0).maxConcurrent == n } ?? false
     case .depends(let a, let b):
-      guard let x = op(a), let dep = world.operationID(named: b) else { return false }
-      return x.dependencies.contains(dep)
+      guard let x = world.operationID(named: a), let dep = world.operationID(named: b) else { return false }
+      return world.dependencies(of: x).contains(dep)
     case .exists(let name): return world.operationID(named: name) != nil || world.queueID(named: name) != nil
     case .completed(let name): return firstTick(name, { $0 == .completionFinished }) != nil
     case .on(let name, let queue):

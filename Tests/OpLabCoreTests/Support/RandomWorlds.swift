@@ -61,7 +61,7 @@ struct RandomActions {
     case 66..<71:
       if let op = pick(ops), let dep = pick(ops) { return .addDependency(op, on: dep) }
     case 71..<74:
-      if let op = pick(ops), let dep = pick(world.operation(op).dependencies) { return .removeDependency(op, on: dep) }
+      if let op = pick(ops), let dep = pick(world.dependencies(of: op)) { return .removeDependency(op, on: dep) }
     case 74..<77:
       if let q = pick(queues) { return .addBarrier(q, duration: Int.random(in: 0...2, using: &rng)) }
     case 77..<80:

@@ -1,0 +1,84 @@
+/// Dependency edges, both directions, as linked lists in one pool.
+///
+/// Each operation keeps two ``EdgeList``s — what it depends on, and what depends on it —
+/// whose links live here, so a world of a million operations allocates two arrays for
+/// its edges rather than two per operation. Lists keep the order edges were added
+/// (rule 7); removed links are reused.
+struct EdgePool: Sendable {
+  struct Link: Sendable {
+    var op: OpID
+    /// The next link of the same list, or -1.
+    var next: Int32
+  }
+
+  var links: [Link] = []
+  var free: [Int32] = []
+
+  /// Appends `op` to the end of `list`.
+  mutating func append(_ op: OpID, to list: inout EdgeList) {
+    let link = Link(op: op, next: -1)
+    let index: Int32
+    if let reused = free.popLast() {
+      index = reused
+      links[Int(reused)] = link
+    } else {
+      index = Int32(links.count)
+      links.append(link)
+    }
+    if list.tail >= 0 { links[Int(list.tail)].next = index } else { list.head = index }
+    list.tail = index
+    list.count += 1
+  }
+
+  /// Removes the first `op` from `list`.
+  /// - Returns: whether it was there.
+  @discardableResult
+  mutating func remove(_ op: OpID, from list: inout EdgeList) -> Bool {
+    var previous: Int32 = -1
+    var current = list.head
+    while current >= 0 {
+      let next = links[Int(current)].next
+      if links[Int(current)].op == op {
+        if previous >= 0 { links[Int(previous)].next = next } else { list.head = next }
+        if list.tail == current { list.tail = previous }
+        list.count -= 1
+        free.append(current)
+        return true
+      }
+      previous = current
+      current = next
+    }
+    return false
+  }
+
+  /// The operations in `list`, in order.
+  func operations(in list: EdgeList) -> [OpID] {
+    var out: [OpID] = []
+    out.reserveCapacity(Int(list.count))
+    var current = list.head
+    while current >= 0 {
+      out.append(links[Int(current)].op)
+      current = links[Int(current)].next
+    }
+    return out
+  }
+
+  /// The first operation in `list` that satisfies `predicate`.
+  func first(in list: EdgeList, where predicate: (OpID) -> Bool) -> OpID? {
+    var current = list.head
+    while current >= 0 {
+      let op = links[Int(current)].op
+      if predicate(op) { return op }
+      current = links[Int(current)].next
+    }
+    return nil
+  }
+}
+
+/// One operation's list of edges in the ``EdgePool``: 12 bytes instead of an array.
+struct EdgeList: Sendable {
+  var head: Int32 = -1
+  var tail: Int32 = -1
+  var count: Int32 = 0
+  var isEmpty: Bool { count == 0 }
+}
