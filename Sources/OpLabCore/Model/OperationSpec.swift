@@ -8,24 +8,38 @@
 /// download.completion = 1
 /// ```
 public struct OperationSpec: Hashable, Sendable {
+  // Stored fields go widest first, and the optional tick counts are plain integers with
+  // a sentinel for "none": every operation of a big world carries its spec.
+
   /// The operation's name: unique in its world.
   public var name: String
   /// Ticks of work `main()` does. Ignored for ``OperationKind/blocks(_:)``.
   public var duration: Tick
+  /// How the operation's code polls `isCancelled`.
+  public var cancellation: CancellationCheck
+  /// The kind of `Operation` modelled.
+  public var kind: OperationKind
+  var failsAtTick: Tick
+  var completionTicks: Tick
   /// An explicit `queuePriority`, or `nil` when never set (the getter then reports `.normal`).
   public var priority: QueuePriority?
   /// An explicit `qualityOfService`, or `nil` when never set (`.default`).
   public var qualityOfService: QualityOfService?
-  /// How the operation's code polls `isCancelled`.
-  public var cancellation: CancellationCheck
   /// Whether `main()` returns at once when any dependency was cancelled.
   public var bailsIfDependencyCancelled: Bool
+
   /// When set, the work fails after this many ticks: the operation finishes, but failed.
-  public var failsAt: Tick?
+  public var failsAt: Tick? {
+    get { failsAtTick == Self.none ? nil : failsAtTick }
+    set { failsAtTick = newValue ?? Self.none }
+  }
   /// When set, a `completionBlock` that takes this many ticks runs after the operation finishes.
-  public var completion: Tick?
-  /// The kind of `Operation` modelled.
-  public var kind: OperationKind
+  public var completion: Tick? {
+    get { completionTicks == Self.none ? nil : completionTicks }
+    set { completionTicks = newValue ?? Self.none }
+  }
+  /// The stored value of an absent `failsAt` or `completion`.
+  static let none = Tick.min
 
   /// Creates a spec with the defaults of a plain `Operation`: one tick of work,
   /// no explicit priority or QoS, no cancellation checks, no completion block.
@@ -46,8 +60,8 @@ public struct OperationSpec: Hashable, Sendable {
     self.qualityOfService = qualityOfService
     self.cancellation = cancellation
     self.bailsIfDependencyCancelled = bailsIfDependencyCancelled
-    self.failsAt = failsAt
-    self.completion = completion
+    self.failsAtTick = failsAt ?? Self.none
+    self.completionTicks = completion ?? Self.none
     self.kind = kind
   }
 
