@@ -52,7 +52,7 @@ let package = Package(
     .executableTarget(
       name: "oplab-bench",
       dependencies: [
-        "OpLabCore", "OpLabRender",
+        "OpLabCore", "OpLabRender", "OpLabShell",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "HeapModule", package: "swift-collections"),
       ]

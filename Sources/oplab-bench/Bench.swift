@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OpLabCore
 import OpLabRender
+import OpLabShell
 
 /// `oplab-bench`: times the simulator on a random DAG, phase by phase, and optionally
 /// compares it with the real OperationQueue and a minimal event loop on the same DAG.
@@ -12,8 +13,8 @@ struct Bench: ParsableCommand {
     abstract: "Benchmark the OpLab simulator on a random dependency DAG (build with -c release).")
 
   @Option(help: "Operations in the DAG.") var ops = 100_000
-  @Option(help: "Phases: simulate,render,export,why,status (build always runs).")
-  var phases = "simulate,render,export,why,status"
+  @Option(help: "Phases: simulate,render,export,why,status,interactive (build always runs).")
+  var phases = "simulate,render,export,why,status,interactive"
   @Option(help: "Random seed.") var seed: UInt64 = 1
   @Option(help: "Each operation depends on up to this many earlier ones.") var fanIn = 2
   @Option(help: "maxConcurrentOperationCount of the queue.") var slots = 4
@@ -78,7 +79,8 @@ struct Bench: ParsableCommand {
     }
     if wanted.contains("simulate") {
       results["simulate"] = measure("simulate", baseRSS: baseRSS) { world.runUntilIdle() }
-      print("  trace: \(world.trace.count) events; finished at t=\(world.now); idle: \(world.isIdle)")
+      print("  trace: \(world.trace.count) events in \(world.trace.storedBytes) bytes (\(String(format: "%.1f", Double(world.trace.storedBytes) / Double(max(1, world.trace.count)))) bytes/event); finished at t=\(world.now); idle: \(world.isIdle)")
+      print("  records: \(MemoryLayout<OperationRecord>.stride) bytes/operation record, \(MemoryLayout<OperationSpec>.stride) of them its spec")
     }
     if wanted.contains("render") {
       results["render"] = measure("render", baseRSS: baseRSS) {
@@ -100,6 +102,7 @@ struct Bench: ParsableCommand {
     if wanted.contains("status") {
       results["status"] = measure("status", baseRSS: baseRSS) { _ = Status.render(world) }
     }
+    if wanted.contains("interactive") { Interactive.run() }
     let total = results.values.reduce(0, +)
     print(String(format: "total %.3f s; peak RSS %.0f bytes/op", total, Double(Memory.peakBytes() - baseRSS) / Double(ops)))
 

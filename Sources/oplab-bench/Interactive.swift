@@ -1,0 +1,43 @@
+import Foundation
+import OpLabShell
+
+/// The issue's interactive target: every command on a lesson-sized world (100 operations)
+/// answers in under 10 ms. Builds the world through the interpreter, as a learner's script
+/// would, then times each command of a session that uses every kind of command.
+enum Interactive {
+  static let setup: [String] = {
+    var lines = ["queue downloads max 3", "queue filters max 2 qos userInitiated", "machine cores 4", "frames every 4 to 80"]
+    for i in 0..<50 { lines.append("op d\(i) on downloads takes \(1 + i % 7) priority \(["low", "normal", "high"][i % 3])") }
+    for i in 0..<50 { lines.append("op f\(i) on filters takes \(1 + i % 3) after d\(i)\(i > 0 ? ", f\(i - 1)" : "") cancel-check every 1") }
+    lines += ["tap at 3", "tap at 9"]
+    return lines
+  }()
+
+  static let session = [
+    "step 5", "timeline", "status", "events", "why f10", "slots downloads", "narrate", "graph",
+    "cancel d7", "suspend filters", "step 3", "resume filters", "run", "timeline", "why f49", "status",
+    "back 20", "timeline from 10 to 40", "goto 30", "undo", "fork", "cancel all downloads", "run", "unfork",
+    "events f3", "help timeline", "wait filters", "run",
+  ]
+
+  static func run() {
+    let interpreter = Interpreter()
+    let start = DispatchTime.now().uptimeNanoseconds
+    for line in setup {
+      let reply = interpreter.execute(line)
+      if let error = reply.error { print("  interactive: setup line failed: \(line): \(error.message)") }
+    }
+    let setupMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    var timings: [(String, Double)] = []
+    for line in session {
+      let t0 = DispatchTime.now().uptimeNanoseconds
+      let reply = interpreter.execute(line)
+      timings.append((line, Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6))
+      if let error = reply.error { print("  interactive: '\(line)' failed: \(error.message)") }
+    }
+    let slowest = timings.max { $0.1 < $1.1 } ?? ("-", 0)
+    let total = timings.reduce(0) { $0 + $1.1 }
+    print(String(format: "interactive: %d ops set up in %.1f ms; %d commands, slowest '%@' %.2f ms, mean %.2f ms (target: each under 10 ms)",
+                 interpreter.world.operations.count, setupMs, timings.count, slowest.0, slowest.1, total / Double(timings.count)))
+  }
+}
