@@ -216,7 +216,7 @@ extension World {
     if duration < 0 || duration > OperationSpec.maxDuration { throw .invalidDuration(duration) }
     queues[q.slot].barrierCount += 1
     var name = "\(queues[q.slot].name).barrier\(queues[q.slot].barrierCount)"
-    while opNames[name] != nil { name += "'" }
+    while operationID(named: name) != nil { name += "'" }
     let id = newOperation(OperationSpec(name: name, duration: duration), reason: .barrier)
     operations[id.slot].isBarrier = true
     record(.barrierAdded, op: id, queue: q, reason: .barrier)
@@ -251,7 +251,7 @@ extension World {
 
   func checkNewName(_ name: String) throws(SimulationError) {
     guard Self.isValidName(name) else { throw .invalidName(name) }
-    if opNames[name] != nil || queueNames[name] != nil { throw .duplicateName(name) }
+    if operationID(named: name) != nil || queueNames[name] != nil { throw .duplicateName(name) }
   }
 
   /// Whether a name is an identifier: letters, digits, `-`, `_` and `.`, starting with a
@@ -293,7 +293,7 @@ extension World {
   mutating func newOperation(_ spec: OperationSpec, reason: Reason) -> OpID {
     let id = OpID(operations.count)
     operations.append(OperationRecord(spec: spec))
-    opNames[spec.name] = id
+    opNames.insert(id, named: spec.name, in: operations)
     record(.created, op: id, to: .created, reason: reason)
     return id
   }

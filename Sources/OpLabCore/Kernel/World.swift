@@ -49,9 +49,9 @@ public struct World: Sendable {
   var edges = EdgePool()
   /// User-interface work created so far, for naming: taps, frames, waits on main.
   var mainThreadWorkCount = (taps: 0, frames: 0, waits: 0)
-  /// Names to operations. A plain hash map: operations never lose their names, so creation
-  /// order is the order of ``operations``.
-  var opNames: [String: OpID] = [:]
+  /// Names to operations (operations never lose their names, so creation order is the
+  /// order of ``operations``).
+  var opNames = NameIndex()
   var queueNames: OrderedDictionary<String, QueueID> = [:]
   var agenda = Heap<Wakeup>()
   var nextWakeupSequence = 0
@@ -75,7 +75,7 @@ public struct World: Sendable {
   /// What depends on `op`, in the order the edges were added.
   public func dependents(of op: OpID) -> [OpID] { edges.operations(in: operations[op.slot].dependentList) }
   /// Looks an operation up by name.
-  public func operationID(named name: String) -> OpID? { opNames[name] }
+  public func operationID(named name: String) -> OpID? { opNames.find(name, in: operations) }
   /// Looks a queue up by name.
   public func queueID(named name: String) -> QueueID? { queueNames[name] }
   /// Every operation's identifier, in creation order.

@@ -81,7 +81,7 @@ extension World {
       base = "main.wait\(mainThreadWorkCount.waits)"
     }
     var name = base
-    while opNames[name] != nil || queueNames[name] != nil { name += "'" }
+    while operationID(named: name) != nil || queueNames[name] != nil { name += "'" }
     let duration: Tick = if case .wait = work { 0 } else { 1 }
     let id = newOperation(OperationSpec(name: name, duration: duration), reason: reason)
     operations[id.slot].mainThreadWork = work

@@ -26,8 +26,8 @@ public struct OperationRecord: Sendable {
   var generation: UInt32 = 0
   /// BlockOperation blocks finished so far.
   var blocksDone: Int32 = 0
-  /// The queue the operation was added to, if any.
-  public internal(set) var queue: QueueID?
+  /// The queue's index, or -1 before the operation is added to one.
+  var queueIndex: Int32 = -1
   /// Set for user-interface work and waits on the main thread, which the lab creates itself.
   public internal(set) var mainThreadWork: MainThreadWork?
   /// The public phase.
@@ -58,6 +58,11 @@ public struct OperationRecord: Sendable {
   /// The stored time of something that has not happened (ticks are never negative).
   static let notYet = Tick.min
 
+  /// The queue the operation was added to, if any.
+  public internal(set) var queue: QueueID? {
+    get { queueIndex < 0 ? nil : QueueID(Int(queueIndex)) }
+    set { queueIndex = newValue?.index ?? -1 }
+  }
   /// When `cancel()` first took effect.
   public internal(set) var cancelledAt: Tick? {
     get { cancelledTick == Self.notYet ? nil : cancelledTick }

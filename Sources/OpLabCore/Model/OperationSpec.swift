@@ -15,8 +15,7 @@ public struct OperationSpec: Hashable, Sendable {
   public var name: String
   /// Ticks of work `main()` does. Ignored for ``OperationKind/blocks(_:)``.
   public var duration: Tick
-  /// How the operation's code polls `isCancelled`.
-  public var cancellation: CancellationCheck
+  var cancellationCode: Tick
   /// The kind of `Operation` modelled.
   public var kind: OperationKind
   var failsAtTick: Tick
@@ -27,6 +26,29 @@ public struct OperationSpec: Hashable, Sendable {
   public var qualityOfService: QualityOfService?
   /// Whether `main()` returns at once when any dependency was cancelled.
   public var bailsIfDependencyCancelled: Bool
+
+  /// How the operation's code polls `isCancelled`. Stored as one integer (an enum with a
+  /// payload would take 16 bytes): `every(n)` is `n`, and the two cases without a payload
+  /// are the two smallest integers, which no check interval can be.
+  public var cancellation: CancellationCheck {
+    get {
+      switch cancellationCode {
+      case Self.never: .never
+      case Self.atStart: .atStart
+      case let n: .every(n)
+      }
+    }
+    set { cancellationCode = Self.code(of: newValue) }
+  }
+  static func code(of check: CancellationCheck) -> Tick {
+    switch check {
+    case .never: never
+    case .atStart: atStart
+    case .every(let n): n
+    }
+  }
+  static let never = Tick.min
+  static let atStart = Tick.min + 1
 
   /// When set, the work fails after this many ticks: the operation finishes, but failed.
   public var failsAt: Tick? {
@@ -58,7 +80,7 @@ public struct OperationSpec: Hashable, Sendable {
     self.duration = duration
     self.priority = priority
     self.qualityOfService = qualityOfService
-    self.cancellation = cancellation
+    self.cancellationCode = Self.code(of: cancellation)
     self.bailsIfDependencyCancelled = bailsIfDependencyCancelled
     self.failsAtTick = failsAt ?? Self.none
     self.completionTicks = completion ?? Self.none
