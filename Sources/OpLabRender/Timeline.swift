@@ -279,7 +279,7 @@ public enum Timeline {
     ]
     if shared {
       items.insert("\(g.sharedExecuting) executing on a shared core", at: 1)
-      items.append("cpu \(g.load[1])…\(g.load[g.load.count - 1]) cores busy")
+      items.append("cpu \(g.load[1])\(ascii ? "..." : "…")\(g.load[g.load.count - 1]) cores busy")
     }
     // Every item fits the narrowest timeline (40 columns), so no legend line is wider than `width`.
     if ui { items += ["taps/frames: \(g.ready) waiting (UI frozen)", "\(g.dropped) frame dropped"] }
