@@ -72,6 +72,28 @@ public enum MainThreadWork: Hashable, Sendable {
   /// `waitUntilAllOperationsAreFinished()` called on the main thread, for one queue or for
   /// every queue: the main thread is blocked until it returns.
   case wait(QueueID?)
+
+  /// The compact form an operation record stores: a queue's index for a wait on it, and
+  /// negative codes for the rest (``noneCode`` for no main-thread work).
+  var code: Int32 {
+    switch self {
+    case .tap: -2
+    case .frame: -3
+    case .wait(nil): -4
+    case .wait(let q?): q.index
+    }
+  }
+  static let noneCode: Int32 = -1
+
+  init?(code: Int32) {
+    switch code {
+    case Self.noneCode: return nil
+    case -2: self = .tap
+    case -3: self = .frame
+    case -4: self = .wait(nil)
+    default: self = .wait(QueueID(Int(code)))
+    }
+  }
 }
 
 /// The display's frame requests: `frames every N from T to T`.

@@ -3,11 +3,14 @@
 /// All fields are derived from the actions applied so far; the public view of an
 /// operation is ``World/operation(_:)``.
 public struct OperationRecord: Sendable {
-  // Stored fields go widest first, and times are plain integers with a sentinel for
-  // "not yet": a million records are most of a big world's memory.
+  // Stored fields go widest first (a 4-byte field fits in the spec's tail), times and the
+  // queue are plain integers with a sentinel for "none", and the flags share one word:
+  // a million records are most of a big world's memory.
 
   /// What the learner defined.
   public internal(set) var spec: OperationSpec
+  /// Unfinished dependencies still counted against readiness.
+  var unfinishedCount: Int32 = 0
   var cancelledTick = Self.notYet
   var enqueuedTick = Self.notYet
   var startedTick = Self.notYet
@@ -20,40 +23,91 @@ public struct OperationRecord: Sendable {
   /// Operations that depend on this one, in the order the edges were added
   /// (``World/dependents(of:)``).
   var dependentList = EdgeList()
-  /// Unfinished dependencies still counted against readiness.
-  var unfinishedCount: Int32 = 0
   /// Bumped whenever scheduled wake-ups for this operation become stale.
   var generation: UInt32 = 0
   /// BlockOperation blocks finished so far.
   var blocksDone: Int32 = 0
   /// The queue's index, or -1 before the operation is added to one.
   var queueIndex: Int32 = -1
-  /// Set for user-interface work and waits on the main thread, which the lab creates itself.
-  public internal(set) var mainThreadWork: MainThreadWork?
+  /// ``mainThreadWork`` as one integer (see ``MainThreadWork/code``).
+  var mainThreadWorkCode: Int32 = MainThreadWork.noneCode
+  var flags = Flags()
   /// The public phase.
   public internal(set) var phase: OpPhase = .created
   /// How it ended, once finished.
   public internal(set) var outcome: Outcome?
-  /// `isCancelled`: sticky once set.
-  public internal(set) var isCancelled = false
-  /// Whether this is a queue's internal barrier operation (`addBarrierBlock`).
-  public internal(set) var isBarrier = false
-  /// Whether the completion block is running now.
-  public internal(set) var completionRunning = false
-  /// Set by `cancel()` on an operation that has not started: dependencies are ignored (rule 13).
-  var dependenciesIgnored = false
-  /// Whether the work ended without calling `finish()` (an async operation's jam).
-  public internal(set) var jammed = false
   /// The priority level it is filed under in its queue (barrier = 12).
   var level: Int8 = 0
+
+  /// The record's yes/no facts, one bit each.
+  struct Flags: OptionSet, Sendable {
+    let rawValue: UInt16
+    static let cancelled = Flags(rawValue: 1 << 0)
+    static let barrier = Flags(rawValue: 1 << 1)
+    static let completionRunning = Flags(rawValue: 1 << 2)
+    static let dependenciesIgnored = Flags(rawValue: 1 << 3)
+    static let jammed = Flags(rawValue: 1 << 4)
+    static let holdsSlot = Flags(rawValue: 1 << 5)
+    static let stranded = Flags(rawValue: 1 << 6)
+    static let dispatched = Flags(rawValue: 1 << 7)
+    static let blocksSequential = Flags(rawValue: 1 << 8)
+  }
+
+  private func has(_ flag: Flags) -> Bool { flags.contains(flag) }
+  private mutating func set(_ flag: Flags, _ on: Bool) {
+    if on { flags.insert(flag) } else { flags.remove(flag) }
+  }
+
+  /// `isCancelled`: sticky once set.
+  public internal(set) var isCancelled: Bool {
+    get { has(.cancelled) }
+    set { set(.cancelled, newValue) }
+  }
+  /// Whether this is a queue's internal barrier operation (`addBarrierBlock`).
+  public internal(set) var isBarrier: Bool {
+    get { has(.barrier) }
+    set { set(.barrier, newValue) }
+  }
+  /// Whether the completion block is running now.
+  public internal(set) var completionRunning: Bool {
+    get { has(.completionRunning) }
+    set { set(.completionRunning, newValue) }
+  }
+  /// Set by `cancel()` on an operation that has not started: dependencies are ignored (rule 13).
+  var dependenciesIgnored: Bool {
+    get { has(.dependenciesIgnored) }
+    set { set(.dependenciesIgnored, newValue) }
+  }
+  /// Whether the work ended without calling `finish()` (an async operation's jam).
+  public internal(set) var jammed: Bool {
+    get { has(.jammed) }
+    set { set(.jammed, newValue) }
+  }
   /// Whether it occupies one of its queue's slots while started (a corelibs empty-queue barrier does not).
-  var holdsSlot = false
+  var holdsSlot: Bool {
+    get { has(.holdsSlot) }
+    set { set(.holdsSlot, newValue) }
+  }
   /// Linux's `removeDependency` removed an unfinished dependency without releasing it (rule 9).
-  var stranded = false
+  var stranded: Bool {
+    get { has(.stranded) }
+    set { set(.stranded, newValue) }
+  }
   /// Handed to the backing dispatch queue behind a corelibs barrier block; starts when it ends.
-  public internal(set) var dispatched = false
+  public internal(set) var dispatched: Bool {
+    get { has(.dispatched) }
+    set { set(.dispatched, newValue) }
+  }
   /// Whether its blocks run one after another (corelibs) rather than side by side (Darwin).
-  var blocksSequential = false
+  var blocksSequential: Bool {
+    get { has(.blocksSequential) }
+    set { set(.blocksSequential, newValue) }
+  }
+  /// Set for user-interface work and waits on the main thread, which the lab creates itself.
+  public internal(set) var mainThreadWork: MainThreadWork? {
+    get { MainThreadWork(code: mainThreadWorkCode) }
+    set { mainThreadWorkCode = newValue?.code ?? MainThreadWork.noneCode }
+  }
 
   /// The stored time of something that has not happened (ticks are never negative).
   static let notYet = Tick.min

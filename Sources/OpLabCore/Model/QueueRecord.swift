@@ -48,9 +48,16 @@ public struct QueueRecord: Sendable {
 
 /// A ready operation waiting in a queue, ordered best-first: higher level, then earlier place.
 struct ReadyEntry: Comparable, Sendable {
-  var level: Int8
+  // Widest first: 16 bytes, not 24 (a queue can hold a million ready entries).
   var place: Int
   var op: OpID
+  var level: Int8
+
+  init(level: Int8, place: Int, op: OpID) {
+    self.place = place
+    self.op = op
+    self.level = level
+  }
 
   static func < (a: ReadyEntry, b: ReadyEntry) -> Bool {
     // "Greater" is better: popMax returns the next operation to start.
