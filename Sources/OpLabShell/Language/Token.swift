@@ -35,19 +35,17 @@ public enum Lexer {
     for ch in line {
       column += 1
       if ch == "#" { break }
-      if ch.isWhitespace {
-        flush()
-        // A space and the combining marks after it make one Character (" \u{301}"): the
-        // marks are not whitespace, so they start a token (which no name accepts), rather
-        // than vanish. Otherwise "op\t\u{301}" and "op \u{301}" would read differently.
-        let marks = ch.unicodeScalars.dropFirst().filter { !$0.properties.isWhitespace }
-        if !marks.isEmpty {
-          start = column
-          current.unicodeScalars.append(contentsOf: marks)
+      // Whitespace splits tokens scalar by scalar, not Character by Character: a space can
+      // share a Character with the marks after it (" \u{301}") or with a prepended mark
+      // before it ("\u{6DD} "), and either way it must still separate two words, or a
+      // line and its saved form ("op\tx" and "op x") would read differently.
+      for scalar in ch.unicodeScalars {
+        if scalar.properties.isWhitespace {
+          flush()
+        } else {
+          if current.isEmpty { start = column }
+          current.unicodeScalars.append(scalar)
         }
-      } else {
-        if current.isEmpty { start = column }
-        current.append(ch)
       }
     }
     flush()
