@@ -44,7 +44,8 @@ public struct OperationSpec: Hashable, Sendable {
     switch check {
     case .never: never
     case .atStart: atStart
-    case .every(let n): n
+    // An interval that would read back as a sentinel is below 1 anyway: keep it invalid.
+    case .every(let n): Swift.max(n, atStart + 1)
     }
   }
   static let never = Tick.min
@@ -53,12 +54,12 @@ public struct OperationSpec: Hashable, Sendable {
   /// When set, the work fails after this many ticks: the operation finishes, but failed.
   public var failsAt: Tick? {
     get { failsAtTick == Self.none ? nil : failsAtTick }
-    set { failsAtTick = newValue ?? Self.none }
+    set { failsAtTick = newValue.map { Swift.max($0, Self.none + 1) } ?? Self.none }
   }
   /// When set, a `completionBlock` that takes this many ticks runs after the operation finishes.
   public var completion: Tick? {
     get { completionTicks == Self.none ? nil : completionTicks }
-    set { completionTicks = newValue ?? Self.none }
+    set { completionTicks = newValue.map { Swift.max($0, Self.none + 1) } ?? Self.none }
   }
   /// The stored value of an absent `failsAt` or `completion`.
   static let none = Tick.min
@@ -82,8 +83,9 @@ public struct OperationSpec: Hashable, Sendable {
     self.qualityOfService = qualityOfService
     self.cancellationCode = Self.code(of: cancellation)
     self.bailsIfDependencyCancelled = bailsIfDependencyCancelled
-    self.failsAtTick = failsAt ?? Self.none
-    self.completionTicks = completion ?? Self.none
+    // A value that would read back as "none" is negative, so invalid anyway: keep it so.
+    self.failsAtTick = failsAt.map { Swift.max($0, Self.none + 1) } ?? Self.none
+    self.completionTicks = completion.map { Swift.max($0, Self.none + 1) } ?? Self.none
     self.kind = kind
   }
 

@@ -43,6 +43,16 @@ public enum Action: Hashable, Sendable {
   case wait(QueueID?)
   /// The same wait, called on the main thread: it blocks the main thread until it returns.
   case waitOnMainThread(QueueID?)
+
+  /// Whether this is a wait (from anywhere). A wait records its start, so one cut short by
+  /// an interrupt or by time travel is replaced in the journal by a plain run from the
+  /// state before it (see ``Simulation``).
+  public var isWait: Bool {
+    switch self {
+    case .wait, .waitOnMainThread: true
+    default: false
+    }
+  }
   /// ``World/setCores(_:)``; `nil` is unlimited.
   case setCores(Int?)
   /// ``World/tap(at:)``.

@@ -37,7 +37,7 @@ public struct Simulation: Sendable {
   ///   journalled as a run to the tick where it stopped, so replays stay exact.
   @discardableResult
   public mutating func perform(_ action: Action, interrupt: Interrupt? = nil) throws(SimulationError) -> ActionResult {
-    let beforeWait: World? = if case .wait = action, interrupt != nil { world } else { nil }
+    let beforeWait: World? = action.isWait && interrupt != nil ? world : nil
     let (result, completed) = try world.perform(action, interrupt: interrupt)
     if completed {
       journal.append(action)
@@ -71,7 +71,7 @@ public struct Simulation: Sendable {
     for action in journal[checkpoints[start].journalCount...] {
       // A wait records its start; one cut short is replaced by a plain run to the tick,
       // so it must be replayed as that from the state before it.
-      let beforeWait: World? = if case .wait = action { replay } else { nil }
+      let beforeWait: World? = action.isWait ? replay : nil
       let (_, completed) = try replay.perform(action, cap: tick)
       if completed {
         kept.append(action)

@@ -210,3 +210,9 @@ struct Reader {
   mutating func int32() -> Int32 { Int32(truncatingIfNeeded: signed()) }
   mutating func op() -> OpID { OpID(Int(int32())) }
 }
+
+extension Trace: CustomStringConvertible, CustomDebugStringConvertible {
+  /// A summary, not the chunks' bytes (test failures print it).
+  public var description: String { "Trace(\(count) events, last at t=\(lastTick))" }
+  public var debugDescription: String { description }
+}

@@ -27,15 +27,18 @@ enum FileIO {
   static func writeAtomically(to path: String, column: Int, _ body: (inout FileStream) -> Void) throws {
     let url = URL(fileURLWithPath: path)
     let directory = url.deletingLastPathComponent().path
-    let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).oplab-\(getpid()).tmp").path
+    // mkstemp: a fresh name no one could have planted a link at (O_EXCL).
+    var template = Array(url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).oplab-XXXXXX").path.utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     func failure(_ why: String? = nil) -> Diagnostic {
       var isDirectory: ObjCBool = false
       let why = why ?? (!FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue
         ? "the folder \(directory) does not exist" : "permission denied or the path is not a file")
       return Diagnostic(column: column, length: path.count, message: "cannot write '\(path)': \(why)")
     }
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw failure() }
+    _ = fchmod(fd, 0o644)
     var stream = FileStream(fd: fd)
     body(&stream)
     stream.flush()

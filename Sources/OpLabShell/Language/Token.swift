@@ -95,7 +95,8 @@ public enum Suggest {
       if isPrefixed { prefixed.append(candidate) }
       guard lowered.count <= 64 ? abs(lowered.count - typed.count) <= 3 || isPrefixed : isPrefixed else { continue }
       let d = lowered.count <= 64 ? distance(typed, lowered) : Int.max
-      if let b = best, b.distance < d || (b.distance == d && b.candidate < candidate) { continue }
+      // The first of the closest wins a tie, unless a later one sorts before it.
+      if let b = best, !(d < b.distance || (d == b.distance && candidate < b.candidate)) { continue }
       best = (candidate, d)
     }
     guard let best else { return nil }
