@@ -145,6 +145,13 @@ import Testing
     let bad = i.execute("export events \(dir.path)/no/such/dir/x.txt")
     #expect(bad.error?.message.hasPrefix("cannot write") == true)
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["out.events", "out.mermaid", "out.timeline", "out.trace"])
+    // Ctrl-C during an export abandons it: the old file stays as it was, no temporary file is left.
+    let before = try String(contentsOfFile: dir.appendingPathComponent("out.events").path, encoding: .utf8)
+    _ = run(["op b takes 1", "run"], i)
+    let stopped = i.execute("export events \(dir.path)/out.events", interrupt: { true })
+    #expect(stopped.error?.message == "cannot write '\(dir.path)/out.events': interrupted, so nothing was written")
+    #expect(try String(contentsOfFile: dir.appendingPathComponent("out.events").path, encoding: .utf8) == before)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["out.events", "out.mermaid", "out.timeline", "out.trace"])
   }
 
   @Test("help lists every command from the table and explains one")

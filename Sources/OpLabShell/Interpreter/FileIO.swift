@@ -24,7 +24,10 @@ enum FileIO {
   /// target (a megabyte at a time), which is renamed over the target only when every
   /// write succeeded. A big world's export never sits in memory whole.
   /// - Throws: a ``Diagnostic`` naming the file; nothing is left behind.
-  static func writeAtomically(to path: String, column: Int, _ body: (inout FileStream) -> Void) throws {
+  /// - Parameter interrupted: asked at every megabyte; `true` (Ctrl-C) abandons the file.
+  static func writeAtomically(
+    to path: String, column: Int, interrupted: (() -> Bool)? = nil, _ body: (inout FileStream) -> Void
+  ) throws {
     let url = URL(fileURLWithPath: path)
     let directory = url.deletingLastPathComponent().path
     // mkstemp: a fresh name no one could have planted a link at (O_EXCL).
@@ -39,12 +42,13 @@ enum FileIO {
     }
     guard fd >= 0 else { throw failure() }
     _ = fchmod(fd, 0o644)
-    var stream = FileStream(fd: fd)
+    var stream = FileStream(fd: fd, interrupted: interrupted)
     body(&stream)
     stream.flush()
     let failed = stream.error
     if close(fd) != 0 || failed != nil {
       unlink(temporary)
+      if failed == ECANCELED { throw failure("interrupted, so nothing was written") }
       throw failure(failed.map { String(cString: strerror($0)) })
     }
     guard rename(temporary, path) == 0 else {
@@ -58,10 +62,14 @@ enum FileIO {
 struct FileStream: TextOutputStream {
   let fd: Int32
   var buffer = ""
-  /// The `errno` of the first failed write.
+  /// The `errno` of the first failed write (`ECANCELED` when interrupted).
   var error: Int32?
+  let interrupted: (() -> Bool)?
 
-  init(fd: Int32) { self.fd = fd }
+  init(fd: Int32, interrupted: (() -> Bool)? = nil) {
+    self.fd = fd
+    self.interrupted = interrupted
+  }
 
   mutating func write(_ text: String) {
     buffer += text
@@ -69,6 +77,7 @@ struct FileStream: TextOutputStream {
   }
 
   mutating func flush() {
+    if error == nil, interrupted?() == true { error = ECANCELED }
     guard error == nil else { return buffer.removeAll(keepingCapacity: true) }
     buffer.withUTF8 { bytes in
       var done = 0

@@ -350,7 +350,7 @@ public final class Interpreter {
       return Reply(output: Graph.render(world))
     case .export(let kind, let file):
       let world = world, options = options
-      try FileIO.writeAtomically(to: file, column: Lexer.tokens(line).last?.column ?? 1) { out in
+      try FileIO.writeAtomically(to: file, column: Lexer.tokens(line).last?.column ?? 1, interrupted: interrupt) { out in
         switch kind {
         case .timeline: out.write(Timeline.render(world, width: options.width, ascii: options.ascii))
         case .events: Exporters.eventsJSONLines(world, to: &out)
