@@ -9,12 +9,7 @@ public enum Status {
       out += "  machine: \(cores) \(cores == 1 ? "core" : "cores"), \(Exporters.coresText(world.cpuLoad.used)) busy now"
     }
     out += "\n"
-    // One pass files every operation under its queue (or none), in creation order.
-    var byQueue = [[OpID]](repeating: [], count: world.queues.count)
-    var held: [OpID] = []
-    for i in world.operations.indices {
-      if let q = world.operations[i].queue { byQueue[Int(q.index)].append(OpID(i)) } else { held.append(OpID(i)) }
-    }
+    let (byQueue, held) = world.operationsByQueue()
     for q in world.queueIDs {
       let queue = world.queue(q)
       // Counts include taps and frames (they hold the main thread too); the list leaves them out.

@@ -35,11 +35,7 @@ public enum Timeline {
     let g = ascii ? Glyphs.ascii : Glyphs.unicode
     let lanes = Lanes(world)
     let width = max(40, width)
-    // One pass files every operation under its queue, in creation order.
-    var byQueue = [[OpID]](repeating: [], count: world.queues.count)
-    for i in world.operations.indices {
-      if let q = world.operations[i].queue { byQueue[Int(q.index)].append(OpID(i)) }
-    }
+    let byQueue = world.operationsByQueue().queued
     let shownQueues = queues.isEmpty ? world.queueIDs.filter { !byQueue[Int($0.index)].isEmpty } : queues
     let ops = Array(Set(shownQueues)).sorted().flatMap { byQueue[Int($0.index)] }
     guard !shownQueues.isEmpty else { return "no operations in a queue yet\n" }

@@ -94,6 +94,17 @@ public struct World: Sendable {
     queues[q.slot].members.filter { !operations[$0.slot].isFinished }
   }
 
+  /// Every operation filed under the queue it was added to, each list in creation order,
+  /// indexed by queue; and those in no queue. One pass, for views that list by queue.
+  public func operationsByQueue() -> (queued: [[OpID]], inNoQueue: [OpID]) {
+    var queued = [[OpID]](repeating: [], count: queues.count)
+    var none: [OpID] = []
+    for i in operations.indices {
+      if let q = operations[i].queue { queued[q.slot].append(OpID(i)) } else { none.append(OpID(i)) }
+    }
+    return (queued, none)
+  }
+
   /// `operationCount`: unfinished operations in the queue, barriers excluded (rule 37).
   public func operationCount(of q: QueueID) -> Int {
     unfinishedMembers(of: q).count { !operations[$0.slot].isBarrier && operations[$0.slot].mainThreadWork == nil }
