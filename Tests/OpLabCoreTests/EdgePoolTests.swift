@@ -28,6 +28,54 @@ import Testing
     #expect(pool.first(in: a, where: { $0 == OpID(6) }) == OpID(6))
   }
 
+  @Test("A prepended list reads newest first, through removals, and an appended one can share the pool")
+  func prepended() {
+    var pool = EdgePool()
+    var a = EdgeList(), b = EdgeList()
+    for i in [1, 2, 3] { pool.prepend(OpID(i), to: &a) }
+    pool.append(OpID(9), to: &b)
+    #expect(pool.operations(in: a) == [3, 2, 1].map(OpID.init))
+    #expect(pool.remove(OpID(2), from: &a))
+    pool.prepend(OpID(4), to: &a)  // into the freed link
+    #expect(pool.operations(in: a) == [4, 3, 1].map(OpID.init))
+    #expect(pool.links.count == 4)
+    #expect(pool.remove(OpID(1), from: &a))
+    #expect(pool.remove(OpID(4), from: &a))
+    #expect(pool.remove(OpID(3), from: &a))
+    #expect(a.isEmpty && a.head == -1 && a.tail == -1)
+    pool.prepend(OpID(5), to: &a)
+    #expect(pool.operations(in: a) == [OpID(5)] && a.head == a.tail)
+    #expect(pool.operations(in: b) == [OpID(9)])
+  }
+
+  @Test("Dependents become ready in the order their edges were added (the list is stored newest first), and start by place")
+  func releaseOrder() throws {
+    var w = World()
+    let q = try w.createQueue(name: "serial", maxConcurrent: 1)
+    let root = try w.createOperation(OperationSpec(name: "root", duration: 2))
+    let names = ["d3", "d1", "d4", "d2"]
+    let ids = try names.map { try w.createOperation(OperationSpec(name: $0), dependencies: [root]) }
+    try w.removeDependency(ids[2], on: root)
+    try w.addDependency(ids[2], on: root)  // d4's edge is now the newest
+    #expect(w.dependents(of: root) == [ids[0], ids[1], ids[3], ids[2]])
+    try w.suspend(q)
+    for id in ids { try w.enqueue(id, on: q) }
+    try w.enqueue(root, on: q)
+    let mark = w.trace.count
+    try w.resume(q)
+    w.runUntilIdle()
+    // They become ready in the order of root's edges (d4's is the newest), and start in
+    // the order they were enqueued: same priority, and a pending operation keeps its place.
+    #expect(w.lines(from: mark) == [
+      "0 serial resumed", "0 root started",
+      "2 root finished", "2 d3 ready", "2 d1 ready", "2 d2 ready", "2 d4 ready", "2 d3 started",
+      "3 d3 finished", "3 d1 started",
+      "4 d1 finished", "4 d4 started",
+      "5 d4 finished", "5 d2 started",
+      "6 d2 finished",
+    ])
+  }
+
   @Test("A world's dependencies and dependents read back in the order the edges were added, after removals")
   func throughTheWorld() throws {
     var w = World()

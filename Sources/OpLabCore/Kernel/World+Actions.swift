@@ -282,8 +282,11 @@ extension World {
         || b == UInt8(ascii: ".")
       else { return b < 0x80 ? false : nil }
     }
-    return !reservedNames.contains(name.lowercased())
+    // Only a name as long as a reserved word can be one.
+    return !reservedLengths.contains(name.utf8.count) || !reservedNames.contains(name.lowercased())
   }
+
+  private static let reservedLengths = Set(reservedNames.map(\.utf8.count))
 
   private static let markCategories: Set<Unicode.GeneralCategory> = [.nonspacingMark, .spacingMark, .enclosingMark]
 
@@ -298,15 +301,18 @@ extension World {
     return id
   }
 
-  mutating func takePlace() -> Int {
-    nextPlace += 1
+  /// The next place in FIFO order. Four billion filings (each recorded in the trace, so
+  /// tens of gigabytes of it) would wrap it; the counter is kept small because every
+  /// record and every ready-heap entry carries a place.
+  mutating func takePlace() -> UInt32 {
+    nextPlace &+= 1
     return nextPlace
   }
 
   /// Adds the edge op → dep and counts it when it blocks.
   mutating func link(_ op: OpID, on dep: OpID, reason: Reason) {
     edges.append(dep, to: &operations[op.slot].dependencyList)
-    edges.append(op, to: &operations[dep.slot].dependentList)
+    edges.prepend(op, to: &operations[dep.slot].dependentList)
     record(.dependencyAdded(dep), op: op, queue: operations[op.slot].queue, reason: reason)
     // A finished dependency does not block; an operation already handed to the dispatch queue is past waiting.
     guard !operations[dep.slot].isFinished, !operations[op.slot].dispatched else { return }

@@ -129,15 +129,22 @@ extension World {
       record(.kvoDidChange(.isFinished), op: op, queue: q, reason: reason)
     }
 
-    // Walked link by link: releasing a dependent never adds or removes an edge.
+    // Dependents are released in the order their edges were added; the list reads newest
+    // first, so it is copied out and walked backwards. The buffer is reused (taken out of
+    // the world meanwhile, so a finish this one causes gets a buffer of its own).
+    var released = releaseBuffer
+    releaseBuffer = []
+    released.removeAll(keepingCapacity: true)
     var link = operations[op.slot].dependentList.head
     while link >= 0 {
-      let dependent = edges.links[Int(link)].op
+      released.append(edges.links[Int(link)].op)
       link = edges.links[Int(link)].next
-      guard !operations[dependent.slot].isFinished else { continue }
+    }
+    for dependent in released.reversed() where !operations[dependent.slot].isFinished {
       operations[dependent.slot].unfinishedCount -= 1
       becomeReadyIfPossible(dependent, reason: .dependencyFinished(op))
     }
+    releaseBuffer = released
 
     if let length = operations[op.slot].spec.completion {
       operations[op.slot].completionRunning = true

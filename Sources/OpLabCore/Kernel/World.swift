@@ -47,6 +47,8 @@ public struct World: Sendable {
   var cpu = CPUState()
   /// Every dependency edge, both ways (see ``OperationRecord/dependencyList``).
   var edges = EdgePool()
+  /// A buffer `finish` reuses to release dependents oldest first (see ``finish(_:outcome:reason:)``).
+  var releaseBuffer: [OpID] = []
   /// User-interface work created so far, for naming: taps, frames, waits on main.
   var mainThreadWorkCount = (taps: 0, frames: 0, waits: 0)
   /// Names to operations (operations never lose their names, so creation order is the
@@ -55,7 +57,7 @@ public struct World: Sendable {
   var queueNames: OrderedDictionary<String, QueueID> = [:]
   var agenda = Heap<Wakeup>()
   var nextWakeupSequence = 0
-  var nextPlace = 0
+  var nextPlace: UInt32 = 0
 
   /// Creates a world at tick 0 with the built-in serial `main` queue.
   /// - Parameter platform: the Foundation to imitate; Darwin's by default.
@@ -73,7 +75,7 @@ public struct World: Sendable {
   /// What `op` depends on, in the order the dependencies were added, finished ones included (rule 7).
   public func dependencies(of op: OpID) -> [OpID] { edges.operations(in: operations[op.slot].dependencyList) }
   /// What depends on `op`, in the order the edges were added.
-  public func dependents(of op: OpID) -> [OpID] { edges.operations(in: operations[op.slot].dependentList) }
+  public func dependents(of op: OpID) -> [OpID] { edges.operations(in: operations[op.slot].dependentList).reversed() }
   /// Looks an operation up by name.
   public func operationID(named name: String) -> OpID? { opNames.find(name, in: operations) }
   /// Looks a queue up by name.

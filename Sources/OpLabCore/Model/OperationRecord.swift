@@ -15,13 +15,13 @@ public struct OperationRecord: Sendable {
   var enqueuedTick = Self.notYet
   var startedTick = Self.notYet
   var finishedTick = Self.notYet
-  /// Its place inside the level: smaller is earlier (FIFO).
-  var place: Int = 0
+  /// Its place inside the level: smaller is earlier (FIFO). See ``World/takePlace()``.
+  var place: UInt32 = 0
   /// Dependencies in the order they were added, finished ones included (rule 7); read
   /// them with ``World/dependencies(of:)``.
   var dependencyList = EdgeList()
-  /// Operations that depend on this one, in the order the edges were added
-  /// (``World/dependents(of:)``).
+  /// Operations that depend on this one, newest edge first: built by prepending (see
+  /// ``EdgePool/prepend(_:to:)``); ``World/dependents(of:)`` reads them oldest first.
   var dependentList = EdgeList()
   /// Bumped whenever scheduled wake-ups for this operation become stale.
   var generation: UInt32 = 0

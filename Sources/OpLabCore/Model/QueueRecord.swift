@@ -48,12 +48,12 @@ public struct QueueRecord: Sendable {
 
 /// A ready operation waiting in a queue, ordered best-first: higher level, then earlier place.
 struct ReadyEntry: Comparable, Sendable {
-  // Widest first: 16 bytes, not 24 (a queue can hold a million ready entries).
-  var place: Int
+  // 12 bytes, not 24 (a queue can hold a million ready entries).
+  var place: UInt32
   var op: OpID
   var level: Int8
 
-  init(level: Int8, place: Int, op: OpID) {
+  init(level: Int8, place: UInt32, op: OpID) {
     self.place = place
     self.op = op
     self.level = level
