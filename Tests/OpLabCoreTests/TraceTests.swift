@@ -70,7 +70,7 @@ import Testing
     #expect(Self.reasons.allSatisfy { r in events.contains { $0.reason == r } })
   }
 
-  @Test("A long trace crosses chunks; random access, iteration and search by tick agree")
+  @Test("A long trace crosses chunks; random access, iteration, reading from a position and search by tick agree")
   func chunksAndMarks() {
     var trace = Trace()
     var events: [Event] = []
@@ -86,6 +86,15 @@ import Testing
     #expect(Array(trace) == events)
     for i in stride(from: 0, to: events.count, by: 997) { #expect(trace[i] == events[i]) }
     #expect(trace[events.count - 1] == events[events.count - 1])
+    // Reading from a position: on a mark, between marks, across a chunk's end, at and past the end.
+    let chunkEnd = trace.marks.firstIndex { $0.chunk == 1 }.map { $0 * Trace.markEvery } ?? 0
+    #expect(chunkEnd > 0)
+    for start in [0, 1, 31, 32, 33, 997, chunkEnd - 1, chunkEnd, chunkEnd + 1, events.count - 1] {
+      #expect(Array(trace.events(from: start)) == Array(events[start...]), "from \(start)")
+    }
+    #expect(Array(trace.events(from: events.count)).isEmpty)
+    #expect(Array(trace.events(from: events.count + 5)).isEmpty)
+    #expect(Array(trace.events(from: -3)) == events)
     for tick in [0, 1, 5000, 13_333, 13_334] {
       #expect(trace.firstIndex(atOrAfter: tick) == (events.firstIndex { $0.tick >= tick } ?? events.count), "tick \(tick)")
     }

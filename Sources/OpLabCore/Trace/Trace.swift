@@ -57,7 +57,14 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
     return cursor.next(in: chunks)
   }
 
-  public func makeIterator() -> Iterator { Iterator(trace: self) }
+  public func makeIterator() -> Iterator { Iterator(trace: self, from: 0) }
+
+  /// The events from `start` to the end, in order: decoding begins at the mark before
+  /// `start`, then each event takes constant time. Prefer it to `trace[start...]`, whose
+  /// iterator decodes every element afresh from its mark (up to ``markEvery`` events each).
+  public func events(from start: Int) -> IteratorSequence<Iterator> {
+    IteratorSequence(Iterator(trace: self, from: Swift.min(Swift.max(0, start), count)))
+  }
 
   /// Decodes the events in order, each in constant time.
   public struct Iterator: IteratorProtocol, Sendable {
@@ -65,10 +72,15 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
     var cursor: Cursor
     var remaining: Int
 
-    init(trace: Trace) {
+    init(trace: Trace, from start: Int) {
       chunks = trace.chunks
-      cursor = Cursor(mark: Mark(chunk: 0, offset: 0, previousTick: 0))
-      remaining = trace.count
+      remaining = trace.count - start
+      guard start < trace.count else {
+        cursor = Cursor(mark: Mark(chunk: 0, offset: 0, previousTick: 0))
+        return
+      }
+      cursor = Cursor(mark: trace.marks[start / Trace.markEvery])
+      for _ in 0..<(start % Trace.markEvery) { _ = cursor.next(in: chunks) }
     }
 
     public mutating func next() -> Event? {

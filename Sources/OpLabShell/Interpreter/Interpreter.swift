@@ -184,7 +184,7 @@ public final class Interpreter {
   }
 
   private func echo(from mark: Int) -> String {
-    let events = world.trace[mark...].filter { e in
+    let events = world.trace.events(from: mark).filter { e in
       // Taps and frames would fill the screen with their bookkeeping: show when they run.
       if let op = e.op, let work = world.operation(op).mainThreadWork, work == .tap || work == .frame {
         switch e.kind {

@@ -140,7 +140,8 @@ public indirect enum Condition: Hashable, Sendable {
     func op(_ name: String) -> OperationRecord? { world.operationID(named: name).map { world.operation($0) } }
     func firstTick(_ name: String, _ match: (EventKind) -> Bool) -> (index: Int, tick: Tick)? {
       guard let id = world.operationID(named: name) else { return nil }
-      return world.trace.indices.first { world.trace[$0].op == id && match(world.trace[$0].kind) }.map { ($0, world.trace[$0].tick) }
+      for (i, e) in world.trace.enumerated() where e.op == id && match(e.kind) { return (i, e.tick) }
+      return nil
     }
     switch self {
     case .not(let inner): return !inner.holds(in: world)

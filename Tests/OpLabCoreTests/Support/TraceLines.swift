@@ -6,7 +6,7 @@ extension World {
   /// Compact enough to write a whole scenario's trace by hand, complete enough that
   /// every event — setup included — is asserted.
   func lines(from mark: Int = 0) -> [String] {
-    trace[mark...].map { e in
+    trace.events(from: mark).map { e in
       let subject = e.op.map { name($0) } ?? e.queue.map { name($0) } ?? "world"
       return "\(e.tick) \(subject) \(Self.word(for: e.kind, in: self))"
     }
