@@ -154,6 +154,14 @@ static inline int cel_signal_restore(int signo, const struct sigaction *previous
   return sigaction(signo, previous, NULL);
 }
 
+/// Whether `signo` is ignored now (`nohup` ignores SIGHUP): a batch run leaves such a
+/// signal alone rather than catch it.
+static inline int cel_signal_is_ignored(int signo) {
+  struct sigaction current;
+  if (sigaction(signo, NULL, &current) != 0) return 0;
+  return current.sa_handler == SIG_IGN;
+}
+
 /// Unblocks SIGINT, SIGTERM and SIGHUP in the calling thread. A parent that blocked them
 /// (some test runners and process launchers do) passes the mask on through exec, and
 /// Ctrl-C or a closing terminal would then do nothing.

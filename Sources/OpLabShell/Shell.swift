@@ -8,11 +8,13 @@ public enum Shell {
   /// The lab's version, shown by `oplab --version`.
   public static let version = "0.2.0"
 
-  /// Exit statuses: success, an error in a script, bad usage.
+  /// Exit statuses: success, an error in a script, bad usage, stopped by a signal.
   public enum Status {
     public static let ok: Int32 = 0
     public static let scriptError: Int32 = 1
     public static let usage: Int32 = 2
+    /// A batch stopped by a signal ends with 128 + its number (130 for SIGINT), as shells do.
+    public static func stopped(by signo: Int32) -> Int32 { 128 + signo }
   }
 
   /// Runs the lab on standard input: interactive when both standard input and output are
@@ -50,7 +52,8 @@ public enum Shell {
     }
     if reader is StdinLineReader {
       let status = batch(interpreter, reader: reader, name: "<stdin>", keepGoing: keepGoing)
-      journal.finish()
+      // Stopped by a signal, the recovered session stays recoverable.
+      if reader.terminationSignal == nil { journal.finish() }
       return status
     }
     return interactive(interpreter, reader: reader, journal: journal)
@@ -78,29 +81,43 @@ public enum Shell {
       let result = batch(interpreter, reader: reader, name: file, keepGoing: keepGoing)
       if result != Status.ok {
         status = result
-        if !keepGoing { return status }
+        // A signal stops the whole run, --keep-going or not.
+        if !keepGoing || reader.terminationSignal != nil { return status }
       }
     }
     return status
   }
 
   /// Reads lines until the end, printing output; errors go to standard error as
-  /// `FILE:LINE:COL: error: message`.
+  /// `FILE:LINE:COL: error: message`. SIGINT, SIGTERM and SIGHUP are caught for the whole
+  /// batch: the command running stops cleanly (a run between ticks, an export without
+  /// leaving a temporary file), no further line runs, and the batch ends with
+  /// ``Status/stopped(by:)``.
   static func batch(_ interpreter: Interpreter, reader: LineReader, name: String, keepGoing: Bool) -> Int32 {
-    var lineNumber = 0
-    var failed = false
-    while case .line(let line) = reader.readLine(prompt: "") {
-      lineNumber += 1
-      let reply = interpreter.execute(line)
-      writeOut(reply.output)
-      if let error = reply.error {
-        failed = true
-        writeError(error.located(defaultFile: name, defaultLine: lineNumber))
-        if !keepGoing { return Status.scriptError }
+    reader.whileCatchingInterrupts { interrupted in
+      var lineNumber = 0
+      var failed = false
+      func stopped(_ signo: Int32) -> Int32 {
+        writeError("oplab: stopped by \(BatchSignals.name(signo)) at \(name):\(lineNumber)\n")
+        return Status.stopped(by: signo)
       }
-      if reply.quit { break }
+      while case .line(let line) = reader.readLine(prompt: "") {
+        lineNumber += 1
+        if let signo = reader.terminationSignal { return stopped(signo) }  // caught between two lines
+        let reply = interpreter.execute(line, interrupt: interrupted)
+        writeOut(reply.output)
+        if let error = reply.error {
+          failed = true
+          writeError(error.located(defaultFile: name, defaultLine: lineNumber))
+        }
+        if let signo = reader.terminationSignal { return stopped(signo) }
+        if reply.error != nil, !keepGoing { return Status.scriptError }
+        if reply.quit { break }
+      }
+      // A signal while reading piped input ends the read as if the input had ended.
+      if let signo = reader.terminationSignal { return stopped(signo) }
+      return failed ? Status.scriptError : Status.ok
     }
-    return failed ? Status.scriptError : Status.ok
   }
 
   /// The interactive loop: prompt with the tick, run, show errors under the bad token.

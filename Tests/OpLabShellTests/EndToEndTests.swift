@@ -74,6 +74,74 @@ import Testing
     #expect(k.out.contains("c enqueued"))
   }
 
+  @Test(
+    "SIGINT or SIGTERM during oplab run stops it after the command running, with 128 + the signal and where it stopped, --keep-going or not",
+    arguments: [(SIGINT, "SIGINT", [String]()), (SIGTERM, "SIGTERM", ["--keep-going"])])
+  func batchStoppedBySignal(signo: Int32, name: String, flags: [String]) throws {
+    // Long enough that the signal always lands mid-script: 100,000 lines, then a last
+    // command whose output would show the script had run to its end.
+    let lines = ["queue q max 1"] + (0..<100_000).map { "op o\($0) on q takes 1" } + ["status"]
+    let script = try temporaryFile("long.oplab", lines.joined(separator: "\n") + "\n")
+    let process = Process()
+    process.executableURL = Self.binary
+    process.arguments = ["run"] + flags + [script]
+    let output = Pipe(), error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    var first = Data()  // some way into the script (each line prints about 130 bytes)
+    while first.count < 100_000 {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      first += chunk
+    }
+    kill(process.processIdentifier, signo)
+    let out = String(decoding: first + output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signo)
+    let prefix = "oplab: stopped by \(name) at \(script):"
+    #expect(err.hasPrefix(prefix) && err.hasSuffix("\n"), "stderr: \(err)")
+    let line = Int(err.dropFirst(prefix.count).dropLast()) ?? 0
+    #expect(line > 500 && line < lines.count, "stopped at line \(line)")
+    // Every line before the one it stopped at ran (line N defines o(N-2)); none after it did.
+    #expect(out.contains("o\(line - 3) enqueued on q"))
+    #expect(!out.contains("o\(line - 1) enqueued") && !out.contains("executing since"))
+  }
+
+  @Test("Under nohup a batch run ignores SIGHUP, as it was started to, and still stops at SIGINT")
+  func batchUnderNohup() throws {
+    let lines = ["queue q max 1"] + (0..<100_000).map { "op o\($0) on q takes 1" } + ["status"]
+    let script = try temporaryFile("long.oplab", lines.joined(separator: "\n") + "\n")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/nohup")
+    process.arguments = [Self.binary.path, "run", script]
+    let output = Pipe(), error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    var seen = 0
+    func read(_ bytes: Int) {
+      var got = 0
+      while got < bytes {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        got += chunk.count
+      }
+      seen += got
+    }
+    read(100_000)
+    kill(process.processIdentifier, SIGHUP)
+    read(100_000)  // still running
+    #expect(seen >= 200_000)
+    kill(process.processIdentifier, SIGINT)
+    _ = output.fileHandleForReading.readDataToEndOfFile()
+    let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit && process.terminationStatus == 130)
+    #expect(err.contains("oplab: stopped by SIGINT at \(script):"), "stderr: \(err)")
+  }
+
   @Test("oplab run FILE runs scripts with FILE:LINE:COL errors; a missing file is a usage error")
   func runScripts() throws {
     let good = try temporaryFile("good.oplab", "queue q max 1\nop a on q takes 1\nop b on q takes 1\nrun\n")

@@ -170,6 +170,35 @@ import Testing
     #expect(Parser.completions(for: "op x takes 3 ", context: ctx).contains("takes") == false)
   }
 
+  @Test("A context made from a world finds names through its indexes, as a list context would")
+  func worldContext() throws {
+    var w = World()
+    let q = try w.createQueue(name: "downloads", maxConcurrent: 1)
+    try w.addOperation(OperationSpec(name: "d1"), to: q)
+    try w.addOperation(OperationSpec(name: "caf\u{E9}"), to: q)
+    let ctx = ParseContext(world: w)
+    #expect(ctx.isOperation("d1") && ctx.isOperation("cafe\u{301}") && !ctx.isOperation("d2") && !ctx.isOperation("downloads"))
+    #expect(ctx.isQueue("downloads") && ctx.isQueue("main") && !ctx.isQueue("d1"))
+    #expect(ctx.operations == ["d1", "caf\u{E9}"] && ctx.queues == ["main", "downloads"])
+    let list = ParseContext(operations: ctx.operations, queues: ctx.queues)
+    for line in ["op d1 takes 2", "op x on d1", "cancel d2", "depend d1 on cafe\u{301}", "queue d1", "suspend downloads"] {
+      let a = Result { try Parser.parse(line, context: ctx) }, b = Result { try Parser.parse(line, context: list) }
+      #expect(String(describing: a) == String(describing: b), "\(line)")
+    }
+    var changed = ctx
+    changed.operations.append("d9")  // setting the names turns it into a list context
+    #expect(changed.isOperation("d9") && changed.isOperation("d1") && changed.isQueue("downloads"))
+  }
+
+  @Test("The lexer's whitespace is Unicode's White_Space, with an ASCII shortcut")
+  func whitespace() {
+    for v in UInt32(0)...0x2100 {
+      guard let scalar = Unicode.Scalar(v) else { continue }
+      #expect(Lexer.isWhitespace(scalar) == scalar.properties.isWhitespace, "U+\(String(v, radix: 16))")
+    }
+    #expect(Lexer.tokens("op\u{B}x\u{C}takes\u{85}2").map(\.text) == ["op", "x", "takes", "2"])
+  }
+
   @Test("Usage lines come from the table")
   func usage() {
     #expect(CommandTable.spec(named: "queue")?.usage == "queue NAME [max default|N] [qos Q]")

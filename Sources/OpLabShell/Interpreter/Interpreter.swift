@@ -68,10 +68,8 @@ public final class Interpreter {
   /// Whether a what-if branch is open.
   public var inFork: Bool { !branches.isEmpty }
 
-  /// The names the parser may refer to.
-  public var context: ParseContext {
-    ParseContext(operations: world.operationNames, queues: world.allQueueNames)
-  }
+  /// The names the parser may refer to (a fresh context each time: see ``ParseContext/init(world:)``).
+  public var context: ParseContext { ParseContext(world: world) }
 
   /// Tab completion for the line up to the cursor.
   public func completions(for prefix: String) -> [String] {

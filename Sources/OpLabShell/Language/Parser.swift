@@ -21,16 +21,64 @@ public struct ParseError: Error, Hashable, Sendable {
 }
 
 /// The names a line may refer to: the parser checks references and suggests corrections.
+///
+/// Made from a world, it asks the world's name indexes, so checking a name costs O(1)
+/// however big the world (a script of n lines parses in O(n)); only completion and "did
+/// you mean" list every name. Made from lists (tests, the fuzz targets), it searches them.
 public struct ParseContext: Sendable {
-  /// Operation names.
-  public var operations: [String]
-  /// Queue names.
-  public var queues: [String]
+  private enum Source: Sendable {
+    case lists(operations: [String], queues: [String])
+    case world(World)
+  }
+  private var source: Source
 
-  /// Creates a context.
+  /// Operation names, in creation order: O(operations) to list. Setting them turns a
+  /// world's context into one made from lists.
+  public var operations: [String] {
+    get {
+      switch source {
+      case .lists(let operations, _): operations
+      case .world(let world): world.operationNames
+      }
+    }
+    set { source = .lists(operations: newValue, queues: queues) }
+  }
+  /// Queue names, in creation order.
+  public var queues: [String] {
+    get {
+      switch source {
+      case .lists(_, let queues): queues
+      case .world(let world): world.allQueueNames
+      }
+    }
+    set { source = .lists(operations: operations, queues: newValue) }
+  }
+
+  /// Creates a context from lists of names.
   public init(operations: [String] = [], queues: [String] = []) {
-    self.operations = operations
-    self.queues = queues
+    source = .lists(operations: operations, queues: queues)
+  }
+
+  /// The names of `world`. Make one for each parse: kept while the world changes, the
+  /// copy it holds would make the world copy its storage on the next change.
+  public init(world: World) {
+    source = .world(world)
+  }
+
+  /// Whether an operation has this name.
+  public func isOperation(_ name: String) -> Bool {
+    switch source {
+    case .lists(let operations, _): operations.contains(name)
+    case .world(let world): world.operationID(named: name) != nil
+    }
+  }
+
+  /// Whether a queue has this name.
+  public func isQueue(_ name: String) -> Bool {
+    switch source {
+    case .lists(_, let queues): queues.contains(name)
+    case .world(let world): world.queueID(named: name) != nil
+    }
   }
 }
 
@@ -112,7 +160,7 @@ public enum Parser {
 
     switch spec.name {
     case "queue":
-      if context.operations.contains(name), let t = bag.values["name"]?.first {
+      if context.isOperation(name), let t = bag.values["name"]?.first {
         throw ParseError(
           column: t.column, length: t.text.count, message: "the name '\(name)' is already taken by an operation",
           hint: "pick another name for the queue")
@@ -120,7 +168,7 @@ public enum Parser {
       let max: MaxSetting? = has("default") ? .default : int("max").map { .count($0) }
       return .queue(name: name, max: max, qos: text("qos").flatMap { QualityOfService(name: $0) })
     case "op":
-      if let t = bag.values["name"]?.first, context.operations.contains(name) || context.queues.contains(name) {
+      if let t = bag.values["name"]?.first, context.isOperation(name) || context.isQueue(name) {
         throw ParseError(
           column: t.column, length: t.text.count, message: "the name '\(name)' is already taken",
           hint: "pick another name, or `reset` to start again")
@@ -411,20 +459,20 @@ struct Matcher {
       }
       return ("'\(s)' is not a valid name", "names use letters, digits, '-', '_' and '.', and start with a letter")
     case .op:
-      if context.operations.contains(s) { return nil }
-      if context.queues.contains(s) { return ("'\(s)' is a queue, not an operation", nil) }
+      if context.isOperation(s) { return nil }
+      if context.isQueue(s) { return ("'\(s)' is a queue, not an operation", nil) }
       return ("there is no operation named '\(s)'", didYouMean(context.operations))
     case .queue:
-      if context.queues.contains(s) { return nil }
-      if context.operations.contains(s) { return ("'\(s)' is an operation, not a queue", nil) }
+      if context.isQueue(s) { return nil }
+      if context.isOperation(s) { return ("'\(s)' is an operation, not a queue", nil) }
       return ("there is no queue named '\(s)'", didYouMean(context.queues) ?? "create it first: queue \(s)")
     case .opOrQueue:
-      if context.operations.contains(s) || context.queues.contains(s) { return nil }
+      if context.isOperation(s) || context.isQueue(s) { return nil }
       return ("there is no operation or queue named '\(s)'", didYouMean(context.operations + context.queues))
     case .opList:
       for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
         if name.isEmpty { return ("an empty name in the list '\(s)'", "separate names with single commas") }
-        if !context.operations.contains(name) {
+        if !context.isOperation(name) {
           let guess = Suggest.closest(to: name, in: context.operations)
           return ("there is no operation named '\(name)'", guess.map { "did you mean '\($0)'?" })
         }

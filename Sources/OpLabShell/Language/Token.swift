@@ -40,7 +40,7 @@ public enum Lexer {
       // before it ("\u{6DD} "), and either way it must still separate two words, or a
       // line and its saved form ("op\tx" and "op x") would read differently.
       for scalar in ch.unicodeScalars {
-        if scalar.properties.isWhitespace {
+        if Self.isWhitespace(scalar) {
           flush()
         } else {
           if current.isEmpty { start = column }
@@ -50,6 +50,13 @@ public enum Lexer {
     }
     flush()
     return tokens
+  }
+
+  /// Unicode's White_Space, without the property tables for ASCII (tab to carriage
+  /// return, and space): a script of many lines is mostly ASCII.
+  static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+    if scalar.isASCII { return scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value) }
+    return scalar.properties.isWhitespace
   }
 }
 

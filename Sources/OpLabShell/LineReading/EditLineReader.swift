@@ -265,3 +265,50 @@ public final class EditLineReader: LineReader {
     }
   }
 }
+
+/// Catches SIGINT, SIGTERM and SIGHUP while a batch run (`oplab run FILE`, piped input)
+/// works. The work sees them through its `interrupted` function, so a long `run` stops
+/// between ticks and an export is abandoned — its temporary file removed, the old file
+/// kept — instead of the process dying in the middle; the batch then ends with 128 + the
+/// signal, as a shell expects of a stopped command. A second signal ends the lab at once,
+/// and a signal the lab was started ignoring (`nohup`) stays ignored.
+///
+/// Here because this is the one file that imports `CEditLine`, whose `sigaction` helpers
+/// it shares with ``EditLineReader``.
+enum BatchSignals {
+  /// The first signal caught during the current command, or 0.
+  private static let caught = Atomic<Int32>(0)
+
+  /// The signal caught during the last ``whileCatching(_:)``, if any.
+  static var caughtSignal: Int32? {
+    let signo = caught.load(ordering: .relaxed)
+    return signo == 0 ? nil : signo
+  }
+
+  static func whileCatching<T>(_ work: (_ interrupted: @escaping () -> Bool) -> T) -> T {
+    caught.store(0, ordering: .relaxed)
+    _ = cel_signals_unblock()
+    let handler: @convention(c) (Int32) -> Void = { signo in
+      // Only async-signal-safe work here: an atomic exchange, and _exit on a second signal.
+      if BatchSignals.caught.exchange(signo, ordering: .relaxed) != 0 { _exit(128 + signo) }
+    }
+    let signals = [SIGINT, SIGTERM, SIGHUP].filter { cel_signal_is_ignored($0) == 0 }
+    var previous = Array(repeating: sigaction(), count: signals.count)
+    var installed = [Bool](repeating: false, count: signals.count)
+    for i in signals.indices { installed[i] = cel_signal_install(signals[i], handler, &previous[i]) == 0 }
+    defer {
+      for i in signals.indices where installed[i] { cel_signal_restore(signals[i], &previous[i]) }
+    }
+    return work { BatchSignals.caught.load(ordering: .relaxed) != 0 }
+  }
+
+  /// "SIGINT", "SIGTERM" or "SIGHUP" (else "signal N").
+  static func name(_ signo: Int32) -> String {
+    switch signo {
+    case SIGINT: "SIGINT"
+    case SIGTERM: "SIGTERM"
+    case SIGHUP: "SIGHUP"
+    default: "signal \(signo)"
+    }
+  }
+}

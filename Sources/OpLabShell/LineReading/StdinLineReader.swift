@@ -23,6 +23,16 @@ public final class StdinLineReader: LineReader {
   /// No history for piped input.
   public func saveHistory() -> String? { nil }
 
+  /// Runs `work` (a batch of commands) with SIGINT, SIGTERM and SIGHUP caught (see
+  /// `BatchSignals`): the command running stops at its next check, and
+  /// ``terminationSignal`` then tells the batch to end.
+  public func whileCatchingInterrupts<T>(_ work: (_ interrupted: @escaping () -> Bool) -> T) -> T {
+    BatchSignals.whileCatching(work)
+  }
+
+  /// The signal caught during the last `whileCatchingInterrupts`, if any: the batch stops.
+  public var terminationSignal: Int32? { BatchSignals.caughtSignal }
+
   /// `line` without one trailing "\r" (or "\r\n", or "\n").
   static func strippingCarriageReturn(_ line: String) -> String {
     var scalars = Substring(line).unicodeScalars
