@@ -13,8 +13,8 @@ struct Bench: ParsableCommand {
     abstract: "Benchmark the OpLab simulator on a random dependency DAG (build with -c release).")
 
   @Option(help: "Operations in the DAG.") var ops = 100_000
-  @Option(help: "Phases: simulate,render,export,why,status,interactive (build always runs).")
-  var phases = "simulate,render,export,why,status,interactive"
+  @Option(help: "Phases: simulate,render,export,why,status,interactive,script (build always runs).")
+  var phases = "simulate,render,export,why,status,interactive,script"
   @Option(help: "Random seed.") var seed: UInt64 = 1
   @Option(help: "Each operation depends on up to this many earlier ones.") var fanIn = 2
   @Option(help: "maxConcurrentOperationCount of the queue.") var slots = 4
@@ -24,6 +24,8 @@ struct Bench: ParsableCommand {
   var compare = false
   @Option(name: .customLong("real-limit"), help: "Largest DAG to run on the real OperationQueue with --compare.")
   var realQueueLimit = 20_000
+  @Option(name: .customLong("script-limit"), help: "The script phase runs the first this many operations of the DAG.")
+  var scriptLimit = 100_000
 
   struct Node {
     var duration: Int
@@ -111,6 +113,7 @@ struct Bench: ParsableCommand {
       results["status"] = measure("status", baseRSS: baseRSS) { _ = Status.render(world) }
     }
     if wanted.contains("interactive") { Interactive.run() }
+    if wanted.contains("script") { ScriptPhase.run(nodes.prefix(scriptLimit), slots: slots) }
     let total = results.values.reduce(0, +)
     print(String(format: "total %.3f s; peak RSS %.0f bytes/op", total, Double(Memory.peakBytes() - baseRSS) / Double(ops)))
 
