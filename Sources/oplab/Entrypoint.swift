@@ -35,6 +35,14 @@ struct DisplayOptions: ParsableArguments {
   }
 }
 
+/// Options of batch runs, shared like ``DisplayOptions``: a group, so that `oplab run
+/// --keep-going` reaches the subcommand (ArgumentParser gives a flag the parent and the
+/// child each declare to the parent, and the child's stayed false).
+struct BatchOptions: ParsableArguments {
+  @Flag(help: "Go on after an error in a script or in piped input (the exit status is still 1).")
+  var keepGoing = false
+}
+
 /// `oplab`: the terminal lab for learning Operation and OperationQueue.
 @main
 struct OpLab: ParsableCommand {
@@ -47,15 +55,13 @@ struct OpLab: ParsableCommand {
   )
 
   @OptionGroup var display: DisplayOptions
-
-  @Flag(help: "With piped input, go on after an error (the exit status is still 1).")
-  var keepGoing = false
+  @OptionGroup var batch: BatchOptions
 
   @Flag(help: "Restore the last session that ended without quitting (a crash, kill -9, a closed terminal).")
   var recover = false
 
   func run() throws {
-    let status = Shell.main(options: display.shellOptions, keepGoing: keepGoing, recover: recover)
+    let status = Shell.main(options: display.shellOptions, keepGoing: batch.keepGoing, recover: recover)
     if status != 0 { throw ExitCode(status) }
   }
 
@@ -83,9 +89,7 @@ struct RunScripts: ParsableCommand {
     commandName: "run", abstract: "Run script files non-interactively, in one session.")
 
   @OptionGroup var display: DisplayOptions
-
-  @Flag(help: "Go on after an error (the exit status is still 1).")
-  var keepGoing = false
+  @OptionGroup var batch: BatchOptions
 
   @Argument(help: "Script files of lab commands.")
   var files: [String] = []
@@ -95,7 +99,7 @@ struct RunScripts: ParsableCommand {
   }
 
   func run() throws {
-    let status = Shell.run(files: files, options: display.shellOptions, keepGoing: keepGoing)
+    let status = Shell.run(files: files, options: display.shellOptions, keepGoing: batch.keepGoing)
     if status != 0 { throw ExitCode(status) }
   }
 }

@@ -142,7 +142,7 @@ import Testing
     #expect(err.contains("oplab: stopped by SIGINT at \(script):"), "stderr: \(err)")
   }
 
-  @Test("oplab run FILE runs scripts with FILE:LINE:COL errors; a missing file is a usage error")
+  @Test("oplab run FILE runs scripts with FILE:LINE:COL errors, --keep-going goes on; a missing file is a usage error")
   func runScripts() throws {
     let good = try temporaryFile("good.oplab", "queue q max 1\nop a on q takes 1\nop b on q takes 1\nrun\n")
     let r = try oplab(["run", good])
@@ -152,6 +152,16 @@ import Testing
     let b = try oplab(["run", bad])
     #expect(b.status == 1)
     #expect(b.err.hasPrefix("\(bad):2:9: error: the main queue cannot be suspended: OperationQueue.main ignores isSuspended = true\n"))
+    // --keep-going reaches `run` wherever it is written (it once went to the parent command).
+    let twice = try temporaryFile("twice.oplab", "op a\nsuspend main\nop b takes 2\nstep 1\n")
+    for arguments in [["run", "--keep-going", twice], ["--keep-going", "run", twice], ["run", twice, "--keep-going"]] {
+      let k = try oplab(arguments)
+      #expect(k.status == 1, "\(arguments)")
+      #expect(k.err.hasPrefix("\(twice):2:9: error:"), "\(arguments)")
+      #expect(k.out.contains("b started on queue") && k.out.hasSuffix("  now t=1\n"), "\(arguments)")
+    }
+    let stops = try oplab(["run", twice])
+    #expect(stops.status == 1 && !stops.out.contains("b started"))
     let missing = try oplab(["run", "/no/such/file.oplab"])
     #expect(missing.status == 2)
     #expect(missing.err.contains("cannot read '/no/such/file.oplab'"))
