@@ -40,11 +40,19 @@ public struct Lanes: Sendable {
   public var cores: [(tick: Tick, cores: Int?)] = []
   /// The tick the world had reached.
   public var now: Tick
+  /// The ticks kept, when the lanes were read for a window only (see ``init(_:window:)``).
+  public var window: ClosedRange<Tick>?
 
   /// Reads the lanes from a world's trace.
+  ///
+  /// With a `window`, only segments that overlap it and marks inside it are kept (and
+  /// every cancellation request, which a timeline notes wherever it happened): a window
+  /// on a world of a million operations then stores a few lanes, not a million.
   /// - Complexity: O(trace).
-  public init(_ world: World) {
+  public init(_ world: World, window: ClosedRange<Tick>? = nil) {
     now = world.now
+    self.window = window
+    let keepFrom = window?.lowerBound ?? Tick.min, keepTo = window?.upperBound ?? Tick.max
     let n = world.operations.count
     segments = PerOperation(count: n)
     marks = PerOperation(count: n)
@@ -57,8 +65,15 @@ public struct Lanes: Sendable {
       let i = Int(op.index)
       if let (state, since) = open[i] {
         open[i] = nil
-        if t > since { segments[op, default: []].append(Segment(state: state, from: since, to: t)) }
+        keep(op, Segment(state: state, from: since, to: t))
       }
+    }
+    // A segment [from, to) is kept when it is not empty and overlaps the window.
+    func keep(_ op: OpID, _ s: Segment) {
+      if s.to > s.from, s.from <= keepTo, s.to > keepFrom { segments[op, default: []].append(s) }
+    }
+    func mark(_ op: OpID, _ kind: Mark.Kind, at t: Tick) {
+      if (keepFrom...keepTo).contains(t) || kind == .cancelRequested { marks[op, default: []].append(Mark(kind: kind, tick: t)) }
     }
     func begin(_ op: OpID, _ state: Segment.State, at t: Tick) {
       close(op, at: t)
@@ -96,49 +111,41 @@ public struct Lanes: Sendable {
         }
       case .skipped:
         close(op, at: e.tick)
-        marks[op, default: []].append(Mark(kind: .skipped, tick: e.tick))
+        mark(op, .skipped, at: e.tick)
       case .cancelRequested:
         guard e.reason != .alreadyFinished, e.reason != .alreadyCancelled else { break }
         cancelled[Int(op.index)] = true
-        marks[op, default: []].append(Mark(kind: .cancelRequested, tick: e.tick))
+        mark(op, .cancelRequested, at: e.tick)
         if let (state, _) = open[Int(op.index)], state == .executing || state == .executingShared {
           begin(op, .executingCancelled, at: e.tick)
         }
-      case .cancelObserved: marks[op, default: []].append(Mark(kind: .cancelObserved, tick: e.tick))
+      case .cancelObserved: mark(op, .cancelObserved, at: e.tick)
       case .finished(let outcome):
         close(op, at: e.tick)
-        marks[op, default: []].append(Mark(kind: .finished(outcome), tick: e.tick))
+        mark(op, .finished(outcome), at: e.tick)
       case .completionStarted: completionSince[Int(op.index)] = e.tick
       case .completionFinished:
         if let since = completionSince[Int(op.index)] {
           completionSince[Int(op.index)] = nil
-          if e.tick > since { segments[op, default: []].append(Segment(state: .completion, from: since, to: e.tick)) }
+          keep(op, Segment(state: .completion, from: since, to: e.tick))
         }
       default: break
       }
     }
     let end = now == Tick.max ? now : now + 1  // open states last through the current tick
     for i in 0..<n {
-      if let (state, since) = open[i] {
-        segments[OpID(i), default: []].append(Segment(state: state, from: since, to: Swift.max(end, since)))
-      }
-      if let since = completionSince[i] {
-        segments[OpID(i), default: []].append(Segment(state: .completion, from: since, to: end))
-      }
+      if let (state, since) = open[i] { keep(OpID(i), Segment(state: state, from: since, to: Swift.max(end, since))) }
+      if let since = completionSince[i] { keep(OpID(i), Segment(state: .completion, from: since, to: end)) }
       // A completion block's segment can end before a later state begins: keep time order.
       if segments.storage[i].count > 1 { segments.storage[i].sort { ($0.from, $0.to) < ($1.from, $1.to) } }
     }
     for (q, since) in suspendedSince { suspensions[q, default: []].append((since, end)) }
   }
 
-  /// The first and last tick anything happened to the operations shown (for windows).
-  public func span(of ops: [OpID]) -> (first: Tick, last: Tick)? {
-    var first = Tick.max, last = Tick.min
-    for op in ops {
-      for s in segments[op] ?? [] { first = Swift.min(first, s.from); last = Swift.max(last, s.to - 1) }
-      for m in marks[op] ?? [] { first = Swift.min(first, m.tick); last = Swift.max(last, m.tick) }
-    }
-    return first <= last ? (first, last) : nil
+  /// Whether anything of `op` is in `window`: a segment overlapping it, or a mark inside it.
+  public func hasAnything(of op: OpID, in window: ClosedRange<Tick>) -> Bool {
+    (segments[op] ?? []).contains { $0.from <= window.upperBound && $0.to > window.lowerBound }
+      || (marks[op] ?? []).contains { window.contains($0.tick) }
   }
 }
 

@@ -33,17 +33,21 @@ public enum Timeline {
     _ world: World, queues: [QueueID] = [], from: Tick? = nil, to: Tick? = nil, width: Int = 80, ascii: Bool = false
   ) -> String {
     let g = ascii ? Glyphs.ascii : Glyphs.unicode
-    let lanes = Lanes(world)
+    let start = max(0, from ?? 0)
+    let end = max(start, to ?? world.now)
+    let windowed = from != nil || to != nil
+    // A window keeps only what it shows, so a window on a huge world stays small.
+    let lanes = Lanes(world, window: windowed ? start...end : nil)
     let width = max(40, width)
     let byQueue = world.operationsByQueue().queued
     let shownQueues = queues.isEmpty ? world.queueIDs.filter { !byQueue[Int($0.index)].isEmpty } : queues
     let ops = Array(Set(shownQueues)).sorted().flatMap { byQueue[Int($0.index)] }
     guard !shownQueues.isEmpty else { return "no operations in a queue yet\n" }
 
-    let longest = (ops.map { Names.width(world.name($0)) + 2 } + shownQueues.map { Names.width(world.name($0)) }).max() ?? 8
+    // Labels are as wide as the longest name shown (in a window, of what did something there).
+    let labelled = windowed ? ops.filter { lanes.hasAnything(of: $0, in: start...end) } : ops
+    let longest = (labelled.map { Names.width(world.name($0)) + 2 } + shownQueues.map { Names.width(world.name($0)) }).max() ?? 8
     let labelWidth = min(max(9, longest + 1), max(16, width / 3))
-    let start = max(0, from ?? 0)
-    let end = max(start, to ?? world.now)
     let ticks = end - start + 1
     // Room for the lane, and a little for notes after it.
     let laneRoom = max(10, width - labelWidth - 1)
@@ -111,7 +115,7 @@ public enum Timeline {
         let kind = world.operation(op).mainThreadWork
         if kind == .tap || kind == .frame { continue }
         // In a window, an operation that did nothing there gets no row.
-        if from != nil || to != nil, let span = lanes.span(of: [op]), span.last < start || span.first > end { continue }
+        if windowed, !lanes.hasAnything(of: op, in: start...end) { continue }
         var cells = Array(repeating: g.empty, count: columns)
         var weight = Array(repeating: 0, count: columns)
         for s in lanes.segments[op] ?? [] {

@@ -55,6 +55,41 @@ import Testing
     assertSnapshot(Timeline.render(try Self.pipeline(), from: 3, to: 7, width: 80), named: "timeline-window")
   }
 
+  @Test("Lanes read for a window keep exactly the full lanes' segments overlapping it and marks inside it (and every cancel request)")
+  func windowedLanes() throws {
+    let w = try Self.pipeline()
+    let full = Lanes(w)
+    for window in [0...0, 0...3, 1...1, 2...5, 3...7, 6...20, 9...9, 40...50] {
+      let part = Lanes(w, window: window)
+      #expect(part.window == window && part.now == full.now)
+      for op in w.operationIDs {
+        let segments = (full.segments[op] ?? []).filter { $0.from <= window.upperBound && $0.to > window.lowerBound }
+        let marks = (full.marks[op] ?? []).filter { window.contains($0.tick) || $0.kind == .cancelRequested }
+        #expect((part.segments[op] ?? []) == segments, "\(w.name(op)) in \(window)")
+        #expect((part.marks[op] ?? []) == marks, "\(w.name(op)) in \(window)")
+        #expect(part.hasAnything(of: op, in: window) == full.hasAnything(of: op, in: window))
+      }
+    }
+  }
+
+  @Test("A window shows only operations that did something in it, labelled as wide as their names")
+  func windowRowsAndLabels() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    try w.addOperation(OperationSpec(name: "a-long-operation-name", duration: 3), to: q)
+    try w.addOperation(OperationSpec(name: "b", duration: 3), to: q)
+    w.runUntilIdle()
+    let whole = Timeline.render(w, width: 80)
+    let window = Timeline.render(w, from: 4, to: 6, width: 80)
+    #expect(whole.contains("a-long-operation-name") && !window.contains("a-long-operation-name"))
+    #expect(window.contains("  b "))
+    // Rows start their lanes after the label column: narrower when the long name is not shown.
+    func laneStart(_ text: String) -> Int? {
+      text.split(separator: "\n").first { $0.hasPrefix("  b ") }.map { $0.count - $0.drop { $0 != "b" }.dropFirst().drop { $0 == " " }.count }
+    }
+    #expect((laneStart(window) ?? 0) < (laneStart(whole) ?? 0))
+  }
+
   @Test("Event log with reasons")
   func events() throws {
     assertSnapshot(EventLog.render(try Self.pipeline()), named: "events")
