@@ -122,6 +122,35 @@ import Testing
     #expect(throws: SimulationError.tickNotReached(requested: 99, now: 6)) { try sim.rewind(to: 99) }
   }
 
+  @Test("Past the last tick only work carries the clock: a run cut out there is journalled, replays, and an idle clock stops at the last tick")
+  func pastTheLastTick() throws {
+    let last = World.maxTick
+    var sim = Simulation()
+    try sim.perform(.runUntil(last - 1))
+    try sim.perform(.createOperation(spec("d", 3), dependencies: [], queue: .main))
+    try sim.perform(.runUntilIdle)
+    #expect(sim.world.now == last + 2)
+    try sim.rewind(to: last + 1)
+    #expect(sim.journal.last == .runUntil(last + 1))
+    var replay = World()
+    for action in sim.journal { try replay.perform(action) }
+    #expect(replay.now == last + 1 && replay.trace == sim.world.trace)
+    #expect(replay.lines() == [
+      "0 main queue",
+      "\(last - 1) d created", "\(last - 1) d enqueued", "\(last - 1) d ready", "\(last - 1) d started",
+    ])
+
+    // Running on past the work: the clock stops where the work ends, not at the target.
+    try replay.run(until: last + 10)
+    #expect(replay.now == last + 2 && replay.operation(OpID(0)).finishedAt == last + 2)
+    // Idle past the last tick, nothing may move the clock further.
+    #expect(throws: SimulationError.invalidTick("tick \(last + 10) is past the last tick (\(last))")) { try replay.run(until: last + 10) }
+    var idle = World()
+    #expect(throws: SimulationError.invalidTick("tick \(last + 1) is past the last tick (\(last))")) { try idle.run(until: last + 1) }
+    try idle.run(until: last)
+    #expect(idle.now == last)
+  }
+
   @Test("A refused action is not journalled")
   func refusedActionsAreNotJournalled() throws {
     var sim = Simulation()

@@ -24,7 +24,11 @@ import Testing
       #expect(interpreter.world.invariantViolations() == [], "after \(line)")
     }
     let replay = Interpreter()
-    for entry in interpreter.script { _ = replay.execute(entry.text) }
+    for entry in interpreter.script {
+      let reply = replay.execute(entry.text)
+      #expect(reply.error == nil, "replaying \(entry.text): \(reply.error?.message ?? "")")
+    }
+    #expect(replay.world.now == interpreter.world.now)
     #expect(replay.world.trace == interpreter.world.trace)
   }
 

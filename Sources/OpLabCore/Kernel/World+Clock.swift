@@ -30,11 +30,23 @@ extension World {
   }
 
   /// Runs everything up to and including `tick`, then sets the clock to it.
-  /// - Throws: ``SimulationError/invalidTick(_:)`` when `tick` is in the past.
+  ///
+  /// Past ``maxTick`` only running work carries the clock: a `tick` beyond it is accepted
+  /// while something is scheduled (so a run cut short out there — by Ctrl-C or time
+  /// travel — can be saved and replayed as `run until` that tick), and the clock stops
+  /// where the work ends if that comes first.
+  /// - Throws: ``SimulationError/invalidTick(_:)`` when `tick` is in the past, or past
+  ///   ``maxTick`` with nothing scheduled.
   public mutating func run(until tick: Tick) throws(SimulationError) {
-    guard tick >= now else { throw .invalidTick("tick \(tick) is in the past (the clock is at \(now))") }
-    guard tick <= Self.maxTick else { throw .invalidTick("tick \(tick) is past the last tick (\(Self.maxTick))") }
+    try checkRunTarget(tick)
     advance(to: tick)
+  }
+
+  func checkRunTarget(_ tick: Tick) throws(SimulationError) {
+    guard tick >= now else { throw .invalidTick("tick \(tick) is in the past (the clock is at \(now))") }
+    guard tick <= Self.maxTick || !nothingScheduled else {
+      throw .invalidTick("tick \(tick) is past the last tick (\(Self.maxTick))")
+    }
   }
 
   mutating func advance(to target: Tick) {
@@ -55,7 +67,8 @@ extension World {
       happen(next)
       processed += 1
     }
-    now = max(now, target)
+    // The clock idles up to the target, but never past the last tick on its own.
+    now = max(now, target <= Self.maxTick || !nothingScheduled ? target : Self.maxTick)
     return true
   }
 

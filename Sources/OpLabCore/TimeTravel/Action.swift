@@ -150,11 +150,11 @@ extension World {
     to target: Tick, cap: Tick?, interrupt: Interrupt?
   ) throws(SimulationError) -> (ActionResult, completed: Bool) {
     if let cap, target > cap {
-      try run(until: max(cap, now))
+      // The clock passed the cap when this action first ran, so it can again.
+      advance(to: max(cap, now))
       return (.done, false)
     }
-    guard target >= now else { throw .invalidTick("tick \(target) is in the past (the clock is at \(now))") }
-    guard target <= Self.maxTick else { throw .invalidTick("tick \(target) is past the last tick (\(Self.maxTick))") }
+    try checkRunTarget(target)
     if !advance(to: target, interrupt: interrupt) { return (.verdict(.interrupted), false) }
     return (.done, true)
   }

@@ -216,7 +216,7 @@ public enum CommandTable {
       examples: ["step", "step 5"]),
     CommandSpec(
       name: "run", aliases: ["r"],
-      arguments: [.optional(.seq([.word("until"), .choice([.value(.tick, key: "tick"), .value(.op, key: "op")])]))],
+      arguments: [.optional(.seq([.word("until"), .choice([.value(.runTarget, key: "tick"), .value(.op, key: "op")])]))],
       options: [],
       summary: "run until idle or stalled, or until a tick or an operation finishes",
       details: "Without `until`, runs until nothing is left to do, or until nothing more can happen, and says which.",

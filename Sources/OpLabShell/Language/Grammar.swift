@@ -18,6 +18,9 @@ public enum ValueKind: Hashable, Sendable {
   case duration
   /// A tick or a number of ticks on the clock (0 to ``World/maxTick``).
   case tick
+  /// The tick of `run until`: any tick, since work already running can carry the clock
+  /// past ``World/maxTick`` (the world refuses it when nothing is scheduled).
+  case runTarget
   /// A comma-separated list of whole numbers (block durations).
   case durations
   /// A queue priority name.
@@ -41,7 +44,7 @@ public enum ValueKind: Hashable, Sendable {
     case .queue: "QUEUE"
     case .opList: "OP[,OP...]"
     case .count, .positive, .duration: "N"
-    case .tick: "T"
+    case .tick, .runTarget: "T"
     case .durations: "D1,D2,..."
     case .priority: "P"
     case .qos: "Q"
@@ -62,7 +65,7 @@ public enum ValueKind: Hashable, Sendable {
     case .count: "a whole number (0 or more)"
     case .positive: "a whole number (1 or more)"
     case .duration: "a number of ticks (0 or more)"
-    case .tick: "a tick (0 or more)"
+    case .tick, .runTarget: "a tick (0 or more)"
     case .durations: "block durations separated by commas"
     case .priority: "a priority (veryLow, low, normal, high, veryHigh)"
     case .qos: "a quality of service (background, utility, default, userInitiated, userInteractive)"

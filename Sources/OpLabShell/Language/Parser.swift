@@ -145,7 +145,7 @@ public enum Parser {
     case .qos: QualityOfService.allCases.map(\.description)
     case .platform: Platform.allCases.map(\.rawValue)
     case .command: CommandTable.all.map(\.name)
-    case .newName, .count, .positive, .duration, .tick, .durations, .file: []
+    case .newName, .count, .positive, .duration, .tick, .runTarget, .durations, .file: []
     }
   }
 
@@ -484,6 +484,8 @@ struct Matcher {
       return Self.checkNumber(s, minimum: 0, maximum: OperationSpec.maxDuration)
     case .tick:
       return Self.checkNumber(s, minimum: 0, maximum: World.maxTick)
+    case .runTarget:
+      return Self.checkNumber(s, minimum: 0, maximum: Tick.max)
     case .durations:
       for part in s.split(separator: ",", omittingEmptySubsequences: false) {
         if let problem = Self.checkNumber(String(part), minimum: 0, maximum: OperationSpec.maxDuration) { return problem }
