@@ -154,6 +154,24 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["out.events", "out.mermaid", "out.timeline", "out.trace"])
   }
 
+  @Test("A run, step or wait stopped by Ctrl-C is saved as a run to the tick it reached, so the saved session replays to the same world", arguments: ["run", "step 5000", "wait q", "run until 4000"])
+  func interruptedRunIsSavedAsReached(_ command: String) throws {
+    let i = Interpreter()
+    _ = i.execute("queue q max 1")
+    for n in 0..<3_000 { _ = i.execute("op o\(n) on q takes 1") }
+    let reply = i.execute(command, interrupt: { true })
+    let t = i.world.now
+    #expect(reply.error == nil && reply.output.hasSuffix("  interrupted at t=\(t); the world is as it was at that tick\n"))
+    #expect(t > 0 && t < 3_000)
+    #expect(i.script.last?.text == "run until \(t)")
+    let again = Interpreter()
+    for entry in i.script { #expect(again.execute(entry.text).error == nil) }
+    #expect(again.world.now == t && again.world.trace == i.world.trace)
+    // Run to the end, the command is saved as typed.
+    _ = i.execute("run")
+    #expect(i.script.last?.text == "run")
+  }
+
   @Test("help lists every command from the table and explains one")
   func help() {
     let all = Interpreter().execute("help").output

@@ -103,10 +103,13 @@ public final class Interpreter {
     let argumentLength = tokens.dropFirst().first?.text.count ?? 1
     do {
       let journalBefore = sim.journal.count
+      interruptedRun = false
       var reply = try run(command, line: line)
       // A command that performed nothing (`queue q` on an existing queue) is not worth replaying.
+      // A clock command stopped by Ctrl-C is journalled as a run to the tick it reached,
+      // and is saved as that (the command itself would replay further).
       if reply.error == nil, changesWorld(command), sim.journal.count > journalBefore {
-        script.append((Self.canonical(line), sim.journal.count))
+        script.append((interruptedRun ? "run until \(world.now)" : Self.canonical(line), sim.journal.count))
       }
       if case .quit = command { reply.quit = true }
       return reply
@@ -163,8 +166,12 @@ public final class Interpreter {
     let mark = world.trace.count
     var results: [ActionResult] = []
     for action in actions { results.append(try sim.perform(action, interrupt: interrupt)) }
+    if results.contains(.verdict(.interrupted)) { interruptedRun = true }
     return (echo(from: mark), results)
   }
+
+  /// Set when a clock action of the command being run was interrupted (see `dispatch`).
+  private var interruptedRun = false
 
   /// `machine` alone: the cores and what runs on them now.
   private func machineText() -> String {
