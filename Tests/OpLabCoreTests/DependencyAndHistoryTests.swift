@@ -151,6 +151,32 @@ import Testing
     #expect(idle.now == last)
   }
 
+  @Test("Going back into a wait from main keeps the wait: the past shows the main thread blocked, and running on finishes it")
+  func backIntoAWaitFromMain() throws {
+    var sim = Simulation()
+    let net = QueueID(1)
+    try sim.perform(.createQueue(name: "net", maxConcurrent: 1, qualityOfService: nil))
+    try sim.perform(.createOperation(spec("a", 6), dependencies: [], queue: net))
+    try sim.perform(.tap(at: 2))
+    try sim.perform(.waitOnMainThread(net))
+    #expect(sim.world.now == 6)
+    try sim.rewind(to: 3)
+    #expect(sim.journal.last == .waitOnMainThreadUntil(net, 3))
+    #expect(sim.world.lines() == [
+      "0 main queue", "0 net queue", "0 a created", "0 a enqueued", "0 a ready", "0 a started", "0 main tap@2",
+      "0 main.wait1 created", "0 main.wait1 enqueued", "0 main.wait1 ready", "0 main.wait1 started", "0 main.wait1 wait",
+      "2 main.tap1 created", "2 main.tap1 enqueued", "2 main.tap1 ready",
+    ])
+    #expect(sim.world.mainThreadWait == OpID(1))
+    var replay = World()
+    for action in sim.journal { try replay.perform(action) }
+    #expect(replay.now == 3 && replay.trace == sim.world.trace)
+    try sim.perform(.runUntilIdle)
+    #expect(sim.world.lines(from: 15) == [
+      "6 a finished", "6 main.wait1 finished", "6 main.wait1 waited", "6 main.tap1 started", "7 main.tap1 finished",
+    ])
+  }
+
   @Test("A refused action is not journalled")
   func refusedActionsAreNotJournalled() throws {
     var sim = Simulation()

@@ -172,6 +172,25 @@ import Testing
     #expect(i.script.last?.text == "run")
   }
 
+  @Test("A wait from main stopped by Ctrl-C keeps the main thread blocked and is saved as a wait from main until the tick")
+  func interruptedWaitFromMain() throws {
+    let i = Interpreter()
+    _ = i.execute("queue q max 1")
+    for n in 0..<3_000 { _ = i.execute("op o\(n) on q takes 1") }
+    let reply = i.execute("wait q from main", interrupt: { true })
+    let t = i.world.now
+    #expect(reply.output.hasSuffix("  interrupted at t=\(t); the world is as it was at that tick\n"))
+    #expect(t > 0 && t < 3_000 && i.world.mainThreadWait != nil)
+    #expect(i.script.last?.text == "wait q from main until \(t)")
+    let again = Interpreter()
+    for entry in i.script { #expect(again.execute(entry.text).error == nil) }
+    #expect(again.world.now == t && again.world.trace == i.world.trace)
+    let more = i.execute("wait q from main until \(t + 10)")
+    #expect(more.output.hasSuffix("  now t=\(t + 10)\n  the wait has not returned: the main thread stays blocked, and later runs go on waiting\n"))
+    _ = i.execute("run")
+    #expect(i.world.mainThreadWait == nil && i.world.now == 3_000)
+  }
+
   @Test("help lists every command from the table and explains one")
   func help() {
     let all = Interpreter().execute("help").output

@@ -49,6 +49,8 @@ import Testing
     Case(line: "wait downloads from main", expected: .wait(queue: "downloads", fromMain: true)),
     Case(line: "wait from main", expected: .wait(queue: nil, fromMain: true)),
     Case(line: "wait main from main", expected: .wait(queue: "main", fromMain: true)),
+    Case(line: "wait downloads from main until 5", expected: .wait(queue: "downloads", fromMain: true, until: 5)),
+    Case(line: "wait until 4611686018427387906 from main", expected: .wait(queue: nil, fromMain: true, until: 4_611_686_018_427_387_906)),
     Case(line: "machine", expected: .machine(cores: nil)),
     Case(line: "machine cores 2", expected: .machine(cores: .some(2))),
     Case(line: "machine cores unlimited", expected: .machine(cores: .some(nil))),
@@ -111,6 +113,7 @@ import Testing
   static let bad: [ErrorCase] = [
     ErrorCase(line: "stpe 3", column: 1, message: "unknown command 'stpe'", hint: "did you mean 'step'? Type 'help' for the list of commands."),
     ErrorCase(line: "frobnicate", column: 1, message: "unknown command 'frobnicate'", hint: "Type 'help' for the list of commands."),
+    ErrorCase(line: "wait downloads until 5", column: 16, message: "`until` goes with `from main`", hint: "a wait from the lab's own thread leaves nothing behind: `run until 5` stops there"),
     ErrorCase(line: "op x takse 3", column: 6, message: "unexpected 'takse'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'fails', 'completion', 'async', 'blocks' or 'hold'", hint: "did you mean 'takes'?"),
     ErrorCase(line: "op x takes", column: 12, message: "'op' needs more: expected a number of ticks (0 or more)", hint: "see `help op` for everything 'op' takes"),
     ErrorCase(line: "op x takes -3", column: 12, message: "-3 is too small: use 0 or more"),

@@ -43,14 +43,27 @@ public enum Action: Hashable, Sendable {
   case wait(QueueID?)
   /// The same wait, called on the main thread: it blocks the main thread until it returns.
   case waitOnMainThread(QueueID?)
+  /// A wait on the main thread that the lab stops watching at a tick if it has not
+  /// returned by then: the main thread stays blocked by it afterwards. The journal's form
+  /// of a wait from main cut short by Ctrl-C or time travel, so the past keeps it.
+  case waitOnMainThreadUntil(QueueID?, Tick)
 
   /// Whether this is a wait (from anywhere). A wait records its start, so one cut short by
-  /// an interrupt or by time travel is replaced in the journal by a plain run from the
-  /// state before it (see ``Simulation``).
+  /// an interrupt or by time travel is replaced in the journal from the state before it
+  /// (see ``Simulation``): a wait from the lab's thread by a plain run to the tick, a wait
+  /// on the main thread by the same wait stopped at the tick (``cut(at:)``).
   public var isWait: Bool {
     switch self {
-    case .wait, .waitOnMainThread: true
+    case .wait, .waitOnMainThread, .waitOnMainThreadUntil: true
     default: false
+    }
+  }
+
+  /// What the journal keeps of this clock action when it is cut short at `tick`.
+  public func cut(at tick: Tick) -> Action {
+    switch self {
+    case .waitOnMainThread(let q), .waitOnMainThreadUntil(let q, _): .waitOnMainThreadUntil(q, tick)
+    default: .runUntil(tick)
     }
   }
   /// ``World/setCores(_:)``; `nil` is unlimited.
@@ -63,7 +76,7 @@ public enum Action: Hashable, Sendable {
   /// Whether the action moves the clock.
   public var movesClock: Bool {
     switch self {
-    case .step, .runUntil, .runUntilIdle, .runUntilFinished, .wait, .waitOnMainThread: true
+    case .step, .runUntil, .runUntilIdle, .runUntilFinished, .wait, .waitOnMainThread, .waitOnMainThreadUntil: true
     default: false
     }
   }
@@ -138,6 +151,13 @@ extension World {
     case .waitOnMainThread(let q):
       if let q, q.slot >= queues.count { throw .unknownQueue("\(q)") }
       let v = waitOnMainThread(q, cap: cap, interrupt: interrupt)
+      return (.verdict(v), v != .capped && v != .interrupted)
+    case .waitOnMainThreadUntil(let q, let t):
+      if let q, q.slot >= queues.count { throw .unknownQueue("\(q)") }
+      try checkRunTarget(t)
+      let v = waitOnMainThread(q, cap: cap.map { Swift.min($0, t) } ?? t, interrupt: interrupt)
+      // Stopped at its own tick, it did what it says; stopped earlier by the cap, it was cut.
+      if v == .capped, now == t { return (.verdict(.reached), true) }
       return (.verdict(v), v != .capped && v != .interrupted)
     case .setCores(let n): try setCores(n)
     case .tap(let t): try tap(at: t)

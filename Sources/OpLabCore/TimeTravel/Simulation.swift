@@ -42,12 +42,12 @@ public struct Simulation: Sendable {
     if completed {
       journal.append(action)
     } else {
-      if let beforeWait {  // an interrupted wait is replayed as a plain run: drop its start
-        let stoppedAt = world.now
+      let cut = action.cut(at: world.now)
+      if let beforeWait {  // an interrupted wait is replayed as its cut form, from before it
         world = beforeWait
-        _ = try world.perform(.runUntil(stoppedAt))
+        _ = try world.perform(cut)
       }
-      journal.append(.runUntil(world.now))
+      journal.append(cut)
     }
     checkpointIfDue()
     return result
@@ -58,7 +58,8 @@ public struct Simulation: Sendable {
   /// future is discarded (fork first to keep it).
   /// - Throws: ``SimulationError/tickNotReached(requested:now:)`` for a future tick, or
   ///   ``SimulationError/invalidTick(_:)`` for a negative one.
-  /// - Returns: `true` when a clock action was cut at the tick and replaced by `.runUntil(tick)`.
+  /// - Returns: `true` when a clock action was cut at the tick and replaced by its cut form
+  ///   (``Action/cut(at:)``), the journal's last action.
   /// - Complexity: replays at most the actions since the nearest checkpoint.
   @discardableResult
   public mutating func rewind(to tick: Tick) throws(SimulationError) -> Bool {
@@ -76,11 +77,12 @@ public struct Simulation: Sendable {
       if completed {
         kept.append(action)
       } else {
+        let cutForm = action.cut(at: tick)
         if let beforeWait {
           replay = beforeWait
-          _ = try replay.perform(.runUntil(tick))
+          _ = try replay.perform(cutForm)
         }
-        kept.append(.runUntil(tick))
+        kept.append(cutForm)
         cut = true
         break
       }

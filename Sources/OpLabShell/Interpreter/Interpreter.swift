@@ -109,7 +109,7 @@ public final class Interpreter {
       // A clock command stopped by Ctrl-C is journalled as a run to the tick it reached,
       // and is saved as that (the command itself would replay further).
       if reply.error == nil, changesWorld(command), sim.journal.count > journalBefore {
-        script.append((interruptedRun ? "run until \(world.now)" : Self.canonical(line), sim.journal.count))
+        script.append((interruptedRun ? cutText() : Self.canonical(line), sim.journal.count))
       }
       if case .quit = command { reply.quit = true }
       return reply
@@ -168,6 +168,16 @@ public final class Interpreter {
     for action in actions { results.append(try sim.perform(action, interrupt: interrupt)) }
     if results.contains(.verdict(.interrupted)) { interruptedRun = true }
     return (echo(from: mark), results)
+  }
+
+  /// The command that replays the journal's last action, a clock action cut short by
+  /// Ctrl-C or time travel (``Action/cut(at:)``): `run until T`, or for a wait on the main
+  /// thread `wait [QUEUE] from main until T`.
+  private func cutText() -> String {
+    switch sim.journal.last {
+    case .waitOnMainThreadUntil(let q, let t)?: "wait \(q.map { world.name($0) + " " } ?? "")from main until \(t)"
+    default: "run until \(world.now)"
+    }
   }
 
   /// Set when a clock action of the command being run was interrupted (see `dispatch`).
@@ -266,10 +276,14 @@ public final class Interpreter {
       return Reply(output: try perform([.resume(try queue(name))]).0)
     case .barrier(let name, let takes):
       return Reply(output: try perform([.addBarrier(try queue(name), duration: takes)]).0)
-    case .wait(let name, let fromMain):
+    case .wait(let name, let fromMain, let until):
       let target = try name.map(queue)
-      let (out, results) = try perform([fromMain ? .waitOnMainThread(target) : .wait(target)])
+      let action: Action = if let until { .waitOnMainThreadUntil(target, until) } else if fromMain { .waitOnMainThread(target) } else { .wait(target) }
+      let (out, results) = try perform([action])
       var text = out + verdictText(results.first)
+      if until != nil, let wait = world.mainThreadWait, !world.operation(wait).isFinished {
+        text += "  the wait has not returned: the main thread stays blocked, and later runs go on waiting\n"
+      }
       if fromMain, case .verdict(.stalled)? = results.first {
         text += "  the main thread stays blocked, so the app is frozen for good: `undo` takes the wait back\n"
       }
@@ -408,7 +422,7 @@ public final class Interpreter {
     let n = sim.journal.count
     // A cut clock command was replaced in the journal by a run to the tick.
     script.removeAll { cut ? $0.journalEnd >= n : $0.journalEnd > n }
-    if cut { script.append(("run until \(world.now)", n)) }
+    if cut { script.append((cutText(), n)) }
     return "  back at t=\(world.now)\n"
   }
 

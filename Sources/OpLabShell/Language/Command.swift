@@ -29,7 +29,7 @@ public enum Command: Hashable, Sendable {
   /// `barrier QUEUE [takes N]`.
   case barrier(queue: String, takes: Int)
   /// `wait [QUEUE] [from main]`.
-  case wait(queue: String?, fromMain: Bool)
+  case wait(queue: String?, fromMain: Bool, until: Tick? = nil)
   /// `machine [cores N|unlimited]`: `nil` shows the machine; `.some(nil)` is unlimited.
   case machine(cores: Int??)
   /// `tap [at T]`: `nil` is now.

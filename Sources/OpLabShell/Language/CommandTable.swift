@@ -156,7 +156,7 @@ public enum CommandTable {
     CommandSpec(
       name: "wait", aliases: [],
       arguments: [.optional(.value(.queue, key: "queue"))],
-      options: [.seq([.word("from"), .word("main")])],
+      options: [.seq([.word("from"), .word("main")]), .seq([.word("until"), .value(.runTarget, key: "until")])],
       summary: "waitUntilAllOperationsAreFinished on a queue (or all), optionally from the main thread",
       details: """
         Advances the clock until every operation in the queue has finished (not their
@@ -164,9 +164,11 @@ public enum CommandTable {
         call would block forever. `from main` makes the call on the main thread: it takes the
         main thread (after the work running there) and keeps it until the wait returns, so
         taps, frames and main-queue work wait too — and work that needs the main thread first
-        deadlocks it.
+        deadlocks it. `from main until T` stops the clock at T if the wait has not returned
+        by then; the main thread stays blocked, and later runs go on waiting (a saved session
+        writes a wait from main cut short by Ctrl-C, back or goto this way).
         """,
-      examples: ["wait downloads", "wait", "wait downloads from main"]),
+      examples: ["wait downloads", "wait", "wait downloads from main", "wait downloads from main until 5"]),
     CommandSpec(
       name: "machine", aliases: [],
       arguments: [.optional(.seq([.word("cores"), .choice([.word("unlimited"), .value(.positive, key: "cores")])]))],

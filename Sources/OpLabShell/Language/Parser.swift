@@ -204,7 +204,14 @@ public enum Parser {
     case "suspend": return .suspend(queue: text("queue") ?? "")
     case "resume": return .resume(queue: text("queue") ?? "")
     case "barrier": return .barrier(queue: text("queue") ?? "", takes: int("takes") ?? 1)
-    case "wait": return .wait(queue: text("queue"), fromMain: has("main"))
+    case "wait":
+      if let t = bag.values["until"]?.first, !has("main") {
+        let word = tokens.first { $0.text.lowercased() == "until" } ?? t
+        throw ParseError(
+          column: word.column, length: word.text.count, message: "`until` goes with `from main`",
+          hint: "a wait from the lab's own thread leaves nothing behind: `run until \(t.text)` stops there")
+      }
+      return .wait(queue: text("queue"), fromMain: has("main"), until: int("until"))
     case "machine":
       if has("unlimited") { return .machine(cores: .some(nil)) }
       return .machine(cores: int("cores").map { .some($0) })
