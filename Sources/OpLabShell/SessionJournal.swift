@@ -39,6 +39,17 @@ public struct SessionJournal: Sendable {
     _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
   }
 
+  /// Starts the journal afresh with `lines` (a recovered session, replayed), written to a
+  /// temporary file and renamed over it: a crash or a signal during the replay leaves
+  /// `session.recovered` whole and no partial journal to set aside over it next time.
+  public func replace(with lines: [String]) {
+    guard let path else { return }
+    let kept = lines.filter { Self.worthKeeping($0) && !$0.contains("\n") }
+    let directory = (path as NSString).deletingLastPathComponent
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    try? FileIO.writeAtomically(kept.map { $0 + "\n" }.joined(), to: path, column: 1)
+  }
+
   /// A clean exit: nothing to recover.
   public func finish() {
     if let path { try? FileManager.default.removeItem(atPath: path) }

@@ -41,10 +41,9 @@ public enum Shell {
         writeError("oplab: there is no unfinished session to recover\n")
         return Status.usage
       }
-      for line in lines {
-        _ = interpreter.execute(line)
-        journal.append(line)
-      }
+      // Replayed first, then journalled in one go: stopped half-way, nothing is lost.
+      for line in lines { _ = interpreter.execute(line) }
+      journal.replace(with: lines)
       journal.consumeRecovered()
       writeOut("Recovered the last session: \(lines.count) commands replayed; the clock is at t=\(interpreter.world.now).\n")
     } else if leftover > 0 {
@@ -94,13 +93,18 @@ public enum Shell {
   /// leaving a temporary file), no further line runs, and the batch ends with
   /// ``Status/stopped(by:)``.
   static func batch(_ interpreter: Interpreter, reader: LineReader, name: String, keepGoing: Bool) -> Int32 {
-    reader.whileCatchingInterrupts { interrupted in
-      var lineNumber = 0
+    var lineNumber = 0
+    /// `reading`: the signal came while the next line was awaited, not during a command.
+    func stopped(_ signo: Int32, reading: Bool = false) -> Int32 {
+      let place =
+        lineNumber == 0 ? "before the first line of \(name)" : "\(reading ? "after" : "at") \(name):\(lineNumber)"
+      writeError("oplab: stopped by \(BatchSignals.name(signo)) \(place)\n")
+      // Only the real batch readers catch signals; a reader that reports one ends the lab by it.
+      if reader is StdinLineReader { BatchSignals.die(by: signo) }
+      return Status.stopped(by: signo)
+    }
+    let status = reader.whileCatchingInterrupts { interrupted in
       var failed = false
-      func stopped(_ signo: Int32) -> Int32 {
-        writeError("oplab: stopped by \(BatchSignals.name(signo)) at \(name):\(lineNumber)\n")
-        return Status.stopped(by: signo)
-      }
       while case .line(let line) = reader.readLine(prompt: "") {
         lineNumber += 1
         if let signo = reader.terminationSignal { return stopped(signo) }  // caught between two lines
@@ -115,9 +119,12 @@ public enum Shell {
         if reply.quit { break }
       }
       // A signal while reading piped input ends the read as if the input had ended.
-      if let signo = reader.terminationSignal { return stopped(signo) }
+      if let signo = reader.terminationSignal { return stopped(signo, reading: true) }
       return failed ? Status.scriptError : Status.ok
     }
+    // One that came after the last check, before the handlers were put back, still counts.
+    if let signo = reader.terminationSignal, status != Status.stopped(by: signo) { return stopped(signo) }
+    return status
   }
 
   /// The interactive loop: prompt with the tick, run, show errors under the bad token.

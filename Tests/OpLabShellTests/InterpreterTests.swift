@@ -191,6 +191,42 @@ import Testing
     #expect(i.world.mainThreadWait == nil && i.world.now == 3_000)
   }
 
+  @Test("Ctrl-C stops a sourced script between two lines")
+  func interruptedSource() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-source-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = dir.appendingPathComponent("s.oplab").path
+    try "op a takes 1\nop b takes 1\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let i = Interpreter()
+    var asked = 0
+    let reply = i.execute("source \(file)", interrupt: { asked += 1; return asked > 1 })
+    #expect(reply.error == nil)
+    #expect(reply.output.hasSuffix("  interrupted before \(file):2; the lines from there on did not run\n"))
+    #expect(i.world.operationNames == ["a"] && i.script.map(\.text) == ["op a takes 1"])
+  }
+
+  @Test("A recovered session is journalled anew only once replayed: stopped half-way, the recovered copy stays whole")
+  func recoveredJournal() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-journal-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("session.journal").path
+    let lines = ["op a takes 3", "step 1", "export events x", "op b after a"]
+    for line in lines { SessionJournal(path: path).append(line) }
+    let journal = SessionJournal(path: path)
+    #expect(journal.setAsideLeftover() == 3)  // the export is not worth replaying
+    #expect(journal.recoveredLines() == ["op a takes 3", "step 1", "op b after a"])
+    // A start killed during the replay wrote nothing: the next start finds the recovered copy whole.
+    #expect(SessionJournal(path: path).setAsideLeftover() == 0)
+    #expect(journal.recoveredLines().count == 3)
+    journal.replace(with: journal.recoveredLines())
+    journal.consumeRecovered()
+    #expect(journal.recoveredLines().isEmpty)
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "op a takes 3\nstep 1\nop b after a\n")
+    journal.finish()
+    #expect(!FileManager.default.fileExists(atPath: path))
+  }
+
   @Test("help lists every command from the table and explains one")
   func help() {
     let all = Interpreter().execute("help").output

@@ -37,14 +37,16 @@ public struct Simulation: Sendable {
   ///   journalled as a run to the tick where it stopped, so replays stay exact.
   @discardableResult
   public mutating func perform(_ action: Action, interrupt: Interrupt? = nil) throws(SimulationError) -> ActionResult {
-    let beforeWait: World? = action.isWait && interrupt != nil ? world : nil
     let (result, completed) = try world.perform(action, interrupt: interrupt)
     if completed {
       journal.append(action)
     } else {
       let cut = action.cut(at: world.now)
-      if let beforeWait {  // an interrupted wait is replayed as its cut form, from before it
-        world = beforeWait
+      if action.isWait {
+        // An interrupted wait is replayed as its cut form from the state before it, which
+        // the journal rebuilds (not a copy taken before every wait: on a big world each
+        // copy would cost the whole world at its first change).
+        world = try replayed(upTo: journal.count).world
         _ = try world.perform(cut)
       }
       journal.append(cut)
@@ -93,13 +95,21 @@ public struct Simulation: Sendable {
     return cut
   }
 
+  /// The world right after the journal's first `count` actions, replayed from the nearest
+  /// checkpoint at or before them.
+  /// (The first checkpoint, at journal count 0, always qualifies.)
+  private func replayed(upTo count: Int) throws(SimulationError) -> (world: World, checkpoint: Int) {
+    let start = checkpoints.lastIndex(where: { $0.journalCount <= count }) ?? 0
+    var replay = checkpoints[start].world
+    for action in journal[checkpoints[start].journalCount..<count] { _ = try replay.perform(action) }
+    return (replay, start)
+  }
+
   /// Keeps only the first `count` actions of the journal: the world as it was right after
   /// them (undo). Replays from the nearest checkpoint at or before that point.
   public mutating func truncate(toActions count: Int) throws(SimulationError) {
     guard count >= 0, count < journal.count else { return }
-    guard let start = checkpoints.lastIndex(where: { $0.journalCount <= count }) else { return }
-    var replay = checkpoints[start].world
-    for action in journal[checkpoints[start].journalCount..<count] { _ = try replay.perform(action) }
+    let (replay, start) = try replayed(upTo: count)
     world = replay
     journal.removeSubrange(count...)
     checkpoints.removeSubrange((start + 1)...)

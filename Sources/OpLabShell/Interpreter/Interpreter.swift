@@ -452,6 +452,10 @@ public final class Interpreter {
     defer { sourceDepth -= 1 }
     var out = ""
     for (i, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+      // Ctrl-C (or a signal to a batch run) stops a sourced script between two lines too.
+      if interrupt?() == true {
+        return Reply(output: out + "  interrupted before \(file):\(i + 1); the lines from there on did not run\n")
+      }
       let line = String(raw)
       let reply = execute(line)
       out += reply.output

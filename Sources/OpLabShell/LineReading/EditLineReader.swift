@@ -270,8 +270,10 @@ public final class EditLineReader: LineReader {
 /// works. The work sees them through its `interrupted` function, so a long `run` stops
 /// between ticks and an export is abandoned — its temporary file removed, the old file
 /// kept — instead of the process dying in the middle; the batch then ends with 128 + the
-/// signal, as a shell expects of a stopped command. A second signal ends the lab at once,
-/// and a signal the lab was started ignoring (`nohup`) stays ignored.
+/// signal: after its message the lab dies by that signal (``die(by:)``), so a shell loop
+/// running it stops too, as Ctrl-C in `for f in *.oplab; do oplab run $f; done` should.
+/// A second signal ends the lab at once, and a signal the lab was started ignoring
+/// (`nohup`) stays ignored.
 ///
 /// Here because this is the one file that imports `CEditLine`, whose `sigaction` helpers
 /// it shares with ``EditLineReader``.
@@ -289,8 +291,12 @@ enum BatchSignals {
     caught.store(0, ordering: .relaxed)
     _ = cel_signals_unblock()
     let handler: @convention(c) (Int32) -> Void = { signo in
-      // Only async-signal-safe work here: an atomic exchange, and _exit on a second signal.
-      if BatchSignals.caught.exchange(signo, ordering: .relaxed) != 0 { _exit(128 + signo) }
+      // Only async-signal-safe work here: an atomic exchange; on a second signal, the
+      // default action back and the signal again (it arrives as the handler returns).
+      if BatchSignals.caught.exchange(signo, ordering: .relaxed) != 0 {
+        signal(signo, SIG_DFL)
+        raise(signo)
+      }
     }
     let signals = [SIGINT, SIGTERM, SIGHUP].filter { cel_signal_is_ignored($0) == 0 }
     var previous = Array(repeating: sigaction(), count: signals.count)
@@ -300,6 +306,18 @@ enum BatchSignals {
       for i in signals.indices where installed[i] { cel_signal_restore(signals[i], &previous[i]) }
     }
     return work { BatchSignals.caught.load(ordering: .relaxed) != 0 }
+  }
+
+  /// Ends the process by `signo`'s default action, as if the lab had never caught it: the
+  /// parent (a shell, `make`, a test runner) sees death by that signal, not an exit status.
+  static func die(by signo: Int32) -> Never {
+    signal(signo, SIG_DFL)
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, signo)
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    raise(signo)
+    _exit(128 + signo)  // not reached: the default action of SIGINT, SIGTERM and SIGHUP ends the process
   }
 
   /// "SIGINT", "SIGTERM" or "SIGHUP" (else "signal N").
