@@ -8,13 +8,12 @@ public enum Shell {
   /// The lab's version, shown by `oplab --version`.
   public static let version = "0.2.0"
 
-  /// Exit statuses: success, an error in a script, bad usage, stopped by a signal.
+  /// Exit statuses: success, an error in a script, bad usage. (A batch stopped by a signal
+  /// does not exit: it dies by that signal, see ``batch(_:reader:name:keepGoing:)``.)
   public enum Status {
     public static let ok: Int32 = 0
     public static let scriptError: Int32 = 1
     public static let usage: Int32 = 2
-    /// A batch stopped by a signal ends with 128 + its number (130 for SIGINT), as shells do.
-    public static func stopped(by signo: Int32) -> Int32 { 128 + signo }
   }
 
   /// Runs the lab on standard input: interactive when both standard input and output are
@@ -51,8 +50,7 @@ public enum Shell {
     }
     if reader is StdinLineReader {
       let status = batch(interpreter, reader: reader, name: "<stdin>", keepGoing: keepGoing)
-      // Stopped by a signal, the recovered session stays recoverable.
-      if reader.terminationSignal == nil { journal.finish() }
+      journal.finish()  // not reached when a signal stopped the batch: the session stays recoverable
       return status
     }
     return interactive(interpreter, reader: reader, journal: journal)
@@ -80,8 +78,7 @@ public enum Shell {
       let result = batch(interpreter, reader: reader, name: file, keepGoing: keepGoing)
       if result != Status.ok {
         status = result
-        // A signal stops the whole run, --keep-going or not.
-        if !keepGoing || reader.terminationSignal != nil { return status }
+        if !keepGoing { return status }
       }
     }
     return status
@@ -90,40 +87,38 @@ public enum Shell {
   /// Reads lines until the end, printing output; errors go to standard error as
   /// `FILE:LINE:COL: error: message`. SIGINT, SIGTERM and SIGHUP are caught for the whole
   /// batch: the command running stops cleanly (a run between ticks, an export without
-  /// leaving a temporary file), no further line runs, and the batch ends with
-  /// ``Status/stopped(by:)``.
+  /// leaving a temporary file), no further line runs, and after its message the lab dies
+  /// by that signal (`BatchSignals.die(by:)`), so a shell loop around it stops too.
   static func batch(_ interpreter: Interpreter, reader: LineReader, name: String, keepGoing: Bool) -> Int32 {
     var lineNumber = 0
     /// `reading`: the signal came while the next line was awaited, not during a command.
-    func stopped(_ signo: Int32, reading: Bool = false) -> Int32 {
+    func stopped(_ signo: Int32, reading: Bool = false) -> Never {
       let place =
         lineNumber == 0 ? "before the first line of \(name)" : "\(reading ? "after" : "at") \(name):\(lineNumber)"
       writeError("oplab: stopped by \(BatchSignals.name(signo)) \(place)\n")
-      // Only the real batch readers catch signals; a reader that reports one ends the lab by it.
-      if reader is StdinLineReader { BatchSignals.die(by: signo) }
-      return Status.stopped(by: signo)
+      BatchSignals.die(by: signo)
     }
     let status = reader.whileCatchingInterrupts { interrupted in
       var failed = false
       while case .line(let line) = reader.readLine(prompt: "") {
         lineNumber += 1
-        if let signo = reader.terminationSignal { return stopped(signo) }  // caught between two lines
+        if let signo = reader.terminationSignal { stopped(signo) }  // caught between two lines
         let reply = interpreter.execute(line, interrupt: interrupted)
         writeOut(reply.output)
         if let error = reply.error {
           failed = true
           writeError(error.located(defaultFile: name, defaultLine: lineNumber))
         }
-        if let signo = reader.terminationSignal { return stopped(signo) }
+        if let signo = reader.terminationSignal { stopped(signo) }
         if reply.error != nil, !keepGoing { return Status.scriptError }
         if reply.quit { break }
       }
       // A signal while reading piped input ends the read as if the input had ended.
-      if let signo = reader.terminationSignal { return stopped(signo, reading: true) }
+      if let signo = reader.terminationSignal { stopped(signo, reading: true) }
       return failed ? Status.scriptError : Status.ok
     }
     // One that came after the last check, before the handlers were put back, still counts.
-    if let signo = reader.terminationSignal, status != Status.stopped(by: signo) { return stopped(signo) }
+    if let signo = reader.terminationSignal { stopped(signo) }
     return status
   }
 

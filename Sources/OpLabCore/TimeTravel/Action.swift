@@ -47,6 +47,12 @@ public enum Action: Hashable, Sendable {
   /// returned by then: the main thread stays blocked by it afterwards. The journal's form
   /// of a wait from main cut short by Ctrl-C or time travel, so the past keeps it.
   case waitOnMainThreadUntil(QueueID?, Tick)
+  /// ``World/setCores(_:)``; `nil` is unlimited.
+  case setCores(Int?)
+  /// ``World/tap(at:)``.
+  case tap(at: Tick)
+  /// ``World/setFrames(every:from:until:)``; `every == nil` stops them.
+  case frames(every: Tick?, from: Tick?, until: Tick?)
 
   /// Whether this is a wait (from anywhere). A wait records its start, so one cut short by
   /// an interrupt or by time travel is replaced in the journal from the state before it
@@ -66,12 +72,6 @@ public enum Action: Hashable, Sendable {
     default: .runUntil(tick)
     }
   }
-  /// ``World/setCores(_:)``; `nil` is unlimited.
-  case setCores(Int?)
-  /// ``World/tap(at:)``.
-  case tap(at: Tick)
-  /// ``World/setFrames(every:from:until:)``; `every == nil` stops them.
-  case frames(every: Tick?, from: Tick?, until: Tick?)
 
   /// Whether the action moves the clock.
   public var movesClock: Bool {

@@ -28,7 +28,7 @@ public enum Command: Hashable, Sendable {
   case resume(queue: String)
   /// `barrier QUEUE [takes N]`.
   case barrier(queue: String, takes: Int)
-  /// `wait [QUEUE] [from main]`.
+  /// `wait [QUEUE] [from main [until T]]`.
   case wait(queue: String?, fromMain: Bool, until: Tick? = nil)
   /// `machine [cores N|unlimited]`: `nil` shows the machine; `.some(nil)` is unlimited.
   case machine(cores: Int??)

@@ -269,9 +269,9 @@ public final class EditLineReader: LineReader {
 /// Catches SIGINT, SIGTERM and SIGHUP while a batch run (`oplab run FILE`, piped input)
 /// works. The work sees them through its `interrupted` function, so a long `run` stops
 /// between ticks and an export is abandoned — its temporary file removed, the old file
-/// kept — instead of the process dying in the middle; the batch then ends with 128 + the
-/// signal: after its message the lab dies by that signal (``die(by:)``), so a shell loop
-/// running it stops too, as Ctrl-C in `for f in *.oplab; do oplab run $f; done` should.
+/// kept — instead of the process dying in the middle. After its message the lab then dies
+/// by that signal (``die(by:)``), so the shell sees 128 + the signal and a loop running it
+/// stops too, as Ctrl-C in `for f in *.oplab; do oplab run $f; done` should.
 /// A second signal ends the lab at once, and a signal the lab was started ignoring
 /// (`nohup`) stays ignored.
 ///
