@@ -194,6 +194,74 @@ import Testing
     #expect(throws: SimulationError.self) { try w.setFrames(every: 0) }
   }
 
+  @Test("Frames every tick do not keep a run going: it ends when the other work does")
+  func framesEveryTickEndWithTheWork() throws {
+    // Each frame's tick of drawing ends just as the next frame is due; these frames used
+    // to come due one after another until the 100,000-frame limit.
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    try w.addOperation(spec("work", 2), to: q)
+    try w.setFrames(every: 1)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.lines(from: 2) == [
+      "0 work created", "0 work enqueued", "0 work ready", "0 work started",
+      "0 main frames=1",
+      "0 main.frame1 created", "0 main.frame1 enqueued", "0 main.frame1 ready", "0 main.frame1 started",
+      "1 main.frame1 finished",
+      "1 main.frame2 created", "1 main.frame2 enqueued", "1 main.frame2 ready", "1 main.frame2 started",
+      "2 work finished", "2 main.frame2 finished",
+    ])
+    #expect(w.now == 2)
+    // The frame due at t=2 comes with the clock's next move.
+    try w.step(1)
+    #expect(w.lines(from: 18) == [
+      "2 main.frame3 created", "2 main.frame3 enqueued", "2 main.frame3 ready", "2 main.frame3 started",
+      "3 main.frame3 finished",
+      "3 main.frame4 created", "3 main.frame4 enqueued", "3 main.frame4 ready", "3 main.frame4 started",
+    ])
+    #expect(w.invariantViolations().isEmpty)
+  }
+
+  @Test("Frames every tick beside work that can never run: the run stalls at once, with the diagnosis")
+  func framesEveryTickBesideAStall() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 0)
+    let stuck = try w.addOperation(spec("stuck", 1), to: q)
+    try w.setFrames(every: 1)
+    guard case .stalled(let diagnosis) = w.runUntilIdle() else {
+      Issue.record("expected a stall")
+      return
+    }
+    #expect(diagnosis.stuck.map(\.op) == [stuck])
+    #expect(w.lines(from: 2) == [
+      "0 stuck created", "0 stuck enqueued", "0 stuck ready",
+      "0 main frames=1",
+      "0 main.frame1 created", "0 main.frame1 enqueued", "0 main.frame1 ready", "0 main.frame1 started",
+      "1 main.frame1 finished",
+    ])
+    #expect(w.now == 1)
+    #expect(w.invariantViolations().isEmpty)
+  }
+
+  @Test("An operation waiting on main behind a frame is other work: the next frame still comes due")
+  func framesComeWhileMainQueueWorkWaits() throws {
+    var w = World()
+    try w.addOperation(spec("a", 1), to: .main)
+    try w.setFrames(every: 1)  // frame1 waits for a
+    try w.addOperation(spec("m", 1), to: .main)  // filed after frame1
+    #expect(w.runUntilIdle() == .idle)
+    // At t=1 only frame1's drawing is scheduled, but m waits for main: frame2 comes due.
+    #expect(w.lines(only: ["started", "finished", "dropped", "created"]) == [
+      "0 a created", "0 a started", "0 main.frame1 created", "0 m created",
+      "1 a finished", "1 main.frame1 started", "1 main.frame2 created",
+      "2 main.frame1 finished", "2 m started", "2 main.frame2 dropped", "2 main.frame3 created",
+      "3 m finished", "3 main.frame3 started",
+      "4 main.frame3 finished",
+    ])
+    #expect(w.now == 4)
+    #expect(w.invariantViolations().isEmpty)
+  }
+
   @Test("wait from main holds the main thread: a tap waits until the wait returns")
   func waitOnMainBlocksTaps() throws {
     var w = World()

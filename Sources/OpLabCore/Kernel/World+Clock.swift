@@ -89,6 +89,29 @@ extension World {
     }
   }
 
+  /// Whether frames without an end are all that goes on: no live wake-up, no CPU job and
+  /// no ready operation on `main` belongs to anything but a frame. Runs until idle (or
+  /// until a goal) draw no more frames then: what remains either ends with the frames'
+  /// own work or can never happen, and the goal gives its verdict.
+  /// - Complexity: O(wake-ups + CPU jobs + ready entries on `main`) at worst; it stops
+  ///   at the first entry that is not a frame's, and runs once per frame due.
+  func onlyFramesGoOn() -> Bool {
+    guard let f = frames, f.until == nil else { return false }
+    func isFrame(_ op: OpID) -> Bool { operations[op.slot].mainThreadWork == .frame }
+    if cpu.jobs.contains(where: { !isFrame($0.work.op) }) { return false }
+    for w in agenda.unordered where isLive(w) {
+      switch w.action {
+      case .workDone(let op, _), .cancelCheck(let op, _), .finishNow(let op, _, _, _):
+        if !isFrame(op) { return false }
+      case .cpu:
+        continue  // the jobs are checked above
+      case .blockDone, .completionDone, .tap:
+        return false
+      }
+    }
+    return !queues[QueueID.main.slot].readyHeap.unordered.contains { isReadyToStart($0, on: .main) && !isFrame($0.op) }
+  }
+
   /// How many wake-ups run between two questions to an ``Interrupt``.
   static let interruptInterval = 1024
 
@@ -141,15 +164,22 @@ extension World {
     var processed = 0
     while true {
       prepareNext()
-      // A frame due at this tick belongs to it: it comes before any verdict.
-      if let f = frames, f.next <= now, agenda.min.map({ $0.tick > now }) ?? true {
+      // A frame due at this tick belongs to it: it comes before any verdict — unless
+      // frames are all that goes on (below).
+      if let f = frames, f.next <= now, agenda.min.map({ $0.tick > now }) ?? true, !onlyFramesGoOn() {
         fireFramesDue(through: now)
         continue
       }
       if let verdict = goal(self) { return verdict }
-      // Every goal answers once nothing is scheduled, so something is next; frames
-      // without an end come due only while other work remains.
-      guard let next = nextHappening() else { return isIdle ? .idle : .stalled(diagnose()) }
+      // Every goal answers once nothing is scheduled, so something is next. Frames without
+      // an end come due only while other work remains: a frame's own drawing does not keep
+      // the run going (with `frames every 1` each frame ends as the next is due, so they
+      // would otherwise go on to the limit, long after the last operation).
+      guard var next = nextHappening() else { return isIdle ? .idle : .stalled(diagnose()) }
+      if next.frame, onlyFramesGoOn() {
+        guard let first = agenda.min else { return isIdle ? .idle : .stalled(diagnose()) }
+        next = (first.tick, false)
+      }
       if next.tick > now {
         if let cap, next.tick > cap {
           now = max(now, cap)

@@ -26,6 +26,9 @@ extension World {
     record(.dispatched, op: op, queue: q, reason: reason)
   }
 
+  /// Whether a ready-heap entry still stands for an operation waiting to start (not a stale one).
+  func isReadyToStart(_ e: ReadyEntry, on q: QueueID) -> Bool { isCurrent(e, in: q) }
+
   private func isCurrent(_ e: ReadyEntry, in q: QueueID) -> Bool {
     // Field by field: copying the whole record would retain its name, spec and edges.
     operations[e.op.slot].phase == .ready && !operations[e.op.slot].dispatched && operations[e.op.slot].queue == q
