@@ -144,13 +144,21 @@ public enum Shell {
       case .line(let line):
         if !line.allSatisfy(\.isWhitespace) { reader.addHistory(line) }
         if !interpreter.options.widthGiven, let columns = terminalColumns() { interpreter.options.width = columns }
-        let reply = reader.whileCatchingInterrupts { interrupted in interpreter.execute(line, interrupt: interrupted) }
-        if reply.error == nil { journal.append(line) }
-        let color = interpreter.options.color
-        writeOut(color && reply.colorable ? Colorizer.timeline(reply.output) : reply.output)
-        if let error = reply.error {
-          let text = error.pointed(prompt: Names.width(prompt), typed: line)
-          writeError(color ? Colorizer.diagnostic(text) : text)
+        // Ctrl-C stays caught while the output is printed too: it stops a long run, then a
+        // long output (the command has happened by then), and never ends the lab.
+        let reply = reader.whileCatchingInterrupts { interrupted in
+          let reply = interpreter.execute(line, interrupt: interrupted)
+          if reply.error == nil { journal.append(line) }
+          reader.clearInterrupt()
+          let color = interpreter.options.color
+          if !writeOut(color && reply.colorable ? Colorizer.timeline(reply.output) : reply.output, stoppingWhen: interrupted) {
+            writeOut("\n  output stopped (Ctrl-C); the command itself was done\n")
+          }
+          if let error = reply.error {
+            let text = error.pointed(prompt: Names.width(prompt), typed: line)
+            writeError(color ? Colorizer.diagnostic(text) : text)
+          }
+          return reply
         }
         if reply.quit {
           if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
@@ -161,28 +169,41 @@ public enum Shell {
     }
   }
 
-  static func writeOut(_ text: String) { writeAll(text, to: 1) }
+  @discardableResult
+  static func writeOut(_ text: String, stoppingWhen stop: (() -> Bool)? = nil) -> Bool {
+    writeAll(text, to: 1, stoppingWhen: stop)
+  }
 
   static func writeError(_ text: String) { writeAll(text, to: 2) }
 
   /// Writes all of `text` with write(2). A closed pipe (`oplab … | head`) ends the process
   /// quietly with status 0 for stdout, instead of crashing as FileHandle.write does.
-  static func writeAll(_ text: String, to fd: Int32) {
-    guard !text.isEmpty else { return }
+  /// - Parameter stop: asked before each chunk of ``chunkSize`` bytes; `true` stops the writing.
+  /// - Returns: `false` when `stop` stopped it.
+  @discardableResult
+  static func writeAll(_ text: String, to fd: Int32, stoppingWhen stop: (() -> Bool)? = nil) -> Bool {
+    guard !text.isEmpty else { return true }
     let bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      if let stop, stop() { return false }
+      let end = min(bytes.count, offset + chunkSize)
+      let written = bytes[offset..<end].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
       if written > 0 {
         offset += written
       } else if written < 0, errno == EINTR {
         continue
       } else {
         if errno == EPIPE, fd == 1 { exit(0) }
-        return
+        return true
       }
     }
+    return true
   }
+
+  /// How much output is written between two checks for Ctrl-C: a terminal shows 16 KiB
+  /// in a moment, so a stop takes effect at once.
+  static let chunkSize = 16 * 1024
 
   /// The terminal's width in columns, if standard output is a terminal that says.
   static func terminalColumns() -> Int? {

@@ -51,6 +51,24 @@ import Testing
     #expect(!history.contains("nonsense"))
   }
 
+  @Test("Ctrl-C while a long output is printed stops the printing, not the lab")
+  func interruptLongOutput() throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-tty-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: state) }
+    try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+    // 3,000 operations: `events` prints 12,000 lines (about 600 kB), far more than a
+    // terminal buffers, so the lab is still writing when Ctrl-C comes.
+    let script = state.appendingPathComponent("big.oplab")
+    try (["queue q max 2"] + (1...3000).map { "op o\($0) on q takes 3" }).joined(separator: "\n")
+      .write(to: script, atomically: true, encoding: .utf8)
+    let out = try session(["source \(script.path)\\r", "<HOLD>events\\r", "\\x03", "step\\r", "\\x04"], state: state)
+    #expect(out.hasSuffix("\nexit 0\n"), "the lab ended: \(out.suffix(400))")
+    #expect(out.contains("output stopped (Ctrl-C); the command itself was done"), "\(out.suffix(400))")
+    // `source` printed o3000's events once; the whole `events` output would print them again.
+    #expect(out.components(separatedBy: "o3000 ready").count - 1 == 1, "the whole output was printed: \(out.suffix(400))")
+    #expect(out.contains("now t=1"), "the session did not go on: \(out.suffix(400))")
+  }
+
   @Test("After kill -9 the journal restores the session with --recover; a clean exit leaves nothing to recover")
   func recoverAfterKill() throws {
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-tty-\(UUID().uuidString)")

@@ -117,6 +117,9 @@ public final class EditLineReader: LineReader {
     return work { EditLineReader.interrupted.load(ordering: .relaxed) }
   }
 
+  /// Forgets a Ctrl-C caught so far inside ``whileCatchingInterrupts(_:)``.
+  public func clearInterrupt() { Self.interrupted.store(false, ordering: .relaxed) }
+
   /// Shows `prompt` and edits one line.
   ///
   /// Bytes of `prompt` between two `\u{1}` characters are printed but take no width

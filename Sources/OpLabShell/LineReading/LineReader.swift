@@ -29,6 +29,9 @@ public protocol LineReader: AnyObject {
   /// Runs `work` with Ctrl-C caught: instead of killing the process, Ctrl-C makes the
   /// `interrupted` function `work` receives return `true`.
   func whileCatchingInterrupts<T>(_ work: (_ interrupted: @escaping () -> Bool) -> T) -> T
+  /// Inside `whileCatchingInterrupts`: forgets a Ctrl-C already caught, so `interrupted`
+  /// reports only a later one (the shell stops a command, then the printing of its output).
+  func clearInterrupt()
   /// The signal that ended input (SIGTERM, SIGHUP), if any.
   var terminationSignal: Int32? { get }
 }
@@ -36,6 +39,9 @@ public protocol LineReader: AnyObject {
 extension LineReader {
   /// Piped input ends only at its end.
   public var terminationSignal: Int32? { nil }
+
+  /// Nothing to forget by default (a batch stops at the first signal it catches).
+  public func clearInterrupt() {}
 
   /// Without a terminal there is no Ctrl-C to catch: `interrupted` is always `false`.
   public func whileCatchingInterrupts<T>(_ work: (_ interrupted: @escaping () -> Bool) -> T) -> T {

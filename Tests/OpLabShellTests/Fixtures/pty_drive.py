@@ -2,7 +2,9 @@
 """Runs a program on a pseudo-terminal and types keystroke bursts into it.
 
 Usage: pty_drive.py PROGRAM [ARG...] -- BURST...   (bursts use Python escapes: \\t, \\r, \\x03, \\x1b[A;
-the burst <KILL> sends SIGKILL, as a crash would; <TERM> sends SIGTERM)
+the burst <KILL> sends SIGKILL, as a crash would; <TERM> sends SIGTERM; a burst that starts
+with <HOLD> is typed and then nothing is read for 2 s, so a long output fills the terminal
+and the program is left blocked in the middle of writing it)
 Prints everything the program wrote, then a last line "exit N".
 Used by TerminalTests: the child gets the pty as its controlling terminal, so Ctrl-C
 reaches it as SIGINT exactly as in a real terminal.
@@ -39,8 +41,14 @@ for burst in bursts:
     if burst == "<TERM>":
         os.kill(pid, 15)
         break
+    hold = burst.startswith("<HOLD>")
+    if hold:
+        burst = burst[len("<HOLD>"):]
     os.write(fd, codecs.decode(burst, "unicode_escape").encode("utf-8"))
-    drain(0.4)
+    if hold:
+        time.sleep(2.0)
+    else:
+        drain(0.4)
 deadline = time.time() + 10
 status = None
 while time.time() < deadline:
