@@ -190,6 +190,33 @@ import Testing
     #expect(w.lines(from: mark, only: ["started", "skipped"]) == ["0 b skipped", "0 c started", "1 a started"])
   }
 
+  @Test("A loop through a started or a cancelled operation is no deadlock: no cycle, no warning, and the run ends")
+  func loopsThroughStartedOrCancelledOpsAreNoCycle() throws {
+    var w = World()
+    let dl = try w.createQueue(name: "dl", maxConcurrent: 1)
+    let fx = try w.createQueue(name: "fx", maxConcurrent: 1)
+    let d1 = try w.addOperation(spec("d1", 3), to: dl)
+    let f1 = try w.addOperation(spec("f1", 2), to: fx, dependencies: [d1])
+    let mark = w.trace.count
+    #expect(try w.addDependency(d1, on: f1))  // d1 is executing: listed, no effect
+    #expect(w.lines(from: mark) == ["0 d1 dep+f1"])
+    #expect(w.dependencyCycles().isEmpty)
+    // A loop among operations that have not started is a cycle, until one is cancelled.
+    let a = try w.createOperation(spec("a", 1))
+    let b = try w.createOperation(spec("b", 1), dependencies: [a])
+    let loop = w.trace.count
+    #expect(try w.addDependency(a, on: b))
+    #expect(w.lines(from: loop) == ["0 a dep+b", "0 a cycle:b"])
+    for op in [a, b] { try w.enqueue(op, on: fx) }
+    #expect(w.dependencyCycles() == [[a, b]])
+    w.cancel(a)  // ready at once, its dependencies ignored (rule 13)
+    #expect(w.dependencyCycles().isEmpty)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.lines(from: mark, only: ["started", "skipped", "finished"]) == [
+      "0 a skipped", "0 b started", "1 b finished", "3 d1 finished", "3 f1 started", "5 f1 finished",
+    ])
+  }
+
   @Test("waitUntilAllOperationsAreFinished returns when ops finish, not their completion blocks (rule 34)")
   func waitIgnoresCompletionBlocks() throws {
     var w = World()

@@ -133,7 +133,8 @@ extension World {
     }
   }
 
-  /// Whether `op` depends on `target` through unfinished operations' dependency edges.
+  /// Whether `op` depends on `target` through the dependency edges of operations that
+  /// still wait for their dependencies (see ``waitsForDependencies(_:)``).
   /// - Complexity: O(operations + dependencies) in the worst case; iterative.
   func dependsTransitively(_ op: OpID, on target: OpID) -> Bool {
     var seen = Set<Int32>([op.index])
@@ -141,13 +142,24 @@ extension World {
     while let current = stack.popLast() {
       for dep in dependencies(of: current) {
         if dep == target { return true }
-        if !operations[dep.slot].isFinished, seen.insert(dep.index).inserted { stack.append(dep) }
+        if waitsForDependencies(dep.slot), seen.insert(dep.index).inserted { stack.append(dep) }
       }
     }
     return false
   }
 
-  /// Dependency cycles among unfinished operations (Tarjan's algorithm, iterative).
+  /// Whether the operation can still be held by its dependencies: not finished, not
+  /// started (a started operation's dependencies no longer hold it, so a dependency added
+  /// to it closes no deadlock), not handed to a dispatch queue, and not cancelled before
+  /// starting (it ignores its dependencies, rule 13, which is how a cancel breaks a
+  /// cycle, rule 10).
+  func waitsForDependencies(_ slot: Int) -> Bool {
+    let phase = operations[slot].phase
+    return phase != .finished && phase != .executing && !operations[slot].dispatched && !operations[slot].dependenciesIgnored
+  }
+
+  /// Dependency cycles among operations that wait for their dependencies (see
+  /// ``waitsForDependencies(_:)``): the cycles that hold them for ever (Tarjan's algorithm, iterative).
   /// - Parameter start: only the cycles reachable from this operation; all when `nil`.
   /// - Returns: each cycle's operations in dependency order, the cycles ordered by their first member.
   /// - Complexity: O(operations + dependencies).
@@ -160,7 +172,7 @@ extension World {
     var counter: Int32 = 0
     var cycles: [[OpID]] = []
     let roots = start.map { [$0.slot] } ?? Array(0..<n)
-    for root in roots where index[root] == -1 && !operations[root].isFinished {
+    for root in roots where index[root] == -1 && waitsForDependencies(root) {
       // Each frame: the node and the link of its next dependency to visit (-1: none left).
       var frames: [(node: Int, next: Int32)] = [(root, operations[root].dependencyList.head)]
       index[root] = counter; low[root] = counter; counter += 1
@@ -169,7 +181,7 @@ extension World {
         if top.next >= 0 {
           frames[frames.count - 1].next = edges.links[Int(top.next)].next
           let w = edges.links[Int(top.next)].op.slot
-          if operations[w].isFinished { continue }
+          if !waitsForDependencies(w) { continue }
           if index[w] == -1 {
             index[w] = counter; low[w] = counter; counter += 1
             stack.append(Int32(w)); onStack[w] = true
