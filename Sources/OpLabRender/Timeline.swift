@@ -118,6 +118,10 @@ public enum Timeline {
         if windowed, !lanes.hasAnything(of: op, in: start...end) { continue }
         var cells = Array(repeating: g.empty, count: columns)
         var weight = Array(repeating: 0, count: columns)
+        // The columns of finish marks, which are drawn over everything.
+        let markColumns = Set((lanes.marks[op] ?? []).compactMap { m -> Int? in
+          if case .finished = m.kind { column(m.tick) } else { nil }
+        })
         for s in lanes.segments[op] ?? [] {
           let (glyph, w): (Character, Int) = switch s.state {
           case .pending: (g.pending, 1)
@@ -127,9 +131,12 @@ public enum Timeline {
           case .executingShared: (g.sharedExecuting, 5)
           case .executing: (g.executing, 6)
           }
-          // A completion block runs after the finish mark: draw it just after.
-          let shift = s.state == .completion ? 1 : 0
-          for c in span(from: s.from + shift, to: s.to + shift) where w > weight[c] {
+          // A completion block starts at its operation's finish, whose mark takes that
+          // column: it is drawn in its own columns (beside a dependent that starts at the
+          // same tick), or just after the mark when the mark would hide all of it.
+          var covered = span(from: s.from, to: s.to)
+          if s.state == .completion, covered.allSatisfy(markColumns.contains) { covered = span(from: s.from + 1, to: s.to + 1) }
+          for c in covered where w > weight[c] {
             cells[c] = glyph
             weight[c] = w
           }

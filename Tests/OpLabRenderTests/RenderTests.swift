@@ -50,6 +50,22 @@ import Testing
     assertSnapshot(text, named: "timeline-compressed")
   }
 
+  @Test("A completion block is drawn in its own columns, beside a dependent that starts as it does (rule 36)")
+  func completionColumns() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let a = try w.addOperation(OperationSpec(name: "a", duration: 2, completion: 3), to: q)
+    try w.addOperation(OperationSpec(name: "b", duration: 2), to: q, dependencies: [a])
+    try w.addOperation(OperationSpec(name: "one", duration: 1, completion: 1), to: q)
+    w.runUntilIdle()
+    let rows = Timeline.render(w, width: 40).split(separator: "\n").map(String.init)
+    // a finishes at t=2 (✓) and its completion runs t=2-5: the mark takes column 2, the
+    // block 3 and 4; b runs t=2-4. A one-tick block the mark would hide comes just after it.
+    #expect(rows.contains("  a      ██✓cc"), "\(rows)")
+    #expect(rows.contains("  b      ··██✓"), "\(rows)")
+    #expect(rows.contains("  one    █✓c"), "\(rows)")
+  }
+
   @Test("A timeline window shows only the ticks asked for")
   func timelineWindow() throws {
     assertSnapshot(Timeline.render(try Self.pipeline(), from: 3, to: 7, width: 80), named: "timeline-window")
