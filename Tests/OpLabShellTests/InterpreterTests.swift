@@ -92,13 +92,13 @@ import Testing
     let i = Interpreter()
     let (_, errors) = run([
       "queue q max 1", "op a on q takes 3", "op b on q takes 2", "step 5", "back 2", "cancel b", "oops",
-      "platform linux", "op c takes 1 blocks 1,2", "run", "save \(file)",
+      "platform linux", "op c blocks 1,2", "run", "save \(file)",
     ], i)
     #expect(errors.count == 1)
     let saved = try String(contentsOfFile: file, encoding: .utf8)
     #expect(saved.split(separator: "\n").dropFirst().map(String.init) == [
       "queue q max 1", "op a on q takes 3", "op b on q takes 2", "run until 3", "cancel b", "platform linux",
-      "op c takes 1 blocks 1,2", "run",
+      "op c blocks 1,2", "run",
     ])
     let replay = Interpreter()
     let (_, replayErrors) = run(["source \(file)"], replay)

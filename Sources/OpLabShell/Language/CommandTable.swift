@@ -45,7 +45,8 @@ public enum CommandTable {
         was cancelled (the dependencies.contains(where: \\.isCancelled) idiom). `fails at N`
         finishes it, failed, after N ticks: isFinished does not mean success. `completion N`
         gives it a completion block of N ticks, which runs after it finishes, even if cancelled.
-        `blocks` makes a BlockOperation with one execution block per duration. `async` makes an
+        `blocks` makes a BlockOperation with one execution block per duration (its blocks are its
+        work: no `takes`, `fails at` or `cancel-check` with them). `async` makes an
         asynchronous operation that calls finish() itself; `forgets-finish` never does.
         """,
       examples: [

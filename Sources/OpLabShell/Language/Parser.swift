@@ -186,6 +186,19 @@ public enum Parser {
           throw ParseError(column: t.column, length: t.text.count, message: "an operation is either async or a BlockOperation, not both")
         }
         s.kind = .blocks(list("blocks").compactMap { Int($0) })
+        // The blocks are the work: what describes an operation's own main() does not apply.
+        let clashes: [(token: Token?, message: String, hint: String)] = [
+          (bag.values["takes"]?.first, "a BlockOperation's work is its blocks, so it takes no `takes`",
+           "drop `takes`: the blocks' durations say how long each one works"),
+          (bag.values["failsAt"]?.first, "a BlockOperation's blocks cannot fail in the lab",
+           "drop `fails at`, or make a plain operation: op NAME takes N fails at F"),
+          (bag.values["every"]?.first ?? (has("start") ? tokens.last { $0.text.lowercased() == "start" } : nil),
+           "a BlockOperation's blocks never check isCancelled: a cancel stops none of them",
+           "drop `cancel-check`; for cooperative cancellation make a plain operation with `cancel-check every N`"),
+        ]
+        for clash in clashes {
+          if let t = clash.token { throw ParseError(column: t.column, length: t.text.count, message: clash.message, hint: clash.hint) }
+        }
       }
       if let f = s.failsAt, f > s.duration, let t = bag.values["failsAt"]?.first {
         throw ParseError(
