@@ -194,6 +194,17 @@ import Testing
     #expect(throws: SimulationError.self) { try w.setFrames(every: 0) }
   }
 
+  @Test("A frame that must wait for the main thread freezes the interface from the tick it is due, even that tick")
+  func frozenFromTheFirstTick() throws {
+    var w = World()
+    try w.addOperation(spec("download", 4), to: .main)
+    try w.setFrames(every: 2)
+    #expect(w.responsiveness().frozenSince == 0)  // lesson 1: `status` says FROZEN at once
+    try w.step(4)
+    #expect(w.responsiveness().frozenSince == nil)  // download done, the frame due at 4 drawn
+    #expect(w.responsiveness().longestFreeze == 0..<4)
+  }
+
   @Test("Frames every tick do not keep a run going: it ends when the other work does")
   func framesEveryTickEndWithTheWork() throws {
     // Each frame's tick of drawing ends just as the next frame is due; these frames used

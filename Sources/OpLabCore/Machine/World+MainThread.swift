@@ -149,7 +149,9 @@ public struct ResponsivenessReport: Hashable, Sendable {
   public var longestFreeze: Range<Tick>?
   /// Taps still waiting for the main thread now.
   public var tapsWaiting = 0
-  /// When the user-interface work waiting now began to wait, if any has waited a tick or more.
+  /// When the user-interface work waiting now began to wait: work that has waited a tick
+  /// or more, or that came at this tick while the main thread is held by other work (a
+  /// frame due behind another frame is just drawn next, not frozen).
   public var frozenSince: Tick?
 }
 
@@ -159,12 +161,16 @@ extension World {
   public func responsiveness() -> ResponsivenessReport {
     var report = ResponsivenessReport()
     var waits: [(Tick, Tick)] = []
+    var cameNowAndWaits = false, mainHeldByOtherWork = false
     for r in operations {
+      if r.phase == .executing, r.queue == .main, r.mainThreadWork != .tap, r.mainThreadWork != .frame {
+        mainHeldByOtherWork = true
+      }
       guard let kind = r.mainThreadWork, let enq = r.enqueuedAt else { continue }
       let end = r.startedAt ?? r.finishedAt ?? now
       let waitingNow = r.startedAt == nil && r.finishedAt == nil
-      if waitingNow, kind == .tap || kind == .frame, enq < now, report.frozenSince.map({ enq < $0 }) ?? true {
-        report.frozenSince = enq
+      if waitingNow, kind == .tap || kind == .frame {
+        if enq == now { cameNowAndWaits = true } else if report.frozenSince.map({ enq < $0 }) ?? true { report.frozenSince = enq }
       }
       switch kind {
       case .tap:
@@ -193,6 +199,7 @@ extension World {
       }
     }
     if let c = current { consider(c) }
+    if report.frozenSince == nil, cameNowAndWaits, mainHeldByOtherWork { report.frozenSince = now }
     return report
   }
 }
