@@ -167,6 +167,26 @@ import Testing
     #expect(ProgressStore(path: path).status(of: "t") == .done)
   }
 
+  @Test("In a task, undo takes back the learner's commands only; skip stops at a solution line that fails")
+  func undoStopsAtTheLessonsCommands() throws {
+    let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
+    // The learner adds an op and takes it back, then undo has nothing of theirs to take.
+    // Then `op c on q` makes the solution's first line fail: skip stops there and does not
+    // run, and the task is finished by hand.
+    let (out, finished) = walk(lesson, [
+      "", "b", "op x on q takes 1", "undo", "undo", "op c on q takes 1", "skip", "undo", "op c on q after b", "run",
+    ])
+    #expect(finished)
+    #expect(out.contains("  took back `op x on q takes 1`; the clock is at t=3\n"), "\(out)")
+    // Piped input shows no line to point at: the column is said.
+    #expect(out.contains("error: column 1: there is nothing of yours to undo: the commands before yours are the lesson's\nhint: `back N`"), "\(out)")
+    #expect(out.contains("One solution:\n  oplab> op c on q after b\n    error: the name 'c' is already taken\n(That solution"), "\(out)")
+    // `run` is shown once, by the prediction's reveal: not by the skipped solution.
+    #expect(out.components(separatedBy: "oplab> run").count - 1 == 1, "skip ran on after the failing line: \(out)")
+    #expect(out.contains("  took back `op c on q takes 1`; the clock is at t=3\n"), "\(out)")
+    #expect(out.contains("✓ Task done."))
+  }
+
   @Test("A corrupt progress file is moved aside with a warning, never lost")
   func corruptProgress() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-progress-\(UUID().uuidString)")

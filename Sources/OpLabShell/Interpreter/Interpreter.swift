@@ -40,7 +40,13 @@ public final class Interpreter {
   /// Drawing options.
   public var options: ShellOptions
   /// Effective commands: the lines that made the present world, with the journal length after each.
-  public private(set) var script: [(text: String, journalEnd: Int)] = []
+  public private(set) var script: [(text: String, journalEnd: Int)] = [] {
+    didSet { undoFloor = min(undoFloor, script.count) }
+  }
+  /// How many of the first ``script`` commands `undo` never takes back: a lesson sets it
+  /// before the learner types, so `undo` takes back the learner's commands and not the
+  /// lesson's. Time travel that cuts the script lowers it.
+  public var undoFloor = 0
 
   private var branches: [(sim: Simulation, script: [(text: String, journalEnd: Int)], declared: [String: String])] = []
   private var declaredQueue: [String: String] = [:]
@@ -324,8 +330,13 @@ public final class Interpreter {
       }
       return Reply(output: afterRewind(cut: try sim.rewind(to: t)))
     case .undo:
-      guard let last = script.popLast() else {
-        throw Diagnostic(column: 1, length: 4, message: "there is nothing to undo", hint: "undo takes back commands that changed the world")
+      guard script.count > undoFloor, let last = script.popLast() else {
+        if script.isEmpty {
+          throw Diagnostic(column: 1, length: 4, message: "there is nothing to undo", hint: "undo takes back commands that changed the world")
+        }
+        throw Diagnostic(
+          column: 1, length: 4, message: "there is nothing of yours to undo: the commands before yours are the lesson's",
+          hint: "`back N` moves the clock back N ticks instead")
       }
       try sim.truncate(toActions: script.last?.journalEnd ?? 0)
       pruneDeclaredQueues()

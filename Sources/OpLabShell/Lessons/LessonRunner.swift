@@ -1,4 +1,5 @@
 import OpLabCore
+import OpLabRender
 
 /// Runs a lesson with a learner: narrative, the lab's commands, predictions, tasks.
 ///
@@ -61,6 +62,7 @@ public final class LessonRunner {
     }
     progress.record(lesson.id, .done, position: 0)
     write("\n✓ Lesson \(lesson.number) complete. Explore freely: `export timeline FILE` keeps this timeline. Enter (or `quit`) ends the lesson; `oplab lesson` lists the others.\n")
+    handOver()
     while true {
       switch reader.readLine(prompt: "lesson \(lesson.number)> ") {
       case .endOfInput: return true
@@ -68,7 +70,7 @@ public final class LessonRunner {
       case .line(let raw):
         let line = raw.trimmingWhitespace()
         if ["", "next", "n", "quit", "exit"].contains(line.lowercased()) { return true }
-        free(line)
+        free(line, prompt: "lesson \(lesson.number)> ")
       }
     }
   }
@@ -95,14 +97,22 @@ public final class LessonRunner {
     }
   }
 
-  func show(_ command: String) {
+  /// Runs one of the lesson's commands, echoed as if typed.
+  /// - Returns: `false` when it failed.
+  @discardableResult
+  func show(_ command: String) -> Bool {
     write("  oplab> \(command)\n")
     let reply = interpreter.execute(command)
-    write(indent(reply.output))
+    if !reply.output.isEmpty { write(indent(reply.output)) }
     if let e = reply.error { write(indent("error: \(e.message)\n")) }
+    return reply.error == nil
   }
 
+  /// The learner takes over: `undo` takes back only what is typed from now on.
+  func handOver() { interpreter.undoFloor = interpreter.script.count }
+
   func pause() -> Move {
+    handOver()
     while true {
       switch reader.readLine(prompt: "lesson \(lesson.number)> ") {
       case .endOfInput: return .quit
@@ -114,7 +124,7 @@ public final class LessonRunner {
         case "back": return .back
         case "quit", "exit": return .quit
         case "hint", "skip": write("There is nothing to hint at here: read on with Enter.\n")
-        default: free(line)
+        default: free(line, prompt: "lesson \(lesson.number)> ")
         }
       }
     }
@@ -162,6 +172,7 @@ public final class LessonRunner {
   func task(_ t: LessonTask) -> Move {
     write(wrap("★ Task: " + t.goal) + "\n  (type lab commands; `hint` for a hint, `skip` to see one solution, `undo` takes back a command)\n")
     var hintsShown = 0
+    handOver()
     while !done(t) {
       switch reader.readLine(prompt: "task> ") {
       case .endOfInput: return .quit
@@ -182,12 +193,15 @@ public final class LessonRunner {
           }
         case "skip":
           write("One solution:\n")
-          for c in t.solution { show(c.text) }
+          // It stops at a line that fails: the rest was written for the world that line makes.
+          for c in t.solution {
+            if !show(c.text) { break }
+          }
           if !done(t) {
             write("(That solution does not finish the task in this world as you left it: `undo` takes back your own commands; then `skip` again.)\n")
           }
         default:
-          free(line)
+          free(line, prompt: "task> ")
         }
       }
     }
@@ -197,11 +211,16 @@ public final class LessonRunner {
 
   func done(_ t: LessonTask) -> Bool { t.checks.allSatisfy { $0.condition.holds(in: interpreter.world) } }
 
-  func free(_ line: String) {
+  /// Runs a line the learner typed at `prompt`.
+  func free(_ line: String, prompt: String) {
     let reply = interpreter.execute(line)
     write(reply.output)
-    if let e = reply.error {
-      write(e.pointed(prompt: 0).split(separator: "\n").dropFirst().map { $0 + "\n" }.joined())
+    guard let e = reply.error else { return }
+    if reader.echoesLines {
+      write(e.pointed(prompt: Names.width(prompt), typed: line))
+    } else {
+      // Nothing on the screen to point at: the column is said instead.
+      write("error: column \(e.column): \(Visible.escape(e.message))\n" + (e.hint.map { "hint: \(Visible.escape($0))\n" } ?? ""))
     }
   }
 

@@ -117,6 +117,9 @@ public final class EditLineReader: LineReader {
     return work { EditLineReader.interrupted.load(ordering: .relaxed) }
   }
 
+  /// The prompt and the line being edited are on the terminal.
+  public var echoesLines: Bool { true }
+
   /// Forgets a Ctrl-C caught so far inside ``whileCatchingInterrupts(_:)``.
   public func clearInterrupt() { Self.interrupted.store(false, ordering: .relaxed) }
 

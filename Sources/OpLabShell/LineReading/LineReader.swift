@@ -34,11 +34,17 @@ public protocol LineReader: AnyObject {
   func clearInterrupt()
   /// The signal that ended input (SIGTERM, SIGHUP), if any.
   var terminationSignal: Int32? { get }
+  /// Whether the prompt and the typed line are on the screen, so an error can point at
+  /// its column with a caret under the line.
+  var echoesLines: Bool { get }
 }
 
 extension LineReader {
   /// Piped input ends only at its end.
   public var terminationSignal: Int32? { nil }
+
+  /// Piped input is neither prompted for nor echoed.
+  public var echoesLines: Bool { false }
 
   /// Nothing to forget by default (a batch stops at the first signal it catches).
   public func clearInterrupt() {}
