@@ -122,7 +122,7 @@ import Testing
     ErrorCase(line: "step 4611686018427387905", column: 6, message: "4611686018427387905 is too large (the largest is 4611686018427387904)"),
     ErrorCase(line: "op x takes three", column: 12, message: "'three' is not a whole number"),
     ErrorCase(line: "op x on dowloads", column: 9, message: "there is no queue named 'dowloads'", hint: "did you mean 'downloads'?"),
-    ErrorCase(line: "op x after d1,dd2", column: 12, message: "there is no operation named 'dd2'", hint: "did you mean 'd2'?"),
+    ErrorCase(line: "op x after d1,dd2", column: 15, message: "there is no operation named 'dd2'", hint: "did you mean 'd2'?"),
     ErrorCase(line: "op d1", column: 4, message: "the name 'd1' is already taken", hint: "pick another name, or `reset` to start again"),
     ErrorCase(line: "op 9$", column: 4, message: "'9$' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     ErrorCase(line: "op 7up", column: 4, message: "'7up' is not a valid name"),
@@ -144,7 +144,7 @@ import Testing
     ErrorCase(line: "platform windows", column: 10, message: "'windows' is not a platform", hint: "use apple or linux"),
     ErrorCase(line: "export picture x", column: 8, message: "unexpected 'picture'; expected 'timeline', 'events', 'trace' or 'mermaid'"),
     ErrorCase(line: "help stepp", column: 6, message: "there is no command 'stepp'", hint: "did you mean 'step'?"),
-    ErrorCase(line: "op x blocks 1,,2", column: 13, message: "'' is not a whole number"),
+    ErrorCase(line: "op x blocks 1,,2", column: 15, message: "'' is not a whole number"),
   ]
 
   @Test("Every class of error is located, explained and hinted", arguments: bad)

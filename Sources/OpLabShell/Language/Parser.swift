@@ -283,7 +283,7 @@ struct Matcher {
   var furthest = -1
   var expected: [Expectation] = []
   /// Specific complaints at the furthest position (e.g. an unknown name), with hints.
-  var complaints: [(message: String, hint: String?)] = []
+  var complaints: [(message: String, hint: String?, span: Range<Int>?)] = []
   /// What could come at the end of the input (for completion).
   var expectedAtEnd: [Expectation] = []
 
@@ -360,7 +360,9 @@ struct Matcher {
     }
     if complaints.count == 1 || (!complaints.isEmpty && expected.count <= 1) {
       let c = complaints[0]
-      return ParseError(column: t.column, length: t.text.count, message: c.message, hint: c.hint ?? usage)
+      // A complaint about one item of a list points at that item.
+      let span = c.span ?? 0..<t.text.count
+      return ParseError(column: t.column + span.lowerBound, length: span.count, message: c.message, hint: c.hint ?? usage)
     }
     let what = Self.orList(Self.unique(expected).map(Self.describe))
     let hint = complaints.compactMap(\.hint).first ?? usage
@@ -392,7 +394,7 @@ struct Matcher {
     }
   }
 
-  private mutating func fail(_ i: Int, _ e: Expectation, complaint: String? = nil, hint: String? = nil) {
+  private mutating func fail(_ i: Int, _ e: Expectation, complaint: String? = nil, hint: String? = nil, span: Range<Int>? = nil) {
     if i == tokens.count { expectedAtEnd.append(e) }
     if i > furthest {
       furthest = i
@@ -401,7 +403,7 @@ struct Matcher {
     }
     if i == furthest {
       expected.append(e)
-      if let complaint { complaints.append((complaint, hint)) }
+      if let complaint { complaints.append((complaint, hint, span)) }
     }
   }
 
@@ -420,7 +422,7 @@ struct Matcher {
         return nil
       }
       if let (message, hint) = check(kind, tokens[i]) {
-        fail(i, .value(kind), complaint: message, hint: hint)
+        fail(i, .value(kind), complaint: message, hint: hint, span: refusedItem(kind, tokens[i]))
         return nil
       }
       bag.values[key, default: []].append(tokens[i])
@@ -454,7 +456,7 @@ struct Matcher {
       var j = i
       while j < tokens.count {
         if let (message, hint) = check(kind, tokens[j]) {
-          fail(j, .value(kind), complaint: message, hint: hint)
+          fail(j, .value(kind), complaint: message, hint: hint, span: refusedItem(kind, tokens[j]))
           break
         }
         bag.values[key, default: []].append(tokens[j])
@@ -463,6 +465,22 @@ struct Matcher {
       if j == tokens.count { expectedAtEnd.append(.value(kind)) }
       return j
     }
+  }
+
+  /// In a comma-separated list that ``check(_:_:)`` refused, the characters of the first
+  /// item it refused (so the error points at `bx` in `a,bx`); `nil` for other values.
+  private func refusedItem(_ kind: ValueKind, _ t: Token) -> Range<Int>? {
+    guard kind == .opList || kind == .durations else { return nil }
+    var offset = 0
+    for item in t.text.split(separator: ",", omittingEmptySubsequences: false) {
+      let text = String(item)
+      let refused = kind == .opList
+        ? text.isEmpty || !context.isOperation(text)
+        : Self.checkNumber(text, minimum: 0, maximum: OperationSpec.maxDuration) != nil
+      if refused { return offset..<(offset + max(1, text.count)) }
+      offset += text.count + 1
+    }
+    return nil
   }
 
   /// Validates one token as a value; returns a complaint and hint when it is not one.
@@ -481,7 +499,7 @@ struct Matcher {
     case .op:
       if context.isOperation(s) { return nil }
       if context.isQueue(s) { return ("'\(s)' is a queue, not an operation", nil) }
-      return ("there is no operation named '\(s)'", didYouMean(context.operations))
+      return ("there is no operation named '\(s)'", didYouMean(context.operations) ?? "define it first: op \(s)")
     case .queue:
       if context.isQueue(s) { return nil }
       if context.isOperation(s) { return ("'\(s)' is an operation, not a queue", nil) }
@@ -494,7 +512,7 @@ struct Matcher {
         if name.isEmpty { return ("an empty name in the list '\(s)'", "separate names with single commas") }
         if !context.isOperation(name) {
           let guess = Suggest.closest(to: name, in: context.operations)
-          return ("there is no operation named '\(name)'", guess.map { "did you mean '\($0)'?" })
+          return ("there is no operation named '\(name)'", guess.map { "did you mean '\($0)'?" } ?? "define it first: op \(name)")
         }
       }
       return nil
