@@ -256,6 +256,30 @@ import Testing
     #expect(list.out.contains("An Operation's life: pending, ready, executing, finished  [done]"))
   }
 
+  @Test("Started through PATH from another folder (argv[0] is just 'oplab'), the lab still finds its lessons")
+  func lessonsFoundFromAnywhere() throws {
+    let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-cwd-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: elsewhere) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    // Python's execv sets argv[0] to exactly what a shell passes for a command found in PATH.
+    process.arguments = ["python3", "-c", "import os, sys; os.execv(sys.argv[1], ['oplab', 'lesson'])", Self.binary.path]
+    process.currentDirectoryURL = elsewhere
+    var environment = ProcessInfo.processInfo.environment
+    environment["OPLAB_LESSONS"] = nil
+    environment["XDG_STATE_HOME"] = elsewhere.path
+    process.environment = environment
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(text)")
+    #expect(text.contains("1  Why concurrency: the frozen UI"), "\(text)")
+  }
+
   static var examples: [String] {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Examples")

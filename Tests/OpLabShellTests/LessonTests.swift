@@ -187,6 +187,17 @@ import Testing
     #expect(out.contains("✓ Task done."))
   }
 
+  @Test("Typed answers are judged by their words: case, commas, end punctuation and a tick's t= do not count")
+  func answersMatchLoosely() {
+    #expect(Answers.matches("t=7", "7"))
+    #expect(Answers.matches("B, D, C, A.", "b d c a"))
+    #expect(Answers.matches("  D2,d1 ", "d2 d1"))
+    #expect(Answers.matches("at t=7, when both are done", "at 7 when both are done"))
+    #expect(!Answers.matches("t=8", "7"))
+    #expect(!Answers.matches("d1 d2", "d2 d1"))  // order still counts
+    #expect(!Answers.matches("t=", "7"))
+  }
+
   @Test("A corrupt progress file is moved aside with a warning, never lost")
   func corruptProgress() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-progress-\(UUID().uuidString)")

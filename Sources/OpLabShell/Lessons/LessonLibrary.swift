@@ -35,7 +35,10 @@ public struct LessonLibrary: Sendable {
   /// executable (a checkout's build), else `./Lessons`.
   public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
     if let explicit = environment["OPLAB_LESSONS"], !explicit.isEmpty { return explicit }
-    var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+    // The executable's real path (/proc/self/exe on Linux): argv[0] is only the name typed
+    // when the lab is found through PATH.
+    let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments.first ?? ".")
+    var dir = executable.resolvingSymlinksInPath().deletingLastPathComponent()
     for _ in 0..<6 {
       let candidate = dir.appendingPathComponent("Lessons")
       var isDirectory: ObjCBool = false

@@ -171,9 +171,15 @@ public enum LessonParser {
 
 /// Comparing a learner's answer with the lesson's.
 public enum Answers {
-  /// Case, spacing and commas do not matter: "D2, d1" matches "d2 d1".
+  /// Case, spacing, commas, end punctuation and a tick's `t=` do not matter: "D2, d1."
+  /// matches "d2 d1", and "t=7" matches "7" (the lab prints ticks as `t=7`).
   public static func normalize(_ s: String) -> String {
-    s.lowercased().split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).joined(separator: " ")
+    s.lowercased().split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).compactMap { word -> String? in
+      var w = Substring(word)
+      while let last = w.last, ".;:!?".contains(last) { w.removeLast() }
+      if w.hasPrefix("t="), w.count > 2, w.dropFirst(2).allSatisfy(\.isNumber) { w = w.dropFirst(2) }
+      return w.isEmpty ? nil : String(w)
+    }.joined(separator: " ")
   }
 
   /// Whether two answers say the same.
