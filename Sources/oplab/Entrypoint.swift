@@ -118,7 +118,7 @@ struct Lessons: ParsableCommand {
   @Option(help: "The folder of .lesson files (default: the Lessons folder of this checkout).")
   var folder: String?
 
-  @Argument(help: "A lesson number or name; or `check` followed by lesson numbers or names.")
+  @Argument(help: "A lesson number, name or .lesson file; or `check` followed by lesson numbers, names or files.")
   var arguments: [String] = []
 
   func run() throws {

@@ -256,6 +256,25 @@ import Testing
     #expect(list.out.contains("An Operation's life: pending, ready, executing, finished  [done]"))
   }
 
+  @Test("A teacher checks a lesson by its path; a lesson whose file is broken is named as broken, not missing")
+  func lessonCheckByPathAndBroken() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-lessons-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let good = folder.appendingPathComponent("01-good.lesson").path
+    try "title: Good\nrun:\n  op a takes 2\n  run\nexpect: finished a at 2\n".write(toFile: good, atomically: true, encoding: .utf8)
+    try "title: Broken\npredikt: When?\n  answer: 2\n".write(
+      toFile: folder.appendingPathComponent("02-broken.lesson").path, atomically: true, encoding: .utf8)
+    let byPath = try oplab(["lesson", "check", good])
+    #expect(byPath.status == 0, "\(byPath.err)")
+    #expect(byPath.out.contains("lesson 1 good: ok"), "\(byPath.out)")
+    let broken = try oplab(["lesson", "check", "2", "--folder", folder.path])
+    #expect(broken.status == 1)
+    #expect(broken.err.contains("02-broken.lesson:2:1: error: 'predikt:' is not a kind of block\n  hint: did you mean 'predict:'?"), "\(broken.err)")
+    #expect(broken.err.contains("oplab: lesson 2 (\(folder.path)/02-broken.lesson) has errors, shown above"), "\(broken.err)")
+    #expect(!broken.err.contains("no lesson"), "\(broken.err)")
+  }
+
   @Test("Started through PATH from another folder (argv[0] is just 'oplab'), the lab still finds its lessons")
   func lessonsFoundFromAnywhere() throws {
     let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-cwd-\(UUID().uuidString)")

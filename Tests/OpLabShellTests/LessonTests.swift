@@ -72,6 +72,7 @@ import Testing
   static let bad: [BadCase] = [
     BadCase(text: "Just text.\n", line: 1, column: 1, message: "the lesson has no title: line"),
     BadCase(text: "title: T\n  indented\n", line: 2, column: 1, message: "an indented line outside a block"),
+    BadCase(text: "title: T\npredikt: Q?\n  choice: a\n", line: 2, column: 1, message: "'predikt:' is not a kind of block"),
     BadCase(text: "title: T\npredict: Q?\n  answr: b\n", line: 3, column: 3, message: "'answr' does not belong under predict:"),
     BadCase(text: "title: T\npredict: Q?\n  choice: a\n  answer: z\n", line: 4, column: 11, message: "the answer 'z' is not one of the choices"),
     BadCase(text: "title: T\npredict: Q?\n  choice: a\n", line: 2, column: 1, message: "predict: needs an answer: line"),

@@ -24,11 +24,11 @@ extension Shell {
       } else {
         var list: [Lesson] = []
         for key in keys {
-          guard let lesson = library.lesson(key) else {
-            writeError("oplab: no lesson '\(key)'; `oplab lesson` lists them\n")
-            return Status.usage
+          switch resolve(key, in: library) {
+          case .found(let lesson): list.append(lesson)
+          case .broken: return Status.scriptError
+          case .missing: return Status.usage
           }
-          list.append(lesson)
         }
         chosen = list
       }
@@ -58,13 +58,58 @@ extension Shell {
       }
       return Status.ok
     }
-    guard let lesson = library.lesson(key) else {
-      writeError("oplab: no lesson '\(key)'; `oplab lesson` lists them\n")
-      return Status.usage
+    let lesson: Lesson
+    switch resolve(key, in: library) {
+    case .found(let found): lesson = found
+    case .broken: return Status.scriptError
+    case .missing: return Status.usage
     }
     let reader = LineReaders.makeDefault(completer: { _ in [] }, historyPath: nil)
     let runner = LessonRunner(lesson: lesson, reader: reader, options: options, progress: progress) { writeOut($0) }
     runner.run()
     return Status.ok
+  }
+
+  enum Resolved {
+    case found(Lesson)
+    /// Its file has errors, already printed.
+    case broken
+    /// Nothing by that name; said so.
+    case missing
+  }
+
+  /// A lesson by number, name or path (`Lessons/01-frozen-ui.lesson`, for a teacher
+  /// checking the file being written).
+  static func resolve(_ key: String, in library: LessonLibrary) -> Resolved {
+    if key.hasSuffix(".lesson") || key.contains("/") {
+      guard let data = FileManager.default.contents(atPath: key) else {
+        writeError("oplab: cannot read the lesson file '\(key)'\n")
+        return .missing
+      }
+      do {
+        return .found(try LessonParser.parse(String(decoding: data, as: UTF8.self), file: key))
+      } catch {
+        writeError(error.description + "\n")
+        return .broken
+      }
+    }
+    if let lesson = library.lesson(key) { return .found(lesson) }
+    // A lesson whose file did not parse is named in the errors printed above.
+    let name = key.lowercased()
+    if let n = Int(key), let broken = library.errors.first(where: { Self.lessonNumber(ofFile: $0.file) == n }) {
+      writeError("oplab: lesson \(n) (\(broken.file)) has errors, shown above\n")
+      return .broken
+    }
+    if !name.isEmpty, let broken = library.errors.first(where: { ($0.file as NSString).lastPathComponent.lowercased().contains(name) }) {
+      writeError("oplab: lesson '\(key)' (\(broken.file)) has errors, shown above\n")
+      return .broken
+    }
+    writeError("oplab: no lesson '\(key)'; `oplab lesson` lists them\n")
+    return .missing
+  }
+
+  /// The number a lesson file's name starts with (`03-blocks.lesson` → 3).
+  static func lessonNumber(ofFile path: String) -> Int? {
+    Int((path as NSString).lastPathComponent.prefix { $0.isNumber })
   }
 }

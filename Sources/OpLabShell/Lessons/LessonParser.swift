@@ -64,6 +64,12 @@ public enum LessonParser {
       let trimmed = raw.trimmingWhitespace()
       if trimmed.isEmpty { flush(); continue }
       if raw.first == " " || raw.first == "\t" {
+        // Most often the block's own line is misspelt (`predikt:`), and was read as narrative.
+        if number >= 2, let (key, _, _) = directive(lines[number - 2]), blockKeys[key] == nil,
+          let guess = Suggest.closest(to: key, in: Array(blockKeys.keys))
+        {
+          throw fail(number - 1, 1, "'\(key):' is not a kind of block", hint: "did you mean '\(guess):'?")
+        }
         throw fail(number, 1, "an indented line outside a block", hint: "indent only the lines under run:, predict:, task: or expect:")
       }
       if trimmed == "---" { flush(); lesson.items.append(.pause); continue }
