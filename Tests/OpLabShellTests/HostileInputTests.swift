@@ -88,7 +88,10 @@ import Testing
     Case([], "frobnicate", col: 1, "unknown command 'frobnicate'", hint: "Type 'help' for the list of commands."),
     // The machine model.
     Case([], "machine cores 0", col: 15, "0 is too small: use 1 or more", hint: "usage: machine [cores unlimited|N]"),
-    Case([], "machine cores 2000", col: 9, "a machine has 1 to 1024 cores (or unlimited), not 2000"),
+    Case([], "machine cores 2000", col: 9, "a machine has 1 to 1024 cores (or unlimited), not 2000",
+         hint: "e.g. `machine cores 4`, or `machine unlimited` for a core per running piece of work"),
+    Case([], "help async", col: 6, "'async' is not a command: it is a word of `op`", hint: "see `help op`"),
+    Case([], "export events /tmp", col: 15, "cannot write '/tmp': it is a folder: give the name of a file in it"),
     Case([], "machine cores two", col: 15, "'two' is not a whole number", hint: "usage: machine [cores unlimited|N]"),
     Case([], "machine core 2", col: 9, "unexpected 'core'; expected 'cores'", hint: "did you mean 'cores'?"),
     Case(["op x takes 3"], "machine cores 2", col: 9,

@@ -36,8 +36,12 @@ enum FileIO {
     let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     func failure(_ why: String? = nil) -> Diagnostic {
       var isDirectory: ObjCBool = false
+      var targetIsFolder: ObjCBool = false
       let why = why ?? (!FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue
-        ? "the folder \(directory) does not exist" : "permission denied or the path is not a file")
+        ? "the folder \(directory) does not exist"
+        : path.hasSuffix("/") || FileManager.default.fileExists(atPath: path, isDirectory: &targetIsFolder) && targetIsFolder.boolValue
+          ? "it is a folder: give the name of a file in it"
+          : "permission denied or the path is not a file")
       return Diagnostic(column: column, length: path.count, message: "cannot write '\(path)': \(why)")
     }
     guard fd >= 0 else { throw failure() }

@@ -151,6 +151,7 @@ public final class Interpreter {
     case .mainQueueCannotSuspend, .mainQueueMaxIsFixed: "use a queue of your own: queue work max 1"
     case .cannotEnqueue: "define a new operation with `op` instead"
     case .tickNotReached: "use `step` or `run` to move forward"
+    case .invalidCores: "e.g. `machine cores 4`, or `machine unlimited` for a core per running piece of work"
     default: nil
     }
   }

@@ -105,6 +105,16 @@ public indirect enum Pattern: Sendable {
     }
   }
 
+  /// Every literal keyword in the pattern.
+  var words: [String] {
+    switch self {
+    case .word(let w): [w]
+    case .seq(let parts), .choice(let parts): parts.flatMap(\.words)
+    case .optional(let p): p.words
+    case .value, .many: []
+    }
+  }
+
   /// The literal keyword a pattern starts with, if any.
   var leadingWord: String? {
     switch self {
@@ -136,4 +146,7 @@ public struct CommandSpec: Sendable {
   public var usage: String {
     ([name] + arguments.map(\.usage) + options.map { "[\($0.usage)]" }).joined(separator: " ")
   }
+
+  /// Every keyword the command takes after its name (`async`, `every`, `from`, …).
+  public var keywords: [String] { (arguments + options).flatMap(\.words) }
 }

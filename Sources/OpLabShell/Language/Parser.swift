@@ -541,7 +541,14 @@ struct Matcher {
     case .file:
       return nil
     case .command:
-      return CommandTable.spec(named: s) != nil ? nil : ("there is no command '\(s)'", didYouMean(CommandTable.names))
+      if CommandTable.spec(named: s) != nil { return nil }
+      // A keyword of a command (`help async`): the help is that command's.
+      let owners = CommandTable.all.filter { $0.keywords.contains(s.lowercased()) }.map(\.name)
+      if !owners.isEmpty {
+        return ("'\(s)' is not a command: it is a word of \(owners.map { "`\($0)`" }.joined(separator: ", "))",
+                "see " + owners.map { "`help \($0)`" }.joined(separator: ", "))
+      }
+      return ("there is no command '\(s)'", didYouMean(CommandTable.names))
     }
   }
 

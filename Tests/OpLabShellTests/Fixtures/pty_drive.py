@@ -2,7 +2,8 @@
 """Runs a program on a pseudo-terminal and types keystroke bursts into it.
 
 Usage: pty_drive.py PROGRAM [ARG...] -- BURST...   (bursts use Python escapes: \\t, \\r, \\x03, \\x1b[A;
-the burst <KILL> sends SIGKILL, as a crash would; <TERM> sends SIGTERM; a burst that starts
+the burst <KILL> sends SIGKILL, as a crash would; <TERM> sends SIGTERM; <SLEEP N> reads the
+output for N seconds, for a command that takes long; a burst that starts
 with <HOLD> is typed and then nothing is read for 2 s, so a long output fills the terminal
 and the program is left blocked in the middle of writing it)
 Prints everything the program wrote, then a last line "exit N".
@@ -41,6 +42,9 @@ for burst in bursts:
     if burst == "<TERM>":
         os.kill(pid, 15)
         break
+    if burst.startswith("<SLEEP ") and burst.endswith(">"):
+        drain(float(burst[len("<SLEEP "):-1]))
+        continue
     hold = burst.startswith("<HOLD>")
     if hold:
         burst = burst[len("<HOLD>"):]
