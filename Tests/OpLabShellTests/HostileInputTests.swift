@@ -412,6 +412,15 @@ import Testing
     #expect(i.script.map(\.text).first == "op café takes 2")
   }
 
+  @Test("The caret is as wide as the bad word on screen: two columns for each wide character")
+  func caretsUnderWideCharacters() throws {
+    let reply = Interpreter().execute("why 日本x")
+    let error = try #require(reply.error)
+    #expect(error.pointed(prompt: 2, typed: "why 日本x").hasPrefix("      ^^^^^\nerror: there is no operation named '日本x'\n"))
+    let located = Diagnostic(file: "f.oplab", line: 3, column: 5, length: 3, message: "bad", source: "why 日本x")
+    #expect(located.pointed(prompt: 0) == "f.oplab:3:5: error: bad\n  why 日本x\n      ^^^^^\n")
+  }
+
   @Test("A carriage return (CRLF line endings) is white space: \"op a\\r\" is \"op a\"")
   func carriageReturns() {
     let i = Interpreter()

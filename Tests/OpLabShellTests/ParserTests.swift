@@ -165,6 +165,8 @@ import Testing
     #expect(Parser.completions(for: "st", context: ctx) == ["status", "step"])
     #expect(Parser.completions(for: "op x ", context: ctx).contains("takes"))
     #expect(Parser.completions(for: "op x ta", context: ctx) == ["takes"])
+    #expect(Parser.completions(for: "# a note ", context: ctx).isEmpty)  // nothing to complete in a comment
+    #expect(Parser.completions(for: "step 2 # st", context: ctx).isEmpty)
     #expect(Parser.completions(for: "op x on ", context: ctx) == ["downloads", "main", "queue"])
     #expect(Parser.completions(for: "op x after d1,", context: ctx) == ["d1,d2", "d1,f1"])
     #expect(Parser.completions(for: "cancel ", context: ctx) == ["all", "d1", "d2", "f1"])

@@ -42,14 +42,19 @@ public struct Diagnostic: Error, Hashable, Sendable {
   public func pointed(prompt: Int, typed: String? = nil) -> String {
     var text = ""
     func offset(in line: String) -> Int { Names.width(String(line.prefix(max(0, column - 1)))) }
+    // As many carets as the bad text takes columns (a CJK character takes two).
+    func carets(under line: String) -> String {
+      let bad = String(line.dropFirst(max(0, column - 1)).prefix(max(1, length)))
+      return String(repeating: "^", count: max(1, bad.isEmpty ? length : Names.width(Visible.escape(bad))))
+    }
     if let file, let line, let source {
       let shown = Visible.escape(source)
       text += "\(Visible.escape(file)):\(line):\(column): error: \(Visible.escape(message))\n  \(shown)\n  "
         + String(repeating: " ", count: offset(in: Visible.escape(String(source.prefix(max(0, column - 1))))))
-        + String(repeating: "^", count: max(1, length)) + "\n"
+        + carets(under: source) + "\n"
     } else {
       let at = typed.map { offset(in: $0) } ?? max(0, column - 1)
-      text += String(repeating: " ", count: max(0, prompt + at)) + String(repeating: "^", count: max(1, length)) + "\n"
+      text += String(repeating: " ", count: max(0, prompt + at)) + (typed.map(carets(under:)) ?? String(repeating: "^", count: max(1, length))) + "\n"
       text += "error: \(Visible.escape(message))\n"
     }
     if let hint { text += "hint: \(Visible.escape(hint))\n" }

@@ -105,6 +105,8 @@ public enum Parser {
   /// - Parameter prefix: the line up to the cursor.
   /// - Returns: full candidate words for the last (partial) word, sorted.
   public static func completions(for prefix: String, context: ParseContext) -> [String] {
+    // Inside a comment there is nothing to complete.
+    if prefix.contains("#") { return [] }
     var tokens = Lexer.tokens(prefix)
     let endsInSpace = prefix.last.map(\.isWhitespace) ?? true
     let partial = endsInSpace ? "" : (tokens.popLast()?.text ?? "")
