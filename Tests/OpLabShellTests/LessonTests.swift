@@ -127,6 +127,27 @@ import Testing
     ])
   }
 
+  @Test("A checkpoint that does not hold says what the simulation shows instead")
+  func checkSaysWhatHappened() throws {
+    let text = """
+      title: Seen
+      run:
+        queue q max 1
+        op a on q takes 3
+        op b on q takes 2
+        run
+      expect: started b at 2
+      expect: order finished b a
+      expect: overlap a b
+      """
+    let report = LessonChecker.check(try LessonParser.parse(text, file: "s.lesson"))
+    #expect(report.failures.map { $0.hint ?? "" } == [
+      "at t=5: b started at t=3; `events` in the lesson's world shows why",
+      "at t=5: finished: b t=5, a t=3; `events` in the lesson's world shows why",
+      "at t=5: a ran t=0-t=3, b ran t=3-t=5; `events` in the lesson's world shows why",
+    ])
+  }
+
   /// Runs a lesson with scripted input; returns everything it showed.
   func walk(_ lesson: Lesson, _ inputs: [String], progress: ProgressStore = ProgressStore(path: nil)) -> (String, Bool) {
     var lines = inputs[...]

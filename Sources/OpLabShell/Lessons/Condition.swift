@@ -135,6 +135,36 @@ public indirect enum Condition: Hashable, Sendable {
     return result
   }
 
+  /// What the world shows instead, in a few words, for a condition about operations
+  /// (`d2 started at t=3`, `the order was b, a`); `nil` when there is nothing to add.
+  public func observed(in world: World) -> String? {
+    func record(_ name: String) -> OperationRecord? { world.operationID(named: name).map { world.operation($0) } }
+    func when(_ tick: Tick?) -> String { tick.map { "t=\($0)" } ?? "never" }
+    switch self {
+    case .not(let inner): return inner.observed(in: world)
+    case .finished(let name, _):
+      guard let r = record(name) else { return "there is no operation \(name)" }
+      return r.finishedAt.map { "\(name) finished at t=\($0)" } ?? "\(name) has not finished (\(r.phase))"
+    case .started(let name, _):
+      guard let r = record(name) else { return "there is no operation \(name)" }
+      return r.startedAt.map { "\(name) started at t=\($0)" } ?? "\(name) has not started (\(r.phase))"
+    case .order(let started, let names):
+      let ticks = names.map { name -> (String, Tick?) in
+        let r = record(name)
+        return (name, started ? r?.startedAt : r?.finishedAt)
+      }
+      return (started ? "started: " : "finished: ") + ticks.map { "\($0.0) \(when($0.1))" }.joined(separator: ", ")
+    case .overlap(let a, let b):
+      return [a, b].map { name in
+        let r = record(name)
+        return "\(name) ran \(when(r?.startedAt))-\(r?.finishedAt.map { "t=\($0)" } ?? "on")"
+      }.joined(separator: ", ")
+    case .outcome(let name, _): return record(name).map { "\(name) is \($0.phase)" + ($0.outcome.map { " (\($0))" } ?? "") }
+    case .phase(let name, _): return record(name).map { "\(name) is \($0.phase)" }
+    default: return nil
+    }
+  }
+
   /// Whether the condition holds in `world`. Unknown names make it false.
   public func holds(in world: World) -> Bool {
     func op(_ name: String) -> OperationRecord? { world.operationID(named: name).map { world.operation($0) } }

@@ -34,7 +34,8 @@ public enum LessonChecker {
     }
     func holds(_ cs: [CheckedCondition], _ what: String) {
       for c in cs where !c.condition.holds(in: interpreter.world) {
-        fail(c.source, "\(what) does not hold: \(c.source.text)", hint: "at t=\(interpreter.world.now); `events` in the lesson's world shows why")
+        let seen = c.condition.observed(in: interpreter.world).map { ": \($0)" } ?? ""
+        fail(c.source, "\(what) does not hold: \(c.source.text)", hint: "at t=\(interpreter.world.now)\(seen); `events` in the lesson's world shows why")
       }
     }
     for item in lesson.items {
