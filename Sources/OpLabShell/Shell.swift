@@ -127,6 +127,8 @@ public enum Shell {
     writeOut("OpLab \(version): a lab for Operation and OperationQueue.\n")
     writeOut("Type 'help' for commands; Tab completes; Ctrl-D leaves.\n")
     writeOut("Queues: main (serial) and queue (default). Try: op download takes 3\n")
+    // A long `source` shows its lines' output as they run, not all at the end.
+    interpreter.streamOutput = { writeOut($0) }
     while true {
       let prompt = "oplab t=\(interpreter.world.now)\(interpreter.inFork ? " (fork)" : "")> "
       switch reader.readLine(prompt: prompt) {

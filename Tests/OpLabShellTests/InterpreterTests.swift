@@ -107,6 +107,25 @@ import Testing
     #expect(replay.execute("timeline").output == i.execute("timeline").output)
   }
 
+  @Test("With streamOutput set, source hands each line's output over as the line runs")
+  func sourceStreams() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-stream-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = dir.appendingPathComponent("s.oplab").path
+    try "op a takes 2\nstep 1\nrun\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let quiet = Interpreter()
+    let whole = quiet.execute("source \(file)").output
+    let i = Interpreter()
+    var chunks: [String] = []
+    i.streamOutput = { chunks.append($0) }
+    let reply = i.execute("source \(file)")
+    #expect(reply.error == nil && reply.output.isEmpty)
+    #expect(chunks.count == 4)  // three lines and the empty last one
+    #expect(chunks.joined() == whole)
+    #expect(chunks[1] == "  now t=1\n")
+  }
+
   @Test("source stops at the first error, naming the file, line and column; a script sourcing itself stops")
   func sourceErrors() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-src-\(UUID().uuidString)")

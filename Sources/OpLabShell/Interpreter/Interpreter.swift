@@ -53,6 +53,9 @@ public final class Interpreter {
   private var sourceDepth = 0
   /// Deepest `source` nesting allowed (a script that sources itself stops here).
   public static let maxSourceDepth = 16
+  /// When set, `source` hands each line's output to it as soon as the line has run (the
+  /// interactive shell prints it at once), instead of returning it all at the end.
+  public var streamOutput: ((String) -> Void)?
   /// Most event lines a single command echoes.
   public static let echoLimit = 200
 
@@ -470,7 +473,7 @@ public final class Interpreter {
       }
       let line = String(raw)
       let reply = execute(line)
-      out += reply.output
+      if let streamOutput { streamOutput(reply.output) } else { out += reply.output }
       if var error = reply.error {
         if error.file == nil {
           error.file = file
