@@ -69,6 +69,7 @@ extension World {
     }
     // The clock idles up to the target, but never past the last tick on its own.
     now = max(now, target <= Self.maxTick || !nothingScheduled ? target : Self.maxTick)
+    skipUndrawnFrames()
     return true
   }
 
@@ -76,7 +77,8 @@ extension World {
   func nextHappening() -> (tick: Tick, frame: Bool)? {
     let first = agenda.min?.tick
     // At the same tick, everything else goes first: a tap is handled before the frame is drawn.
-    if let f = frames?.next, first.map({ f < $0 }) ?? true { return (f, true) }
+    // Frames without an end come due only while other work goes on (see onlyFramesGoOn()).
+    if let f = frames?.next, first.map({ f < $0 }) ?? true, !onlyFramesGoOn() { return (f, true) }
     return first.map { ($0, false) }
   }
 
@@ -86,6 +88,23 @@ extension World {
       fireFramesDue(through: now)
     } else {
       _ = processNext()
+      skipUndrawnFrames()
+    }
+  }
+
+  /// Moves the frame clock past frames that came due while only frames went on, and so
+  /// were never asked for, to the first due tick at or after the clock; else work that
+  /// comes later would bring them all at once, each dropping the one before.
+  mutating func skipUndrawnFrames() {
+    guard var clock = frames, clock.next < now else { return }
+    let steps = (now - clock.next + clock.every - 1) / clock.every
+    let (jump, overflow) = steps.multipliedReportingOverflow(by: clock.every)
+    let (next, overflowAgain) = clock.next.addingReportingOverflow(jump)
+    if overflow || overflowAgain || next > Self.maxTick || clock.until.map({ next > $0 }) == true {
+      frames = nil
+    } else {
+      clock.next = next
+      frames = clock
     }
   }
 
@@ -175,14 +194,11 @@ extension World {
       // an end come due only while other work remains: a frame's own drawing does not keep
       // the run going (with `frames every 1` each frame ends as the next is due, so they
       // would otherwise go on to the limit, long after the last operation).
-      guard var next = nextHappening() else { return isIdle ? .idle : .stalled(diagnose()) }
-      if next.frame, onlyFramesGoOn() {
-        guard let first = agenda.min else { return isIdle ? .idle : .stalled(diagnose()) }
-        next = (first.tick, false)
-      }
+      guard let next = nextHappening() else { return isIdle ? .idle : .stalled(diagnose()) }
       if next.tick > now {
         if let cap, next.tick > cap {
           now = max(now, cap)
+          skipUndrawnFrames()
           return .capped
         }
         if let interrupt, processed >= Self.interruptInterval {
