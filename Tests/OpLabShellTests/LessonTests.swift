@@ -220,6 +220,25 @@ import Testing
     #expect(!Answers.matches("t=", "7"))
   }
 
+  @Test("A lesson's own undo takes back the lesson's command, as lesson check runs it")
+  func lessonsOwnUndo() throws {
+    let text = """
+      title: U
+      run:
+        op a takes 2
+      ---
+      run:
+        undo
+        op b takes 1
+      expect: not exists a
+      """
+    let lesson = try LessonParser.parse(text, file: "u.lesson")
+    #expect(LessonChecker.check(lesson).failures == [])
+    let (out, finished) = walk(lesson, ["", ""])
+    #expect(finished)
+    #expect(out.contains("  oplab> undo\n      took back `op a takes 2`; the clock is at t=0\n"), "\(out)")
+  }
+
   @Test("A corrupt progress file is moved aside with a warning, never lost")
   func corruptProgress() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-progress-\(UUID().uuidString)")

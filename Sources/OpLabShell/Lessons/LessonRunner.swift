@@ -102,6 +102,10 @@ public final class LessonRunner {
   @discardableResult
   func show(_ command: String) -> Bool {
     write("  oplab> \(command)\n")
+    // The lesson's own commands may take back the lesson's own (an `undo` in a run:
+    // block), exactly as `lesson check` runs them; the learner's floor is set again at
+    // the next prompt.
+    interpreter.undoFloor = 0
     let reply = interpreter.execute(command)
     if !reply.output.isEmpty { write(indent(reply.output)) }
     if let e = reply.error { write(indent("error: \(e.message)\n")) }
