@@ -22,6 +22,10 @@ public enum Why {
     if let r = h.firstReady { facts.append((r, "It became ready at \(at(r))\(because(r)).")) }
     for u in h.unready { facts.append((u, "It stopped being ready at \(at(u))\(because(u)).")) }
     if let r = h.ready { facts.append((r, "It became ready\(h.firstReady == nil ? "" : " again") at \(at(r))\(because(r)).")) }
+    for i in h.priorityChanges {
+      guard case .priorityChanged(let p) = world.trace[i].kind else { continue }
+      facts.append((i, "Its queuePriority became \(p) at \(at(i))\(because(i))."))
+    }
     let me = world.operation(op)
     for i in h.overtakenBy {
       guard let otherID = world.trace[i].op else { continue }
@@ -31,8 +35,11 @@ public enum Why {
         rule = "a barrier goes before every priority"
       } else if let a = other.filedPriority, let b = me.filedPriority, a != b {
         rule = a > b ? "\(a) beats \(b)" : "it was picked before \(name) was ready"
+      } else if let moved = h.priorityChanges.last(where: { $0 < i }) {
+        // Its place in the line is where the change put it, not where it was added (rule 23).
+        rule = "same priority, ahead in the line: \(name)'s priority change at \(at(moved)) put it at the tail"
       } else {
-        rule = "same priority, enqueued earlier: first in, first out"
+        rule = "same priority, ahead in the line: first in, first out"
       }
       facts.append((i, "While it waited for a slot, \(other.name) started at \(at(i)) (\(rule)).")) 
     }

@@ -66,6 +66,22 @@ import Testing
     #expect(rows.contains("  one    █✓c"), "\(rows)")
   }
 
+  @Test("why says a priority change sent the operation to the tail of its level's line (rule 23)")
+  func whyAfterPriorityChange() throws {
+    var w = World()
+    let q = try w.createQueue(name: "printer", maxConcurrent: 1)
+    try w.suspend(q)
+    let x1 = try w.addOperation(OperationSpec(name: "x1", duration: 1), to: q)
+    try w.addOperation(OperationSpec(name: "x2", duration: 1, priority: .high), to: q)
+    try w.addOperation(OperationSpec(name: "x3", duration: 1, priority: .high), to: q)
+    w.setPriority(x1, to: .high)
+    try w.resume(q)
+    w.runUntilIdle()
+    let lines = Why.render(x1, in: w).split(separator: "\n").map(String.init)
+    #expect(lines.contains("Its queuePriority became high at t=0."), "\(lines)")
+    #expect(lines.contains("While it waited for a slot, x3 started at t=1 (same priority, ahead in the line: x1's priority change at t=0 put it at the tail)."), "\(lines)")
+  }
+
   @Test("A timeline window shows only the ticks asked for")
   func timelineWindow() throws {
     assertSnapshot(Timeline.render(try Self.pipeline(), from: 3, to: 7, width: 80), named: "timeline-window")

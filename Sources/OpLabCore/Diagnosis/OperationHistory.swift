@@ -26,6 +26,8 @@ public struct OperationHistory: Hashable, Sendable {
   public var completionFinished: Int?
   /// Operations of the same queue that started while this one was ready and waiting, with their event indices.
   public var overtakenBy: [Int] = []
+  /// Its queuePriority changes (each sends a waiting operation to the tail of its new level, rule 23).
+  public var priorityChanges: [Int] = []
   /// Stretches of time its work ran at less than a full core because the cores were shared.
   public var contention: [CPUStretch] = []
   /// Stretches of time its work kept a whole core while others shared theirs, because its
@@ -142,6 +144,7 @@ extension World {
           h.started = i
           waitingSince = nil
         case .cancelRequested: h.cancelRequests.append(i)
+        case .priorityChanged: h.priorityChanges.append(i)
         case .cancelObserved: h.cancelObserved = i
         case .finished: h.finished = i
         case .completionStarted: h.completionStarted = i

@@ -140,7 +140,9 @@ extension World {
     guard let winner else { return "ahead of \(name(other))" }
     let w = operations[winner.slot].level, o = operations[other.slot].level
     if w != o { return "\(levelName(w)) beats \(levelName(o)) \(name(other))" }
-    return "\(levelName(w)) like \(name(other)), but enqueued earlier (FIFO)"
+    // Earlier in the level's line: usually added earlier, but a priority change sends an
+    // operation to the tail (rule 23).
+    return "\(levelName(w)) like \(name(other)), but ahead in the line (FIFO)"
   }
 
   func levelName(_ level: Int8) -> String {
