@@ -257,6 +257,35 @@ import Testing
     #expect(w.invariantViolations().isEmpty)
   }
 
+  @Test("A tap waiting behind a main thread that never frees keeps frames coming, each dropped; dropped frames do not pile up")
+  func framesDroppedBehindAJammedMainThread() throws {
+    var w = World()
+    try w.addOperation(spec("j", 1, kind: .async(forgetsFinish: true)), to: .main)
+    try w.setFrames(every: 1)
+    try w.tap(at: 2)
+    try w.step(4)
+    #expect(w.lines(from: 2) == [
+      "0 j enqueued", "0 j will:isReady", "0 j ready", "0 j did:isReady",
+      "0 j will:isExecuting", "0 j started", "0 j did:isExecuting",
+      "0 main frames=1",
+      "0 main.frame1 created", "0 main.frame1 enqueued", "0 main.frame1 ready", "0 main tap@2",
+      "1 j jammed",
+      "1 main.frame1 dropped", "1 main.frame2 created", "1 main.frame2 enqueued", "1 main.frame2 ready",
+      // The tap waits for the main thread (other work), so frames go on coming due.
+      "2 main.tap1 created", "2 main.tap1 enqueued", "2 main.tap1 ready",
+      "2 main.frame2 dropped", "2 main.frame3 created", "2 main.frame3 enqueued", "2 main.frame3 ready",
+      "3 main.frame3 dropped", "3 main.frame4 created", "3 main.frame4 enqueued", "3 main.frame4 ready",
+      "4 main.frame4 dropped", "4 main.frame5 created", "4 main.frame5 enqueued", "4 main.frame5 ready",
+    ])
+    // Each dropped frame leaves a stale entry in main's ready heap, and each frame due asks
+    // whether only frames go on, which reads that heap: it is compacted, so thousands of
+    // dropped frames cost linear time, not quadratic (a `step 16000` here took 42 s).
+    try w.step(5_000)
+    #expect(w.responsiveness().framesDropped == 5_004)
+    #expect(w.queues[QueueID.main.slot].readyHeap.count <= 2 * 2 + 32)
+    #expect(w.invariantViolations().isEmpty)
+  }
+
   @Test("An operation waiting on main behind a frame is other work: the next frame still comes due")
   func framesComeWhileMainQueueWorkWaits() throws {
     var w = World()

@@ -1,3 +1,5 @@
+import HeapModule
+
 /// The queue's pick (`_schedule()`), starting and finishing operations, and the agenda.
 extension World {
   /// `_schedule()` (rule 20): while the queue is not suspended and has free slots,
@@ -33,6 +35,17 @@ extension World {
     // Field by field: copying the whole record would retain its name, spec and edges.
     operations[e.op.slot].phase == .ready && !operations[e.op.slot].dispatched && operations[e.op.slot].queue == q
       && operations[e.op.slot].level == e.level && operations[e.op.slot].place == e.place
+  }
+
+  /// Notes that an entry of `q`'s ready heap went stale, and rebuilds the heap without its
+  /// stale entries once they are most of it. Amortised O(1) per call; it keeps scans of the
+  /// heap (``onlyFramesGoOn()``) proportional to the operations really waiting.
+  mutating func noteStaleReadyEntry(on q: QueueID) {
+    queues[q.slot].staleReadyEntries += 1
+    let stale = queues[q.slot].staleReadyEntries
+    guard stale >= 32, stale * 2 >= queues[q.slot].readyHeap.count else { return }
+    queues[q.slot].readyHeap = Heap(queues[q.slot].readyHeap.unordered.filter { isCurrent($0, in: q) })
+    queues[q.slot].staleReadyEntries = 0
   }
 
   mutating func popReady(_ q: QueueID) -> OpID? {

@@ -116,7 +116,9 @@ extension World {
 
   /// A frame that could not start before the next one was due: it never runs.
   private mutating func drop(_ frame: OpID) {
+    let wasReady = operations[frame.slot].phase == .ready
     finish(frame, outcome: .dropped, reason: .frameDropped)
+    if wasReady { noteStaleReadyEntry(on: .main) }
     queues[QueueID.main.slot].finishedMembers += 1
   }
 

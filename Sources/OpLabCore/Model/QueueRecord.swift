@@ -20,6 +20,9 @@ public struct QueueRecord: Sendable {
   var finishedMembers = 0
   /// Ready operations not yet started, best first (lazy deletion: stale entries are skipped).
   var readyHeap = Heap<ReadyEntry>()
+  /// Entries of `readyHeap` known to have gone stale since it was last compacted (dropped
+  /// frames, which would otherwise pile up behind a main thread that never frees).
+  var staleReadyEntries = 0
   /// The newest barrier that has not finished: later operations wait for it (rule 40).
   var openBarrier: OpID?
   /// A corelibs empty-queue barrier running on the backing dispatch queue: operations the
