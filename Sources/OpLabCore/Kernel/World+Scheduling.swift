@@ -196,7 +196,8 @@ extension World {
       prepareNext()
       if let next = agenda.min, next.tick <= now {
         process(agenda.removeMin())
-      } else if let f = frames, f.next <= now {
+      } else if let f = frames, f.next <= now, !onlyFramesGoOn() {
+        // As in a run: frames without an end are drawn only while other work goes on.
         fireFramesDue(through: now)
       } else {
         break
