@@ -201,6 +201,21 @@ import Testing
     #expect(try w.addDependency(d1, on: f1))  // d1 is executing: listed, no effect
     #expect(w.lines(from: mark) == ["0 d1 dep+f1"])
     #expect(w.dependencyCycles().isEmpty)
+    // The same loop closed from the other end: g (held) on executing d1, which lists g.
+    let g = try w.createOperation(spec("g", 1))
+    #expect(try w.addDependency(d1, on: g))
+    let other = w.trace.count
+    #expect(try w.addDependency(g, on: d1))
+    #expect(w.lines(from: other) == ["0 g dep+d1"])
+    #expect(w.dependencyCycles().isEmpty)
+    // A loop through an operation cancelled before it started: it ignores its dependencies.
+    let x = try w.addOperation(spec("x", 1), to: dl)  // waits behind d1
+    let y = try w.addOperation(spec("y", 1), to: dl, dependencies: [x])
+    w.cancel(y)
+    let cancelled = w.trace.count
+    #expect(try w.addDependency(x, on: y))
+    #expect(w.lines(from: cancelled) == ["0 x dep+y", "0 x unready"])
+    #expect(w.dependencyCycles().isEmpty)
     // A loop among operations that have not started is a cycle, until one is cancelled.
     let a = try w.createOperation(spec("a", 1))
     let b = try w.createOperation(spec("b", 1), dependencies: [a])
@@ -213,7 +228,8 @@ import Testing
     #expect(w.dependencyCycles().isEmpty)
     #expect(w.runUntilIdle() == .idle)
     #expect(w.lines(from: mark, only: ["started", "skipped", "finished"]) == [
-      "0 a skipped", "0 b started", "1 b finished", "3 d1 finished", "3 f1 started", "5 f1 finished",
+      "0 a skipped", "0 b started", "1 b finished", "3 d1 finished", "3 f1 started",
+      "3 y skipped", "3 x started", "4 x finished", "5 f1 finished",
     ])
   }
 

@@ -175,11 +175,13 @@ extension World {
   @discardableResult
   public mutating func addDependency(_ op: OpID, on dep: OpID) throws(SimulationError) -> Bool {
     if edges.first(in: operations[op.slot].dependencyList, where: { $0 == dep }) != nil { return false }
-    let notStarted = operations[op.slot].phase != .executing && !operations[op.slot].isFinished
-    let mayCloseCycle = notStarted && (op == dep || !operations[op.slot].dependentList.isEmpty)
+    // A cycle holds only operations that wait for their dependencies: not one that has
+    // started, finished, or was cancelled before starting (it ignores them, rule 13).
+    let mayCloseCycle = waitsForDependencies(op.slot) && waitsForDependencies(dep.slot)
+      && (op == dep || !operations[op.slot].dependentList.isEmpty)
     let started = operations[op.slot].phase == .executing || operations[op.slot].isFinished || operations[op.slot].dispatched
     link(op, on: dep, reason: started ? .alreadyStarted : .command)
-    if mayCloseCycle, !operations[dep.slot].isFinished, dependsTransitively(dep, on: op) {
+    if mayCloseCycle, dependsTransitively(dep, on: op) {
       record(.cycleClosed(dep), op: op, reason: .command)
     }
     return true
