@@ -196,7 +196,7 @@ import Testing
     // Then `op c on q` makes the solution's first line fail: skip stops there and does not
     // run, and the task is finished by hand.
     let (out, finished) = walk(lesson, [
-      "", "b", "op x on q takes 1", "undo", "undo", "op c on q takes 1", "skip", "undo", "op c on q after b", "run",
+      "", "b", "op x on q takes 1", "undo", "undo", "op c on q takes 1", "skip", "undo", "undo", "op c on q after b", "run",
     ])
     #expect(finished)
     #expect(out.contains("  took back `op x on q takes 1`; the clock is at t=3\n"), "\(out)")
@@ -206,6 +206,20 @@ import Testing
     // `run` is shown once, by the prediction's reveal: not by the skipped solution.
     #expect(out.components(separatedBy: "oplab> run").count - 1 == 1, "skip ran on after the failing line: \(out)")
     #expect(out.contains("  took back `op c on q takes 1`; the clock is at t=3\n"), "\(out)")
+    // After the skip, as before it, undo stops at the lesson's commands.
+    #expect(out.components(separatedBy: "there is nothing of yours to undo").count - 1 == 2, "\(out)")
+    #expect(out.contains("✓ Task done."))
+  }
+
+  @Test("Time travel into a lesson's command keeps its cut form the lesson's: undo does not take it back")
+  func backIntoTheLessonsRun() throws {
+    let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
+    // The reveal's `run` ends at t=3; `back 1` cuts it to `run until 2`, which is still the lesson's.
+    let (out, finished) = walk(lesson, ["", "b", "back 1", "undo", "op c on q after b", "run"])
+    #expect(finished)
+    #expect(out.contains("  back at t=2\n"), "\(out)")
+    #expect(out.contains("there is nothing of yours to undo"), "\(out)")
+    #expect(!out.contains("took back"), "\(out)")
     #expect(out.contains("✓ Task done."))
   }
 

@@ -435,9 +435,16 @@ public final class Interpreter {
   private func afterRewind(cut: Bool) -> String {
     pruneDeclaredQueues()
     let n = sim.journal.count
+    let floor = undoFloor
     // A cut clock command was replaced in the journal by a run to the tick.
-    script.removeAll { cut ? $0.journalEnd >= n : $0.journalEnd > n }
-    if cut { script.append((cutText(), n)) }
+    let isGone: ((text: String, journalEnd: Int)) -> Bool = { cut ? $0.journalEnd >= n : $0.journalEnd > n }
+    let firstGone = script.firstIndex(where: isGone)
+    script.removeAll(where: isGone)
+    if cut {
+      script.append((cutText(), n))
+      // The cut form of a command below the floor (a lesson's `run`) stays below it.
+      if let k = firstGone, k < floor { undoFloor = k + 1 }
+    }
     return "  back at t=\(world.now)\n"
   }
 

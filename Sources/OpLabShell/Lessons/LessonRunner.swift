@@ -198,9 +198,13 @@ public final class LessonRunner {
         case "skip":
           write("One solution:\n")
           // It stops at a line that fails: the rest was written for the world that line makes.
+          let floor = interpreter.undoFloor
           for c in t.solution {
             if !show(c.text) { break }
           }
+          // The learner goes on from here: `undo` takes back the solution's lines and their
+          // own, never the lesson's (show() lifted the floor for the lesson's commands).
+          interpreter.undoFloor = min(floor, interpreter.script.count)
           if !done(t) {
             write("(That solution does not finish the task in this world as you left it: `undo` takes back your own commands; then `skip` again.)\n")
           }
