@@ -180,16 +180,19 @@ public enum Shell {
 
   /// Writes all of `text` with write(2). A closed pipe (`oplab … | head`) ends the process
   /// quietly with status 0 for stdout, instead of crashing as FileHandle.write does.
-  /// - Parameter stop: asked before each chunk of ``chunkSize`` bytes; `true` stops the writing.
+  /// - Parameter stop: asked before each chunk (see ``chunkEnd(_:from:)``); `true` stops the writing.
   /// - Returns: `false` when `stop` stopped it.
   @discardableResult
   static func writeAll(_ text: String, to fd: Int32, stoppingWhen stop: (() -> Bool)? = nil) -> Bool {
     guard !text.isEmpty else { return true }
     let bytes = Array(text.utf8)
     var offset = 0
+    var end = 0
     while offset < bytes.count {
-      if let stop, stop() { return false }
-      let end = min(bytes.count, offset + chunkSize)
+      if offset == end {
+        if let stop, stop() { return false }
+        end = chunkEnd(bytes, from: offset)
+      }
       let written = bytes[offset..<end].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
       if written > 0 {
         offset += written
@@ -201,6 +204,20 @@ public enum Shell {
       }
     }
     return true
+  }
+
+  /// Where the chunk starting at `offset` ends: just after the first line end once
+  /// ``chunkSize`` bytes are in, so a stop never leaves half a line — a colour left on, or
+  /// half a character — on the terminal. A line longer than another chunk is cut at a
+  /// character boundary instead.
+  static func chunkEnd(_ bytes: [UInt8], from offset: Int) -> Int {
+    let soft = offset + chunkSize
+    guard soft < bytes.count else { return bytes.count }
+    let hard = min(bytes.count, soft + chunkSize)
+    if let newline = bytes[(soft - 1)..<hard].firstIndex(of: UInt8(ascii: "\n")) { return newline + 1 }
+    var end = hard
+    while end < bytes.count, end > offset + 1, bytes[end] & 0b1100_0000 == 0b1000_0000 { end -= 1 }
+    return end
   }
 
   /// How much output is written between two checks for Ctrl-C: a terminal shows 16 KiB

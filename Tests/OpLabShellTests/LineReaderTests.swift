@@ -288,3 +288,33 @@ import Testing
     #expect(reader.saveHistory() == nil)
   }
 }
+
+// MARK: - Writing long output
+
+@Suite struct OutputChunkTests {
+  @Test("Long output is written in chunks that end at a line end, so Ctrl-C never leaves half a line")
+  func chunksEndAtLineEnds() {
+    let line = Array("\u{1B}[32m████ é ok\u{1B}[0m\n".utf8)  // colour and multi-byte characters
+    let bytes = Array(repeatElement(line, count: 3 * Shell.chunkSize / line.count).joined())
+    var offset = 0
+    var chunks = 0
+    while offset < bytes.count {
+      let end = Shell.chunkEnd(bytes, from: offset)
+      #expect(end > offset)
+      #expect(end - offset >= min(Shell.chunkSize, bytes.count - offset))
+      #expect(end == bytes.count || bytes[end - 1] == UInt8(ascii: "\n"))
+      offset = end
+      chunks += 1
+    }
+    #expect(chunks == 3 || chunks == 4)
+  }
+
+  @Test("A line longer than a chunk is cut at a character boundary, never inside a character")
+  func longLinesCutAtCharacters() {
+    let bytes = Array(String(repeating: "é", count: 2 * Shell.chunkSize).utf8)  // 2 bytes each, no newline
+    let end = Shell.chunkEnd(bytes, from: 1)  // from the middle of a character, as after a partial write
+    #expect(end <= 1 + 2 * Shell.chunkSize && end > 1 + Shell.chunkSize)
+    #expect(bytes[end] & 0b1100_0000 != 0b1000_0000)  // the next chunk starts a character
+    #expect(Shell.chunkEnd(bytes, from: bytes.count - 10) == bytes.count)
+  }
+}
