@@ -161,7 +161,7 @@ import Testing
   @Test("The runner asks, reveals and judges a prediction, checks a task after each command, and finishes")
   func runnerWalksALesson() throws {
     let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
-    let (out, finished) = walk(lesson, ["", "a", "hint", "status", "op c on q after b", "run"])
+    let (out, finished) = walk(lesson, ["", "a.", "hint", "status", "op c on q after b", "run"])
     #expect(finished)
     #expect(out.contains("? Which op starts at t=2?\n   a) a\n   b) b\n"))
     #expect(out.contains("✗ You predicted a; the simulation shows b.\na held the slot.\n"))
@@ -181,7 +181,7 @@ import Testing
     #expect(first.contains("Your place is kept"))
     #expect(ProgressStore(path: path).entries["t"]?.status == .started)
     #expect(ProgressStore(path: path).entries["t"]?.position == 2)
-    let (second, done2) = walk(lesson, ["b", "skip"], progress: ProgressStore(path: path))
+    let (second, done2) = walk(lesson, ["b)", "skip"], progress: ProgressStore(path: path))
     #expect(done2)
     #expect(second.contains("Resuming where you left off."))
     #expect(second.contains("✓ You predicted b, and that is what happened."))
@@ -209,6 +209,14 @@ import Testing
     // After the skip, as before it, undo stops at the lesson's commands.
     #expect(out.components(separatedBy: "there is nothing of yours to undo").count - 1 == 2, "\(out)")
     #expect(out.contains("✓ Task done."))
+  }
+
+  @Test("An error at a lesson prompt points at the column as typed, leading spaces included")
+  func errorColumnAsTyped() throws {
+    let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
+    let (out, _) = walk(lesson, ["", "b", "   op c on q takes soon", "quit"])
+    // `soon` is at column 20 of the line as typed (17 without the three spaces).
+    #expect(out.contains("error: column 20: "), "\(out)")
   }
 
   @Test("Time travel into a lesson's command keeps its cut form the lesson's: undo does not take it back")

@@ -70,7 +70,7 @@ public final class LessonRunner {
       case .line(let raw):
         let line = raw.trimmingWhitespace()
         if ["", "next", "n", "quit", "exit"].contains(line.lowercased()) { return true }
-        free(line, prompt: "lesson \(lesson.number)> ")
+        free(raw, prompt: "lesson \(lesson.number)> ")
       }
     }
   }
@@ -128,7 +128,7 @@ public final class LessonRunner {
         case "back": return .back
         case "quit", "exit": return .quit
         case "hint", "skip": write("There is nothing to hint at here: read on with Enter.\n")
-        default: free(line, prompt: "lesson \(lesson.number)> ")
+        default: free(raw, prompt: "lesson \(lesson.number)> ")
         }
       }
     }
@@ -151,7 +151,9 @@ public final class LessonRunner {
         case "back": return .back
         case "skip", "hint": answer = ""
         default:
-          if line.count == 1, let k = letters.firstIndex(of: Character(line.lowercased())), k < p.choices.count {
+          // A choice's letter, as typed or as listed: `b`, `b)`, `(b)`, `b.`
+          let letter = line.lowercased().filter { !"().:".contains($0) }
+          if letter.count == 1, let k = letters.firstIndex(of: Character(letter)), k < p.choices.count {
             answer = p.choices[k]
           } else {
             answer = line
@@ -209,7 +211,7 @@ public final class LessonRunner {
             write("(That solution does not finish the task in this world as you left it: `undo` takes back your own commands; then `skip` again.)\n")
           }
         default:
-          free(line, prompt: "task> ")
+          free(raw, prompt: "task> ")
         }
       }
     }
