@@ -544,6 +544,11 @@ struct Matcher {
       return nil
     case .command:
       if CommandTable.spec(named: s) != nil { return nil }
+      // The queue every world starts with, not a keyword of one command.
+      if s.lowercased() == "main" {
+        return ("'main' is not a command: it is the main queue (OperationQueue.main), serial, whose work runs on the main thread",
+                "see `help tap`, `help frames` and `help wait` (`wait … from main`); `op NAME on main` puts work there")
+      }
       // A keyword of a command (`help async`): the help is that command's.
       let owners = CommandTable.all.filter { $0.keywords.contains(s.lowercased()) }.map(\.name)
       if !owners.isEmpty {
