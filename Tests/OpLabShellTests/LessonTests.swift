@@ -288,5 +288,11 @@ import Testing
       let c = lesson.counts
       #expect(c.predictions >= 1 && c.tasks >= 1, "\(lesson.file) needs a prediction and a task")
     }
+    // A lesson is found by number, id, the start of its id, or its file's name.
+    for key in ["5", "priorities", "prio", "05-priorities", "05-Priorities.lesson"] {
+      #expect(library.lesson(key)?.file.hasSuffix("05-priorities.lesson") == true, "\(key)")
+    }
+    #expect(library.lesson("06-priorities") == nil)
+    #expect(library.lesson("99") == nil)
   }
 }

@@ -81,6 +81,9 @@ extension Shell {
   /// A lesson by number, name or path (`Lessons/01-frozen-ui.lesson`, for a teacher
   /// checking the file being written).
   static func resolve(_ key: String, in library: LessonLibrary) -> Resolved {
+    // A bare file name not in this folder is the course's (`oplab lesson 05-priorities.lesson`).
+    let isCourseFile = !key.contains("/") && !FileManager.default.fileExists(atPath: key)
+    if isCourseFile, let lesson = library.lesson(key) { return .found(lesson) }
     if key.hasSuffix(".lesson") || key.contains("/") {
       guard let data = FileManager.default.contents(atPath: key) else {
         writeError("oplab: cannot read the lesson file '\(key)'\n")

@@ -50,9 +50,14 @@ public struct LessonLibrary: Sendable {
     return "Lessons"
   }
 
-  /// Finds a lesson by number (`3`) or id (`priorities`).
+  /// Finds a lesson by number (`3`), id (`priorities`, or its start), or file name
+  /// (`05-priorities`, with or without `.lesson`).
   public func lesson(_ key: String) -> Lesson? {
     if let n = Int(key) { return lessons.first { $0.number == n } }
-    return lessons.first { $0.id == key.lowercased() } ?? lessons.first { $0.id.hasPrefix(key.lowercased()) }
+    let key = key.lowercased()
+    let stem = key.hasSuffix(".lesson") ? String(key.dropLast(".lesson".count)) : key
+    return lessons.first { $0.id == key }
+      ?? lessons.first { (($0.file as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased() == stem }
+      ?? lessons.first { $0.id.hasPrefix(key) }
   }
 }
