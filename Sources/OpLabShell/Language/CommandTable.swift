@@ -103,8 +103,11 @@ public enum CommandTable {
       options: [],
       summary: "change the quality of service of an operation or a queue",
       details: """
-        Sets qualityOfService. On Linux, an operation with a QoS but no explicit priority is
-        filed under a matching priority when enqueued on a queue whose max is not 1.
+        Sets qualityOfService. An operation without one runs at its queue's; a queue reports
+        default (main: userInteractive), as Foundation's source does. Apple's documentation
+        says background for queues you create: set it when it matters. Under `machine cores N`,
+        higher QoS gets more of busy cores. On Linux, an operation with a QoS but no explicit
+        priority is filed under a matching priority when enqueued on a queue whose max is not 1.
         """,
       examples: ["qos d1 userInitiated", "qos downloads utility"]),
     CommandSpec(
