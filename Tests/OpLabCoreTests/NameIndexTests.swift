@@ -24,4 +24,19 @@ import Testing
     #expect(throws: SimulationError.duplicateName("cafe\u{301}")) { try w.createOperation(OperationSpec(name: "cafe\u{301}")) }
     #expect(w.operations.count == 2)
   }
+
+  @Test("Reserved words are refused in any case, and only whole: a name that merely starts like one is fine")
+  func reservedWords() throws {
+    for word in ["all", "ALL", "aLl", "default", "DEFAULT", "Default"] { #expect(!World.isValidName(word), "\(word)") }
+    for name in ["al", "all1", "alls", "default.", "defaults", "_default", "op1234", "dEfAuLt-x"] {
+      #expect(World.isValidName(name), "\(name)")
+    }
+    // A queue's name is taken for operations too, whichever way the queues are looked up.
+    var w = World()
+    #expect(throws: SimulationError.duplicateName("main")) { try w.createOperation(OperationSpec(name: "main")) }
+    for i in 0..<12 { _ = try w.createQueue(name: "q\(i)") }
+    #expect(throws: SimulationError.duplicateName("q3")) { try w.createOperation(OperationSpec(name: "q3")) }
+    #expect(throws: SimulationError.duplicateName("main")) { try w.createOperation(OperationSpec(name: "main")) }
+    #expect(throws: SimulationError.invalidName("Default")) { try w.createOperation(OperationSpec(name: "Default")) }
+  }
 }

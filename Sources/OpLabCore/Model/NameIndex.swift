@@ -22,8 +22,12 @@ struct NameIndex: Sendable {
 
   /// The operation named `name`, if any.
   func find(_ name: String, in operations: [OperationRecord]) -> OpID? {
+    find(name, hash: name.hashValue, in: operations)
+  }
+
+  /// The operation named `name`, whose `hashValue` is `hash`, if any.
+  func find(_ name: String, hash: Int, in operations: [OperationRecord]) -> OpID? {
     guard !slots.isEmpty else { return nil }
-    let hash = name.hashValue
     let tag = Self.tag(hash)
     let mask = slots.count - 1
     var i = hash & mask
@@ -35,8 +39,8 @@ struct NameIndex: Sendable {
   }
 
   /// Files `id`, the next operation (its index is ``count``), whose record in `operations`
-  /// is named `name`.
-  mutating func insert(_ id: OpID, named name: String, in operations: [OperationRecord]) {
+  /// is named `name`, whose `hashValue` is `hash`.
+  mutating func insert(_ id: OpID, named name: String, hash: Int, in operations: [OperationRecord]) {
     precondition(Int(id.index) == count, "operations are filed in creation order")
     if (count + 1) * 2 > slots.count {
       // Refiled in creation order, which reads the records front to back rather than
@@ -45,7 +49,7 @@ struct NameIndex: Sendable {
       tags = [UInt8](repeating: 0, count: slots.count)
       for index in 0..<count { place(Int32(index), hash: operations[index].spec.name.hashValue) }
     }
-    place(id.index, hash: name.hashValue)
+    place(id.index, hash: hash)
     count += 1
   }
 
