@@ -211,6 +211,53 @@ import Testing
     #expect(out.contains("✓ Task done."))
   }
 
+  @Test("At a prediction, a command that looks runs, one that would change the world waits, and only a choice is an answer")
+  func predictionPromptTakesLooksAndChoices() throws {
+    let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
+    let (out, _) = walk(lesson, ["", "status", "run", "e", "hint", "B", "quit"])
+    #expect(out.contains("your prediction> ") == false)  // piped: no prompt is echoed
+    #expect(out.contains("q: max 1"), "status ran: \(out)")
+    #expect(out.contains("That would change the world the question is about"), "\(out)")
+    #expect(out.contains("Pick one of a, b (or `skip` to see the answer).\n"), "\(out)")
+    #expect(out.contains("A prediction has no hints"), "\(out)")
+    #expect(out.contains("✓ You predicted b, and that is what happened."), "\(out)")
+    // `run` waited: the reveal's own run is the first, so b starts at t=2 as predicted.
+    #expect(!out.contains("You predicted status") && !out.contains("You predicted run") && !out.contains("You predicted e"))
+  }
+
+  @Test("At a task, `back` alone returns to the previous step and rebuilds its world")
+  func backAtATask() throws {
+    let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
+    let (out, finished) = walk(lesson, ["", "b", "back", "", "b", "op c on q after b", "run"])
+    #expect(finished)
+    // The prediction is asked twice: once before `back`, once after it.
+    #expect(out.components(separatedBy: "? Which op starts at t=2?").count - 1 == 2, "\(out)")
+    #expect(!out.contains("back at t="), "bare back is not time travel here: \(out)")
+    #expect(out.contains("✓ Task done."))
+  }
+
+  @Test("Time travel past the lesson's own commands says so, and how to rebuild")
+  func timeTravelPastTheLesson() throws {
+    let text = """
+      title: Late
+      run:
+        op early takes 1
+        step 2
+        op late takes 1
+      task: Run it all.
+        check: idle
+        check: finished late
+        solution: run
+      """
+    let lesson = try LessonParser.parse(text, file: "l.lesson")
+    // Going back to t=0 takes `late` (made at t=2) away: the task can no longer be done
+    // as written, and the learner is told how to get the lesson's world back.
+    let (out, finished) = walk(lesson, ["goto 0", "back", "run"])
+    #expect(out.contains("  back at t=0\n(That went back past the lesson's own commands"), "\(out)")
+    #expect(finished)
+    #expect(out.contains("✓ Task done."))
+  }
+
   @Test("An error at a lesson prompt points at the column as typed, leading spaces included")
   func errorColumnAsTyped() throws {
     let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")

@@ -130,3 +130,15 @@ public struct OperationDefinition: Hashable, Sendable {
     self.hold = hold
   }
 }
+
+extension Command {
+  /// Whether the command only looks at the world (or the help): it changes nothing, so a
+  /// lesson lets it run while a question about the world waits for its answer.
+  public var onlyLooks: Bool {
+    switch self {
+    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .help, .export: true
+    case .machine(cores: nil), .platform(nil): true
+    default: false
+    }
+  }
+}

@@ -5,8 +5,9 @@ import OpLabRender
 ///
 /// At a pause, Enter (or `next`) goes on, `back` returns to the previous pause, `quit`
 /// leaves with progress kept; any lab command can be typed in between. At a prediction
-/// the learner's line is their answer; during a task it is a lab command, checked after
-/// each one, with `hint` and `skip`.
+/// the learner's line is their answer (a letter, or a choice's words), and a command that
+/// only looks runs; during a task it is a lab command, checked after each one, with
+/// `hint`, `skip` and `back`. `back N` is time travel, at any prompt.
 public final class LessonRunner {
   let lesson: Lesson
   var interpreter: Interpreter
@@ -149,12 +150,26 @@ public final class LessonRunner {
         case "": write("Type your prediction (or `skip` to see the answer).\n")
         case "quit", "exit": return .quit
         case "back": return .back
-        case "skip", "hint": answer = ""
+        case "skip": answer = ""
+        case "hint": write("A prediction has no hints: make your best guess (`skip` shows the answer).\n")
         default:
-          // A choice's letter, as typed or as listed: `b`, `b)`, `(b)`, `b.`
+          // A choice's letter, as typed or as listed: `b`, `b)`, `(b)`, `b.`; or its words.
           let letter = line.lowercased().filter { !"().:".contains($0) }
           if letter.count == 1, let k = letters.firstIndex(of: Character(letter)), k < p.choices.count {
             answer = p.choices[k]
+          } else if let choice = p.choices.first(where: { Answers.matches(line, $0) }) {
+            answer = choice
+          } else if let command = try? Parser.parse(line, context: interpreter.context) {
+            // A lab command, not an answer: looking is fine; changing the world the question
+            // is about waits until the answer is in.
+            if command.onlyLooks {
+              free(raw, prompt: "your prediction> ")
+            } else {
+              write("That would change the world the question is about: it can wait until after your answer. `status`, `timeline`, `events`, `why OP` and `graph` work now.\n")
+            }
+          } else if !p.choices.isEmpty {
+            let listed = letters.prefix(p.choices.count).map(String.init)
+            write("Pick one of \(listed.joined(separator: ", ")) (or `skip` to see the answer).\n")
           } else {
             answer = line
           }
@@ -188,6 +203,7 @@ public final class LessonRunner {
         switch line.lowercased() {
         case "": continue
         case "quit", "exit": return .quit
+        case "back": return .back
         case "next":
           write("Not yet: the task is not done. `hint` helps, `skip` shows a solution.\n")
         case "hint":
@@ -223,8 +239,12 @@ public final class LessonRunner {
 
   /// Runs a line the learner typed at `prompt`.
   func free(_ line: String, prompt: String) {
+    let floor = interpreter.undoFloor
     let reply = interpreter.execute(line)
     write(reply.output)
+    if interpreter.undoFloor < floor {
+      write("(That went back past the lesson's own commands, so the lesson's world is not all there. `back` alone returns to the previous step and rebuilds it.)\n")
+    }
     guard let e = reply.error else { return }
     if reader.echoesLines {
       write(e.pointed(prompt: Names.width(prompt), typed: line))
