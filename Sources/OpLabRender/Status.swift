@@ -98,7 +98,15 @@ public enum Status {
       let qos = world.effectiveQualityOfService(of: op)
       notes.append("qos \(qos)" + (r.spec.qualityOfService == nil ? " (its queue's)" : ""))
     }
-    if r.isCancelled && r.phase != .finished { notes.append("cancelled") }
+    if r.isCancelled {
+      // A finished operation keeps its flag: one that never looked at it finished its work
+      // all the same, and isCancelled still reads true (lesson 7).
+      if r.phase != .finished {
+        notes.append("cancelled")
+      } else if r.outcome != .cancelled {
+        notes.append("isCancelled is true")
+      }
+    }
     if r.isBarrier { notes.append("barrier") }
     if r.completionRunning { notes.append("completion block running") }
     if !notes.isEmpty { text += " — " + notes.joined(separator: ", ") }

@@ -134,6 +134,21 @@ import Testing
     assertSnapshot(text, named: "why")
   }
 
+  @Test("status keeps isCancelled on an operation that finished its work all the same")
+  func statusKeepsTheCancelledFlag() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let plain = try w.addOperation(OperationSpec(name: "plain", duration: 4), to: q)  // never checks
+    let waiting = try w.addOperation(OperationSpec(name: "waiting", duration: 1), to: q)
+    try w.step(1)
+    w.cancel(plain)
+    w.cancel(waiting)
+    let lines = { Status.render(w).split(separator: "\n").map(String.init).filter { $0.hasPrefix("  ") } }
+    #expect(lines() == ["  plain  executing since t=0 — cancelled", "  waiting  ready, waiting for a slot — cancelled"])
+    w.runUntilIdle()
+    #expect(lines() == ["  plain  finished at t=4: succeeded — isCancelled is true", "  waiting  finished at t=4: cancelled"])
+  }
+
   @Test("Status and graph")
   func statusAndGraph() throws {
     let w = try Self.pipeline()
