@@ -36,6 +36,16 @@ import Testing
       """)
   }
 
+  @Test("A limit of -1 is the default, as OperationQueue.defaultMaxConcurrentOperationCount is")
+  func minusOneIsTheDefaultLimit() {
+    let (out, errors) = run(["queue q max -1", "max q 2", "max q -1", "status"])
+    #expect(errors.isEmpty)
+    #expect(out.contains("queue q created (max default)\n"), "\(out)")
+    #expect(out.contains("q maxConcurrentOperationCount = 2"), "\(out)")
+    #expect(out.contains("q maxConcurrentOperationCount = default"), "\(out)")
+    #expect(out.contains("q: max default"), "\(out)")
+  }
+
   @Test("An erroneous line changes nothing and says what the real API does")
   func errorsChangeNothing() {
     let i = Interpreter()

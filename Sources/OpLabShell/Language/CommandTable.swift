@@ -13,7 +13,7 @@ public enum CommandTable {
       summary: "create a queue, or change one",
       details: """
         Creates an OperationQueue, or changes an existing one. `max` sets
-        maxConcurrentOperationCount: 1 makes a serial queue, `default` (-1) means no limit,
+        maxConcurrentOperationCount: 1 makes a serial queue, `default` (or -1, its value) means no limit,
         and 0 runs nothing at all. Every world starts with `main` (serial, the main thread)
         and `queue` (an OperationQueue() with default settings).
         """,

@@ -10,7 +10,7 @@ public enum ValueKind: Hashable, Sendable {
   case queue
   /// A comma-separated list of existing operations.
   case opList
-  /// A whole number, 0 or more.
+  /// A whole number, 0 or more (or -1, the default limit: a `maxConcurrentOperationCount`).
   case count
   /// A whole number, 1 or more.
   case positive
@@ -62,7 +62,7 @@ public enum ValueKind: Hashable, Sendable {
     case .op: "an operation name"
     case .queue: "a queue name"
     case .opList: "operation names separated by commas"
-    case .count: "a whole number (0 or more)"
+    case .count: "a whole number (0 or more, or -1 for the default)"
     case .positive: "a whole number (1 or more)"
     case .duration: "a number of ticks (0 or more)"
     case .tick, .runTarget: "a tick (0 or more)"

@@ -167,7 +167,7 @@ public enum Parser {
           column: t.column, length: t.text.count, message: "the name '\(name)' is already taken by an operation",
           hint: "pick another name for the queue")
       }
-      let max: MaxSetting? = has("default") ? .default : int("max").map { .count($0) }
+      let max: MaxSetting? = has("default") || int("max") == -1 ? .default : int("max").map { .count($0) }
       return .queue(name: name, max: max, qos: text("qos").flatMap { QualityOfService(name: $0) })
     case "op":
       if let t = bag.values["name"]?.first, context.isOperation(name) || context.isQueue(name) {
@@ -214,7 +214,7 @@ public enum Parser {
     case "undepend": return .undepend(op: text("op") ?? "", on: text("dep") ?? "")
     case "priority": return .priority(op: text("op") ?? "", QueuePriority(name: text("priority") ?? "") ?? .normal)
     case "qos": return .qos(target: text("target") ?? "", QualityOfService(name: text("qos") ?? "") ?? .default)
-    case "max": return .max(queue: text("queue") ?? "", has("default") ? .default : .count(int("max") ?? 0))
+    case "max": return .max(queue: text("queue") ?? "", has("default") || int("max") == -1 ? .default : .count(int("max") ?? 0))
     case "cancel": return has("all") ? .cancelAll(queue: text("queue")) : .cancel(op: text("op") ?? "")
     case "suspend": return .suspend(queue: text("queue") ?? "")
     case "resume": return .resume(queue: text("queue") ?? "")
@@ -518,8 +518,13 @@ struct Matcher {
         }
       }
       return nil
-    case .count, .positive:
-      return Self.checkNumber(s, minimum: kind == .positive ? 1 : 0)
+    case .count:
+      // -1 is OperationQueue.defaultMaxConcurrentOperationCount: the same as `default`.
+      if s == "-1" { return nil }
+      if let n = Int(s), n < 0 { return ("\(s) is too small: use 0 or more, or -1 (the default: no limit)", nil) }
+      return Self.checkNumber(s, minimum: 0)
+    case .positive:
+      return Self.checkNumber(s, minimum: 1)
     case .duration:
       return Self.checkNumber(s, minimum: 0, maximum: OperationSpec.maxDuration)
     case .tick:
