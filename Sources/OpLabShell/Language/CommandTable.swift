@@ -13,8 +13,8 @@ public enum CommandTable {
       summary: "create a queue, or change one",
       details: """
         Creates an OperationQueue, or changes an existing one. `max` sets
-        maxConcurrentOperationCount: 1 makes a serial queue, `default` (or -1, its value) means no limit,
-        and 0 runs nothing at all. Every world starts with `main` (serial, the main thread)
+        maxConcurrentOperationCount: 1 makes a serial queue, `default` (or -1, its value)
+        means no limit, and 0 runs nothing at all. Every world starts with `main` (serial, the main thread)
         and `queue` (an OperationQueue() with default settings).
         """,
       examples: ["queue downloads max 2", "queue filters max 1 qos userInitiated", "queue downloads max default"]),
