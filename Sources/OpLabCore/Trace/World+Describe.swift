@@ -20,7 +20,15 @@ extension World {
       return e.reason == .command ? text : "\(text): \(explain(e.reason))"
     default: break
     }
-    let subject = e.op.map { name($0) } ?? e.queue.map { name($0) } ?? "world"
+    // An event of no operation and no queue is a wait on every queue (`wait` alone: the
+    // lab's shorthand for waitUntilAllOperationsAreFinished() on each queue in turn) or a
+    // setting of the world.
+    let isWait: Bool
+    switch e.kind {
+    case .waitStarted, .waitEnded, .waitStalled: isWait = true
+    default: isWait = false
+    }
+    let subject = e.op.map { name($0) } ?? e.queue.map { name($0) } ?? (isWait ? "every queue:" : "world")
     let whereText = e.op != nil ? e.queue.map { " on \(name($0))" } ?? "" : ""
     let what: String
     switch e.kind {
@@ -139,13 +147,17 @@ extension World {
   private func beatRule(_ winner: OpID?, over other: OpID) -> String {
     guard let winner else { return "ahead of \(name(other))" }
     let w = operations[winner.slot].level, o = operations[other.slot].level
-    if w != o { return "\(levelName(w)) beats \(levelName(o)) \(name(other))" }
+    if w != o { return "\(levelName(w, of: winner)) beats \(levelName(o, of: other)) \(name(other))" }
     // Earlier in the level's line: usually added earlier, but a priority change sends an
     // operation to the tail (rule 23).
-    return "\(levelName(w)) like \(name(other)), but ahead in the line (FIFO)"
+    return "\(levelName(w, of: winner)) like \(name(other)), but ahead in the line (FIFO)"
   }
 
-  func levelName(_ level: Int8) -> String {
-    level == 12 ? "barrier" : QueuePriority(rawValue: level)?.description ?? "\(level)"
+  /// The level an operation is filed under, as a learner reads it: a priority, or what
+  /// files above every priority (a barrier, or a wait called from the main thread).
+  func levelName(_ level: Int8, of op: OpID) -> String {
+    guard level == 12 else { return QueuePriority(rawValue: level)?.description ?? "\(level)" }
+    if case .wait = operations[op.slot].mainThreadWork { return "a wait from main" }
+    return "barrier"
   }
 }
