@@ -281,8 +281,8 @@ public enum Timeline {
   static func legend(_ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false) -> String {
     var items = [
       "\(g.executing) executing", "\(g.cancelledExecuting) executing, cancel requested", "\(g.ready) ready, waiting for a slot",
-      "\(g.pending) waiting on dependencies", "\(g.finished) finished", "\(g.cancelled) cancelled", "\(g.failed) failed",
-      "\(g.bailed) returned early", "\(g.completion) completion block", "\(g.suspended) suspended",
+      "\(g.pending) waiting on dependencies", "\(g.finished) finished", "\(g.cancelled) cancelled (skipped, or stopped)", "\(g.failed) failed",
+      "\(g.bailed) returned early (dependency cancelled)", "\(g.completion) completion block", "\(g.suspended) suspended",
     ]
     if shared {
       items.insert("\(g.sharedExecuting) executing on a shared core", at: 1)
