@@ -115,6 +115,11 @@ import Testing
     #expect(replayErrors.isEmpty)
     #expect(replay.execute("events").output == i.execute("events").output)
     #expect(replay.execute("timeline").output == i.execute("timeline").output)
+    // Saving or exporting over a file says so.
+    #expect(i.execute("save \(file)").output == "  saved 8 commands to \(file) (it replaced the file there)\n")
+    let other = dir.appendingPathComponent("t.txt").path
+    #expect(i.execute("export timeline \(other)").output == "  wrote timeline to \(other)\n")
+    #expect(i.execute("export events \(other)").output == "  wrote events to \(other) (it replaced the file there)\n")
   }
 
   @Test("With streamOutput set, source hands each line's output over as the line runs")

@@ -384,6 +384,7 @@ public final class Interpreter {
       return Reply(output: Graph.render(world))
     case .export(let kind, let file):
       let world = world, options = options
+      let replaced = FileManager.default.fileExists(atPath: file) ? " (it replaced the file there)" : ""
       try FileIO.writeAtomically(to: file, column: Lexer.tokens(line).last?.column ?? 1, interrupted: interrupt) { out in
         switch kind {
         case .timeline: out.write(Timeline.render(world, width: options.width, ascii: options.ascii))
@@ -392,12 +393,13 @@ public final class Interpreter {
         case .mermaid: Exporters.mermaid(world, to: &out)
         }
       }
-      return Reply(output: "  wrote \(kind.rawValue) to \(file)\n")
+      return Reply(output: "  wrote \(kind.rawValue) to \(file)\(replaced)\n")
     case .save(let file):
+      let replaced = FileManager.default.fileExists(atPath: file) ? " (it replaced the file there)" : ""
       let header = "# OpLab session saved at t=\(world.now); replay with `oplab run \(file)` or `source \(file)`\n"
       let body = script.map(\.text)
       try FileIO.writeAtomically(header + body.map { $0 + "\n" }.joined(), to: file, column: Lexer.tokens(line).last?.column ?? 1)
-      return Reply(output: "  saved \(script.count) commands to \(file)\n")
+      return Reply(output: "  saved \(script.count) commands to \(file)\(replaced)\n")
     case .source(let file):
       return try source(file, column: Lexer.tokens(line).last?.column ?? 1)
     case .reset:
