@@ -19,6 +19,19 @@ public enum Why {
       let queueName = world.trace[q].queue.map { world.name($0) } ?? "?"
       facts.append((q, "It was added to \(queueName) at \(at(q))\(because(q)).")) 
     }
+    // When it waited on several dependencies, the ready sentence names only the last one:
+    // say when each finished.
+    if let r = h.firstReady ?? h.ready, let since = h.enqueued ?? h.created {
+      let start = world.trace[since].tick, end = world.trace[r].tick
+      let waitedFor = world.dependencies(of: op).compactMap { d in
+        world.operation(d).finishedAt.flatMap { $0 >= start && $0 <= end ? (tick: $0, name: world.name(d)) : nil }
+      }.sorted { $0.tick < $1.tick }
+      if waitedFor.count > 1 {
+        let listed = waitedFor.prefix(6).map { "\($0.name) at t=\($0.tick)" }.joined(separator: ", ")
+        let more = waitedFor.count > 6 ? " and \(waitedFor.count - 6) more" : ""
+        facts.append((r, "Its dependencies finished while it waited: \(listed)\(more)."))
+      }
+    }
     if let r = h.firstReady { facts.append((r, "It became ready at \(at(r))\(because(r)).")) }
     for u in h.unready { facts.append((u, "It stopped being ready at \(at(u))\(because(u)).")) }
     if let r = h.ready { facts.append((r, "It became ready\(h.firstReady == nil ? "" : " again") at \(at(r))\(because(r)).")) }
@@ -88,7 +101,8 @@ public enum Why {
     if let cs = h.completionStarted {
       facts.append((cs, "Its completion block ran from \(at(cs))" + (h.completionFinished.map { " to \(at($0))." } ?? " and is still running.")))
     }
-    var lines = facts.sorted { $0.0 < $1.0 }.map(\.1)
+    // Stable: facts of one event keep the order they were added in.
+    var lines = facts.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
     if h.enqueued == nil, h.finished == nil { lines.append("It was never added to a queue, so it cannot start.") }
     if let b = h.blockage { lines.append("Now: " + Diagnoses.sentence(for: b, of: op, in: world)) }
     return lines.joined(separator: "\n") + "\n"

@@ -134,6 +134,29 @@ import Testing
     assertSnapshot(text, named: "why")
   }
 
+  @Test("why names every dependency it waited for, not only the last to finish")
+  func whyNamesEveryDependency() throws {
+    var w = World()
+    let dl = try w.createQueue(name: "dl", maxConcurrent: 1)
+    let d1 = try w.addOperation(OperationSpec(name: "d1", duration: 2), to: dl)
+    let d3 = try w.addOperation(OperationSpec(name: "d3", duration: 3), to: dl)
+    let f1 = try w.createOperation(OperationSpec(name: "f1", duration: 1), dependencies: [d1])
+    try w.enqueue(f1, on: dl)
+    let f3 = try w.createOperation(OperationSpec(name: "f3", duration: 2), dependencies: [f1, d3])
+    try w.enqueue(f3, on: dl)
+    w.runUntilIdle()
+    #expect(Why.render(f3, in: w).split(separator: "\n").map(String.init) == [
+      "f3 was created at t=0.",
+      "It was added to dl at t=0 (waits on 2 unfinished dependencies).",
+      "Its dependencies finished while it waited: d3 at t=5, f1 at t=6.",
+      "It became ready at t=6 (dependency f1 finished).",
+      "It started at t=6 (slot freed by f1).",
+      "It finished at t=8 (work done).",
+    ])
+    // One dependency: the ready sentence says it all.
+    #expect(!Why.render(f1, in: w).contains("Its dependencies finished"))
+  }
+
   @Test("status keeps isCancelled on an operation that finished its work all the same")
   func statusKeepsTheCancelledFlag() throws {
     var w = World()
