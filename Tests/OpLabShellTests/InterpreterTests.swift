@@ -36,6 +36,19 @@ import Testing
       """)
   }
 
+  @Test("undo after time travel takes back what the travel left of a clock command, and says the travel itself stays")
+  func undoAfterBack() {
+    let (out, errors) = run(["op a takes 10", "run", "back", "back 2", "undo", "undo"])
+    #expect(errors.isEmpty)
+    #expect(out.hasSuffix("""
+        back at t=7
+        took back `run until 7`; the clock is at t=0
+        (what time travel left of a clock command; the travel itself cannot be undone: `run` goes forward again)
+        took back `op a takes 10`; the clock is at t=0
+
+      """), "\(out)")
+  }
+
   @Test("A limit of -1 is the default, as OperationQueue.defaultMaxConcurrentOperationCount is")
   func minusOneIsTheDefaultLimit() {
     let (out, errors) = run(["queue q max -1", "max q 2", "max q -1", "status"])

@@ -50,6 +50,8 @@ public final class Interpreter {
 
   private var branches: [(sim: Simulation, script: [(text: String, journalEnd: Int)], declared: [String: String])] = []
   private var declaredQueue: [String: String] = [:]
+  /// The script entry time travel made last by cutting a clock command short.
+  private var travelCut: (text: String, journalEnd: Int)?
   private var sourceDepth = 0
   /// Deepest `source` nesting allowed (a script that sources itself stops here).
   public static let maxSourceDepth = 16
@@ -344,7 +346,11 @@ public final class Interpreter {
       }
       try sim.truncate(toActions: script.last?.journalEnd ?? 0)
       pruneDeclaredQueues()
-      return Reply(output: "  took back `\(last.text)`; the clock is at t=\(world.now)\n")
+      // What time travel left of a clock command is taken back like any command; the
+      // travel itself is not undone (the future it cut is gone), and the learner is told.
+      let leftByTravel = travelCut.map { $0.text == last.text && $0.journalEnd == last.journalEnd } ?? false
+      let note = leftByTravel ? "  (what time travel left of a clock command; the travel itself cannot be undone: `run` goes forward again)\n" : ""
+      return Reply(output: "  took back `\(last.text)`; the clock is at t=\(world.now)\n" + note)
     case .fork:
       branches.append((sim, script, declaredQueue))
       return Reply(output: "  what-if branch started at t=\(world.now); `unfork` returns here\n")
@@ -444,6 +450,7 @@ public final class Interpreter {
     script.removeAll(where: isGone)
     if cut {
       script.append((cutText(), n))
+      travelCut = script.last
       // The cut form of a command below the floor (a lesson's `run`) stays below it.
       if let k = firstGone, k < floor { undoFloor = k + 1 }
     }
