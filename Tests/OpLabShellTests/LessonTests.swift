@@ -189,6 +189,40 @@ import Testing
     #expect(ProgressStore(path: path).status(of: "t") == .done)
   }
 
+  @Test("Resuming a lesson gives the learner back their own world, not the lesson's solution; finishing forgets it")
+  func resumeKeepsTheLearnersWorld() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-progress-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("progress").path
+    let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
+    // In the task, the learner adds their own operation, then leaves.
+    let (_, done1) = walk(lesson, ["", "b", "op mine on q takes 4", "quit"], progress: ProgressStore(path: path))
+    #expect(!done1)
+    let kept = dir.appendingPathComponent("lessons/t.oplab").path
+    #expect(try String(contentsOfFile: kept, encoding: .utf8) == """
+      # oplab lesson t at position 4
+      queue q max 1
+      op a on q takes 2
+      op b on q takes 1
+      run
+      op mine on q takes 4
+
+      """)
+    let (again, done2) = walk(lesson, ["status", "op c on q after b", "run"], progress: ProgressStore(path: path))
+    #expect(done2)
+    #expect(again.contains("(Your world is as you left it, your own commands included.)"), "\(again)")
+    #expect(again.contains("  mine  executing since t=3"), "\(again)")
+    #expect(again.contains("mine finished"), "\(again)")
+    #expect(!FileManager.default.fileExists(atPath: kept))
+    // A kept world that no longer replays (the lesson changed) gives way to the lesson's own.
+    let other = dir.appendingPathComponent("other/progress").path
+    _ = walk(lesson, ["", "b", "quit"], progress: ProgressStore(path: other))
+    let otherKept = dir.appendingPathComponent("other/lessons/t.oplab").path
+    try "# oplab lesson t at position 4\nop a takes 1\nop a takes 1\n".write(toFile: otherKept, atomically: true, encoding: .utf8)
+    let (third, _) = walk(lesson, ["quit"], progress: ProgressStore(path: other))
+    #expect(third.contains("(Your own commands could not be replayed here, so the lesson rebuilt its world.)"), "\(third)")
+  }
+
   @Test("In a task, undo takes back the learner's commands only; skip stops at a solution line that fails")
   func undoStopsAtTheLessonsCommands() throws {
     let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")

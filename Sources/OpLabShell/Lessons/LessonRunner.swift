@@ -36,12 +36,19 @@ public final class LessonRunner {
     write("(Enter or `next` goes on, `back` returns, `hint`/`skip` help with tasks, `quit` keeps your place;\n any lab command works in between.)\n\n")
     if position > 0, position < lesson.items.count {
       write("Resuming where you left off.\n\n")
+      let kept = progress.loadWorld(lesson.id, position: position)
       if isPause(position) { position += 1 }  // the step before the pause was already read
-      replaySilently(upTo: position)
+      if let kept, rebuild(from: kept) {
+        write("(Your world is as you left it, your own commands included.)\n\n")
+      } else {
+        if kept != nil { write("(Your own commands could not be replayed here, so the lesson rebuilt its world.)\n\n") }
+        interpreter = Interpreter(options: options)
+        replaySilently(upTo: position)
+      }
     } else {
       position = 0
     }
-    progress.record(lesson.id, .started, position: position)
+    keep(at: position)
     var index = position
     while index < lesson.items.count {
       switch step(index) {
@@ -53,15 +60,16 @@ public final class LessonRunner {
         index = target
         write("\n")
       case .quit:
-        progress.record(lesson.id, .started, position: index)
+        keep(at: index)
         write("Your place is kept: `oplab lesson \(lesson.number)` resumes here.\n")
         return false
       }
       if index < lesson.items.count, case .pause = lesson.items[index] {
-        progress.record(lesson.id, .started, position: index)
+        keep(at: index)
       }
     }
     progress.record(lesson.id, .done, position: 0)
+    progress.removeWorld(lesson.id)
     write("\n✓ Lesson \(lesson.number) complete. Explore freely: `export timeline FILE` keeps this timeline. Enter (or `quit`) ends the lesson; `oplab lesson` lists the others.\n")
     handOver()
     while true {
@@ -263,6 +271,21 @@ public final class LessonRunner {
       default: break
       }
     }
+  }
+
+  /// Records the learner's place, and the commands that made their world there.
+  func keep(at index: Int) {
+    if let warning = progress.record(lesson.id, .started, position: index) { write("warning: \(warning)\n") }
+    if let warning = progress.saveWorld(lesson.id, commands: interpreter.script.map(\.text), position: index) {
+      write("warning: \(warning)\n")
+    }
+  }
+
+  /// Replays kept commands into a fresh world; `false` when one of them fails.
+  func rebuild(from commands: [String]) -> Bool {
+    interpreter = Interpreter(options: options)
+    for command in commands where interpreter.execute(command).error != nil { return false }
+    return true
   }
 
   /// The start of the step before the one `index` is in (steps are separated by pauses).

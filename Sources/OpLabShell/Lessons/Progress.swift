@@ -58,6 +58,49 @@ public struct ProgressStore: Sendable {
     return save()
   }
 
+  // MARK: - The learner's world in a lesson
+
+  /// Where a lesson's world is kept while the lesson is under way: the commands that made
+  /// it (the learner's own among the lesson's), beside the progress file, in
+  /// `lessons/ID.oplab`. Resuming replays them, so the learner finds their own world.
+  func worldPath(_ id: String) -> String? {
+    guard let path else { return nil }
+    let safe = id.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+    return ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("lessons/\(safe.isEmpty ? "lesson" : safe).oplab")
+  }
+
+  /// Keeps the commands that made the lesson's world at `position` (atomically).
+  /// - Returns: a warning when the file could not be written.
+  @discardableResult
+  func saveWorld(_ id: String, commands: [String], position: Int) -> String? {
+    guard let file = worldPath(id) else { return nil }
+    let text = "# oplab lesson \(id) at position \(position)\n" + commands.map { $0 + "\n" }.joined()
+    do {
+      try FileManager.default.createDirectory(
+        atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+      try Data(text.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
+      return nil
+    } catch {
+      return "could not keep the lesson's world in \(file): \(error.localizedDescription)"
+    }
+  }
+
+  /// The commands kept for `id`, if they were kept at `position` (else the lesson moved on
+  /// without them, or the file is from another version of the lesson's place).
+  func loadWorld(_ id: String, position: Int) -> [String]? {
+    guard let file = worldPath(id), let data = FileManager.default.contents(atPath: file) else { return nil }
+    var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    guard lines.first == "# oplab lesson \(id) at position \(position)" else { return nil }
+    lines.removeFirst()
+    if lines.last == "" { lines.removeLast() }
+    return lines
+  }
+
+  /// Forgets a lesson's kept world (the lesson is done).
+  func removeWorld(_ id: String) {
+    if let file = worldPath(id) { try? FileManager.default.removeItem(atPath: file) }
+  }
+
   func save() -> String? {
     guard let path else { return nil }
     let text = entries.sorted { $0.key < $1.key }.map { id, e in "\(id)\t\(e.status.rawValue)\t\(e.position)\n" }.joined()
