@@ -223,6 +223,19 @@ import Testing
     #expect(third.contains("(Your own commands could not be replayed here, so the lesson rebuilt its world.)"), "\(third)")
   }
 
+  @Test("Tab completes at a lesson's prompts: lab commands, the lesson's words, and the lesson world's names")
+  func completionInALesson() throws {
+    let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
+    var lines = ["", "b", "quit"][...]
+    let runner = LessonRunner(
+      lesson: lesson, reader: StdinLineReader { lines.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
+    ) { _ in }
+    #expect(runner.completions(for: "gra") == ["graph"])
+    #expect(runner.completions(for: "s") == ["save", "skip", "slots", "source", "status", "step", "suspend"])
+    runner.run()
+    #expect(runner.completions(for: "why ") == ["a", "b"])
+  }
+
   @Test("In a task, undo takes back the learner's commands only; skip stops at a solution line that fails")
   func undoStopsAtTheLessonsCommands() throws {
     let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")

@@ -64,8 +64,11 @@ extension Shell {
     case .broken: return Status.scriptError
     case .missing: return Status.usage
     }
-    let reader = LineReaders.makeDefault(completer: { _ in [] }, historyPath: nil)
+    // Tab completes at the lesson's prompts, through the runner (its world changes as the lesson goes).
+    weak var current: LessonRunner?
+    let reader = LineReaders.makeDefault(completer: { prefix in current?.completions(for: prefix) ?? [] }, historyPath: nil)
     let runner = LessonRunner(lesson: lesson, reader: reader, options: options, progress: progress) { writeOut($0) }
+    current = runner
     runner.run()
     return Status.ok
   }

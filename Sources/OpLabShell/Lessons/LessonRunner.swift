@@ -273,6 +273,17 @@ public final class LessonRunner {
     }
   }
 
+  /// Tab completion at a lesson's prompts: the lab's commands and names, and as a first
+  /// word the lesson's own (`next`, `back`, `hint`, `skip`, `quit`).
+  public func completions(for prefix: String) -> [String] {
+    var words = interpreter.completions(for: prefix)
+    if !prefix.contains(where: \.isWhitespace) {
+      words += ["next", "back", "hint", "skip", "quit"].filter { $0.hasPrefix(prefix.lowercased()) && !words.contains($0) }
+      words.sort()
+    }
+    return words
+  }
+
   /// Records the learner's place, and the commands that made their world there.
   func keep(at index: Int) {
     if let warning = progress.record(lesson.id, .started, position: index) { write("warning: \(warning)\n") }
