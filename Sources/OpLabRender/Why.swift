@@ -146,6 +146,11 @@ public enum Diagnoses {
     let name = world.name(op)
     switch cause {
     case .neverCallsFinish:
+      if world.operation(op).isCancelled, world.operation(op).startedAt != nil,
+        world.history(of: op).started.map({ world.trace[$0].kind == .skipped }) == true
+      {
+        return "\(name) was cancelled before it started; its own start() saw that and returned without calling finish(), so it holds its slot forever."
+      }
       return "\(name) finished its work but never called finish(), so it holds its slot forever."
     case .queueSuspended(let q):
       return "\(name) is ready, but \(world.name(q)) is suspended: resume it."

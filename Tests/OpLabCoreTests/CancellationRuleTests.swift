@@ -191,4 +191,32 @@ import Testing
     #expect(w.now == 2)
     #expect(w.nextEventTick == nil)
   }
+
+  @Test("An asynchronous operation cancelled before it starts: its own start() must see the flag and call finish(), or it holds its slot forever")
+  func asyncCancelledBeforeStart() throws {
+    var w = World()
+    let q = try w.createQueue(name: "net", maxConcurrent: 1)
+    try w.addOperation(spec("busy", 2), to: q)
+    let good = try w.addOperation(spec("good", 3, kind: .async(forgetsFinish: false)), to: q)
+    let bad = try w.addOperation(spec("bad", 3, kind: .async(forgetsFinish: true)), to: q)
+    try w.addOperation(spec("after", 1), to: q)
+    w.cancel(good)
+    w.cancel(bad)
+    let mark = w.trace.count
+    guard case .stalled(let diagnosis) = w.runUntilIdle() else {
+      Issue.record("bad should hold its slot forever")
+      return
+    }
+    #expect(w.lines(from: mark) == [
+      "2 busy finished",
+      // good's start() sees isCancelled and calls finish(): only isFinished changes (it never executed).
+      "2 good skipped", "2 good will:isFinished", "2 good cancelled", "2 good did:isFinished",
+      // bad's start() sees isCancelled and returns without finish(): the slot stays taken.
+      "2 bad skipped", "2 bad jammed",
+    ])
+    #expect(w.operation(good).outcome == .cancelled)
+    #expect(w.operation(bad).isFinished == false && w.queue(q).executingCount == 1)
+    #expect(diagnosis.stuck.map(\.op).contains(bad))
+    #expect(w.invariantViolations().isEmpty)
+  }
 }

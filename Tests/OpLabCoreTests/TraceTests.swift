@@ -33,7 +33,7 @@ import Testing
       .cancelledWhilePending, .emptyQueueBarrier, .dispatchBarrierEnded(other), .alreadyFinished,
       .alreadyCancelled, .alreadyStarted, .checkedIsCancelled(elapsed: 1 << 40), .workDone, .failedAt(0),
       .sawCancellation, .skippedBecauseCancelled, .dependencyWasCancelled(op), .cancelledOutsideQueue,
-      .finishCalled, .forgotFinish, .afterFinish, .barrier, .blockSchedule, .allFinished, .stalled, .tapped,
+      .finishCalled, .forgotFinish, .asyncStartSawCancellation, .asyncStartForgotFinish, .afterFinish, .barrier, .blockSchedule, .allFinished, .stalled, .tapped,
       .frameDue, .frameDropped, .frameLimit, .waitReturned, .cpuShared(units: 3, cores: nil),
       .cpuShared(units: 1000, cores: 2),
     ]

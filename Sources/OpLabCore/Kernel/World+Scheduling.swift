@@ -72,13 +72,24 @@ extension World {
     operations[op.slot].dispatched = false
     operations[op.slot].startedAt = now
     operations[op.slot].phase = .executing
+    let kind = operations[op.slot].spec.kind
     if operations[op.slot].isCancelled {
       record(.skipped, op: op, queue: q, from: .ready, to: .executing, reason: reason)
+      // An asynchronous operation overrides start(): its own code must see isCancelled and
+      // call finish(). One that forgets (`forgets-finish`) holds its slot forever.
+      if case .async(let forgetsFinish) = kind {
+        if forgetsFinish {
+          operations[op.slot].jammed = true
+          record(.workEnded, op: op, queue: q, reason: .asyncStartForgotFinish)
+        } else {
+          schedule(.finishNow(op, .cancelled, .asyncStartSawCancellation, generation: generation), at: now)
+        }
+        return
+      }
       // start() runs on a worker after the pick loop: finish it as the next thing at this tick.
       schedule(.finishNow(op, .cancelled, .skippedBecauseCancelled, generation: generation), at: now)
       return
     }
-    let kind = operations[op.slot].spec.kind
     let isAsync: Bool
     if case .async = kind { isAsync = true } else { isAsync = false }
     if isAsync { record(.kvoWillChange(.isExecuting), op: op, queue: q, reason: reason) }
@@ -126,9 +137,11 @@ extension World {
     let mainThreadWork = operations[op.slot].mainThreadWork
     let kvo: Bool
     if case .async = operations[op.slot].spec.kind { kvo = wasExecuting && reason != .skippedBecauseCancelled } else { kvo = false }
+    // An asynchronous operation finishing from its start() was never executing: only isFinished changes.
+    let executingChanges = reason != .asyncStartSawCancellation
     if kvo {
       record(.kvoWillChange(.isFinished), op: op, queue: q, reason: reason)
-      record(.kvoWillChange(.isExecuting), op: op, queue: q, reason: reason)
+      if executingChanges { record(.kvoWillChange(.isExecuting), op: op, queue: q, reason: reason) }
     }
     operations[op.slot].phase = .finished
     operations[op.slot].finishedAt = now
@@ -141,7 +154,7 @@ extension World {
       record(.waitEnded, op: op, queue: scope, reason: .allFinished)
     }
     if kvo {
-      record(.kvoDidChange(.isExecuting), op: op, queue: q, reason: reason)
+      if executingChanges { record(.kvoDidChange(.isExecuting), op: op, queue: q, reason: reason) }
       record(.kvoDidChange(.isFinished), op: op, queue: q, reason: reason)
     }
 

@@ -164,6 +164,11 @@ public enum Reason: Hashable, Sendable {
   case finishCalled
   /// The asynchronous operation's work ended without calling `finish()`.
   case forgotFinish
+  /// An asynchronous operation's own `start()` saw `isCancelled` and called `finish()`.
+  case asyncStartSawCancellation
+  /// An asynchronous operation's own `start()` saw `isCancelled` and returned without
+  /// calling `finish()`: it holds its slot forever.
+  case asyncStartForgotFinish
   /// A completion block runs after its operation finishes, cancelled or not.
   case afterFinish
   /// A barrier waits for everything already in its queue, and everything added later waits for it.

@@ -187,6 +187,8 @@ enum Codec {
     case .waitReturned: return 44
     case .cpuShared(let units, nil): w.signed(Int64(units)); return 45
     case .cpuShared(let units, let cores?): w.signed(Int64(units)); w.signed(Int64(cores)); return 46
+    case .asyncStartSawCancellation: return 47
+    case .asyncStartForgotFinish: return 48
     }
   }
 
@@ -239,6 +241,8 @@ enum Codec {
     case 46:
       let units = r.int32()
       return .cpuShared(units: units, cores: r.int32())
+    case 47: return .asyncStartSawCancellation
+    case 48: return .asyncStartForgotFinish
     default: corrupt("reason", code)
     }
   }

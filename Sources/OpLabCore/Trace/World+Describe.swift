@@ -40,13 +40,19 @@ extension World {
     case .unready: what = "not ready any more"
     case .dispatched: what = "dispatched\(whereText), waiting behind the barrier block"
     case .started: what = "started\(whereText)"
-    case .skipped: what = "skipped\(whereText) (cancelled: main() never runs)"
+    case .skipped:
+      // An asynchronous operation's start() is its own: it is called, and must look at the flag.
+      if let op = e.op, case .async = operations[op.slot].spec.kind {
+        what = "start() called\(whereText), already cancelled"
+      } else {
+        what = "skipped\(whereText) (cancelled: main() never runs)"
+      }
     case .cancelRequested: what = "cancel requested"
     case .cancelObserved: what = "saw isCancelled"
     case .finished(let outcome): what = "finished (\(outcome))"
     case .completionStarted: what = "completion block started"
     case .completionFinished: what = "completion block finished"
-    case .workEnded: what = "work ended without calling finish()"
+    case .workEnded: what = e.reason == .asyncStartForgotFinish ? "start() returned without calling finish()" : "work ended without calling finish()"
     case .blockStarted(let i): what = "block \(i + 1) started"
     case .blockFinished(let i): what = "block \(i + 1) finished"
     case .kvoWillChange(let key): what = "willChangeValue(forKey: \"\(key)\")"
@@ -114,6 +120,8 @@ extension World {
     case .cancelledOutsideQueue: "cancel() on an operation in no queue finishes it at once (Darwin)"
     case .finishCalled: "its work called finish()"
     case .forgotFinish: "it never calls finish(), so it holds its slot forever"
+    case .asyncStartSawCancellation: "its own start() saw isCancelled and called finish() without doing the work"
+    case .asyncStartForgotFinish: "it saw isCancelled and returned early, so it holds its slot forever"
     case .afterFinish: "completion blocks run after finish, outside the queue's slots"
     case .barrier: "barrier"
     case .blockSchedule: platform == .apple ? "blocks run side by side (Darwin)" : "blocks run one after another (corelibs)"
