@@ -261,11 +261,12 @@ import Testing
   @Test("At a prediction, a command that looks runs, one that would change the world waits, and only a choice is an answer")
   func predictionPromptTakesLooksAndChoices() throws {
     let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
-    let (out, _) = walk(lesson, ["", "status", "run", "e", "hint", "B", "quit"])
+    let (out, _) = walk(lesson, ["", "status", "run", "e", "op x on nowhere", "hint", "B", "quit"])
     #expect(out.contains("your prediction> ") == false)  // piped: no prompt is echoed
     #expect(out.contains("q: max 1"), "status ran: \(out)")
     #expect(out.contains("That would change the world the question is about"), "\(out)")
-    #expect(out.contains("Pick one of a, b (or `skip` to see the answer).\n"), "\(out)")
+    #expect(out.contains("Pick one of a, b (a letter, or words of one choice; `skip` shows the answer).\n"), "\(out)")
+    #expect(out.contains("error: column 9: there is no queue named 'nowhere'"), "\(out)")
     #expect(out.contains("A prediction has no hints"), "\(out)")
     #expect(out.contains("✓ You predicted b, and that is what happened."), "\(out)")
     // `run` waited: the reveal's own run is the first, so b starts at t=2 as predicted.
@@ -334,6 +335,37 @@ import Testing
     #expect(!Answers.matches("t=8", "7"))
     #expect(!Answers.matches("d1 d2", "d2 d1"))  // order still counts
     #expect(!Answers.matches("t=", "7"))
+  }
+
+  @Test("A choice is named by its words: in full, or any run of them that only it holds")
+  func choicesByTheirWords() {
+    let choices = ["when w2 finishes (t=11)", "at once (t=8)", "only s1, which was already running", "s1 and s3"]
+    #expect(Answers.choice(named: "when w2 finishes", among: choices) == 0)
+    #expect(Answers.choice(named: "t=11", among: choices) == 0)
+    #expect(Answers.choice(named: "11", among: choices) == 0)
+    #expect(Answers.choice(named: "At once.", among: choices) == 1)
+    #expect(Answers.choice(named: "s1 and s3", among: choices) == 3)
+    #expect(Answers.choice(named: "s1", among: choices) == nil)  // in two choices
+    #expect(Answers.choice(named: "s3 and s1", among: choices) == nil)  // not in a row
+    #expect(Answers.choice(named: "finishes at once", among: choices) == nil)
+    #expect(Answers.choice(named: "", among: choices) == nil)
+  }
+
+  @Test("A typed answer is echoed without its end punctuation")
+  func typedAnswerEcho() throws {
+    let text = """
+      title: E
+      run:
+        op a takes 3
+      predict: When does a finish?
+        answer: 3
+        reveal: run
+      """
+    let lesson = try LessonParser.parse(text, file: "e.lesson")
+    let (right, _) = walk(lesson, ["t=3.", ""])
+    #expect(right.contains("✓ You predicted t=3, and that is what happened."), "\(right)")
+    let (wrong, _) = walk(lesson, ["at 4!", ""])
+    #expect(wrong.contains("✗ You predicted at 4; the simulation shows 3."), "\(wrong)")
   }
 
   @Test("A lesson's own undo takes back the lesson's command, as lesson check runs it")

@@ -182,7 +182,8 @@ public enum Answers {
   public static func normalize(_ s: String) -> String {
     s.lowercased().split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).compactMap { word -> String? in
       var w = Substring(word)
-      while let last = w.last, ".;:!?".contains(last) { w.removeLast() }
+      while let first = w.first, "([".contains(first) { w.removeFirst() }
+      while let last = w.last, ".;:!?)]".contains(last) { w.removeLast() }
       if w.hasPrefix("t="), w.count > 2, w.dropFirst(2).allSatisfy(\.isNumber) { w = w.dropFirst(2) }
       return w.isEmpty ? nil : String(w)
     }.joined(separator: " ")
@@ -190,6 +191,20 @@ public enum Answers {
 
   /// Whether two answers say the same.
   public static func matches(_ a: String, _ b: String) -> Bool { normalize(a) == normalize(b) }
+
+  /// The choice a typed answer names: the one it says in full, else the only one that
+  /// holds its words in a row ("when w2 finishes" or "11" for "when w2 finishes (t=11)").
+  /// `nil` when none does, or several do.
+  public static func choice(named typed: String, among choices: [String]) -> Int? {
+    if let exact = choices.firstIndex(where: { matches(typed, $0) }) { return exact }
+    let words = normalize(typed).split(separator: " ")
+    guard !words.isEmpty else { return nil }
+    let holding = choices.indices.filter { i in
+      let c = normalize(choices[i]).split(separator: " ")
+      return c.count >= words.count && (0...(c.count - words.count)).contains { Array(c[$0..<($0 + words.count)]) == words }
+    }
+    return holding.count == 1 ? holding[0] : nil
+  }
 }
 
 extension String {

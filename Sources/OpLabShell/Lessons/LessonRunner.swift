@@ -165,8 +165,8 @@ public final class LessonRunner {
           let letter = line.lowercased().filter { !"().:".contains($0) }
           if letter.count == 1, let k = letters.firstIndex(of: Character(letter)), k < p.choices.count {
             answer = p.choices[k]
-          } else if let choice = p.choices.first(where: { Answers.matches(line, $0) }) {
-            answer = choice
+          } else if let k = p.choices.firstIndex(where: { Answers.matches(line, $0) }) {
+            answer = p.choices[k]
           } else if let command = try? Parser.parse(line, context: interpreter.context) {
             // A lab command, not an answer: looking is fine; changing the world the question
             // is about waits until the answer is in.
@@ -175,9 +175,14 @@ public final class LessonRunner {
             } else {
               write("That would change the world the question is about: it can wait until after your answer. `status`, `timeline`, `events`, `why OP` and `graph` work now.\n")
             }
+          } else if let k = Answers.choice(named: line, among: p.choices) {
+            answer = p.choices[k]
+          } else if let first = Lexer.tokens(line).first, CommandTable.spec(named: first.text) != nil {
+            // A lab command that does not parse: its error says what is wrong (it changes nothing).
+            free(raw, prompt: "your prediction> ")
           } else if !p.choices.isEmpty {
             let listed = letters.prefix(p.choices.count).map(String.init)
-            write("Pick one of \(listed.joined(separator: ", ")) (or `skip` to see the answer).\n")
+            write("Pick one of \(listed.joined(separator: ", ")) (a letter, or words of one choice; `skip` shows the answer).\n")
           } else {
             answer = line
           }
@@ -185,7 +190,10 @@ public final class LessonRunner {
       }
     }
     for c in p.reveal { show(c.text) }
-    let said = answer ?? ""
+    var said = answer ?? ""
+    // Echoed inside a sentence: without the learner's own end punctuation.
+    while let last = said.last, ".!?;:,".contains(last) { said.removeLast() }
+    if said.isEmpty, answer?.isEmpty == false { said = answer ?? "" }
     if said.isEmpty {
       write("The answer: \(p.answer).\n")
     } else if Answers.matches(said, p.answer) {
