@@ -351,6 +351,27 @@ import Testing
     #expect(Answers.choice(named: "", among: choices) == nil)
   }
 
+  @Test("A task whose world has nothing left to do says which check does not hold")
+  func taskSaysWhatIsMissing() throws {
+    let text = """
+      title: M
+      run:
+        op b takes 2
+      task: Add c after b and run.
+        check: depends c on b
+        check: finished c
+        solution: op c takes 1 after b
+        solution: run
+      """
+    let lesson = try LessonParser.parse(text, file: "m.lesson")
+    let (out, finished) = walk(lesson, ["op c takes 1", "run", "undo", "undo", "op c takes 1 after b", "run"])
+    #expect(finished)
+    // `op c takes 1` leaves work scheduled: nothing is said until the run ends.
+    #expect(out.components(separatedBy: "Not done yet:").count - 1 == 1, "\(out)")
+    #expect(out.contains("Not done yet: `depends c on b` does not hold. `hint` helps; `undo` takes a command back.\n"), "\(out)")
+    #expect(out.contains("✓ Task done."))
+  }
+
   @Test("A typed answer is echoed without its end punctuation")
   func typedAnswerEcho() throws {
     let text = """

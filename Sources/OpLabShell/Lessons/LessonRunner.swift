@@ -243,7 +243,16 @@ public final class LessonRunner {
             write("(That solution does not finish the task in this world as you left it: `undo` takes back your own commands; then `skip` again.)\n")
           }
         default:
+          let before = interpreter.script.count
           free(raw, prompt: "task> ")
+          // The world changed and has nothing left to do, yet the task is not done: say what
+          // is still missing, so the learner is not left guessing.
+          if interpreter.script.count != before, interpreter.world.nextEventTick == nil, !done(t),
+            let missing = t.checks.first(where: { !$0.condition.holds(in: interpreter.world) })
+          {
+            let seen = missing.condition.observed(in: interpreter.world).map { " (\($0))" } ?? ""
+            write("Not done yet: `\(missing.source.text)` does not hold\(seen). `hint` helps; `undo` takes a command back.\n")
+          }
         }
       }
     }
