@@ -351,6 +351,19 @@ import Testing
     #expect(Answers.choice(named: "", among: choices) == nil)
   }
 
+  @Test("`suspended QUEUE at T` reads the queue's past; `suspended QUEUE` its present")
+  func suspendedAt() throws {
+    let i = Interpreter()
+    for line in ["queue q", "step 5", "suspend q", "step 8", "resume q", "step 2"] { #expect(i.execute(line).error == nil) }
+    func holds(_ text: String) throws -> Bool { try Condition.parse(text).holds(in: i.world) }
+    #expect(try !holds("suspended q at 4"))
+    #expect(try holds("suspended q at 5"))
+    #expect(try holds("suspended q at 12"))
+    #expect(try !holds("suspended q at 13"))
+    #expect(try !holds("suspended q"))
+    #expect(try !holds("suspended nowhere at 6"))
+  }
+
   @Test("A task whose world has nothing left to do says which check does not hold")
   func taskSaysWhatIsMissing() throws {
     let text = """

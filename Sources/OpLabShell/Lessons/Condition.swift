@@ -16,7 +16,7 @@ public indirect enum Condition: Hashable, Sendable {
   case idle
   case stalled
   case now(Tick)
-  case suspended(String)
+  case suspended(String, at: Tick?)
   case max(String, Int?)
   case depends(String, on: String)
   case exists(String)
@@ -102,7 +102,7 @@ public indirect enum Condition: Hashable, Sendable {
     case "idle": result = .idle
     case "stalled": result = .stalled
     case "now": result = .now(try tick())
-    case "suspended": result = .suspended(try word())
+    case "suspended": result = .suspended(try word(), at: try optionalAt())
     case "max":
       let q = try word()
       let text = try word()
@@ -203,7 +203,16 @@ public indirect enum Condition: Hashable, Sendable {
     case .idle: return world.isIdle
     case .stalled: return world.nextEventTick == nil && !world.isIdle
     case .now(let t): return world.now == t
-    case .suspended(let q): return world.queueID(named: q).map { world.queue($0).isSuspended } ?? false
+    case .suspended(let q, nil): return world.queueID(named: q).map { world.queue($0).isSuspended } ?? false
+    case .suspended(let name, let at?):
+      // As it stood once everything at tick `at` had happened: its last suspend or resume by then.
+      guard let q = world.queueID(named: name) else { return false }
+      var suspended = false
+      for e in world.trace where e.queue == q && e.op == nil {
+        if e.tick > at { break }
+        if e.kind == .suspended { suspended = true } else if e.kind == .resumed { suspended = false }
+      }
+      return suspended
     case .max(let q, let n): return world.queueID(named: q).map { world.queue($0).maxConcurrent == n } ?? false
     case .depends(let a, let b):
       guard let x = world.operationID(named: a), let dep = world.operationID(named: b) else { return false }
