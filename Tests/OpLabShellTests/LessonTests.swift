@@ -435,6 +435,18 @@ import Testing
     #expect(aside.count == 1)
   }
 
+  @Test("The example lesson in Lessons/README.md passes lesson check")
+  func readmeExample() throws {
+    let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Lessons/README.md")
+    let text = try String(contentsOf: readme, encoding: .utf8)
+    let start = try #require(text.range(of: "```\ntitle: "))
+    let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
+    let example = String(text[text.index(start.lowerBound, offsetBy: 4)..<end.lowerBound]) + "\n"
+    let report = LessonChecker.check(try LessonParser.parse(example, file: "README-example.lesson"))
+    #expect(report.failures == [])
+  }
+
   @Test("Every lesson of the course parses and passes lesson check")
   func theCourse() throws {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
