@@ -127,6 +127,38 @@ import Testing
     ])
   }
 
+  @Test("lesson check catches an answer that disagrees with its proof's tick, and names no one can find, even under not")
+  func checkCatchesAnswerAndNames() throws {
+    let text = """
+      title: Names
+      run:
+        queue cache max 1
+        op a on cache takes 2
+        op b on cache takes 2
+      predict: At which tick does b start?
+        answer: 3
+        reveal: run
+        verify: started b at t=2
+      expect:
+        not overlap a bb
+        not suspended cachee at 1
+        max cache -1
+        max cache 1
+      predict: How many ticks does b take?
+        answer: 2
+        verify: finished b at 4
+      """
+    let report = LessonChecker.check(try LessonParser.parse(text, file: "n.lesson"))
+    #expect(report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
+      "9:11 the answer says 3, but the proof checks t=2: started b at t=2",
+      "11:3 the checkpoint names 'bb', and there is no such operation: not overlap a bb",
+      "12:3 the checkpoint names 'cachee', and there is no such queue: not suspended cachee at 1",
+      "13:3 the checkpoint does not hold: max cache -1",
+    ])
+    #expect(report.failures[1].hint == "did you mean 'b'?")
+    #expect(report.failures[2].hint == "did you mean 'cache'?")
+  }
+
   @Test("A checkpoint that does not hold says what the simulation shows instead")
   func checkSaysWhatHappened() throws {
     let text = """

@@ -54,7 +54,9 @@ public indirect enum Condition: Hashable, Sendable {
     }
     func tick() throws(ParseError) -> Tick {
       let text = try word()
-      guard let n = Tick(text), n >= 0 else { throw fail("'\(text)' is not a tick", at: i - 1) }
+      // `t=7` as the lab prints ticks, or `7`.
+      let digits = text.lowercased().hasPrefix("t=") ? String(text.dropFirst(2)) : text
+      guard let n = Tick(digits), n >= 0 else { throw fail("'\(text)' is not a tick", at: i - 1, hint: "a whole number, like 7 (or t=7)") }
       return n
     }
     func optionalAt() throws(ParseError) -> Tick? {
@@ -106,7 +108,7 @@ public indirect enum Condition: Hashable, Sendable {
     case "max":
       let q = try word()
       let text = try word()
-      if text == "default" { result = .max(q, nil) } else if let n = Int(text) { result = .max(q, n) } else {
+      if text == "default" || text == "-1" { result = .max(q, nil) } else if let n = Int(text), n >= 0 { result = .max(q, n) } else {
         throw fail("'\(text)' is not a limit", at: i - 1)
       }
     case "depends":
@@ -133,6 +135,29 @@ public indirect enum Condition: Hashable, Sendable {
       throw fail("unexpected '\(t[i].text)' after the condition")
     }
     return result
+  }
+
+  /// The tick a positive condition pins (`started X at 4`), if any.
+  public var tick: Tick? {
+    switch self {
+    case .finished(_, let t?), .started(_, let t?), .now(let t): t
+    default: nil
+    }
+  }
+
+  /// The operations (first) and queues (second) the condition names, to check they exist.
+  public var names: (operations: [String], queues: [String]) {
+    switch self {
+    case .not(let inner): return inner.names
+    case .finished(let n, _), .started(let n, _), .skipped(let n), .outcome(let n, _), .phase(let n, _), .cancelled(let n),
+      .completed(let n), .priority(let n, _):
+      return ([n], [])
+    case .order(_, let ns): return (ns, [])
+    case .overlap(let a, let b), .depends(let a, on: let b): return ([a, b], [])
+    case .suspended(let q, _), .max(let q, _): return ([], [q])
+    case .on(let n, let q): return ([n], [q])
+    case .exists, .idle, .stalled, .now, .platform: return ([], [])
+    }
   }
 
   /// What the world shows instead, in a few words, for a condition about operations

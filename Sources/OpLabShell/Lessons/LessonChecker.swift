@@ -1,3 +1,5 @@
+import OpLabCore
+
 /// `oplab lesson check`: runs a lesson without a learner — its commands, each prediction's
 /// reveal and proof, each task's solution — and reports every broken checkpoint.
 public enum LessonChecker {
@@ -33,7 +35,24 @@ public enum LessonChecker {
       return true
     }
     func holds(_ cs: [CheckedCondition], _ what: String) {
+      // A misspelt name makes a positive condition fail, but a `not` one pass: check names.
+      for c in cs {
+        let (ops, queues) = c.condition.names
+        let world = interpreter.world
+        if let missing = ops.first(where: { world.operationID(named: $0) == nil }) {
+          let guess = Suggest.closest(to: missing, in: world.operationNames)
+          fail(c.source, "\(what) names '\(missing)', and there is no such operation: \(c.source.text)",
+               hint: guess.map { "did you mean '\($0)'?" } ?? "at t=\(world.now)")
+        } else if let missing = queues.first(where: { world.queueID(named: $0) == nil }) {
+          let guess = Suggest.closest(to: missing, in: world.allQueueNames)
+          fail(c.source, "\(what) names '\(missing)', and there is no such queue: \(c.source.text)",
+               hint: guess.map { "did you mean '\($0)'?" } ?? "at t=\(world.now)")
+        }
+      }
       for c in cs where !c.condition.holds(in: interpreter.world) {
+        guard c.condition.names.operations.allSatisfy({ interpreter.world.operationID(named: $0) != nil }),
+          c.condition.names.queues.allSatisfy({ interpreter.world.queueID(named: $0) != nil })
+        else { continue }  // said above
         let seen = c.condition.observed(in: interpreter.world).map { ": \($0)" } ?? ""
         fail(c.source, "\(what) does not hold: \(c.source.text)", hint: "at t=\(interpreter.world.now)\(seen); `events` in the lesson's world shows why")
       }
@@ -46,6 +65,17 @@ public enum LessonChecker {
       case .predict(let p):
         if !run(p.reveal) { return Report(lesson: lesson, failures: failures) }
         holds(p.verify, "the prediction's proof")
+        // An answer that is a tick ("At which tick…?", "When…?", not "How many ticks…?")
+        // must agree with the ticks its proof pins.
+        let question = p.question.lowercased()
+        let asksForATick = question.contains("which tick") || question.contains("what tick") || question.hasPrefix("when")
+        if asksForATick, let n = Tick(Answers.normalize(p.answer)) {
+          let ticks = p.verify.compactMap { $0.condition.tick }
+          if let first = p.verify.first(where: { $0.condition.tick != nil }), !ticks.contains(n) {
+            fail(first.source, "the answer says \(n), but the proof checks t=\(ticks.map(String.init).joined(separator: ", t=")): \(first.source.text)",
+                 hint: "make `answer:` and `verify:` agree")
+          }
+        }
       case .task(let t):
         if t.checks.allSatisfy({ $0.condition.holds(in: interpreter.world) }) {
           failures.append(LessonError(
