@@ -467,6 +467,22 @@ import Testing
     #expect(aside.count == 1)
   }
 
+  @Test("A folder with two lessons of one id or one number keeps the first and names the other as broken")
+  func duplicateIDsAndNumbers() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-dup-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    for name in ["06-deps.lesson", "14-deps.lesson", "06-other.lesson", "07-fine.lesson"] {
+      try Self.sample.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+    let library = LessonLibrary(folder: dir.path)
+    #expect(library.lessons.map { ($0.file as NSString).lastPathComponent } == ["06-deps.lesson", "07-fine.lesson"])
+    #expect(library.errors.map { "\(($0.file as NSString).lastPathComponent): \($0.message)" } == [
+      "06-other.lesson: the number 6 is also 06-deps.lesson's",
+      "14-deps.lesson: the id 'deps' is also 06-deps.lesson's",
+    ])
+  }
+
   @Test("The example lesson in Lessons/README.md passes lesson check")
   func readmeExample() throws {
     let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

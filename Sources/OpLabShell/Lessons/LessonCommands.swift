@@ -58,16 +58,24 @@ extension Shell {
       }
       return Status.ok
     }
-    let lesson: Lesson
+    var lesson: Lesson
     switch resolve(key, in: library) {
     case .found(let found): lesson = found
     case .broken: return Status.scriptError
     case .missing: return Status.usage
     }
+    // A lesson file outside the course is resumed by its path, and keeps its progress apart
+    // from a course lesson with the same id.
+    let inCourse = library.lessons.contains { $0.file == lesson.file }
+    if !inCourse {
+      let path = URL(fileURLWithPath: lesson.file).standardizedFileURL.path
+      lesson.id += "@" + path.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
+    }
     // Tab completes at the lesson's prompts, through the runner (its world changes as the lesson goes).
     weak var current: LessonRunner?
     let reader = LineReaders.makeDefault(completer: { prefix in current?.completions(for: prefix) ?? [] }, historyPath: nil)
     let runner = LessonRunner(lesson: lesson, reader: reader, options: options, progress: progress) { writeOut($0) }
+    if !inCourse { runner.resumeCommand = "oplab lesson \(key)" }
     current = runner
     runner.run()
     return Status.ok

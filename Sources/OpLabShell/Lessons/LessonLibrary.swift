@@ -27,7 +27,27 @@ public struct LessonLibrary: Sendable {
         errors.append(error)
       }
     }
-    self.lessons = lessons.sorted { ($0.number, $0.id) < ($1.number, $1.id) }
+    // Progress is kept by id and `oplab lesson N` finds by number: both must be unique. The
+    // first file (by name) keeps them; a later one is refused, with the reason.
+    var byID: [String: Lesson] = [:], byNumber: [Int: Lesson] = [:]
+    var unique: [Lesson] = []
+    for lesson in lessons.sorted(by: { $0.file < $1.file }) {
+      let name = { (l: Lesson) in (l.file as NSString).lastPathComponent }
+      if let other = byID[lesson.id] {
+        errors.append(LessonError(
+          file: lesson.file, line: 1, column: 1, message: "the id '\(lesson.id)' is also \(name(other))'s",
+          hint: "each lesson needs an id of its own (progress is kept by id): rename the file or add `id: NAME`"))
+      } else if lesson.number > 0, let other = byNumber[lesson.number] {
+        errors.append(LessonError(
+          file: lesson.file, line: 1, column: 1, message: "the number \(lesson.number) is also \(name(other))'s",
+          hint: "each lesson needs a number of its own (`oplab lesson N` finds it): renumber the file"))
+      } else {
+        byID[lesson.id] = lesson
+        if lesson.number > 0 { byNumber[lesson.number] = lesson }
+        unique.append(lesson)
+      }
+    }
+    self.lessons = unique.sorted { ($0.number, $0.id) < ($1.number, $1.id) }
     self.errors = errors
   }
 

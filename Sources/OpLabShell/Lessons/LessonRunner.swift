@@ -15,6 +15,8 @@ public final class LessonRunner {
   let write: (String) -> Void
   var progress: ProgressStore
   let options: ShellOptions
+  /// The command that resumes this lesson, as the learner is told on `quit`.
+  public lazy var resumeCommand = "oplab lesson \(lesson.number)"
 
   /// Creates a runner; `write` receives everything to show.
   public init(lesson: Lesson, reader: LineReader, options: ShellOptions, progress: ProgressStore, write: @escaping (String) -> Void) {
@@ -61,7 +63,7 @@ public final class LessonRunner {
         write("\n")
       case .quit:
         keep(at: index)
-        write("Your place is kept: `oplab lesson \(lesson.number)` resumes here.\n")
+        write("Your place is kept: `\(resumeCommand)` resumes here.\n")
         return false
       }
       if index < lesson.items.count, case .pause = lesson.items[index] {
