@@ -417,6 +417,28 @@ import Testing
     #expect(out.contains("✓ Task done."))
   }
 
+  @Test("A prediction after a task the learner solved another way is not judged by the lesson's world")
+  func predictionInTheLearnersWorld() throws {
+    let text = """
+      title: W
+      run:
+        op r takes 2 hold
+      task: Add r and run until it is done.
+        check: finished r
+        solution: add r
+        solution: run
+      predict: At which tick did r finish?
+        answer: 2
+        verify: finished r at 2
+      """
+    let lesson = try LessonParser.parse(text, file: "w.lesson")
+    let (theirs, _) = walk(lesson, ["step 3", "add r", "run", "5"])
+    #expect(theirs.contains("You predicted 5. In the lesson's world the answer is 2; your world went another"), "\(theirs)")
+    #expect(!theirs.contains("✗"))
+    let (lessons, _) = walk(lesson, ["add r", "run", "2"])
+    #expect(lessons.contains("✓ You predicted 2, and that is what happened."), "\(lessons)")
+  }
+
   @Test("A typed answer is echoed without its end punctuation")
   func typedAnswerEcho() throws {
     let text = """

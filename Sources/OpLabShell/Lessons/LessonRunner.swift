@@ -196,7 +196,13 @@ public final class LessonRunner {
     // Echoed inside a sentence: without the learner's own end punctuation.
     while let last = said.last, ".!?;:,".contains(last) { said.removeLast() }
     if said.isEmpty, answer?.isEmpty == false { said = answer ?? "" }
-    if said.isEmpty {
+    // The answer was written for the lesson's world; the learner's own (a task solved
+    // another way) may show something else, and then it is not theirs to be judged by.
+    let differs = p.verify.contains { !$0.condition.holds(in: interpreter.world) }
+    if differs {
+      let yours = said.isEmpty ? "" : "You predicted \(said). "
+      write(wrap("\(yours)In the lesson's world the answer is \(p.answer); your world went another way, so look at what it shows (`timeline`, `why`).") + "\n")
+    } else if said.isEmpty {
       write("The answer: \(p.answer).\n")
     } else if Answers.matches(said, p.answer) {
       write(wrap("✓ You predicted \(said), and that is what happened.") + "\n")
