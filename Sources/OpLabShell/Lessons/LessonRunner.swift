@@ -1,3 +1,4 @@
+import Foundation
 import OpLabCore
 import OpLabRender
 
@@ -15,6 +16,11 @@ public final class LessonRunner {
   let write: (String) -> Void
   var progress: ProgressStore
   let options: ShellOptions
+  /// The lesson file's fingerprint: a kept world belongs to this very text.
+  lazy var fingerprint: String = {
+    let text = FileManager.default.contents(atPath: lesson.file).map { String(decoding: $0, as: UTF8.self) } ?? lesson.title
+    return ProgressStore.fingerprint(of: text)
+  }()
   /// The command that resumes this lesson, as the learner is told on `quit`.
   public lazy var resumeCommand = "oplab lesson \(lesson.number)"
 
@@ -37,15 +43,21 @@ public final class LessonRunner {
     write("━━ Lesson \(lesson.number): \(lesson.title) ━━\n")
     write("(Enter or `next` goes on, `back` returns, `hint`/`skip` help with tasks, `quit` keeps your place;\n any lab command works in between.)\n\n")
     if position > 0, position < lesson.items.count {
-      write("Resuming where you left off.\n\n")
-      let kept = progress.loadWorld(lesson.id, position: position)
-      if isPause(position) { position += 1 }  // the step before the pause was already read
-      if let kept, rebuild(from: kept) {
-        write("(Your world is as you left it, your own commands included.)\n\n")
+      let kept = progress.loadWorld(lesson.id, position: position, fingerprint: fingerprint)
+      if kept == .lessonChanged {
+        // Its places may be other steps now: the learner's world would not fit them.
+        write("The lesson has changed since you left it, so it starts again from the beginning.\n\n")
+        position = 0
       } else {
-        if kept != nil { write("(Your own commands could not be replayed here, so the lesson rebuilt its world.)\n\n") }
-        interpreter = Interpreter(options: options)
-        replaySilently(upTo: position)
+        write("Resuming where you left off.\n\n")
+        if isPause(position) { position += 1 }  // the step before the pause was already read
+        if case .kept(let commands) = kept, rebuild(from: commands) {
+          write("(Your world is as you left it, your own commands included.)\n\n")
+        } else {
+          if case .kept = kept { write("(Your own commands could not be replayed here, so the lesson rebuilt its world.)\n\n") }
+          interpreter = Interpreter(options: options)
+          replaySilently(upTo: position)
+        }
       }
     } else {
       position = 0
@@ -312,7 +324,7 @@ public final class LessonRunner {
   /// Records the learner's place, and the commands that made their world there.
   func keep(at index: Int) {
     if let warning = progress.record(lesson.id, .started, position: index) { write("warning: \(warning)\n") }
-    if let warning = progress.saveWorld(lesson.id, commands: interpreter.script.map(\.text), position: index) {
+    if let warning = progress.saveWorld(lesson.id, commands: interpreter.script.map(\.text), position: index, fingerprint: fingerprint) {
       write("warning: \(warning)\n")
     }
   }

@@ -72,9 +72,9 @@ public struct ProgressStore: Sendable {
   /// Keeps the commands that made the lesson's world at `position` (atomically).
   /// - Returns: a warning when the file could not be written.
   @discardableResult
-  func saveWorld(_ id: String, commands: [String], position: Int) -> String? {
+  func saveWorld(_ id: String, commands: [String], position: Int, fingerprint: String) -> String? {
     guard let file = worldPath(id) else { return nil }
-    let text = "# oplab lesson \(id) at position \(position)\n" + commands.map { $0 + "\n" }.joined()
+    let text = "# oplab lesson \(id) at position \(position) of \(fingerprint)\n" + commands.map { $0 + "\n" }.joined()
     do {
       try FileManager.default.createDirectory(
         atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -85,15 +85,36 @@ public struct ProgressStore: Sendable {
     }
   }
 
-  /// The commands kept for `id`, if they were kept at `position` (else the lesson moved on
-  /// without them, or the file is from another version of the lesson's place).
-  func loadWorld(_ id: String, position: Int) -> [String]? {
-    guard let file = worldPath(id), let data = FileManager.default.contents(atPath: file) else { return nil }
+  /// What was kept of a lesson's world.
+  enum KeptWorld: Equatable {
+    /// Nothing (or something kept at another place of the lesson).
+    case none
+    /// The commands, kept at this place of this very lesson.
+    case kept([String])
+    /// The lesson file has changed since: its places may mean other steps now.
+    case lessonChanged
+  }
+
+  /// The commands kept for `id` at `position` of the lesson whose text has `fingerprint`.
+  func loadWorld(_ id: String, position: Int, fingerprint: String) -> KeptWorld {
+    guard let file = worldPath(id), let data = FileManager.default.contents(atPath: file) else { return .none }
     var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    guard lines.first == "# oplab lesson \(id) at position \(position)" else { return nil }
+    let prefix = "# oplab lesson \(id) at position \(position)"
+    guard let header = lines.first, header.hasPrefix(prefix) else { return .none }
+    guard header == prefix + " of \(fingerprint)" else { return .lessonChanged }
     lines.removeFirst()
     if lines.last == "" { lines.removeLast() }
-    return lines
+    return .kept(lines)
+  }
+
+  /// A short fingerprint of a lesson's text (FNV-1a, 64 bits), to tell an edited lesson.
+  static func fingerprint(of text: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x100_0000_01b3
+    }
+    return String(hash, radix: 16)
   }
 
   /// Forgets a lesson's kept world (the lesson is done).
