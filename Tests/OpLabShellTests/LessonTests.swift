@@ -81,6 +81,10 @@ import Testing
     BadCase(text: "title: T\nexpect: finishd a\n", line: 2, column: 9, message: "unknown condition 'finishd'"),
     BadCase(text: "title: T\nexpect:\n  outcome a great\n", line: 3, column: 13, message: "'great' is not an outcome"),
     BadCase(text: "title: T\nexpect: started a at soon\n", line: 2, column: 22, message: "'soon' is not a tick"),
+    BadCase(text: "title: T\ntask: Do it\n  solution: run\ncheck: idle\n", line: 4, column: 1, message: "'check:' belongs inside a task: block"),
+    BadCase(text: "title: T\npredict Which?\n  answer: a\n", line: 2, column: 8, message: "'predict' needs a colon to start a block"),
+    BadCase(text: "title: T\ntask: Do it\n  check: idle\n\n  solution: run\n", line: 4, column: 1,
+            message: "a blank line ends a block, so the indented line after it has no block"),
   ]
 
   @Test("A broken lesson file is refused with a located error", arguments: bad)

@@ -64,15 +64,31 @@ public enum LessonParser {
       let trimmed = raw.trimmingWhitespace()
       if trimmed.isEmpty { flush(); continue }
       if raw.first == " " || raw.first == "\t" {
+        let previous = number >= 2 ? lines[number - 2] : ""
         // Most often the block's own line is misspelt (`predikt:`), and was read as narrative.
-        if number >= 2, let (key, _, _) = directive(lines[number - 2]), blockKeys[key] == nil,
+        if let (key, _, _) = directive(previous), blockKeys[key] == nil,
           let guess = Suggest.closest(to: key, in: Array(blockKeys.keys))
         {
           throw fail(number - 1, 1, "'\(key):' is not a kind of block", hint: "did you mean '\(guess):'?")
         }
+        // Or its colon is missing (`predict Which…`).
+        if let word = previous.split(separator: " ").first.map(String.init), blockKeys[word] != nil {
+          throw fail(number - 1, word.count + 1, "'\(word)' needs a colon to start a block", hint: "write `\(word):`")
+        }
+        // Or a blank line ended the block above.
+        if previous.trimmingWhitespace().isEmpty,
+          let last = lines[..<(number - 1)].last(where: { !$0.trimmingWhitespace().isEmpty }), last.first == " " || last.first == "\t"
+        {
+          throw fail(number - 1, 1, "a blank line ends a block, so the indented line after it has no block",
+                     hint: "remove the blank line (a block's lines follow one another)")
+        }
         throw fail(number, 1, "an indented line outside a block", hint: "indent only the lines under run:, predict:, task: or expect:")
       }
-      if trimmed == "---" { flush(); lesson.items.append(.pause); continue }
+      if trimmed.count >= 3, trimmed.allSatisfy({ $0 == "-" }) { flush(); lesson.items.append(.pause); continue }
+      // A line of a block at column 1 (`check: …` not indented under its `task:`).
+      if let (key, _, _) = directive(raw), let owner = blockKeys.first(where: { $0.value.contains(key) })?.key {
+        throw fail(number, 1, "'\(key):' belongs inside a \(owner): block", hint: "indent it under its \(owner): line")
+      }
       guard let (key, value, valueColumn) = directive(raw), key == "title" || key == "id" || blockKeys[key] != nil else {
         if trimmed.hasPrefix("- ") || trimmed.hasPrefix("* ") { flush() }  // a list item starts its own line
         paragraph.append(trimmed)
@@ -120,6 +136,23 @@ public enum LessonParser {
         }
         return out
       }
+      // A block that lacks a line it needs most often has it just below, cut off by a
+      // blank line or not indented: say that, where it is.
+      func missing(_ what: String, hint: String) -> LessonError {
+        var j = i
+        while j < lines.count, lines[j].trimmingWhitespace().isEmpty { j += 1 }
+        if j < lines.count {
+          let next = lines[j]
+          if next.first == " " || next.first == "\t" {
+            return fail(j, 1, "a blank line ends a block, so the indented line after it has no block",
+                        hint: "remove the blank line (a block's lines follow one another)")
+          }
+          if let (k, _, _) = directive(next), (blockKeys[key] ?? []).contains(k) {
+            return fail(j + 1, 1, "'\(k):' belongs inside a \(key): block", hint: "indent it under its \(key): line")
+          }
+        }
+        return fail(number, 1, what, hint: hint)
+      }
       switch key {
       case "title":
         lesson.title = value
@@ -139,7 +172,7 @@ public enum LessonParser {
       case "predict":
         guard !value.isEmpty else { throw fail(number, 1, "predict: needs a question after the colon") }
         let choices = sources("choice").map(\.text)
-        guard let answer = sources("answer").first else { throw fail(number, 1, "predict: needs an answer: line") }
+        guard let answer = sources("answer").first else { throw missing("predict: needs an answer: line", hint: "the answer the learner's prediction is judged by") }
         if !choices.isEmpty, !choices.contains(where: { Answers.matches(answer.text, $0) }) {
           throw fail(answer.line, answer.column, "the answer '\(answer.text)' is not one of the choices")
         }
@@ -150,9 +183,9 @@ public enum LessonParser {
       case "task":
         guard !value.isEmpty else { throw fail(number, 1, "task: needs a goal after the colon") }
         let checks = try conditions(sources("check"))
-        guard !checks.isEmpty else { throw fail(number, 1, "task: needs at least one check: line", hint: "checks say when the task is done") }
+        guard !checks.isEmpty else { throw missing("task: needs at least one check: line", hint: "checks say when the task is done") }
         let solution = sources("solution")
-        guard !solution.isEmpty else { throw fail(number, 1, "task: needs a solution: line", hint: "skip shows it; lesson check runs it") }
+        guard !solution.isEmpty else { throw missing("task: needs a solution: line", hint: "skip shows it; lesson check runs it") }
         lesson.items.append(.task(LessonTask(goal: value, hints: sources("hint").map(\.text), checks: checks, solution: solution, line: number)))
       default:
         break
