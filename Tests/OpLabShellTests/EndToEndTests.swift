@@ -273,6 +273,10 @@ import Testing
     #expect(broken.err.contains("02-broken.lesson:2:1: error: 'predikt:' is not a kind of block\n  hint: did you mean 'predict:'?"), "\(broken.err)")
     #expect(broken.err.contains("oplab: lesson 2 (\(folder.path)/02-broken.lesson) has errors, shown above"), "\(broken.err)")
     #expect(!broken.err.contains("no lesson"), "\(broken.err)")
+    // Several named at once: a broken or missing one does not hide the others' results.
+    let several = try oplab(["lesson", "check", "2", good, "nowhere.lesson", "--folder", folder.path])
+    #expect(several.status == 1)
+    #expect(several.out.hasSuffix("lesson 1 good: ok (0 predictions, 0 tasks, 1 checkpoint)\nlessons: 1 passed, 2 failed\n"), "\(several.out)")
   }
 
   @Test("Started through PATH from another folder (argv[0] is just 'oplab'), the lab still finds its lessons")

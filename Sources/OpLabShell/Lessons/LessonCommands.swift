@@ -19,15 +19,17 @@ extension Shell {
     if arguments.first == "check" {
       let keys = Array(arguments.dropFirst())
       let chosen: [Lesson]
-      if all || keys.isEmpty {
+      var unusable = 0  // named files that do not parse or do not exist: said, and counted as failed
+      let whole = all || keys.isEmpty
+      if whole {
         chosen = library.lessons
       } else {
         var list: [Lesson] = []
         for key in keys {
+          // One broken file does not hide the others' results.
           switch resolve(key, in: library) {
           case .found(let lesson): list.append(lesson)
-          case .broken: return Status.scriptError
-          case .missing: return Status.usage
+          case .broken, .missing: unusable += 1
           }
         }
         chosen = list
@@ -39,7 +41,7 @@ extension Shell {
         for f in report.failures { writeError(f.description + "\n") }
         if report.ok { passed += 1 }
       }
-      let failed = chosen.count - passed + library.errors.count
+      let failed = chosen.count - passed + unusable + (whole ? library.errors.count : 0)
       writeOut("lessons: \(passed) passed, \(failed) failed\n")
       return failed > 0 ? Status.scriptError : Status.ok
     }
