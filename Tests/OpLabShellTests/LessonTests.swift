@@ -81,6 +81,7 @@ import Testing
     BadCase(text: "title: T\nexpect: finishd a\n", line: 2, column: 9, message: "unknown condition 'finishd'"),
     BadCase(text: "title: T\nexpect:\n  outcome a great\n", line: 3, column: 13, message: "'great' is not an outcome"),
     BadCase(text: "title: T\nexpect: started a at soon\n", line: 2, column: 22, message: "'soon' is not a tick"),
+    BadCase(text: "title: T\ntitle: U\n", line: 2, column: 1, message: "a second title: line"),
     BadCase(text: "title: T\ntask: Do it\n  solution: run\ncheck: idle\n", line: 4, column: 1, message: "'check:' belongs inside a task: block"),
     BadCase(text: "title: T\npredict Which?\n  answer: a\n", line: 2, column: 8, message: "'predict' needs a colon to start a block"),
     BadCase(text: "title: T\ntask: Do it\n  check: idle\n\n  solution: run\n", line: 4, column: 1,
@@ -161,6 +162,15 @@ import Testing
     ])
     #expect(report.failures[1].hint == "did you mean 'b'?")
     #expect(report.failures[2].hint == "did you mean 'cache'?")
+  }
+
+  @Test("lesson check fails a prediction that nothing proves")
+  func checkWantsAProof() throws {
+    let text = "title: P\nrun: op a takes 2\npredict: When does a finish?\n  answer: 2\n  reveal: run\n"
+    let report = LessonChecker.check(try LessonParser.parse(text, file: "p.lesson"))
+    #expect(report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
+      "3:1 the prediction has no verify: line, so nothing proves its answer",
+    ])
   }
 
   @Test("A checkpoint that does not hold says what the simulation shows instead")

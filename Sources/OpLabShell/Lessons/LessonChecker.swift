@@ -65,6 +65,11 @@ public enum LessonChecker {
       case .predict(let p):
         if !run(p.reveal) { return Report(lesson: lesson, failures: failures) }
         holds(p.verify, "the prediction's proof")
+        if p.verify.isEmpty {
+          failures.append(LessonError(
+            file: lesson.file, line: p.line, column: 1, message: "the prediction has no verify: line, so nothing proves its answer",
+            hint: "add a condition that holds after the reveal, e.g. `verify: started f1 at 3`"))
+        }
         // An answer that is a tick ("At which tick…?", "When…?", not "How many ticks…?")
         // must agree with the ticks its proof pins.
         let question = p.question.lowercased()

@@ -155,6 +155,7 @@ public enum LessonParser {
       }
       switch key {
       case "title":
+        if sawTitle { throw fail(number, 1, "a second title: line", hint: "a lesson has one title; the first is on an earlier line") }
         lesson.title = value
         sawTitle = true
       case "id":
