@@ -78,7 +78,7 @@ public enum Why {
       let others = stretch.lighter.prefix(3).map { world.name($0) }.joined(separator: ", ") + (stretch.lighter.count > 3 ? " and \(stretch.lighter.count - 3) more" : "")
       facts.append((
         indexOfTick(stretch.from, in: world, after: h.started ?? 0),
-        "\(span) it kept a whole core while \(stretch.units) units of work shared \(cores): its \(world.effectiveQualityOfService(of: op)) outweighed \(others)."))
+        "\(span) it kept a whole core while \(stretch.units) running jobs shared \(cores): its \(world.effectiveQualityOfService(of: op)) outweighed \(others)."))
     }
     for stretch in h.contention where stretch.to != stretch.from {
       facts.append((indexOfTick(stretch.from, in: world, after: h.started ?? 0), contentionSentence(stretch, of: op, in: world)))
@@ -115,11 +115,11 @@ extension Why {
     Swift.max(start, world.trace.firstIndex(atOrAfter: tick))
   }
 
-  /// "From t=4 to t=10 it ran at 1/3 of a core: 3 units of work on 1 core; userInitiated
+  /// "From t=4 to t=10 it ran at 1/3 of a core: 3 running jobs on 1 core; userInitiated
   /// outweighed its utility (d1)."
   static func contentionSentence(_ s: CPUStretch, of op: OpID, in world: World) -> String {
     let span = s.to.map { "From t=\(s.from) to t=\($0)" } ?? "From t=\(s.from)"
-    let machine = s.cores.map { "\(s.units) units of work on \($0) \($0 == 1 ? "core" : "cores")" } ?? "\(s.units) units of work"
+    let machine = s.cores.map { "\(s.units) running jobs on \($0) \($0 == 1 ? "core" : "cores")" } ?? "\(s.units) running jobs"
     let mine = world.effectiveQualityOfService(of: op)
     func names(_ ops: [OpID]) -> String {
       let shown = ops.prefix(3).map { world.name($0) }.joined(separator: ", ")

@@ -49,6 +49,18 @@ import Testing
       """), "\(out)")
   }
 
+  @Test("The shares one change gives several jobs are echoed as one line")
+  func sharesEchoedTogether() {
+    let (out, errors) = run(["machine cores 1", "op a takes 4", "op b takes 4", "op c takes 4"])
+    #expect(errors.isEmpty)
+    #expect(out.hasSuffix("""
+        t=0  c started on queue: a slot was free when it was enqueued
+        t=0  a, b and c run at 1/3 of a core each: 3 running jobs on 1 core
+
+      """), "\(out)")
+    #expect(out.contains("t=0  a and b run at 1/2 of a core each: 2 running jobs on 1 core\n"), "\(out)")
+  }
+
   @Test("A limit of -1 is the default, as OperationQueue.defaultMaxConcurrentOperationCount is")
   func minusOneIsTheDefaultLimit() {
     let (out, errors) = run(["queue q max -1", "max q 2", "max q -1", "status"])

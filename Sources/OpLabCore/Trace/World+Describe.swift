@@ -134,7 +134,7 @@ extension World {
     case .waitReturned: "everything it waited for finished; the main thread is free again"
     case .cpuShared(let units, let cores):
       if let cores {
-        "\(units) \(units == 1 ? "unit" : "units") of work on \(cores) \(cores == 1 ? "core" : "cores")"
+        "\(units) running \(units == 1 ? "job" : "jobs") on \(cores) \(cores == 1 ? "core" : "cores")"
       } else {
         "unlimited cores"
       }

@@ -228,7 +228,30 @@ public final class Interpreter {
       }
     }
     var out = ""
-    for e in events.prefix(Self.echoLimit) { out += "  t=\(e.tick)  \(world.describe(e))\n" }
+    // Shares that one change gave several jobs at once read as one line, not one per job.
+    var k = 0
+    let shown = Array(events.prefix(Self.echoLimit))
+    while k < shown.count {
+      let e = shown[k]
+      if case .cpuShare(let share) = e.kind, e.op != nil {
+        var group = [e]
+        while k + group.count < shown.count, case .cpuShare(share) = shown[k + group.count].kind,
+          shown[k + group.count].tick == e.tick, shown[k + group.count].reason == e.reason, shown[k + group.count].op != nil
+        {
+          group.append(shown[k + group.count])
+        }
+        if group.count > 1 {
+          let names = group.compactMap { $0.op.map { world.name($0) } }
+          let list = names.count > 4 ? names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
+            : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+          out += "  t=\(e.tick)  \(list) run at \(Machine.describe(share)) each: \(world.explain(e.reason))\n"
+          k += group.count
+          continue
+        }
+      }
+      out += "  t=\(e.tick)  \(world.describe(e))\n"
+      k += 1
+    }
     if events.count > Self.echoLimit {
       out += "  … and \(events.count - Self.echoLimit) more events (see `events`)\n"
     }
