@@ -49,6 +49,16 @@ import Testing
       """), "\(out)")
   }
 
+  @Test("A timeline of named queues starts when their first operation came")
+  func namedQueuesTimelineStart() {
+    let i = Interpreter()
+    _ = run(["op a takes 5", "run", "queue late", "op b on late takes 3", "run"], i)
+    let late = i.execute("timeline late").output.split(separator: "\n").map(String.init)
+    #expect(late.prefix(4) == ["t=5-8, now t=8 (a window: `timeline` alone shows everything)", "tick     5", "late  max default", "  b      ███✓"])
+    #expect(i.execute("timeline").output.hasPrefix("t=0-8"))
+    #expect(i.execute("timeline late from 0").output.hasPrefix("t=0-8"))
+  }
+
   @Test("The shares one change gives several jobs are echoed as one line")
   func sharesEchoedTogether() {
     let (out, errors) = run(["machine cores 1", "op a takes 4", "op b takes 4", "op c takes 4"])

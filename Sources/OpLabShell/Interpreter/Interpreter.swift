@@ -397,7 +397,14 @@ public final class Interpreter {
           hint: "step or run first, or pick an earlier `from`")
       }
       let queues = try names.map(queue)
-      let text = Timeline.render(world, queues: queues, from: from, to: to, width: options.width, ascii: options.ascii)
+      // Named queues are drawn from when their first operation came, not from t=0.
+      var start = from
+      if start == nil, !queues.isEmpty {
+        let byQueue = world.operationsByQueue().queued
+        let first = queues.flatMap { byQueue[Int($0.index)] }.compactMap { world.operation($0).enqueuedAt }.min()
+        if let first, first > 0, first <= (to ?? world.now) { start = first }
+      }
+      let text = Timeline.render(world, queues: queues, from: start, to: to, width: options.width, ascii: options.ascii)
       return Reply(output: text, colorable: true)
     case .events(let name):
       let out = EventLog.render(world, only: try name.map(op))
