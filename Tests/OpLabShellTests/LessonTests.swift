@@ -209,7 +209,7 @@ import Testing
     let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
     let (out, finished) = walk(lesson, ["", "a.", "hint", "status", "op c on q after b", "run"])
     #expect(finished)
-    #expect(out.contains("? Which op starts at t=2?\n   a) a\n   b) b\n"))
+    #expect(out.contains("? Which op starts at t=2?\n   a) a\n   b) b\n  (type a or b; `skip` shows the answer)\n"), "\(out)")
     #expect(out.contains("✗ You predicted a; the simulation shows b.\na held the slot.\n"))
     #expect(out.contains("hint 1/2: op c after b\n"))
     #expect(out.contains("✓ Task done."))
@@ -471,6 +471,7 @@ import Testing
       """
     let lesson = try LessonParser.parse(text, file: "e.lesson")
     let (right, _) = walk(lesson, ["t=3.", ""])
+    #expect(right.contains("? When does a finish?\n  (type your answer; `skip` shows it)\n"), "\(right)")
     #expect(right.contains("✓ You predicted t=3, and that is what happened."), "\(right)")
     let (wrong, _) = walk(lesson, ["at 4!", ""])
     #expect(wrong.contains("✗ You predicted at 4; the simulation shows 3."), "\(wrong)")

@@ -161,6 +161,8 @@ public final class LessonRunner {
     write(wrap("? " + p.question) + "\n")
     let letters = Array("abcdefgh")
     for (i, choice) in p.choices.enumerated() where i < letters.count { write("   \(letters[i])) \(choice)\n") }
+    let listed = letters.prefix(min(p.choices.count, letters.count)).map(String.init)
+    write(p.choices.isEmpty ? "  (type your answer; `skip` shows it)\n" : "  (type \(listed.dropLast().joined(separator: ", ")) or \(listed.last ?? "a"); `skip` shows the answer)\n")
     var answer: String?
     while answer == nil {
       switch reader.readLine(prompt: "your prediction> ") {
