@@ -47,6 +47,9 @@ import Testing
         took back `op a takes 10`; the clock is at t=0
 
       """), "\(out)")
+    // Once taken back, the same text typed later is the learner's own: no note.
+    let (again, _) = run(["run until 10", "back 2", "undo", "run until 8", "undo"])
+    #expect(again.hasSuffix("  took back `run until 8`; the clock is at t=0\n"), "\(again)")
   }
 
   @Test("A timeline of named queues starts when their first operation came")

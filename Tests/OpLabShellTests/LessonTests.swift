@@ -248,6 +248,7 @@ import Testing
     let print = ProgressStore.fingerprint(of: lesson.title)  // its file is not on disk: the title stands in
     #expect(try String(contentsOfFile: kept, encoding: .utf8) == """
       # oplab lesson t at position 4 of \(print)
+      # the lesson's own: 4
       queue q max 1
       op a on q takes 2
       op b on q takes 1
@@ -457,6 +458,65 @@ import Testing
     #expect(!theirs.contains("✗"))
     let (lessons, _) = walk(lesson, ["add r", "run", "2"])
     #expect(lessons.contains("✓ You predicted 2, and that is what happened."), "\(lessons)")
+  }
+
+  @Test("An answer is not taken for a command: typed words that start like one, and a choice named by a command's word")
+  func answersAreNotCommands() throws {
+    let text = """
+      title: A
+      run:
+        op a takes 1
+        op b takes 1
+      predict: In which order do they finish? (type the names)
+        answer: a b
+        reveal: run
+        verify: order finished a b
+      predict: And then?
+        choice: they wait forever
+        choice: they run again
+        answer: they wait forever
+        verify: idle
+      predict: One more?
+        choice: yes
+        choice: no
+        choice: maybe
+        choice: never
+        choice: always
+        choice: sometimes
+        choice: rarely
+        choice: often
+        answer: yes
+        verify: idle
+      """
+    let lesson = try LessonParser.parse(text, file: "a.lesson")
+    // `b` is `back`'s alias and `wait` a command, but here they are answers.
+    let (out, _) = walk(lesson, ["b a", "wait", "a"])
+    #expect(out.contains("✗ You predicted b a; the simulation shows a b."), "\(out)")
+    #expect(out.contains("✓ You predicted they wait forever, and that is what happened."), "\(out)")
+    #expect(out.contains("  (type a, b, c, d, e, f, g or h; `skip` shows the answer)\n"), "\(out)")
+    let nine = text + "    choice: ninth\n"
+    #expect(throws: LessonError.self) { try LessonParser.parse(nine, file: "n.lesson") }
+    // Narrative may start with a block line's word, capitalised.
+    #expect(throws: Never.self) { try LessonParser.parse("title: N\nHint: the timeline shows it.\nCheck: the events too.\n", file: "h.lesson") }
+  }
+
+  @Test("After a resume, undo takes back the learner's own commands from before they left, not the lesson's")
+  func undoAfterResume() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-progress-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("progress").path
+    let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
+    _ = walk(lesson, ["", "b", "op mine on q takes 4", "quit"], progress: ProgressStore(path: path))
+    let (out, done) = walk(lesson, ["undo", "undo", "op c on q after b", "run"], progress: ProgressStore(path: path))
+    #expect(done)
+    #expect(out.contains("took back `op mine on q takes 4`"), "\(out)")
+    #expect(out.contains("there is nothing of yours to undo"), "\(out)")
+    // A world kept at another place is not mistaken for an edited lesson.
+    let store = ProgressStore(path: path)
+    #expect(store.saveWorld("x", commands: ["op a takes 1"], position: 12, fingerprint: "f", lessonsOwn: 1) == nil)
+    #expect(store.loadWorld("x", position: 1, fingerprint: "f") == .none)
+    #expect(store.loadWorld("x", position: 12, fingerprint: "g") == .lessonChanged)
+    #expect(store.loadWorld("x", position: 12, fingerprint: "f") == .kept(["op a takes 1"], lessonsOwn: 1))
   }
 
   @Test("A typed answer is echoed without its end punctuation")

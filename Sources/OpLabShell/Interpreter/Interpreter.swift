@@ -373,6 +373,7 @@ public final class Interpreter {
       // What time travel left of a clock command is taken back like any command; the
       // travel itself is not undone (the future it cut is gone), and the learner is told.
       let leftByTravel = travelCut.map { $0.text == last.text && $0.journalEnd == last.journalEnd } ?? false
+      if leftByTravel { travelCut = nil }  // taken back: a later command of the same text is the learner's own
       let note = leftByTravel ? "  (what time travel left of a clock command; the travel itself cannot be undone: `run` goes forward again)\n" : ""
       return Reply(output: "  took back `\(last.text)`; the clock is at t=\(world.now)\n" + note)
     case .fork:

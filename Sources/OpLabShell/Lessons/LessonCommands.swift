@@ -68,9 +68,10 @@ extension Shell {
     }
     // A lesson file outside the course is resumed by its path, and keeps its progress apart
     // from a course lesson with the same id.
-    let inCourse = library.lessons.contains { $0.file == lesson.file }
+    func canonical(_ file: String) -> String { URL(fileURLWithPath: file).standardizedFileURL.resolvingSymlinksInPath().path }
+    let inCourse = library.lessons.contains { canonical($0.file) == canonical(lesson.file) }
     if !inCourse {
-      let path = URL(fileURLWithPath: lesson.file).standardizedFileURL.path
+      let path = canonical(lesson.file)
       lesson.id += "@" + path.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
     }
     // Tab completes at the lesson's prompts, through the runner (its world changes as the lesson goes).

@@ -86,7 +86,8 @@ public enum LessonParser {
       }
       if trimmed.count >= 3, trimmed.allSatisfy({ $0 == "-" }) { flush(); lesson.items.append(.pause); continue }
       // A line of a block at column 1 (`check: …` not indented under its `task:`).
-      if let (key, _, _) = directive(raw), let owner = blockKeys.first(where: { $0.value.contains(key) })?.key {
+      // (Only as the block's line is written, in lower case: "Hint: …" in a paragraph is narrative.)
+      if let (key, _, _) = directive(raw), raw.hasPrefix(key + ":"), let owner = blockKeys.first(where: { $0.value.contains(key) })?.key {
         throw fail(number, 1, "'\(key):' belongs inside a \(owner): block", hint: "indent it under its \(owner): line")
       }
       guard let (key, value, valueColumn) = directive(raw), key == "title" || key == "id" || blockKeys[key] != nil else {
@@ -147,7 +148,7 @@ public enum LessonParser {
             return fail(j, 1, "a blank line ends a block, so the indented line after it has no block",
                         hint: "remove the blank line (a block's lines follow one another)")
           }
-          if let (k, _, _) = directive(next), (blockKeys[key] ?? []).contains(k) {
+          if let (k, _, _) = directive(next), next.hasPrefix(k + ":"), (blockKeys[key] ?? []).contains(k) {
             return fail(j + 1, 1, "'\(k):' belongs inside a \(key): block", hint: "indent it under its \(key): line")
           }
         }
@@ -173,6 +174,9 @@ public enum LessonParser {
       case "predict":
         guard !value.isEmpty else { throw fail(number, 1, "predict: needs a question after the colon") }
         let choices = sources("choice").map(\.text)
+        if choices.count > 8, let ninth = sources("choice").dropFirst(8).first {
+          throw fail(ninth.line, 1, "a prediction has at most 8 choices (a to h)", hint: "drop some, or ask for a typed answer")
+        }
         guard let answer = sources("answer").first else { throw missing("predict: needs an answer: line", hint: "the answer the learner's prediction is judged by") }
         if !choices.isEmpty, !choices.contains(where: { Answers.matches(answer.text, $0) }) {
           throw fail(answer.line, answer.column, "the answer '\(answer.text)' is not one of the choices")

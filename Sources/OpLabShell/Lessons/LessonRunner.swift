@@ -51,7 +51,9 @@ public final class LessonRunner {
       } else {
         write("Resuming where you left off.\n\n")
         if isPause(position) { position += 1 }  // the step before the pause was already read
-        if case .kept(let commands) = kept, rebuild(from: commands) {
+        if case .kept(let commands, let lessonsOwn) = kept, rebuild(from: commands) {
+          // The learner's commands stay theirs to undo.
+          resumedFloor = lessonsOwn
           write("(Your world is as you left it, your own commands included.)\n\n")
         } else {
           if case .kept = kept { write("(Your own commands could not be replayed here, so the lesson rebuilt its world.)\n\n") }
@@ -135,8 +137,19 @@ public final class LessonRunner {
     return reply.error == nil
   }
 
-  /// The learner takes over: `undo` takes back only what is typed from now on.
-  func handOver() { interpreter.undoFloor = interpreter.script.count }
+  /// The learner takes over: `undo` takes back only what is typed from now on — or, just
+  /// after a resume, also what they had typed before they left.
+  func handOver() {
+    if let floor = resumedFloor {
+      interpreter.undoFloor = min(floor, interpreter.script.count)
+      resumedFloor = nil
+    } else {
+      interpreter.undoFloor = interpreter.script.count
+    }
+  }
+
+  /// Where the lesson's own commands ended in a world rebuilt on resume.
+  var resumedFloor: Int?
 
   func pause() -> Move {
     handOver()
@@ -162,7 +175,8 @@ public final class LessonRunner {
     let letters = Array("abcdefgh")
     for (i, choice) in p.choices.enumerated() where i < letters.count { write("   \(letters[i])) \(choice)\n") }
     let listed = letters.prefix(min(p.choices.count, letters.count)).map(String.init)
-    write(p.choices.isEmpty ? "  (type your answer; `skip` shows it)\n" : "  (type \(listed.dropLast().joined(separator: ", ")) or \(listed.last ?? "a"); `skip` shows the answer)\n")
+    let letterList = listed.count == 1 ? listed[0] : listed.dropLast().joined(separator: ", ") + " or " + (listed.last ?? "a")
+    write(p.choices.isEmpty ? "  (type your answer; `skip` shows it)\n" : "  (type \(letterList); `skip` shows the answer)\n")
     var answer: String?
     while answer == nil {
       switch reader.readLine(prompt: "your prediction> ") {
@@ -181,21 +195,21 @@ public final class LessonRunner {
           let letter = line.lowercased().filter { !"().:".contains($0) }
           if letter.count == 1, let k = letters.firstIndex(of: Character(letter)), k < p.choices.count {
             answer = p.choices[k]
-          } else if let k = p.choices.firstIndex(where: { Answers.matches(line, $0) }) {
-            answer = p.choices[k]
-          } else if let command = try? Parser.parse(line, context: interpreter.context) {
-            // A lab command, not an answer: looking is fine; changing the world the question
-            // is about waits until the answer is in.
-            if command.onlyLooks {
-              free(raw, prompt: "your prediction> ")
-            } else {
-              write("That would change the world the question is about: it can wait until after your answer. `status`, `timeline`, `events`, `why OP` and `graph` work now.\n")
-            }
           } else if let k = Answers.choice(named: line, among: p.choices) {
             answer = p.choices[k]
-          } else if let first = Lexer.tokens(line).first, CommandTable.spec(named: first.text) != nil {
-            // A lab command that does not parse: its error says what is wrong (it changes nothing).
-            free(raw, prompt: "your prediction> ")
+          } else if let command = spelledOutCommand(line) {
+            // A lab command, not an answer: looking is fine; changing the world the question
+            // is about waits until the answer is in.
+            if (try? command.get())?.onlyLooks == true {
+              free(raw, prompt: "your prediction> ")
+            } else if case .failure = command, !p.choices.isEmpty {
+              // It does not parse (and is no choice): its error says what is wrong; nothing changes.
+              free(raw, prompt: "your prediction> ")
+            } else if case .success = command {
+              write("That would change the world the question is about: it can wait until after your answer. `status`, `timeline`, `events`, `why OP` and `graph` work now.\n")
+            } else {
+              answer = line  // a typed answer that happens to start with a command's name
+            }
           } else if !p.choices.isEmpty {
             let listed = letters.prefix(p.choices.count).map(String.init)
             write("Pick one of \(listed.joined(separator: ", ")) (a letter, or words of one choice; `skip` shows the answer).\n")
@@ -323,10 +337,26 @@ public final class LessonRunner {
     return words
   }
 
+  /// The line as a lab command, when its first word is a command's full name (not an
+  /// alias such as `b` or `s`, which typed answers start with): parsed, or why not.
+  func spelledOutCommand(_ line: String) -> Result<Command, ParseError>? {
+    guard let first = Lexer.tokens(line).first, CommandTable.all.contains(where: { $0.name == first.text.lowercased() }) else { return nil }
+    do {
+      guard let command = try Parser.parse(line, context: interpreter.context) else { return nil }
+      return .success(command)
+    } catch {
+      return .failure(error)
+    }
+  }
+
   /// Records the learner's place, and the commands that made their world there.
   func keep(at index: Int) {
     if let warning = progress.record(lesson.id, .started, position: index) { write("warning: \(warning)\n") }
-    if let warning = progress.saveWorld(lesson.id, commands: interpreter.script.map(\.text), position: index, fingerprint: fingerprint) {
+    // At a prompt the floor marks where the lesson's commands end; elsewhere all are the lesson's.
+    let lessonsOwn = min(interpreter.undoFloor == 0 ? interpreter.script.count : interpreter.undoFloor, interpreter.script.count)
+    if let warning = progress.saveWorld(
+      lesson.id, commands: interpreter.script.map(\.text), position: index, fingerprint: fingerprint, lessonsOwn: lessonsOwn)
+    {
       write("warning: \(warning)\n")
     }
   }

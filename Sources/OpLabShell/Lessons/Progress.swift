@@ -72,9 +72,10 @@ public struct ProgressStore: Sendable {
   /// Keeps the commands that made the lesson's world at `position` (atomically).
   /// - Returns: a warning when the file could not be written.
   @discardableResult
-  func saveWorld(_ id: String, commands: [String], position: Int, fingerprint: String) -> String? {
+  func saveWorld(_ id: String, commands: [String], position: Int, fingerprint: String, lessonsOwn: Int) -> String? {
     guard let file = worldPath(id) else { return nil }
-    let text = "# oplab lesson \(id) at position \(position) of \(fingerprint)\n" + commands.map { $0 + "\n" }.joined()
+    let text = "# oplab lesson \(id) at position \(position) of \(fingerprint)\n# the lesson's own: \(lessonsOwn)\n"
+      + commands.map { $0 + "\n" }.joined()
     do {
       try FileManager.default.createDirectory(
         atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -89,8 +90,9 @@ public struct ProgressStore: Sendable {
   enum KeptWorld: Equatable {
     /// Nothing (or something kept at another place of the lesson).
     case none
-    /// The commands, kept at this place of this very lesson.
-    case kept([String])
+    /// The commands, kept at this place of this very lesson, and how many of the first
+    /// were the lesson's own (the learner's `undo` stops there).
+    case kept([String], lessonsOwn: Int)
     /// The lesson file has changed since: its places may mean other steps now.
     case lessonChanged
   }
@@ -99,12 +101,17 @@ public struct ProgressStore: Sendable {
   func loadWorld(_ id: String, position: Int, fingerprint: String) -> KeptWorld {
     guard let file = worldPath(id), let data = FileManager.default.contents(atPath: file) else { return .none }
     var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    let prefix = "# oplab lesson \(id) at position \(position)"
+    let prefix = "# oplab lesson \(id) at position \(position) of "
     guard let header = lines.first, header.hasPrefix(prefix) else { return .none }
-    guard header == prefix + " of \(fingerprint)" else { return .lessonChanged }
+    guard header == prefix + fingerprint else { return .lessonChanged }
     lines.removeFirst()
+    var lessonsOwn = 0
+    if let second = lines.first, second.hasPrefix("# the lesson's own: ") {
+      lessonsOwn = Int(second.dropFirst("# the lesson's own: ".count)) ?? 0
+      lines.removeFirst()
+    }
     if lines.last == "" { lines.removeLast() }
-    return .kept(lines)
+    return .kept(lines, lessonsOwn: lessonsOwn)
   }
 
   /// A short fingerprint of a lesson's text (FNV-1a, 64 bits), to tell an edited lesson.
