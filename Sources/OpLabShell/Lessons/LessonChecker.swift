@@ -73,7 +73,8 @@ public enum LessonChecker {
         // An answer that is a tick ("At which tick…?", "When…?", not "How many ticks…?")
         // must agree with the ticks its proof pins.
         let question = p.question.lowercased()
-        let asksForATick = question.contains("which tick") || question.contains("what tick") || question.hasPrefix("when")
+        let asksForATick = (question.contains("which tick") || question.contains("what tick") || question.hasPrefix("when"))
+          && !question.contains("how many") && !question.contains("how long")
         if asksForATick, let n = Tick(Answers.normalize(p.answer)) {
           let ticks = p.verify.compactMap { $0.condition.tick }
           if let first = p.verify.first(where: { $0.condition.tick != nil }), !ticks.contains(n) {
