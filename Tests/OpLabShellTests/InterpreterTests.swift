@@ -60,6 +60,10 @@ import Testing
     #expect(late.prefix(4) == ["t=5-8, now t=8 (a window: `timeline` alone shows everything)", "tick     5", "late  max default", "  b      ███✓"])
     #expect(i.execute("timeline").output.hasPrefix("t=0-8"))
     #expect(i.execute("timeline late from 0").output.hasPrefix("t=0-8"))
+    // A suspension before the first operation is part of the queue's story.
+    let j = Interpreter()
+    _ = run(["queue q", "step 2", "suspend q", "step 3", "op a on q takes 1", "resume q", "run"], j)
+    #expect(j.execute("timeline q").output.hasPrefix("t=2-6"), "\(j.execute("timeline q").output)")
   }
 
   @Test("The shares one change gives several jobs are echoed as one line")

@@ -31,6 +31,7 @@ extension World {
     if queues[q.slot].isMain { throw .mainQueueMaxIsFixed }
     if let n = max, n < 0 { throw .invalidMaxConcurrent(n) }
     queues[q.slot].maxConcurrent = max
+    queues[q.slot].firstActivity = queues[q.slot].firstActivity ?? now
     record(.maxChanged(max), queue: q, reason: .command)
     pick(on: q, trigger: .maxRaised)
     settle()
@@ -41,6 +42,7 @@ extension World {
   public mutating func suspend(_ q: QueueID) throws(SimulationError) {
     if queues[q.slot].isMain { throw .mainQueueCannotSuspend }
     queues[q.slot].isSuspended = true
+    queues[q.slot].firstActivity = queues[q.slot].firstActivity ?? now
     record(.suspended, queue: q, reason: .command)
   }
 
@@ -346,6 +348,7 @@ extension World {
 
   /// Puts a new operation into a queue's lists: the enqueue part of `addOperation`, without the pick.
   mutating func file(_ op: OpID, on q: QueueID, reason: Reason) {
+    queues[q.slot].firstActivity = queues[q.slot].firstActivity ?? now
     operations[op.slot].queue = q
     operations[op.slot].enqueuedAt = now
     queues[q.slot].members.append(op)

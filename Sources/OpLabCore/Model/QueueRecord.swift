@@ -12,6 +12,9 @@ public struct QueueRecord: Sendable {
   public internal(set) var qualityOfService: QualityOfService?
   /// Whether this is `OperationQueue.main`: serial, never suspended.
   public let isMain: Bool
+  /// The first tick anything happened in the queue after its creation (an operation
+  /// added, a suspension, a limit changed): where a timeline of this queue starts.
+  public internal(set) var firstActivity: Tick?
   /// Operations started and not yet finished; each holds a slot (rule 27).
   public internal(set) var executingCount = 0
   /// Every operation ever added, in insertion order (barriers included).

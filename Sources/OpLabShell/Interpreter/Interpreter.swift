@@ -398,11 +398,11 @@ public final class Interpreter {
           hint: "step or run first, or pick an earlier `from`")
       }
       let queues = try names.map(queue)
-      // Named queues are drawn from when their first operation came, not from t=0.
+      // Named queues are drawn from their first activity (an operation added, a suspension,
+      // a limit changed), not from t=0.
       var start = from
       if start == nil, !queues.isEmpty {
-        let byQueue = world.operationsByQueue().queued
-        let first = queues.flatMap { byQueue[Int($0.index)] }.compactMap { world.operation($0).enqueuedAt }.min()
+        let first = queues.compactMap { world.queue($0).firstActivity }.min()
         if let first, first > 0, first <= (to ?? world.now) { start = first }
       }
       let text = Timeline.render(world, queues: queues, from: start, to: to, width: options.width, ascii: options.ascii)
