@@ -84,7 +84,9 @@ public enum Timeline {
     var title = "t=\(start)-\(end), now t=\(world.now)"
     if scale > 1 { title += ", 1 column = \(scale) ticks" }
     if from != nil || to != nil { title += " (a window: `timeline` alone shows everything)" }
-    out += (Names.width(title) <= width ? title : "t=\(start)-\(end)") + "\n"
+    // Narrow and far along the clock, even the bare range may not fit: then one tick a line.
+    let range = "t=\(start)-\(end)"
+    out += (Names.width(title) <= width ? title : range.count <= width ? range : "from t=\(start)\nto t=\(end)") + "\n"
     line("tick", axis)
 
     for q in shownQueues {

@@ -50,6 +50,19 @@ import Testing
     assertSnapshot(text, named: "timeline-compressed")
   }
 
+  @Test("Far along the clock, a narrow window's title still fits: one tick a line when the range does not")
+  func farWindowTitleFits() throws {
+    var w = World()
+    try w.run(until: World.maxTick)
+    let q = try w.createQueue(name: "renders")
+    try w.addOperation(OperationSpec(name: "w1", duration: 8), to: q)
+    w.runUntilIdle()
+    let text = Timeline.render(w, queues: [q], from: World.maxTick, width: 40)
+    let rows = text.split(separator: "\n").map(String.init)
+    #expect(rows.prefix(2) == ["from t=\(World.maxTick)", "to t=\(World.maxTick + 8)"], "\(rows)")
+    #expect(rows.allSatisfy { Names.width($0) <= 40 }, "\(rows)")
+  }
+
   @Test("A completion block is drawn in its own columns, beside a dependent that starts as it does (rule 36)")
   func completionColumns() throws {
     var w = World()

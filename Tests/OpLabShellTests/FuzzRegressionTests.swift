@@ -1,5 +1,6 @@
 import Foundation
 import OpLabCore
+import OpLabRender
 import Testing
 
 @testable import OpLabShell
@@ -30,6 +31,24 @@ import Testing
     }
     #expect(replay.world.now == interpreter.world.now)
     #expect(replay.world.trace == interpreter.world.trace)
+    // As the fuzz target does: every timeline fits the width, at the narrowest one too.
+    for width in [40, 57] {
+      var options = ShellOptions()
+      options.width = width
+      options.widthGiven = true
+      let narrow = Interpreter(options: options)
+      for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        let isTimeline = (try? Parser.parse(String(line), context: narrow.context)).map { command -> Bool in
+          if case .timeline = command { return true }
+          return false
+        } ?? false
+        let reply = narrow.execute(String(line))
+        guard isTimeline else { continue }
+        for row in reply.output.split(separator: "\n") {
+          #expect(Names.width(String(row)) <= width, "\(path): \(row)")
+        }
+      }
+    }
   }
 
   /// Crash files with this prefix, then the fuzzer's seeds for the same target.
