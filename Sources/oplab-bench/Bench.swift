@@ -82,6 +82,7 @@ struct Bench: ParsableCommand {
     results["build"] = try measure("build", baseRSS: baseRSS) {
       let q = try world.createQueue(name: "q", maxConcurrent: slots)
       try world.suspend(q)
+      world.reserveCapacity(operations: specs.count, dependencies: edges)
       for i in specs.indices {
         _ = try world.addOperation(specs[i], to: q, dependencies: dependencies[i])
       }

@@ -172,7 +172,7 @@ import Testing
     var linux = World(platform: .linux)
     let b = try linux.createOperation(spec("b", 2, completion: 1))
     linux.cancel(b)
-    #expect(!linux.operation(b).isFinished && linux.operation(b).isReady)
+    #expect(!linux.operation(b).isFinished && linux.isReady(b))
     let mark2 = linux.trace.count
     try linux.enqueue(b, on: .main)
     linux.runUntilIdle()

@@ -224,3 +224,33 @@ import Testing
     #expect(sim.journal.last == .runUntil(sim.world.now))
   }
 }
+
+/// Room made ahead for a world built in bulk.
+@Suite struct CapacityTests {
+  @Test("reserveCapacity changes nothing a learner sees: the same trace, names and lookups as a world that grew")
+  func reservingChangesNothing() throws {
+    func build(reserving: Bool) throws -> World {
+      var w = World()
+      let q = try w.createQueue(name: "q", maxConcurrent: 2)
+      try w.addOperation(spec("early", 3), to: q)
+      if reserving { w.reserveCapacity(operations: 300, dependencies: 600) }
+      for i in 0..<300 {
+        let deps = i == 0 ? [] : [OpID(i), OpID((i * 7) % (i + 1))]
+        try w.addOperation(spec("op\(i)", i % 4), to: q, dependencies: deps)
+      }
+      w.runUntilIdle()
+      return w
+    }
+    let grown = try build(reserving: false), reserved = try build(reserving: true)
+    #expect(reserved.trace == grown.trace)
+    #expect(reserved.operationNames == grown.operationNames)
+    #expect(reserved.now == grown.now && reserved.now > 0)
+    // Names filed before the table was grown ahead, and after, are found; a duplicate is refused.
+    #expect(reserved.operationID(named: "early") == OpID(0))
+    #expect(reserved.operationID(named: "op299") == OpID(300))
+    #expect(reserved.operationID(named: "op300") == nil)
+    var again = reserved
+    #expect(throws: SimulationError.duplicateName("op17")) { try again.createOperation(spec("op17", 1)) }
+    #expect(reserved.invariantViolations().isEmpty)
+  }
+}

@@ -48,6 +48,59 @@ import Testing
     #expect(pool.operations(in: b) == [OpID(9)])
   }
 
+  @Test("A list kept by its head alone reads newest first, through removals, and reuses freed links")
+  func headOnly() {
+    var pool = EdgePool()
+    var head: Int32 = -1
+    #expect(pool.operations(from: head).isEmpty)
+    for i in [1, 2, 3] { pool.prepend(OpID(i), toHead: &head) }
+    #expect(pool.operations(from: head) == [3, 2, 1].map(OpID.init))
+    #expect(pool.remove(OpID(3), fromHead: &head))  // the head itself
+    #expect(!pool.remove(OpID(3), fromHead: &head))
+    #expect(pool.operations(from: head) == [2, 1].map(OpID.init))
+    pool.prepend(OpID(4), toHead: &head)  // into the freed link
+    #expect(pool.links.count == 3)
+    #expect(pool.operations(from: head) == [4, 2, 1].map(OpID.init))
+    #expect(pool.remove(OpID(1), fromHead: &head) && pool.remove(OpID(4), fromHead: &head) && pool.remove(OpID(2), fromHead: &head))
+    #expect(head == -1 && pool.operations(from: head).isEmpty)
+  }
+
+  @Test("The oldest dependent, kept beside the pooled list, is read and released first; removed, the next oldest is")
+  func oldestDependentKeptApart() throws {
+    var w = World()
+    let q = try w.createQueue(name: "serial", maxConcurrent: 1)
+    let root = try w.createOperation(OperationSpec(name: "root", duration: 2))
+    let ids = try ["d1", "d2", "d3"].map { try w.createOperation(OperationSpec(name: $0), dependencies: [root]) }
+    #expect(w.edges.links.count == 3 + 2)  // three dependency links; the first dependent needs none
+    #expect(w.dependents(of: root) == ids)
+    try w.removeDependency(ids[0], on: root)  // the oldest
+    #expect(w.dependents(of: root) == [ids[1], ids[2]])
+    try w.addDependency(ids[0], on: root)  // now the newest, after the pooled ones
+    #expect(w.dependents(of: root) == [ids[1], ids[2], ids[0]])
+    for id in ids { try w.removeDependency(id, on: root) }
+    #expect(w.dependents(of: root).isEmpty)
+    for id in [ids[2], ids[0], ids[1]] { try w.addDependency(id, on: root) }  // the first is kept apart again
+    #expect(w.dependents(of: root) == [ids[2], ids[0], ids[1]])
+    try w.removeDependency(ids[2], on: root)
+    #expect(w.dependents(of: root) == [ids[0], ids[1]])
+    #expect(w.invariantViolations().isEmpty)
+    try w.suspend(q)
+    for id in ids { try w.enqueue(id, on: q) }
+    try w.enqueue(root, on: q)
+    let mark = w.trace.count
+    try w.resume(q)
+    w.runUntilIdle()
+    // d3 no longer waits for root; d1 and d2 become ready in the order of root's edges.
+    #expect(w.lines(from: mark) == [
+      "0 serial resumed", "0 d3 started",
+      "1 d3 finished", "1 root started",
+      "3 root finished", "3 d1 ready", "3 d2 ready", "3 d1 started",
+      "4 d1 finished", "4 d2 started",
+      "5 d2 finished",
+    ])
+    #expect(w.invariantViolations().isEmpty)
+  }
+
   @Test("Dependents become ready in the order their edges were added (the list is stored newest first), and start by place")
   func releaseOrder() throws {
     var w = World()

@@ -155,7 +155,7 @@ extension World {
   /// cycle, rule 10).
   func waitsForDependencies(_ slot: Int) -> Bool {
     let phase = operations[slot].phase
-    return phase != .finished && phase != .executing && !operations[slot].dispatched && !operations[slot].dependenciesIgnored
+    return phase != .finished && phase != .executing && !operations[slot].dispatched && !readiness[slot].ignoresDependencies
   }
 
   /// Dependency cycles among operations that wait for their dependencies (see

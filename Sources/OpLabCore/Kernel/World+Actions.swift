@@ -181,7 +181,7 @@ extension World {
     // A cycle holds only operations that wait for their dependencies: not one that has
     // started, finished, or was cancelled before starting (it ignores them, rule 13).
     let mayCloseCycle = waitsForDependencies(op.slot) && waitsForDependencies(dep.slot)
-      && (op == dep || !operations[op.slot].dependentList.isEmpty)
+      && (op == dep || hasDependents(op))
     let started = operations[op.slot].phase == .executing || operations[op.slot].isFinished || operations[op.slot].dispatched
     link(op, on: dep, reason: started ? .alreadyStarted : .command)
     if mayCloseCycle, dependsTransitively(dep, on: op) {
@@ -198,14 +198,14 @@ extension World {
     guard edges.remove(dep, from: &operations[op.slot].dependencyList) else {
       throw .notADependency(operation: operations[op.slot].name, dependency: operations[dep.slot].name)
     }
-    edges.remove(op, from: &operations[dep.slot].dependentList)
+    removeDependent(op, from: dep)
     record(.dependencyRemoved(dep), op: op, reason: .command)
     guard !operations[dep.slot].isFinished else { return }
     guard platform == .apple else {
       operations[op.slot].stranded = true
       return
     }
-    operations[op.slot].unfinishedCount -= 1
+    readiness[op.slot].unfinishedCount -= 1
     becomeReadyIfPossible(op, reason: .dependencyRemoved(dep))
     settle()
   }
@@ -231,7 +231,7 @@ extension World {
       // once, outside the slots, and operations the queue dispatches meanwhile wait behind it.
       operations[id.slot].queue = q
       operations[id.slot].enqueuedAt = now
-      operations[id.slot].phase = .ready
+      setPhase(id, .ready)
       record(.enqueued, op: id, queue: q, from: .created, to: .pending, reason: .emptyQueueBarrier)
       record(.ready, op: id, queue: q, from: .pending, to: .ready, reason: .noUnfinishedDependencies)
       queues[q.slot].dispatchBarrier = id
@@ -318,6 +318,7 @@ extension World {
   mutating func newOperation(_ spec: OperationSpec, nameHash: Int? = nil, reason: Reason) -> OpID {
     let id = OpID(operations.count)
     operations.append(OperationRecord(spec: spec))
+    readiness.append(Readiness())
     opNames.insert(id, named: spec.name, hash: nameHash ?? spec.name.hashValue, in: operations)
     record(.created, op: id, to: .created, reason: reason)
     return id
@@ -334,14 +335,15 @@ extension World {
   /// Adds the edge op → dep and counts it when it blocks.
   mutating func link(_ op: OpID, on dep: OpID, reason: Reason) {
     edges.append(dep, to: &operations[op.slot].dependencyList)
-    edges.prepend(op, to: &operations[dep.slot].dependentList)
+    // Only `readiness` of the dependency is touched, not its (usually cold) record.
+    addDependent(op, to: dep)
     record(.dependencyAdded(dep), op: op, queue: operations[op.slot].queue, reason: reason)
     // A finished dependency does not block; an operation already handed to the dispatch queue is past waiting.
     // Stored fields, not computed ones: those were read through a copy of the whole record.
-    guard operations[dep.slot].phase != .finished, !operations[op.slot].dispatched else { return }
-    operations[op.slot].unfinishedCount += 1
-    if operations[op.slot].phase == .ready, !operations[op.slot].dependenciesIgnored, !operations[op.slot].dispatched {
-      operations[op.slot].phase = .pending
+    guard readiness[dep.slot].phase != .finished, !operations[op.slot].dispatched else { return }
+    readiness[op.slot].unfinishedCount += 1
+    if readiness[op.slot].phase == .ready, !readiness[op.slot].ignoresDependencies, !operations[op.slot].dispatched {
+      setPhase(op, .pending)
       record(.unready, op: op, queue: operations[op.slot].queue, from: .ready, to: .pending, reason: .dependencyAdded(dep))
     }
   }
@@ -365,8 +367,8 @@ extension World {
       operations[op.slot].level = QueuePriority.normal.rawValue
     }
     operations[op.slot].place = takePlace()
-    operations[op.slot].phase = .pending
-    let unfinished = operations[op.slot].dependenciesIgnored ? 0 : operations[op.slot].unfinishedCount
+    setPhase(op, .pending)
+    let unfinished = readiness[op.slot].ignoresDependencies ? 0 : readiness[op.slot].unfinishedCount
     record(.enqueued, op: op, queue: q, from: .created, to: .pending,
            reason: reason == .command && unfinished > 0 ? .waitingOnDependencies(unfinished) : reason)
     if let barrier = queues[q.slot].openBarrier, !operations[op.slot].isBarrier, operations[op.slot].mainThreadWork == nil,
@@ -379,11 +381,11 @@ extension World {
 
   /// Moves a pending operation to ready when nothing blocks it, and lets its queue pick.
   mutating func becomeReadyIfPossible(_ op: OpID, reason: Reason, pick shouldPick: Bool = true) {
-    guard operations[op.slot].phase == .pending, operations[op.slot].isReady, let q = operations[op.slot].queue else { return }
+    guard readiness[op.slot].phase == .pending, readiness[op.slot].isReady, let q = operations[op.slot].queue else { return }
     let isAsync: Bool
     if case .async = operations[op.slot].spec.kind { isAsync = true } else { isAsync = false }
     if isAsync { record(.kvoWillChange(.isReady), op: op, queue: q, reason: reason) }
-    operations[op.slot].phase = .ready
+    setPhase(op, .ready)
     record(.ready, op: op, queue: q, from: .pending, to: .ready, reason: reason)
     if isAsync { record(.kvoDidChange(.isReady), op: op, queue: q, reason: reason) }
     pushReady(op, on: q)
@@ -412,10 +414,10 @@ extension World {
     record(.cancelRequested, op: op, queue: r.queue, reason: cause)
     switch r.phase {
     case .created:
-      operations[op.slot].dependenciesIgnored = true
+      readiness[op.slot].ignoresDependencies = true
       if platform == .apple { finish(op, outcome: .cancelled, reason: .cancelledOutsideQueue) }
     case .pending, .ready:
-      operations[op.slot].dependenciesIgnored = true
+      readiness[op.slot].ignoresDependencies = true
       if r.phase == .pending {
         becomeReadyIfPossible(op, reason: .cancelledWhilePending)
       } else if let q = r.queue {

@@ -24,7 +24,12 @@ extension World {
         problems.append("\(operations[m.slot].name) is a member of \(q.name) but belongs elsewhere")
       }
     }
-    for r in operations {
+    if readiness.count != operations.count {
+      problems.append("\(readiness.count) readiness entries for \(operations.count) operations")
+    }
+    for (i, r) in zip(readiness.indices, operations) {
+      let unfinishedCount = readiness[i].unfinishedCount, isReady = readiness[i].isReady
+      if readiness[i].phase != r.phase { problems.append("\(r.name) is \(r.phase) but readiness says \(readiness[i].phase)") }
       if r.isFinished {
         if r.outcome == nil || r.finishedAt == nil { problems.append("\(r.name) finished without an outcome or time") }
         if let s = r.startedAt, let f = r.finishedAt, f < s { problems.append("\(r.name) finished before it started") }
@@ -33,15 +38,15 @@ extension World {
       }
       let unfinishedDeps = edges.operations(in: r.dependencyList).count { !operations[$0.slot].isFinished }
       let waiting = r.phase == .created || r.phase == .pending || (r.phase == .ready && !r.dispatched)
-      if waiting, Int(r.unfinishedCount) < unfinishedDeps {
-        problems.append("\(r.name) counts \(r.unfinishedCount) unfinished dependencies but has \(unfinishedDeps)")
+      if waiting, Int(unfinishedCount) < unfinishedDeps {
+        problems.append("\(r.name) counts \(unfinishedCount) unfinished dependencies but has \(unfinishedDeps)")
       }
-      if waiting, platform == .apple, !r.stranded, Int(r.unfinishedCount) != unfinishedDeps {
+      if waiting, platform == .apple, !r.stranded, Int(unfinishedCount) != unfinishedDeps {
         // On Darwin the count always equals the unfinished dependencies listed.
-        problems.append("\(r.name) counts \(r.unfinishedCount) unfinished dependencies but lists \(unfinishedDeps)")
+        problems.append("\(r.name) counts \(unfinishedCount) unfinished dependencies but lists \(unfinishedDeps)")
       }
-      if r.phase == .ready && !r.isReady { problems.append("\(r.name) is in the ready phase but not isReady") }
-      if r.phase == .pending && r.isReady { problems.append("\(r.name) is pending but isReady") }
+      if r.phase == .ready && !isReady { problems.append("\(r.name) is in the ready phase but not isReady") }
+      if r.phase == .pending && isReady { problems.append("\(r.name) is pending but isReady") }
     }
     problems += cpuViolations()
     if let first = agenda.min, first.tick < now {

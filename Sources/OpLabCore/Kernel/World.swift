@@ -45,8 +45,11 @@ public struct World: Sendable {
   public internal(set) var mainThreadWait: OpID?
 
   var cpu = CPUState()
-  /// Every dependency edge, both ways (see ``OperationRecord/dependencyList``).
+  /// Every dependency edge, both ways (see ``OperationRecord/dependencyList`` and
+  /// ``Readiness/dependents``).
   var edges = EdgePool()
+  /// Each operation's phase, unfinished count and dependents, indexed like ``operations``.
+  var readiness: [Readiness] = []
   /// A buffer `finish` reuses to release dependents oldest first (see ``finish(_:outcome:reason:)``).
   var releaseBuffer: [OpID] = []
   /// User-interface work created so far, for naming: taps, frames, waits on main.
@@ -75,7 +78,34 @@ public struct World: Sendable {
   /// What `op` depends on, in the order the dependencies were added, finished ones included (rule 7).
   public func dependencies(of op: OpID) -> [OpID] { edges.operations(in: operations[op.slot].dependencyList) }
   /// What depends on `op`, in the order the edges were added.
-  public func dependents(of op: OpID) -> [OpID] { edges.operations(in: operations[op.slot].dependentList).reversed() }
+  public func dependents(of op: OpID) -> [OpID] {
+    let first = readiness[op.slot].firstDependent
+    return (first >= 0 ? [OpID(Int(first))] : []) + edges.operations(from: readiness[op.slot].dependents).reversed()
+  }
+  /// Whether anything depends on `op`.
+  func hasDependents(_ op: OpID) -> Bool { readiness[op.slot].firstDependent >= 0 || readiness[op.slot].dependents >= 0 }
+
+  /// Files `op` among the operations that depend on `dep`, as the newest.
+  mutating func addDependent(_ op: OpID, to dep: OpID) {
+    if readiness[dep.slot].firstDependent < 0, readiness[dep.slot].dependents < 0 {
+      readiness[dep.slot].firstDependent = op.index
+    } else {
+      edges.prepend(op, toHead: &readiness[dep.slot].dependents)
+    }
+  }
+
+  /// Removes the newest edge from `op` to `dep` among `dep`'s dependents.
+  mutating func removeDependent(_ op: OpID, from dep: OpID) {
+    if !edges.remove(op, fromHead: &readiness[dep.slot].dependents), readiness[dep.slot].firstDependent == op.index {
+      readiness[dep.slot].firstDependent = -1
+    }
+  }
+  /// `isReady`: no unfinished dependency is counted against the operation (or, cancelled
+  /// before it started, it ignores them). Like the real flag, this is independent of the
+  /// phase: a finished operation is ready.
+  public func isReady(_ op: OpID) -> Bool { readiness[op.slot].isReady }
+  /// Unfinished dependencies still counted against `isReady`.
+  func unfinishedCount(of op: OpID) -> Int { Int(readiness[op.slot].unfinishedCount) }
   /// Looks an operation up by name.
   public func operationID(named name: String) -> OpID? { opNames.find(name, in: operations) }
   /// Looks a queue up by name.
@@ -122,6 +152,17 @@ public struct World: Sendable {
   /// The next tick at which something is scheduled to happen, if any.
   public var nextEventTick: Tick? { agenda.min?.tick }
 
+  /// Makes room for `operations` more operations and `dependencies` more dependency
+  /// edges, so a world built in bulk (a long script, a benchmark's DAG) grows its arrays
+  /// once instead of doubling them, like `Array.reserveCapacity`. Nothing else changes.
+  public mutating func reserveCapacity(operations more: Int, dependencies edgesMore: Int = 0) {
+    guard more > 0 || edgesMore > 0 else { return }
+    self.operations.reserveCapacity(self.operations.count + Swift.max(0, more))
+    readiness.reserveCapacity(self.operations.count + Swift.max(0, more))
+    opNames.reserveCapacity(self.operations.count + Swift.max(0, more), in: self.operations)
+    edges.links.reserveCapacity(edges.links.count + 2 * Swift.max(0, edgesMore))
+  }
+
   // MARK: - Recording
 
   @discardableResult
@@ -131,6 +172,12 @@ public struct World: Sendable {
   ) -> Int {
     trace.append(Event(tick: now, kind: kind, op: op, queue: queue, from: from, to: to, reason: reason))
     return trace.count - 1
+  }
+
+  /// Moves an operation to a phase, in its record and in ``readiness``.
+  mutating func setPhase(_ op: OpID, _ phase: OpPhase) {
+    operations[op.slot].phase = phase
+    readiness[op.slot].phase = phase
   }
 
   /// `now + ticks`, saturating at `Tick.max` rather than overflowing.

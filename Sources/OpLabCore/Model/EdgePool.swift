@@ -30,6 +30,24 @@ struct EdgePool: Sendable {
     list.head = index
   }
 
+  /// Puts `op` at the front of the list that starts at `head`, a list kept by its head
+  /// alone (it is only ever prepended to, removed from and read).
+  mutating func prepend(_ op: OpID, toHead head: inout Int32) {
+    head = take(Link(op: op, next: head))
+  }
+
+  /// Removes the first `op` from the list that starts at `head`.
+  /// - Returns: whether it was there.
+  @discardableResult
+  mutating func remove(_ op: OpID, fromHead head: inout Int32) -> Bool {
+    var list = EdgeList(head: head, tail: -1)
+    defer { head = list.head }
+    return remove(op, from: &list)
+  }
+
+  /// The operations in the list that starts at `head`, in order.
+  func operations(from head: Int32) -> [OpID] { operations(in: EdgeList(head: head, tail: -1)) }
+
   /// Stores a new link, in a freed place if there is one.
   private mutating func take(_ link: Link) -> Int32 {
     if let reused = free.popLast() {

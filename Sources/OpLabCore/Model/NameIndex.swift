@@ -42,15 +42,25 @@ struct NameIndex: Sendable {
   /// is named `name`, whose `hashValue` is `hash`.
   mutating func insert(_ id: OpID, named name: String, hash: Int, in operations: [OperationRecord]) {
     precondition(Int(id.index) == count, "operations are filed in creation order")
-    if (count + 1) * 2 > slots.count {
-      // Refiled in creation order, which reads the records front to back rather than
-      // jumping about them in the order of the old slots.
-      slots = [Int32](repeating: -1, count: Swift.max(16, slots.count * 2))
-      tags = [UInt8](repeating: 0, count: slots.count)
-      for index in 0..<count { place(Int32(index), hash: operations[index].spec.name.hashValue) }
-    }
+    if (count + 1) * 2 > slots.count { rehash(size: Swift.max(16, slots.count * 2), in: operations) }
     place(id.index, hash: hash)
     count += 1
+  }
+
+  /// Grows the table now so that `total` operations fit without a rehash.
+  mutating func reserveCapacity(_ total: Int, in operations: [OperationRecord]) {
+    var size = Swift.max(16, slots.count)
+    while (total + 1) * 2 > size { size *= 2 }
+    guard size > slots.count else { return }
+    rehash(size: size, in: operations)
+  }
+
+  private mutating func rehash(size: Int, in operations: [OperationRecord]) {
+    // Refiled in creation order, which reads the records front to back rather than
+    // jumping about them in the order of the old slots.
+    slots = [Int32](repeating: -1, count: size)
+    tags = [UInt8](repeating: 0, count: size)
+    for index in 0..<count { place(Int32(index), hash: operations[index].spec.name.hashValue) }
   }
 
   private mutating func place(_ index: Int32, hash: Int) {

@@ -9,8 +9,6 @@ public struct OperationRecord: Sendable {
 
   /// What the learner defined.
   public internal(set) var spec: OperationSpec
-  /// Unfinished dependencies still counted against readiness.
-  var unfinishedCount: Int32 = 0
   var cancelledTick = Self.notYet
   var enqueuedTick = Self.notYet
   var startedTick = Self.notYet
@@ -20,9 +18,6 @@ public struct OperationRecord: Sendable {
   /// Dependencies in the order they were added, finished ones included (rule 7); read
   /// them with ``World/dependencies(of:)``.
   var dependencyList = EdgeList()
-  /// Operations that depend on this one, newest edge first: built by prepending (see
-  /// ``EdgePool/prepend(_:to:)``); ``World/dependents(of:)`` reads them oldest first.
-  var dependentList = EdgeList()
   /// Bumped whenever scheduled wake-ups for this operation become stale.
   var generation: UInt32 = 0
   /// BlockOperation blocks finished so far.
@@ -32,7 +27,8 @@ public struct OperationRecord: Sendable {
   /// ``mainThreadWork`` as one integer (see ``MainThreadWork/code``).
   var mainThreadWorkCode: Int32 = MainThreadWork.noneCode
   var flags = Flags()
-  /// The public phase.
+  /// The public phase. ``World/readiness`` keeps a copy, which the kernel reads on its hot
+  /// paths; both change together, through ``World/setPhase(_:_:)``.
   public internal(set) var phase: OpPhase = .created
   /// How it ended, once finished.
   public internal(set) var outcome: Outcome?
@@ -45,7 +41,6 @@ public struct OperationRecord: Sendable {
     static let cancelled = Flags(rawValue: 1 << 0)
     static let barrier = Flags(rawValue: 1 << 1)
     static let completionRunning = Flags(rawValue: 1 << 2)
-    static let dependenciesIgnored = Flags(rawValue: 1 << 3)
     static let jammed = Flags(rawValue: 1 << 4)
     static let holdsSlot = Flags(rawValue: 1 << 5)
     static let stranded = Flags(rawValue: 1 << 6)
@@ -72,11 +67,6 @@ public struct OperationRecord: Sendable {
   public internal(set) var completionRunning: Bool {
     get { has(.completionRunning) }
     set { set(.completionRunning, newValue) }
-  }
-  /// Set by `cancel()` on an operation that has not started: dependencies are ignored (rule 13).
-  var dependenciesIgnored: Bool {
-    get { has(.dependenciesIgnored) }
-    set { set(.dependenciesIgnored, newValue) }
   }
   /// Whether the work ended without calling `finish()` (an async operation's jam).
   public internal(set) var jammed: Bool {
@@ -140,10 +130,6 @@ public struct OperationRecord: Sendable {
 
   init(spec: OperationSpec) { self.spec = spec }
 
-  /// `isReady`: no unfinished dependency is counted against it.
-  ///
-  /// Like the real flag, this is independent of the phase: a finished operation is ready.
-  public var isReady: Bool { dependenciesIgnored || unfinishedCount == 0 }
   /// `isFinished`.
   public var isFinished: Bool { phase == .finished }
   /// `isExecuting`: started, not finished, and not a cancelled operation being skipped.
@@ -152,4 +138,33 @@ public struct OperationRecord: Sendable {
   public var name: String { spec.name }
   /// The priority level it is filed under in its queue (`nil` for a barrier, or before enqueueing).
   public var filedPriority: QueuePriority? { queue == nil || isBarrier ? nil : QueuePriority(rawValue: level) }
+}
+
+/// What the scheduler reads of an operation at random: its phase, the dependencies still
+/// counted against `isReady`, whether it ignores them, and what depends on it.
+///
+/// Kept apart from ``OperationRecord`` in one dense array (``World/readiness``, 16 bytes an
+/// operation), so that releasing a finished operation's dependents and linking a new one
+/// to an old one read 16 MB at a million operations rather than jumping about 136 MB of
+/// records: at that size most of those reads were cache misses (a profile of the benchmark
+/// put half of `finish` and most of `link` on them). The oldest dependent is kept here
+/// too, so the usual operation, with one dependent or none, needs no link in the pool.
+struct Readiness: Sendable {
+  /// Unfinished dependencies still counted against readiness.
+  var unfinishedCount: Int32 = 0
+  /// The index of the oldest operation that depends on this one, or -1 (none, or removed).
+  /// Older than every one in ``dependents``.
+  var firstDependent: Int32 = -1
+  /// The first link in ``World/edges`` of the later operations that depend on this one,
+  /// newest edge first (built by prepending), or -1. ``World/dependents(of:)`` reads
+  /// ``firstDependent`` and then these, oldest first.
+  var dependents: Int32 = -1
+  /// A copy of ``OperationRecord/phase``.
+  var phase: OpPhase = .created
+  /// Set by `cancel()` on an operation that has not started: dependencies are ignored (rule 13).
+  var ignoresDependencies = false
+
+  /// `isReady`: no unfinished dependency is counted against it. Like the real flag, this
+  /// is independent of the phase: a finished operation is ready.
+  var isReady: Bool { ignoresDependencies || unfinishedCount == 0 }
 }
