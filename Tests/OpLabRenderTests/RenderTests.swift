@@ -288,6 +288,15 @@ import Testing
     assertSnapshot(text, named: "views-ascii")
   }
 
+  @Test("The ASCII fold replaces each drawing symbol, keeps ASCII and other text as it is, and leaves a symbol carrying a mark")
+  func asciiFold() {
+    #expect(ASCIIFold.fold("✓ ✗ ← → ⟲ — … ‖ ↩ ░ █ ▓ ·") == "v x <- -> @ - ... | r - # = .")
+    #expect(ASCIIFold.fold("plain ascii, untouched") == "plain ascii, untouched")
+    #expect(ASCIIFold.fold("café → naïve") == "café -> naïve")  // only the arrow is a symbol of the views
+    #expect(ASCIIFold.fold("\u{2713}\u{301}x→") == "\u{2713}\u{301}x->")  // ✓ with an accent is another character
+    #expect(ASCIIFold.fold("") == "")
+  }
+
   @Test("Colour marks only the timeline's glyphs, and never reaches plain text")
   func colour() {
     #expect(Colorizer.timeline("  d1 ██✓") == "  d1 \u{1B}[32m█\u{1B}[0m\u{1B}[32m█\u{1B}[0m\u{1B}[1;32m✓\u{1B}[0m")
