@@ -173,13 +173,17 @@ struct Writer {
   let buffer: UnsafeMutableBufferPointer<UInt8>
   var position: Int
 
-  mutating func byte(_ b: UInt8) {
+  @inline(__always) mutating func byte(_ b: UInt8) {
     buffer[position] = b
     position += 1
   }
 
-  mutating func varint(_ value: UInt64) {
+  @inline(__always) mutating func varint(_ value: UInt64) {
     var v = value
+    if v < 0x80 {  // most values: a tick step, an index, a small payload
+      byte(UInt8(truncatingIfNeeded: v))
+      return
+    }
     while v >= 0x80 {
       byte(UInt8(truncatingIfNeeded: v) | 0x80)
       v >>= 7
@@ -188,7 +192,7 @@ struct Writer {
   }
 
   /// Signed values, zigzag-encoded so small negatives stay short.
-  mutating func signed(_ value: Int64) {
+  @inline(__always) mutating func signed(_ value: Int64) {
     varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
   }
 }
