@@ -142,3 +142,28 @@ import Testing
     #expect(w.invariantViolations().isEmpty)
   }
 }
+
+/// A queue's ready entries: one heap per level, each by place.
+@Suite struct ReadyQueueTests {
+  @Test("Entries come out best first: the higher level, then the earlier place, whatever the order they went in")
+  func order() {
+    let entries = [
+      ReadyEntry(level: 0, place: 7, op: OpID(1)), ReadyEntry(level: 8, place: 9, op: OpID(2)),
+      ReadyEntry(level: -8, place: 1, op: OpID(3)), ReadyEntry(level: 0, place: 3, op: OpID(4)),
+      ReadyEntry(level: 12, place: 20, op: OpID(5)), ReadyEntry(level: 8, place: 2, op: OpID(6)),
+      ReadyEntry(level: 0, place: UInt32.max, op: OpID(Int(Int32.max))),
+    ]
+    var q = ReadyQueue()
+    for e in entries { q.insert(e) }
+    #expect(q.count == entries.count)
+    #expect(q.unordered.sorted(by: >) == entries.sorted(by: >))
+    #expect(q.max == ReadyEntry(level: 12, place: 20, op: OpID(5)))
+    var out: [ReadyEntry] = []
+    while let e = q.popMax() { out.append(e) }
+    #expect(out == entries.sorted(by: >))  // ReadyEntry's own order: greater is better
+    #expect(q.count == 0 && q.max == nil && q.popMax() == nil)
+    var rebuilt = ReadyQueue(entries.filter { $0.level == 0 })
+    #expect(rebuilt.popMax()?.op == OpID(4))
+    #expect(rebuilt.count == 2)
+  }
+}

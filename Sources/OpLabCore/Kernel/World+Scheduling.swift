@@ -44,7 +44,7 @@ extension World {
     queues[q.slot].staleReadyEntries += 1
     let stale = queues[q.slot].staleReadyEntries
     guard stale >= 32, stale * 2 >= queues[q.slot].readyHeap.count else { return }
-    queues[q.slot].readyHeap = Heap(queues[q.slot].readyHeap.unordered.filter { isCurrent($0, in: q) })
+    queues[q.slot].readyHeap = ReadyQueue(queues[q.slot].readyHeap.unordered.filter { isCurrent($0, in: q) })
     queues[q.slot].staleReadyEntries = 0
   }
 

@@ -22,7 +22,7 @@ public struct QueueRecord: Sendable {
   /// How many of `members` are finished; used to compact `members` lazily.
   var finishedMembers = 0
   /// Ready operations not yet started, best first (lazy deletion: stale entries are skipped).
-  var readyHeap = Heap<ReadyEntry>()
+  var readyHeap = ReadyQueue()
   /// Entries of `readyHeap` known to have gone stale since it was last compacted (dropped
   /// frames, which would otherwise pile up behind a main thread that never frees).
   var staleReadyEntries = 0
@@ -69,5 +69,68 @@ struct ReadyEntry: Comparable, Sendable {
     // "Greater" is better: popMax returns the next operation to start.
     if a.level != b.level { return a.level < b.level }
     return a.place > b.place
+  }
+}
+
+/// A queue's ready entries, best first: higher level, then earlier place.
+///
+/// One heap per level in use (a queue has at most six: five priorities and the barrier
+/// level), each ordered by place alone, so an entry is a single 8-byte integer (its place
+/// in the high half, its operation in the low) compared in one instruction. One heap of
+/// 12-byte `ReadyEntry` values compared field by field was a fifth of a million-operation
+/// run's simulation; its entries were half again as big.
+struct ReadyQueue: Sendable {
+  /// The levels in use, best first, and their heaps.
+  private var levels: [Int8] = []
+  private var heaps: [Heap<UInt64>] = []
+  /// Entries in all levels, stale ones included.
+  private(set) var count = 0
+
+  init() {}
+
+  init(_ entries: some Sequence<ReadyEntry>) {
+    for e in entries { insert(e) }
+  }
+
+  private static func key(_ e: ReadyEntry) -> UInt64 { UInt64(e.place) << 32 | UInt64(UInt32(bitPattern: e.op.index)) }
+
+  private static func entry(_ key: UInt64, level: Int8) -> ReadyEntry {
+    ReadyEntry(level: level, place: UInt32(truncatingIfNeeded: key >> 32), op: OpID(Int(Int32(bitPattern: UInt32(truncatingIfNeeded: key)))))
+  }
+
+  mutating func insert(_ e: ReadyEntry) {
+    count += 1
+    var i = 0
+    while i < levels.count, levels[i] > e.level { i += 1 }
+    if i == levels.count || levels[i] != e.level {
+      levels.insert(e.level, at: i)
+      heaps.insert(Heap(), at: i)
+    }
+    heaps[i].insert(Self.key(e))
+  }
+
+  /// The best entry, if any.
+  var max: ReadyEntry? {
+    for i in heaps.indices { if let k = heaps[i].min { return Self.entry(k, level: levels[i]) } }
+    return nil
+  }
+
+  /// Removes and returns the best entry, if any.
+  mutating func popMax() -> ReadyEntry? {
+    for i in heaps.indices {
+      if let k = heaps[i].popMin() {
+        count -= 1
+        return Self.entry(k, level: levels[i])
+      }
+    }
+    return nil
+  }
+
+  /// Every entry, in no particular order.
+  var unordered: [ReadyEntry] {
+    var out: [ReadyEntry] = []
+    out.reserveCapacity(count)
+    for i in heaps.indices { out += heaps[i].unordered.map { Self.entry($0, level: levels[i]) } }
+    return out
   }
 }
