@@ -48,6 +48,17 @@ import Testing
     #expect(pool.operations(in: b) == [OpID(9)])
   }
 
+  /// Enqueues `ops` in order on the suspended queue `q`, resumes it and runs to the end.
+  /// - Returns: the trace mark before the resume.
+  static func enqueueSuspendedThenRun(_ ops: [OpID], on q: QueueID, in w: inout World) throws -> Int {
+    try w.suspend(q)
+    for op in ops { try w.enqueue(op, on: q) }
+    let mark = w.trace.count
+    try w.resume(q)
+    w.runUntilIdle()
+    return mark
+  }
+
   @Test("A list kept by its head alone reads newest first, through removals, and reuses freed links")
   func headOnly() {
     var pool = EdgePool()
@@ -84,12 +95,7 @@ import Testing
     try w.removeDependency(ids[2], on: root)
     #expect(w.dependents(of: root) == [ids[0], ids[1]])
     #expect(w.invariantViolations().isEmpty)
-    try w.suspend(q)
-    for id in ids { try w.enqueue(id, on: q) }
-    try w.enqueue(root, on: q)
-    let mark = w.trace.count
-    try w.resume(q)
-    w.runUntilIdle()
+    let mark = try Self.enqueueSuspendedThenRun(ids + [root], on: q, in: &w)
     // d3 no longer waits for root; d1 and d2 become ready in the order of root's edges.
     #expect(w.lines(from: mark) == [
       "0 serial resumed", "0 d3 started",
@@ -111,12 +117,7 @@ import Testing
     try w.removeDependency(ids[2], on: root)
     try w.addDependency(ids[2], on: root)  // d4's edge is now the newest
     #expect(w.dependents(of: root) == [ids[0], ids[1], ids[3], ids[2]])
-    try w.suspend(q)
-    for id in ids { try w.enqueue(id, on: q) }
-    try w.enqueue(root, on: q)
-    let mark = w.trace.count
-    try w.resume(q)
-    w.runUntilIdle()
+    let mark = try Self.enqueueSuspendedThenRun(ids + [root], on: q, in: &w)
     // They become ready in the order of root's edges (d4's is the newest), and start in
     // the order they were enqueued: same priority, and a pending operation keeps its place.
     #expect(w.lines(from: mark) == [
