@@ -3,7 +3,8 @@
 /// The timeline has its own ASCII glyph set; this covers the sentences and tables
 /// (arrows, check marks, dashes) so that no view prints anything else.
 public enum ASCIIFold {
-  /// The ASCII for a symbol the views draw with, or `nil` for any other scalar. A switch on
+  /// The ASCII for a symbol the views draw with, or `nil` for any other scalar (the
+  /// symbols, and the one character canonically equivalent to one of them). A switch on
   /// the scalar's value, not a `[Character: String]`: hashing every character of every reply
   /// was a tenth of the interpreter fuzz target's time.
   static func replacement(for scalar: Unicode.Scalar) -> String? {
@@ -20,7 +21,7 @@ public enum ASCIIFold {
     case 0x2591: "-"  // ░
     case 0x2588: "#"  // █
     case 0x2593: "="  // ▓
-    case 0x00B7: "."  // ·
+    case 0x00B7, 0x0387: "."  // ·, and the Greek ano teleia, which is canonically the same character
     default: nil
     }
   }

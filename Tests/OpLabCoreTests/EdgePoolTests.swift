@@ -107,6 +107,49 @@ import Testing
     #expect(w.invariantViolations().isEmpty)
   }
 
+  @Test("A barrier's link that repeats an explicit dependency is a second edge: removing one removes the newer, and the other still holds")
+  func duplicateEdgeThroughBarrier() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let a = try w.addOperation(OperationSpec(name: "a", duration: 2), to: q)
+    let barrier = try w.addBarrier(to: q)
+    let x = try w.createOperation(OperationSpec(name: "x"), dependencies: [barrier])  // x is the barrier's oldest dependent
+    try w.enqueue(x, on: q)  // the open barrier links x to itself again
+    #expect(w.dependents(of: barrier) == [x, x])
+    #expect(w.dependencies(of: x) == [barrier, barrier])
+    #expect(w.unfinishedCount(of: x) == 2)
+    try w.removeDependency(x, on: barrier)
+    #expect(w.dependents(of: barrier) == [x] && w.dependencies(of: x) == [barrier])
+    #expect(w.unfinishedCount(of: x) == 1 && !w.isReady(x))
+    #expect(w.invariantViolations().isEmpty)
+    let mark = w.trace.count
+    w.runUntilIdle()
+    #expect(w.lines(from: mark) == [
+      "2 a finished", "2 q.barrier1 ready", "2 q.barrier1 started",
+      "3 q.barrier1 finished", "3 x ready", "3 x started",
+      "4 x finished",
+    ])
+    #expect(w.invariantViolations().isEmpty)
+    _ = a
+  }
+
+  @Test("The invariants notice a dependent list that no longer matches the dependency lists")
+  func invariantsCatchADriftingDependentList() throws {
+    var w = World()
+    let a = try w.createOperation(OperationSpec(name: "a"))
+    let b = try w.createOperation(OperationSpec(name: "b"), dependencies: [a])
+    #expect(w.invariantViolations().isEmpty)
+    var drifted = w
+    drifted.readiness[a.slot].firstDependent = -1
+    #expect(drifted.invariantViolations() == ["b lists a as a dependency 1 more times than a lists it as a dependent"])
+    drifted = w
+    drifted.addDependent(b, to: a)
+    #expect(drifted.invariantViolations() == ["b lists a as a dependency 1 fewer times than a lists it as a dependent"])
+    drifted = w
+    drifted.readiness[b.slot].phase = .ready
+    #expect(drifted.invariantViolations().contains("b is created but readiness says ready"))
+  }
+
   @Test("Dependents become ready in the order their edges were added (the list is stored newest first), and start by place")
   func releaseOrder() throws {
     var w = World()
@@ -163,6 +206,12 @@ import Testing
     while let e = q.popMax() { out.append(e) }
     #expect(out == entries.sorted(by: >))  // ReadyEntry's own order: greater is better
     #expect(q.count == 0 && q.max == nil && q.popMax() == nil)
+    // A level emptied by a pop gives way to the next one.
+    var two = ReadyQueue([ReadyEntry(level: 4, place: 5, op: OpID(1)), ReadyEntry(level: -4, place: 1, op: OpID(2))])
+    #expect(two.popMax()?.op == OpID(1))
+    #expect(two.max?.op == OpID(2) && two.count == 1)
+    two.insert(ReadyEntry(level: 4, place: 9, op: OpID(3)))
+    #expect(two.max?.op == OpID(3))
     var rebuilt = ReadyQueue(entries.filter { $0.level == 0 })
     #expect(rebuilt.popMax()?.op == OpID(4))
     #expect(rebuilt.count == 2)

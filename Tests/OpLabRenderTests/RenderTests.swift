@@ -295,6 +295,7 @@ import Testing
     #expect(ASCIIFold.fold("café → naïve") == "café -> naïve")  // only the arrow is a symbol of the views
     #expect(ASCIIFold.fold("\u{2713}\u{301}x→") == "\u{2713}\u{301}x->")  // ✓ with an accent is another character
     #expect(ASCIIFold.fold("") == "")
+    #expect(ASCIIFold.fold("x\u{387}") == "x.")  // U+0387 is canonically U+00B7, as a Character compares it
   }
 
   @Test("Colour marks only the timeline's glyphs, and never reaches plain text")

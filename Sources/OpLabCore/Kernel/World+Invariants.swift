@@ -5,7 +5,9 @@ extension World {
   /// Checked: slot counts match executing operations; no queue runs more than its
   /// limit unless the limit was lowered under it; finished operations have an outcome
   /// and times in order; readiness counts match unfinished dependencies (except the
-  /// Linux `removeDependency` strand); the agenda holds nothing in the past.
+  /// Linux `removeDependency` strand); each phase and its copy in ``readiness`` agree;
+  /// every dependency edge is listed as often on both sides (as a dependency of one
+  /// operation and a dependent of the other); the agenda holds nothing in the past.
   /// - Complexity: O(operations + dependencies + agenda).
   public func invariantViolations() -> [String] {
     var problems: [String] = []
@@ -26,6 +28,17 @@ extension World {
     }
     if readiness.count != operations.count {
       problems.append("\(readiness.count) readiness entries for \(operations.count) operations")
+    }
+    // Each edge dep → op: +1 where op lists dep as a dependency, -1 where dep lists op as a dependent.
+    var balance: [Int64: Int] = [:]
+    func edge(_ dep: OpID, _ op: OpID) -> Int64 { Int64(dep.index) << 32 | Int64(UInt32(bitPattern: op.index)) }
+    for i in operations.indices {
+      for dep in dependencies(of: OpID(i)) { balance[edge(dep, OpID(i)), default: 0] += 1 }
+      for dependent in dependents(of: OpID(i)) { balance[edge(OpID(i), dependent), default: 0] -= 1 }
+    }
+    for (key, surplus) in balance.sorted(by: { $0.key < $1.key }) where surplus != 0 {
+      let dep = operations[Int(key >> 32)].name, op = operations[Int(Int32(truncatingIfNeeded: key))].name
+      problems.append("\(op) lists \(dep) as a dependency \(surplus > 0 ? "\(surplus) more" : "\(-surplus) fewer") times than \(dep) lists it as a dependent")
     }
     for (i, r) in zip(readiness.indices, operations) {
       let unfinishedCount = readiness[i].unfinishedCount, isReady = readiness[i].isReady

@@ -155,12 +155,15 @@ public struct World: Sendable {
   /// Makes room for `operations` more operations and `dependencies` more dependency
   /// edges, so a world built in bulk (a long script, a benchmark's DAG) grows its arrays
   /// once instead of doubling them, like `Array.reserveCapacity`. Nothing else changes.
+  /// Requests beyond what an ``OpID`` can number are cut to that.
   public mutating func reserveCapacity(operations more: Int, dependencies edgesMore: Int = 0) {
-    guard more > 0 || edgesMore > 0 else { return }
-    self.operations.reserveCapacity(self.operations.count + Swift.max(0, more))
-    readiness.reserveCapacity(self.operations.count + Swift.max(0, more))
-    opNames.reserveCapacity(self.operations.count + Swift.max(0, more), in: self.operations)
-    edges.links.reserveCapacity(edges.links.count + 2 * Swift.max(0, edgesMore))
+    let limit = Int(Int32.max)
+    let total = self.operations.count + Swift.min(Swift.max(0, more), limit - self.operations.count)
+    let links = edges.links.count + 2 * Swift.min(Swift.max(0, edgesMore), limit / 2)
+    self.operations.reserveCapacity(total)
+    readiness.reserveCapacity(total)
+    opNames.reserveCapacity(total, in: self.operations)
+    edges.links.reserveCapacity(links)
   }
 
   // MARK: - Recording

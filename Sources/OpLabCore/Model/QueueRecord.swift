@@ -88,8 +88,13 @@ struct ReadyQueue: Sendable {
 
   init() {}
 
+  /// The entries as one queue, each level's heap built in one pass.
   init(_ entries: some Sequence<ReadyEntry>) {
-    for e in entries { insert(e) }
+    var byLevel: [Int8: [UInt64]] = [:]
+    for e in entries { byLevel[e.level, default: []].append(Self.key(e)) }
+    levels = byLevel.keys.sorted(by: >)
+    heaps = levels.map { Heap(byLevel[$0] ?? []) }
+    count = heaps.reduce(0) { $0 + $1.count }
   }
 
   private static func key(_ e: ReadyEntry) -> UInt64 { UInt64(e.place) << 32 | UInt64(UInt32(bitPattern: e.op.index)) }
