@@ -158,9 +158,10 @@ extension World {
       record(.kvoDidChange(.isFinished), op: op, queue: q, reason: reason)
     }
 
-    // Dependents are released in the order their edges were added; the list reads newest
-    // first (and the oldest is kept apart), so they are copied out and walked backwards. The buffer is reused (taken out of
-    // the world meanwhile, so a finish this one causes gets a buffer of its own).
+    // Dependents are released in the order their edges were added; the pooled list reads
+    // newest first and the oldest is kept apart, so they are copied out (the oldest last)
+    // and walked backwards. The buffer is reused (taken out of the world meanwhile, so a
+    // finish this one causes gets a buffer of its own).
     var released = releaseBuffer
     releaseBuffer = []
     released.removeAll(keepingCapacity: true)

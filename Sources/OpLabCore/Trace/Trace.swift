@@ -180,10 +180,6 @@ struct Writer {
 
   @inline(__always) mutating func varint(_ value: UInt64) {
     var v = value
-    if v < 0x80 {  // most values: a tick step, an index, a small payload
-      byte(UInt8(truncatingIfNeeded: v))
-      return
-    }
     while v >= 0x80 {
       byte(UInt8(truncatingIfNeeded: v) | 0x80)
       v >>= 7
