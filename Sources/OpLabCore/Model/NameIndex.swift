@@ -9,7 +9,7 @@
 /// Names compare as Swift strings do (canonically equivalent spellings are one name),
 /// with `String.hashValue`; lookups do not depend on its per-process seed.
 struct NameIndex: Sendable {
-  /// Operation indices; -1 is an empty slot. The count is 0 or a power of two.
+  /// Operation indices; -1 is an empty slot (whose tag is 0). The count is 0 or a power of two.
   private var slots: [Int32] = []
   /// The tag of the name filed in each slot (see ``tag(_:)``).
   private var tags: [UInt8] = []
@@ -31,7 +31,10 @@ struct NameIndex: Sendable {
     let tag = Self.tag(hash)
     let mask = slots.count - 1
     var i = hash & mask
-    while slots[i] >= 0 {
+    // The probe walks the tags alone (an empty slot's tag is 0): at a million operations
+    // they are 2 MB, which stays in cache, where the indices are 8 MB, which does not.
+    // Filing a new name (the common lookup) then reads no index at all.
+    while tags[i] != 0 {
       if tags[i] == tag, operations[Int(slots[i])].spec.name == name { return OpID(Int(slots[i])) }
       i = (i + 1) & mask
     }
@@ -66,7 +69,7 @@ struct NameIndex: Sendable {
   private mutating func place(_ index: Int32, hash: Int) {
     let mask = slots.count - 1
     var i = hash & mask
-    while slots[i] >= 0 { i = (i + 1) & mask }
+    while tags[i] != 0 { i = (i + 1) & mask }
     slots[i] = index
     tags[i] = Self.tag(hash)
   }
