@@ -4,7 +4,11 @@ import HeapModule
 /// The floor: a hand-written event loop with no trace and no features — dependency counts,
 /// one ready heap by (priority, FIFO), a completion heap by (tick, sequence).
 enum MinimalLoop {
-  static func run(_ nodes: [Bench.Node], slots: Int) {
+  /// Runs the loop; returns the seconds its setup (dependency counts and lists) took,
+  /// the counterpart of OpLab's build phase.
+  @discardableResult
+  static func run(_ nodes: [Bench.Node], slots: Int) -> Double {
+    let setupStart = DispatchTime.now().uptimeNanoseconds
     let n = nodes.count
     var waiting = [Int32](repeating: 0, count: n)
     var dependents = [[Int32]](repeating: [], count: n)
@@ -14,6 +18,7 @@ enum MinimalLoop {
     }
     var ready = Heap<ReadyKey>()
     for i in 0..<n where waiting[i] == 0 { ready.insert(ReadyKey(priority: nodes[i].priority.rawValue, index: Int32(i))) }
+    let setup = Double(DispatchTime.now().uptimeNanoseconds - setupStart) / 1e9
     var running = Heap<Done>()
     var now = 0, busy = 0, sequence = 0, finished = 0
     while finished < n {
@@ -31,6 +36,7 @@ enum MinimalLoop {
         if waiting[Int(d)] == 0 { ready.insert(ReadyKey(priority: nodes[Int(d)].priority.rawValue, index: d)) }
       }
     }
+    return setup
   }
 
   struct ReadyKey: Comparable {
