@@ -23,8 +23,11 @@ let package = Package(
         .product(name: "HeapModule", package: "swift-collections"),
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
+        "CPrefetch",
       ]
     ),
+    // Cache prefetch hints for the core: one header, nothing to link, no effect on results.
+    .systemLibrary(name: "CPrefetch"),
 
     // Render: pure functions from a trace (and a width) to text.
     .target(name: "OpLabRender", dependencies: ["OpLabCore"]),

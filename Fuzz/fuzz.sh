@@ -110,9 +110,11 @@ collections_flags() {
   printf '%s\n' "${flags[@]}"
 }
 
-# OpLabShell contains EditLineReader, which imports the CEditLine system module (libedit).
+# OpLabShell contains EditLineReader, which imports the CEditLine system module (libedit);
+# OpLabCore imports CPrefetch (one header of prefetch hints, nothing to link).
 edit_cflags() {
   local flags=(-Xcc "-fmodule-map-file=$ROOT/Sources/CEditLine/module.modulemap")
+  flags+=(-Xcc "-fmodule-map-file=$ROOT/Sources/CPrefetch/module.modulemap")
   local f
   for f in $(pkg-config --cflags libedit 2>/dev/null || echo -I/usr/include/editline); do flags+=(-Xcc "$f"); done
   printf '%s\n' "${flags[@]}"

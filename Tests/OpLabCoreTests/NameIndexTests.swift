@@ -25,6 +25,45 @@ import Testing
     #expect(w.operations.count == 2)
   }
 
+  @Test("The ASCII spelling and the Kelvin sign are one name whichever is filed first")
+  func kelvinFiledFirst() throws {
+    var w = World()
+    let k = try w.createOperation(OperationSpec(name: "op\u{212A}2"))
+    #expect(w.operationID(named: "opK2") == k)
+    #expect(throws: SimulationError.duplicateName("opK2")) { try w.createOperation(OperationSpec(name: "opK2")) }
+    #expect(NameIndex.hash("opK2") == NameIndex.hash("op\u{212A}2"))
+    #expect(NameIndex.hash("caf\u{E9}") == NameIndex.hash("cafe\u{301}"))
+    #expect(NameIndex.hash("opK2") != NameIndex.hash("opk2"))
+  }
+
+  /// The index hashes ASCII names from their bytes, and a non-ASCII name as its ASCII
+  /// spelling when its other scalars are in `NameIndex.asciiEquivalent`: that is right only
+  /// if no other scalar equals an ASCII character as Swift compares strings. Canonical
+  /// decompositions to two or more characters always include a combining mark (never
+  /// ASCII), so single scalars are all there is to check.
+  @Test("asciiEquivalent lists every scalar that Swift treats as equal to an ASCII character")
+  func asciiEquivalentsAreComplete() {
+    var asciiByHash: [Int: String] = [:]
+    for a in UInt8(0)..<0x80 { asciiByHash[String(Unicode.Scalar(a)).hashValue] = String(Unicode.Scalar(a)) }
+    var found: [Unicode.Scalar: UInt8] = [:]
+    for value in UInt32(0x80)...0x10FFFF {
+      guard let scalar = Unicode.Scalar(value) else { continue }
+      let text = String(scalar)
+      // Equal strings hash alike, so only a hash hit needs comparing.
+      if let ascii = asciiByHash[text.hashValue], ascii == text { found[scalar] = ascii.utf8.first }
+    }
+    #expect(found == NameIndex.asciiEquivalent)
+  }
+
+  @Test("A prefetch hint out of range, or on an empty array, is ignored")
+  func prefetchOutOfRange() {
+    let empty: [Int] = []
+    empty.prefetch(0)
+    let records = [OperationRecord(spec: OperationSpec(name: "a"))]
+    for i in [-1, 0, 1, Int.max, Int.min] { records.prefetch(i) }
+    #expect(records.count == 1)
+  }
+
   @Test("Reserved words are refused in any case, and only whole: a name that merely starts like one is fine")
   func reservedWords() throws {
     for word in ["all", "ALL", "aLl", "default", "DEFAULT", "Default"] { #expect(!World.isValidName(word), "\(word)") }

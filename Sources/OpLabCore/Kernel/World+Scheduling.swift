@@ -72,6 +72,10 @@ extension World {
     operations[op.slot].dispatched = false
     operations[op.slot].startedAt = now
     setPhase(op, .executing)
+    // Its finish will release its dependents: the oldest one's readiness and the first
+    // pooled link are asked for now, and are in cache by then (see Array.prefetch).
+    readiness.prefetch(Int(readiness[op.slot].firstDependent))
+    edges.links.prefetch(Int(readiness[op.slot].dependents))
     let kind = operations[op.slot].spec.kind
     if operations[op.slot].isCancelled {
       record(.skipped, op: op, queue: q, from: .ready, to: .executing, reason: reason)
@@ -182,6 +186,8 @@ extension World {
     for i in released.indices where readiness[released[i].slot].phase != .finished {
       released[waiting] = released[i]
       waiting += 1
+      // One that is about to become ready has its record read (its queue, level, place).
+      if readiness[released[i].slot].unfinishedCount == 1 { operations.prefetch(released[i].slot) }
     }
     for dependent in released[..<waiting] {
       readiness[dependent.slot].unfinishedCount -= 1

@@ -6,8 +6,8 @@
 /// Next to each slot's index is a one-byte tag, seven bits of its name's hash, so a probe
 /// reads the record (a random access into a big array, the costly part of a lookup)
 /// only when the tags agree: about one in 128 of the other names it passes.
-/// Names compare as Swift strings do (canonically equivalent spellings are one name),
-/// with `String.hashValue`; lookups do not depend on its per-process seed.
+/// Names compare as Swift strings do (canonically equivalent spellings are one name), and
+/// are hashed by ``hash(_:)``, which agrees with that equality.
 struct NameIndex: Sendable {
   /// Operation indices; -1 is an empty slot (whose tag is 0). The count is 0 or a power of two.
   private var slots: [Int32] = []
@@ -20,12 +20,62 @@ struct NameIndex: Sendable {
   /// eighth set so that no tag is 0.
   private static func tag(_ hash: Int) -> UInt8 { UInt8(truncatingIfNeeded: UInt(bitPattern: hash) >> 57) | 0x80 }
 
-  /// The operation named `name`, if any.
-  func find(_ name: String, in operations: [OperationRecord]) -> OpID? {
-    find(name, hash: name.hashValue, in: operations)
+  /// The hash a name is filed under. Equal names hash alike, as Swift compares strings:
+  /// canonically equivalent spellings are one name.
+  ///
+  /// An ASCII name (nearly every name) is hashed from its bytes: FNV-1a and a 64-bit
+  /// finalizer, a few instructions a byte where `String.hashValue` (SipHash, after a
+  /// normalization check) took about 250 for a short name. A non-ASCII name equals an
+  /// ASCII one only when its other scalars are the three canonical singletons for ASCII
+  /// characters (U+037E `;`, U+1FEF `` ` ``, U+212A `K`; the tests check every scalar):
+  /// such a name is hashed as its ASCII spelling, any other as `String.hashValue` (a
+  /// per-process seed, which no lookup depends on).
+  static func hash(_ name: String) -> Int {
+    var name = name
+    if let hash = name.withUTF8({ bytes in bytes.allSatisfy { $0 < 0x80 } ? fnv(bytes) : nil }) { return hash }
+    var folded: [UInt8] = []
+    for scalar in name.unicodeScalars {
+      if scalar.isASCII {
+        folded.append(UInt8(scalar.value))
+      } else if let ascii = asciiEquivalent[scalar] {
+        folded.append(ascii)
+      } else {
+        return name.hashValue
+      }
+    }
+    return folded.withUnsafeBufferPointer { fnv($0) }
   }
 
-  /// The operation named `name`, whose `hashValue` is `hash`, if any.
+  /// The non-ASCII scalars canonically equivalent to an ASCII character.
+  static let asciiEquivalent: [Unicode.Scalar: UInt8] = ["\u{037E}": UInt8(ascii: ";"), "\u{1FEF}": UInt8(ascii: "`"), "\u{212A}": UInt8(ascii: "K")]
+
+  private static func fnv(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    // FNV's top bits mix poorly, and the tags are made of them: the finalizer of MurmurHash3.
+    h ^= h >> 33
+    h &*= 0xff51_afd7_ed55_8ccd
+    h ^= h >> 33
+    h &*= 0xc4ce_b9fe_1a85_ec53
+    h ^= h >> 33
+    return Int(truncatingIfNeeded: h)
+  }
+
+  /// Starts loading the tag and the index a name with this hash is first looked for in
+  /// (see ``Swift/Array/prefetch(_:)``): a world filing a new operation asks for them
+  /// before checking the rest of it.
+  func prefetch(hash: Int) {
+    guard !slots.isEmpty else { return }
+    tags.prefetch(hash & (slots.count - 1))
+    slots.prefetch(hash & (slots.count - 1))
+  }
+
+  /// The operation named `name`, if any.
+  func find(_ name: String, in operations: [OperationRecord]) -> OpID? {
+    find(name, hash: Self.hash(name), in: operations)
+  }
+
+  /// The operation named `name`, whose ``hash(_:)`` is `hash`, if any.
   func find(_ name: String, hash: Int, in operations: [OperationRecord]) -> OpID? {
     guard !slots.isEmpty else { return nil }
     let tag = Self.tag(hash)
@@ -42,7 +92,7 @@ struct NameIndex: Sendable {
   }
 
   /// Files `id`, the next operation (its index is ``count``), whose record in `operations`
-  /// is named `name`, whose `hashValue` is `hash`.
+  /// is named `name`, whose ``hash(_:)`` is `hash`.
   mutating func insert(_ id: OpID, named name: String, hash: Int, in operations: [OperationRecord]) {
     precondition(Int(id.index) == count, "operations are filed in creation order")
     if (count + 1) * 2 > slots.count { rehash(size: Swift.max(16, slots.count * 2), in: operations) }
@@ -63,7 +113,7 @@ struct NameIndex: Sendable {
     // jumping about them in the order of the old slots.
     slots = [Int32](repeating: -1, count: size)
     tags = [UInt8](repeating: 0, count: size)
-    for index in 0..<count { place(Int32(index), hash: operations[index].spec.name.hashValue) }
+    for index in 0..<count { place(Int32(index), hash: Self.hash(operations[index].spec.name)) }
   }
 
   private mutating func place(_ index: Int32, hash: Int) {
