@@ -261,7 +261,7 @@ extension World {
 
   /// Throws unless `name` can name a new operation.
   /// - Parameter hash: the name's ``NameIndex/hash(_:)``, when the caller has it already.
-  func checkNewName(_ name: String, hash: Int? = nil) throws(SimulationError) {
+  @inline(__always) func checkNewName(_ name: String, hash: Int? = nil) throws(SimulationError) {
     guard Self.isValidName(name) else { throw .invalidName(name) }
     if opNames.find(name, hash: hash ?? NameIndex.hash(name), in: operations) != nil || isQueueName(name) {
       throw .duplicateName(name)

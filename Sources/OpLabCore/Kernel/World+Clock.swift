@@ -74,7 +74,7 @@ extension World {
   }
 
   /// The next thing to happen: the agenda's first wake-up, or a frame coming due first.
-  func nextHappening() -> (tick: Tick, frame: Bool)? {
+  @inline(__always) func nextHappening() -> (tick: Tick, frame: Bool)? {
     let first = agenda.min?.tick
     // At the same tick, everything else goes first: a tap is handled before the frame is drawn.
     // Frames without an end come due only while other work goes on (see onlyFramesGoOn()).
@@ -179,7 +179,7 @@ extension World {
   }
 
   /// Processes wake-ups one at a time until `goal` gives a verdict or the cap is reached.
-  mutating func runLoop(cap: Tick?, interrupt: Interrupt?, goal: (World) -> RunVerdict?) -> RunVerdict {
+  mutating func runLoop(cap: Tick?, interrupt: Interrupt?, goal: (inout World) -> RunVerdict?) -> RunVerdict {
     var processed = 0
     while true {
       prepareNext()
@@ -189,7 +189,7 @@ extension World {
         fireFramesDue(through: now)
         continue
       }
-      if let verdict = goal(self) { return verdict }
+      if let verdict = goal(&self) { return verdict }
       // Every goal answers once nothing is scheduled, so something is next. Frames without
       // an end come due only while other work remains: a frame's own drawing does not keep
       // the run going (with `frames every 1` each frame ends as the next is due, so they

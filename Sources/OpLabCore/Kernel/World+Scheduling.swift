@@ -250,7 +250,7 @@ extension World {
 
   /// Whether a wake-up still means something: work that was cut short (a cancel seen, a
   /// finish) leaves its old wake-ups behind, and they must not move the clock.
-  func isLive(_ w: Wakeup) -> Bool {
+  @inline(__always) func isLive(_ w: Wakeup) -> Bool {
     switch w.action {
     case .workDone(let op, let g), .cancelCheck(let op, let g), .blockDone(let op, _, let g), .finishNow(let op, _, _, let g):
       return operations[op.slot].generation == g

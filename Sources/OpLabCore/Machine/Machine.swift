@@ -85,7 +85,7 @@ public enum MainThreadWork: Hashable, Sendable {
   }
   static let noneCode: Int32 = -1
 
-  init?(code: Int32) {
+  @inline(__always) init?(code: Int32) {
     switch code {
     case Self.noneCode: return nil
     case -2: self = .tap

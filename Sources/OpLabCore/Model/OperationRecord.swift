@@ -95,7 +95,7 @@ public struct OperationRecord: Sendable {
   }
   /// Set for user-interface work and waits on the main thread, which the lab creates itself.
   public internal(set) var mainThreadWork: MainThreadWork? {
-    get { MainThreadWork(code: mainThreadWorkCode) }
+    @inline(__always) get { MainThreadWork(code: mainThreadWorkCode) }
     set { mainThreadWorkCode = newValue?.code ?? MainThreadWork.noneCode }
   }
 
