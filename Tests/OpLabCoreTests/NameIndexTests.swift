@@ -64,6 +64,19 @@ import Testing
     #expect(records.count == 1)
   }
 
+  @Test("Every ASCII character is allowed or refused first and later as the naming rule says")
+  func asciiCharacters() {
+    for value in UInt8(0)..<0x80 {
+      let c = Character(Unicode.Scalar(value))
+      let later = c.isLetter || c.isASCII && c.isNumber || "-_.".contains(c)
+      let first = c.isLetter || c == "_"
+      #expect(World.isValidName("a\(c)") == later, "later: \(value)")
+      #expect(World.isValidName("\(c)a") == first, "first: \(value)")
+      #expect(World.isValidName("\(c)") == first, "alone: \(value)")
+    }
+    #expect(!World.isValidName(""))
+  }
+
   @Test("Reserved words are refused in any case, and only whole: a name that merely starts like one is fine")
   func reservedWords() throws {
     for word in ["all", "ALL", "aLl", "default", "DEFAULT", "Default"] { #expect(!World.isValidName(word), "\(word)") }

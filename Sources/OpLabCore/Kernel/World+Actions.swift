@@ -297,22 +297,33 @@ extension World {
     // Over the contiguous UTF-8 (a small string's is inline): about 10 instructions a byte,
     // where the UTF-8 view's iterator took about 100 (a million names in a benchmark).
     return name.withUTF8 { bytes -> Bool? in
-      guard let first = bytes.first else { return false }
-      func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") }
-      guard isLetter(first) || first == UInt8(ascii: "_") else { return first < 0x80 ? false : nil }
-      for b in bytes.dropFirst() {
-        guard isLetter(b) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
-          || b == UInt8(ascii: ".")
-        else { return b < 0x80 ? false : nil }
+      guard !bytes.isEmpty else { return false }
+      // One bit per ASCII byte that may appear in a name (`-`, `.`, digits; letters, `_`).
+      let allowedBelow64: UInt64 = 1 << 45 | 1 << 46 | 0x3FF << 48
+      let allowedFrom64: UInt64 = 0x07FF_FFFE_87FF_FFFE
+      var isFirst = true
+      for b in bytes {
+        let allowed = b < 64 ? (allowedBelow64 >> b) & 1 != 0 : b < 128 && (allowedFrom64 >> (b & 63)) & 1 != 0
+        guard allowed else { return b < 0x80 ? false : nil }
+        // The first is a letter or `_` (64 and up), never a digit or `-` or `.`.
+        if isFirst {
+          guard b >= 64 else { return false }
+          isFirst = false
+        }
       }
       // Not a reserved word, in any case; compared byte by byte (no lowercased copy, no hash).
-      return !Self.reservedWordsUTF8.contains { word in
-        word.count == bytes.count && zip(word, bytes).allSatisfy { $0 == $1 | 0x20 }
+      guard bytes.count <= Self.longestReservedWord else { return true }
+      for word in Self.reservedWordsUTF8 where word.count == bytes.count {
+        var same = true
+        for i in 0..<word.count where word[i] != bytes[i] | 0x20 { same = false }
+        if same { return false }
       }
+      return true
     }
   }
 
   private static let reservedWordsUTF8: [[UInt8]] = reservedNames.map { Array($0.utf8) }
+  private static let longestReservedWord = reservedNames.map(\.utf8.count).max() ?? 0
 
   private static let markCategories: Set<Unicode.GeneralCategory> = [.nonspacingMark, .spacingMark, .enclosingMark]
 

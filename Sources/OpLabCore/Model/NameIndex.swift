@@ -32,7 +32,7 @@ struct NameIndex: Sendable {
   /// per-process seed, which no lookup depends on).
   static func hash(_ name: String) -> Int {
     var name = name
-    if let hash = name.withUTF8({ bytes in bytes.allSatisfy { $0 < 0x80 } ? fnv(bytes) : nil }) { return hash }
+    if let hash = name.withUTF8({ fnvIfASCII($0) }) { return hash }
     var folded: [UInt8] = []
     for scalar in name.unicodeScalars {
       if scalar.isASCII {
@@ -43,15 +43,21 @@ struct NameIndex: Sendable {
         return name.hashValue
       }
     }
-    return folded.withUnsafeBufferPointer { fnv($0) }
+    return folded.withUnsafeBufferPointer { fnvIfASCII($0) } ?? name.hashValue
   }
 
   /// The non-ASCII scalars canonically equivalent to an ASCII character.
   static let asciiEquivalent: [Unicode.Scalar: UInt8] = ["\u{037E}": UInt8(ascii: ";"), "\u{1FEF}": UInt8(ascii: "`"), "\u{212A}": UInt8(ascii: "K")]
 
-  private static func fnv(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+  /// FNV-1a of the bytes, finalized; `nil` if any is not ASCII (one pass for both).
+  private static func fnvIfASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    var any: UInt8 = 0
+    for b in bytes {
+      any |= b
+      h = (h ^ UInt64(b)) &* 0x100_0000_01b3
+    }
+    guard any < 0x80 else { return nil }
     // FNV's top bits mix poorly, and the tags are made of them: the finalizer of MurmurHash3.
     h ^= h >> 33
     h &*= 0xff51_afd7_ed55_8ccd
