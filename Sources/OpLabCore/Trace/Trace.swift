@@ -126,9 +126,11 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
     let step = event.tick - (count == 0 ? 0 : lastTick)
     let last = chunks.count - 1
     used = chunks[last].withUnsafeMutableBufferPointer { buffer in
-      var w = Writer(buffer: buffer, position: used)
+      // A chunk is never empty, so it has a base address; the room for a whole event was made above.
+      guard let base = buffer.baseAddress else { return used }
+      var w = Writer(at: base + used)
       Codec.write(event, step: UInt64(step), to: &w)
-      return w.position
+      return w.cursor - base
     }
     lastTick = event.tick
     count += 1
@@ -168,14 +170,17 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
   }
 }
 
-/// Little-endian base-128 integers into a chunk.
+/// Little-endian base-128 integers into a chunk, through a bare pointer: ``Trace/append(_:)``
+/// makes room for a whole event (``Trace/maxEventBytes``) first, and the cursor stays in a
+/// register, where an index into a buffer was stored back and overflow-checked per byte.
 struct Writer {
-  let buffer: UnsafeMutableBufferPointer<UInt8>
-  var position: Int
+  var cursor: UnsafeMutablePointer<UInt8>
+
+  @inline(__always) init(at start: UnsafeMutablePointer<UInt8>) { cursor = start }
 
   @inline(__always) mutating func byte(_ b: UInt8) {
-    buffer[position] = b
-    position += 1
+    cursor.pointee = b
+    cursor += 1
   }
 
   @inline(__always) mutating func varint(_ value: UInt64) {

@@ -6,8 +6,8 @@
 /// for a `nil`. Every case of ``EventKind`` and ``Reason`` has a code; `read` undoes
 /// `write` exactly (the trace tests round-trip every case).
 enum Codec {
-  static func write(_ e: Event, step: UInt64, to w: inout Writer) {
-    let kindAt = w.position
+  @inline(__always) static func write(_ e: Event, step: UInt64, to w: inout Writer) {
+    let kindAt = w.cursor
     w.byte(0)
     w.byte(0)
     var flags: UInt8 = 0
@@ -19,8 +19,8 @@ enum Codec {
     w.varint(step)
     if let op = e.op { w.signed(Int64(op.index)) }
     if let q = e.queue { w.signed(Int64(q.index)) }
-    w.buffer[kindAt] = writeKind(e.kind, to: &w)
-    w.buffer[kindAt + 1] = writeReason(e.reason, to: &w)
+    kindAt[0] = writeKind(e.kind, to: &w)
+    kindAt[1] = writeReason(e.reason, to: &w)
   }
 
   static func read(from r: inout Reader, previousTick: Tick) -> Event {
@@ -41,7 +41,7 @@ enum Codec {
   // MARK: - Kinds
 
   /// Writes the kind's payload and returns its code (never 0).
-  static func writeKind(_ kind: EventKind, to w: inout Writer) -> UInt8 {
+  @inline(__always) static func writeKind(_ kind: EventKind, to w: inout Writer) -> UInt8 {
     switch kind {
     case .queueCreated(nil): return 1
     case .queueCreated(let n?): w.signed(Int64(n)); return 2
@@ -137,7 +137,7 @@ enum Codec {
   // MARK: - Reasons
 
   /// Writes the reason's payload and returns its code.
-  static func writeReason(_ reason: Reason, to w: inout Writer) -> UInt8 {
+  @inline(__always) static func writeReason(_ reason: Reason, to w: inout Writer) -> UInt8 {
     switch reason {
     case .command: return 1
     case .cancelAll(let q): w.signed(Int64(q.index)); return 2
