@@ -90,5 +90,13 @@ import Testing
     #expect(throws: SimulationError.duplicateName("q3")) { try w.createOperation(OperationSpec(name: "q3")) }
     #expect(throws: SimulationError.duplicateName("main")) { try w.createOperation(OperationSpec(name: "main")) }
     #expect(throws: SimulationError.invalidName("Default")) { try w.createOperation(OperationSpec(name: "Default")) }
+    // Few queues are compared by hash, then by name; a queue named with the Kelvin sign takes the ASCII spelling too.
+    var few = World()
+    _ = try few.createQueue(name: "\u{212A}q")
+    #expect(throws: SimulationError.duplicateName("Kq")) { try few.createOperation(OperationSpec(name: "Kq")) }
+    #expect(throws: SimulationError.duplicateName("Kq")) { try few.createQueue(name: "Kq") }
+    #expect(try few.createOperation(OperationSpec(name: "kq")) == OpID(0))
+    #expect(few.invariantViolations().isEmpty)
+    #expect(w.invariantViolations().isEmpty)
   }
 }

@@ -19,6 +19,7 @@ extension World {
     let id = QueueID(queues.count)
     queues.append(QueueRecord(name: name, maxConcurrent: maxConcurrent, qualityOfService: qualityOfService, isMain: false))
     queueNames[name] = id
+    queueNameHashes.append(NameIndex.hash(name))
     record(.queueCreated(maxConcurrent: maxConcurrent), queue: id, reason: .command)
     return id
   }
@@ -263,15 +264,19 @@ extension World {
   /// - Parameter hash: the name's ``NameIndex/hash(_:)``, when the caller has it already.
   @inline(__always) func checkNewName(_ name: String, hash: Int? = nil) throws(SimulationError) {
     guard Self.isValidName(name) else { throw .invalidName(name) }
-    if opNames.find(name, hash: hash ?? NameIndex.hash(name), in: operations) != nil || isQueueName(name) {
+    let hash = hash ?? NameIndex.hash(name)
+    if opNames.find(name, hash: hash, in: operations) != nil || isQueueName(name, hash: hash) {
       throw .duplicateName(name)
     }
   }
 
-  /// Whether a queue has this name: a look along the few queues a world usually has, else
+  /// Whether a queue has this name, whose ``NameIndex/hash(_:)`` is `hash`: a look along
+  /// the few queues a world usually has, comparing names only where the hashes agree, else
   /// the table (which hashes the name again).
-  func isQueueName(_ name: String) -> Bool {
-    queues.count <= 8 ? queues.contains { $0.name == name } : queueNames[name] != nil
+  func isQueueName(_ name: String, hash: Int) -> Bool {
+    guard queues.count <= 8 else { return queueNames[name] != nil }
+    for (i, queueHash) in queueNameHashes.enumerated() where queueHash == hash && queues[i].name == name { return true }
+    return false
   }
 
   /// Whether a name is an identifier: letters, digits, `-`, `_` and `.`, starting with a

@@ -26,6 +26,9 @@ extension World {
         problems.append("\(operations[m.slot].name) is a member of \(q.name) but belongs elsewhere")
       }
     }
+    if queueNameHashes != queues.map({ NameIndex.hash($0.name) }) {
+      problems.append("the queues' name hashes are not those of their names")
+    }
     if readiness.count != operations.count {
       problems.append("\(readiness.count) readiness entries for \(operations.count) operations")
     }

@@ -58,6 +58,9 @@ public struct World: Sendable {
   /// order of ``operations``).
   var opNames = NameIndex()
   var queueNames: OrderedDictionary<String, QueueID> = [:]
+  /// Each queue's ``NameIndex/hash(_:)`` of its name, by index: a new operation's name is
+  /// checked against the queues' by hash first (see ``isQueueName(_:hash:)``).
+  var queueNameHashes: [Int] = []
   var agenda = Heap<Wakeup>()
   var nextWakeupSequence = 0
   var nextPlace: UInt32 = 0
@@ -68,6 +71,7 @@ public struct World: Sendable {
     self.platform = platform
     queues.append(QueueRecord(name: "main", maxConcurrent: 1, qualityOfService: nil, isMain: true))
     queueNames["main"] = .main
+    queueNameHashes.append(NameIndex.hash("main"))
     record(.queueCreated(maxConcurrent: 1), queue: .main, reason: .command)
   }
 
