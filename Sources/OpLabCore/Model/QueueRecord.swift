@@ -23,8 +23,10 @@ public struct QueueRecord: Sendable {
   var finishedMembers = 0
   /// Ready operations not yet started, best first (lazy deletion: stale entries are skipped).
   var readyHeap = ReadyQueue()
-  /// Entries of `readyHeap` known to have gone stale since it was last compacted (dropped
-  /// frames, which would otherwise pile up behind a main thread that never frees).
+  /// Entries of `readyHeap` that may be stale: counted whenever one goes stale (an operation
+  /// made unready, re-filed under a new priority, or a frame dropped), uncounted when one is
+  /// popped and found stale. Never fewer than the stale entries (the invariants check), so
+  /// while it is 0 every entry is current and the scheduler reads no record to check one.
   var staleReadyEntries = 0
   /// The newest barrier that has not finished: later operations wait for it (rule 40).
   var openBarrier: OpID?
