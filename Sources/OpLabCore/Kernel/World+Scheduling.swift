@@ -83,6 +83,26 @@ extension World {
     return nil
   }
 
+  /// Asks for what the finish of an operation starting now will read at random, in two
+  /// steps a start apart (see ``Swift/Array/prefetch(_:)``): now, its oldest dependent's
+  /// readiness and its first pooled link; at the next start, with those in cache, the
+  /// record of that dependent if this finish will make it ready, and the readiness of the
+  /// dependent the link names. A hint only: nothing here changes the world's behaviour.
+  mutating func prepareRelease(startingNow op: OpID) {
+    readiness.prefetch(Int(readiness[op.slot].firstDependent))
+    edges.links.prefetch(Int(readiness[op.slot].dependents))
+    let earlier = startedBefore
+    startedBefore = op
+    guard earlier.slot >= 0, earlier.slot < readiness.count else { return }
+    let first = Int(readiness[earlier.slot].firstDependent)
+    if first >= 0, first < readiness.count, readiness[first].unfinishedCount == 1 { operations.prefetch(first) }
+    let head = Int(readiness[earlier.slot].dependents)
+    if head >= 0, head < edges.links.count {
+      readiness.prefetch(edges.links[head].op.slot)
+      edges.links.prefetch(Int(edges.links[head].next))
+    }
+  }
+
   /// The queue starts an operation: `start()` either skips a cancelled one or begins `main()`.
   mutating func start(_ op: OpID, reason: Reason, holdsSlot: Bool) {
     let q = operations[op.slot].queue
@@ -92,10 +112,7 @@ extension World {
     operations[op.slot].dispatched = false
     operations[op.slot].startedAt = now
     setPhase(op, .executing)
-    // Its finish will release its dependents: the oldest one's readiness and the first
-    // pooled link are asked for now, and are in cache by then (see Array.prefetch).
-    readiness.prefetch(Int(readiness[op.slot].firstDependent))
-    edges.links.prefetch(Int(readiness[op.slot].dependents))
+    prepareRelease(startingNow: op)
     let kind = operations[op.slot].spec.kind
     if operations[op.slot].isCancelled {
       record(.skipped, op: op, queue: q, from: .ready, to: .executing, reason: reason)

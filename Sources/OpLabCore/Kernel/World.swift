@@ -52,6 +52,9 @@ public struct World: Sendable {
   var readiness: [Readiness] = []
   /// A buffer `finish` reuses to release dependents oldest first (see ``finish(_:outcome:reason:)``).
   var releaseBuffer: [OpID] = []
+  /// The operation started before the latest, whose release ``prepareRelease(startingNow:)``
+  /// takes a step further (a prefetch hint's bookkeeping; it decides nothing).
+  var startedBefore = OpID(-1)
   /// User-interface work created so far, for naming: taps, frames, waits on main.
   var mainThreadWorkCount = (taps: 0, frames: 0, waits: 0)
   /// Names to operations (operations never lose their names, so creation order is the
