@@ -25,6 +25,34 @@ import Testing
     #expect(w.operations.count == 2)
   }
 
+  @Test("Numbered names share blocks of slots, and runs of filled slots stay short whatever the names")
+  func numberedNamesProbeShort() throws {
+    // Neighbours in blocks of eight: op0...op7 differ only in the low three bits of their hash.
+    // (The top seven bits are the tag's, from the whole name.)
+    let slotBits = (1 << 57) - 1
+    let block = (0..<8).map { NameIndex.hash("op\($0)") & slotBits }
+    #expect(Set(block.map { $0 & ~7 }).count == 1)
+    #expect(Set(block.map { $0 & 7 }).count == 8)
+    #expect(NameIndex.hash("op8") & slotBits & ~7 != block[0] & ~7)
+    #expect(NameIndex.hash("op07") != NameIndex.hash("op7"))  // a leading zero is another name, hashed whole
+    // Many stems, in order and shuffled, with plain names between: every name is found,
+    // and no lookup reads a long run of tags.
+    var w = World()
+    var rng = SplitMix64(seed: 7)
+    var names: [String] = []
+    for stem in ["op", "download-", "x", "img", "a1b"] { names += (0..<20_000).map { "\(stem)\($0)" } }
+    names += (0..<20_000).map { _ in "n\(UInt64.random(in: 0...UInt64(1) << 40, using: &rng))" }
+    names += (0..<11_000).map { "p\($0)q" }  // not ending in a number: hashed whole
+    // 131,000 names: the table (262,144 slots) is as full as it gets, just under half.
+    names.shuffle(using: &rng)
+    var ids: [String: OpID] = [:]
+    for name in names where ids[name] == nil { ids[name] = try w.createOperation(OperationSpec(name: name)) }
+    for (name, id) in ids { #expect(w.operationID(named: name) == id) }
+    // Blocks of eight lengthen runs (222 here; hashing each name whole gives 40), but
+    // a block scheme gone wrong (a stem's numbers in one place) makes runs of thousands.
+    #expect(w.opNames.longestRun < 400, "longest run \(w.opNames.longestRun)")
+  }
+
   @Test("The ASCII spelling and the Kelvin sign are one name whichever is filed first")
   func kelvinFiledFirst() throws {
     var w = World()

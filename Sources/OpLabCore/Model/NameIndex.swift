@@ -49,22 +49,55 @@ struct NameIndex: Sendable {
   /// The non-ASCII scalars canonically equivalent to an ASCII character.
   static let asciiEquivalent: [Unicode.Scalar: UInt8] = ["\u{037E}": UInt8(ascii: ";"), "\u{1FEF}": UInt8(ascii: "`"), "\u{212A}": UInt8(ascii: "K")]
 
-  /// FNV-1a of the bytes, finalized; `nil` if any is not ASCII (one pass for both).
-  private static func fnvIfASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+  /// The hash of an ASCII name; `nil` if any byte is not ASCII (one pass for both).
+  ///
+  /// FNV-1a of the bytes, finalized. A name that ends in a decimal number (`op17`,
+  /// `download-3`: how scripts name generated work) keeps those bits only for its tag:
+  /// its slot comes from its stem and its number, so that the names of one stem numbered
+  /// 8k to 8k+7 take eight neighbouring slots. A world built in order then reads the
+  /// index a cache line at a time where it had a cache miss a name (at a million names
+  /// the index is far bigger than the cache). Probe runs stay short, as the table is at
+  /// most half full; the tags still tell the eight apart.
+  static func fnvIfASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    let offset: UInt64 = 0xcbf2_9ce4_8422_2325
+    var h = offset
     var any: UInt8 = 0
+    // The FNV state after the last byte that is not a digit, and the digits after it.
+    var stem = offset
+    var number: UInt64 = 0
+    var digits = 0
+    var leadingZero = false
     for b in bytes {
       any |= b
       h = (h ^ UInt64(b)) &* 0x100_0000_01b3
+      if b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") {
+        if digits == 0 { leadingZero = b == UInt8(ascii: "0") }
+        number = number &* 10 &+ UInt64(b - UInt8(ascii: "0"))
+        digits += 1
+      } else {
+        stem = h
+        number = 0
+        digits = 0
+      }
     }
     guard any < 0x80 else { return nil }
-    // FNV's top bits mix poorly, and the tags are made of them: the finalizer of MurmurHash3.
+    let full = finalize(h)
+    // A number of up to 18 digits, written without a leading zero (`op07` is not `op7`'s neighbour).
+    guard digits > 0, digits <= 18, !leadingZero || digits == 1 else { return Int(truncatingIfNeeded: full) }
+    let block = finalize(stem ^ (number >> 3) &* 0x9e37_79b9_7f4a_7c15) & ~7
+    let tagBits: UInt64 = 0x7F << 57
+    return Int(truncatingIfNeeded: full & tagBits | block & ~tagBits | number & 7)
+  }
+
+  /// The finalizer of MurmurHash3: FNV's top bits mix poorly, and the tags are made of them.
+  private static func finalize(_ value: UInt64) -> UInt64 {
+    var h = value
     h ^= h >> 33
     h &*= 0xff51_afd7_ed55_8ccd
     h ^= h >> 33
     h &*= 0xc4ce_b9fe_1a85_ec53
     h ^= h >> 33
-    return Int(truncatingIfNeeded: h)
+    return h
   }
 
   /// Starts loading the tag and the index a name with this hash is first looked for in
@@ -104,6 +137,17 @@ struct NameIndex: Sendable {
     if (count + 1) * 2 > slots.count { rehash(size: Swift.max(16, slots.count * 2), in: operations) }
     place(id.index, hash: hash)
     count += 1
+  }
+
+  /// The longest run of filled slots: the most tags a lookup can read. For the tests.
+  var longestRun: Int {
+    var longest = 0, run = 0
+    // Twice round, so a run that wraps from the end to the start is counted whole.
+    for i in 0..<(tags.count * 2) {
+      run = tags[i % tags.count] == 0 ? 0 : run + 1
+      longest = Swift.max(longest, Swift.min(run, tags.count))
+    }
+    return longest
   }
 
   /// Grows the table now so that `total` operations fit without a rehash.
