@@ -180,7 +180,7 @@ public struct World: Sendable {
     _ kind: EventKind, op: OpID? = nil, queue: QueueID? = nil,
     from: OpPhase? = nil, to: OpPhase? = nil, reason: Reason
   ) -> Int {
-    trace.append(Event(tick: now, kind: kind, op: op, queue: queue, from: from, to: to, reason: reason))
+    trace.append(tick: now, kind: kind, op: op, queue: queue, from: from, to: to, reason: reason)
     return trace.count - 1
   }
 

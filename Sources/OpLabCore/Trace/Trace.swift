@@ -115,7 +115,16 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
 
   /// Appends an event. Ticks never go back: `event.tick` is at least ``lastTick``.
   mutating func append(_ event: Event) {
-    precondition(event.tick >= lastTick || count == 0, "the trace is in tick order")
+    append(tick: event.tick, kind: event.kind, op: event.op, queue: event.queue, from: event.from, to: event.to, reason: event.reason)
+  }
+
+  /// Appends an event given field by field (as ``World`` records them): the fields go to
+  /// the encoder in registers, where an `Event` went through memory (a 60-byte value,
+  /// stored by the caller and loaded back, a profile's hottest instruction).
+  mutating func append(
+    tick: Tick, kind: EventKind, op: OpID?, queue: QueueID?, from: OpPhase?, to: OpPhase?, reason: Reason
+  ) {
+    precondition(tick >= lastTick || count == 0, "the trace is in tick order")
     if chunks.isEmpty || used > Self.chunkBytes - Self.maxEventBytes {
       chunks.append([UInt8](repeating: 0, count: Self.chunkBytes))
       used = 0
@@ -123,16 +132,16 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
     if count % Self.markEvery == 0 {
       marks.append(Mark(chunk: Int32(chunks.count - 1), offset: Int32(used), previousTick: lastTick))
     }
-    let step = event.tick - (count == 0 ? 0 : lastTick)
+    let step = tick - (count == 0 ? 0 : lastTick)
     let last = chunks.count - 1
     used = chunks[last].withUnsafeMutableBufferPointer { buffer in
       // A chunk is never empty, so it has a base address; the room for a whole event was made above.
       guard let base = buffer.baseAddress else { return used }
       var w = Writer(at: base + used)
-      Codec.write(event, step: UInt64(step), to: &w)
+      Codec.write(kind: kind, op: op, queue: queue, from: from, to: to, reason: reason, step: UInt64(step), to: &w)
       return w.cursor - base
     }
-    lastTick = event.tick
+    lastTick = tick
     count += 1
   }
 

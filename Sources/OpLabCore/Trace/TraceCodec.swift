@@ -6,21 +6,24 @@
 /// for a `nil`. Every case of ``EventKind`` and ``Reason`` has a code; `read` undoes
 /// `write` exactly (the trace tests round-trip every case).
 enum Codec {
-  @inline(__always) static func write(_ e: Event, step: UInt64, to w: inout Writer) {
+  @inline(__always) static func write(
+    kind: EventKind, op: OpID?, queue: QueueID?, from: OpPhase?, to: OpPhase?, reason: Reason,
+    step: UInt64, to w: inout Writer
+  ) {
     let kindAt = w.cursor
     w.byte(0)
     w.byte(0)
     var flags: UInt8 = 0
-    if e.op != nil { flags |= 1 }
-    if e.queue != nil { flags |= 2 }
-    if let from = e.from { flags |= (from.rawValue + 1) << 2 }
-    if let to = e.to { flags |= (to.rawValue + 1) << 5 }
+    if op != nil { flags |= 1 }
+    if queue != nil { flags |= 2 }
+    if let from { flags |= (from.rawValue + 1) << 2 }
+    if let to { flags |= (to.rawValue + 1) << 5 }
     w.byte(flags)
     w.varint(step)
-    if let op = e.op { w.signed(Int64(op.index)) }
-    if let q = e.queue { w.signed(Int64(q.index)) }
-    kindAt[0] = writeKind(e.kind, to: &w)
-    kindAt[1] = writeReason(e.reason, to: &w)
+    if let op { w.signed(Int64(op.index)) }
+    if let queue { w.signed(Int64(queue.index)) }
+    kindAt[0] = writeKind(kind, to: &w)
+    kindAt[1] = writeReason(reason, to: &w)
   }
 
   static func read(from r: inout Reader, previousTick: Tick) -> Event {
