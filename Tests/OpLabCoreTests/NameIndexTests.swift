@@ -108,6 +108,9 @@ import Testing
   @Test("Reserved words are refused in any case, and only whole: a name that merely starts like one is fine")
   func reservedWords() throws {
     for word in ["all", "ALL", "aLl", "default", "DEFAULT", "Default"] { #expect(!World.isValidName(word), "\(word)") }
+    // The check packs a name's first eight bytes: every reserved word must fit and be letters.
+    for word in World.reservedNames { #expect(word.utf8.count <= 8 && word.allSatisfy { $0.isASCII && $0.isLetter }, "\(word)") }
+    #expect(World.reservedWordsPacked.count == World.reservedNames.count)
     for name in ["al", "all1", "alls", "default.", "defaults", "_default", "op1234", "dEfAuLt-x"] {
       #expect(World.isValidName(name), "\(name)")
     }

@@ -301,37 +301,33 @@ extension World {
   /// The verdict for a name of ASCII letters, digits, `-`, `_` and `.`; `nil` when it has
   /// other characters, which the Unicode rules decide.
   private static func asciiNameVerdict(_ name: String) -> Bool? {
-    var name = name
-    // Over the contiguous UTF-8 (a small string's is inline): about 10 instructions a byte,
+    // Over the contiguous UTF-8 (a small string's is inline): a few instructions a byte,
     // where the UTF-8 view's iterator took about 100 (a million names in a benchmark).
-    return name.withUTF8 { bytes -> Bool? in
+    return NameIndex.withUTF8(of: name) { bytes -> Bool? in
       guard !bytes.isEmpty else { return false }
       // One bit per ASCII byte that may appear in a name (`-`, `.`, digits; letters, `_`).
       let allowedBelow64: UInt64 = 1 << 45 | 1 << 46 | 0x3FF << 48
       let allowedFrom64: UInt64 = 0x07FF_FFFE_87FF_FFFE
-      var isFirst = true
-      for b in bytes {
+      // The first eight bytes with bit 5 set (lowercase for letters), packed, for the
+      // reserved words.
+      var packed: UInt64 = 0
+      for (i, b) in bytes.enumerated() {
         let allowed = b < 64 ? (allowedBelow64 >> b) & 1 != 0 : b < 128 && (allowedFrom64 >> (b & 63)) & 1 != 0
         guard allowed else { return b < 0x80 ? false : nil }
-        // The first is a letter or `_` (64 and up), never a digit or `-` or `.`.
-        if isFirst {
-          guard b >= 64 else { return false }
-          isFirst = false
-        }
+        if i < 8 { packed |= UInt64(b | 0x20) << (8 * i) }
       }
-      // Not a reserved word, in any case; compared byte by byte (no lowercased copy, no hash).
-      guard bytes.count <= Self.longestReservedWord else { return true }
-      for word in Self.reservedWordsUTF8 where word.count == bytes.count {
-        var same = true
-        for i in 0..<word.count where word[i] != bytes[i] | 0x20 { same = false }
-        if same { return false }
-      }
-      return true
+      // The first is a letter or `_` (64 and up), never a digit or `-` or `.`.
+      guard bytes[0] >= 64 else { return false }
+      // Not a reserved word, in any case: one comparison of packed bytes a word.
+      return bytes.count > 8 || !Self.reservedWordsPacked.contains { $0 == (bytes.count, packed) }
     }
   }
 
-  private static let reservedWordsUTF8: [[UInt8]] = reservedNames.map { Array($0.utf8) }
-  private static let longestReservedWord = reservedNames.map(\.utf8.count).max() ?? 0
+  /// Each reserved word's length and its bytes packed as `asciiNameVerdict` packs a name's
+  /// (every reserved word is ASCII letters, at most eight: the tests check).
+  static let reservedWordsPacked: [(Int, UInt64)] = reservedNames.map { word in
+    (word.utf8.count, word.utf8.prefix(8).enumerated().reduce(0) { $0 | UInt64($1.element | 0x20) << (8 * $1.offset) })
+  }
 
   private static let markCategories: Set<Unicode.GeneralCategory> = [.nonspacingMark, .spacingMark, .enclosingMark]
 
