@@ -217,3 +217,39 @@ import Testing
     #expect(rebuilt.count == 2)
   }
 }
+
+/// The scheduler's count of ready entries that may be stale, which lets it skip reading
+/// a record to check one, must not change what a pick records.
+@Suite struct StaleReadyEntryTests {
+  /// An operation made unready and then ready again (here by `cancel`) has two entries
+  /// alike; when it is picked, the pick's `beat` is what the heap holds next — its own
+  /// second entry, as it always has been. Thirty-two more operations made unready must not
+  /// compact the heap (a review found they did, for a while, and the beat became `nil`).
+  @Test("Operations made unready neither compact the ready heap nor change a pick's beat")
+  func unreadyDoesNotCompact() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let x = try w.addOperation(OperationSpec(name: "x", duration: 10), to: q)
+    let d = try w.createOperation(OperationSpec(name: "d"))
+    let a = try w.addOperation(OperationSpec(name: "a"), to: q)
+    try w.addDependency(a, on: d)
+    var waiting: [OpID] = []
+    for i in 0..<31 {
+      let s = try w.addOperation(OperationSpec(name: "s\(i)"), to: q)
+      try w.addDependency(s, on: d)
+      waiting.append(s)
+    }
+    w.cancel(a)
+    #expect(w.invariantViolations() == [])
+    w.runUntilIdle()
+    #expect(w.invariantViolations() == [])
+    // Every pick, in order: x when it was added, then a (skipped, being cancelled) when x
+    // freed the slot; the rest wait on d, which is never added to a queue.
+    let picks: [(OpID?, Reason)] = w.trace.compactMap { e in
+      if case .picked = e.reason { return (e.op, e.reason) } else { return nil }
+    }
+    #expect(picks.map(\.0) == [x, a])
+    #expect(picks.map(\.1) == [.picked(.enqueued, beat: nil), .picked(.slotFreed(x), beat: a)])
+    #expect(waiting.allSatisfy { w.operation($0).phase == .pending })
+  }
+}

@@ -167,7 +167,7 @@ extension World {
     operations[op.slot].level = priority.rawValue
     operations[op.slot].place = takePlace()
     if r.phase == .ready {
-      noteStaleReadyEntry(on: q)  // the entry under the old level and place
+      notePossiblyStaleReadyEntry(on: q)  // the entry under the old level and place
       pushReady(op, on: q)
     }
   }
@@ -365,7 +365,7 @@ extension World {
     if readiness[op.slot].phase == .ready, !readiness[op.slot].ignoresDependencies, !operations[op.slot].dispatched {
       setPhase(op, .pending)
       record(.unready, op: op, queue: operations[op.slot].queue, from: .ready, to: .pending, reason: .dependencyAdded(dep))
-      if let q = operations[op.slot].queue { noteStaleReadyEntry(on: q) }
+      if let q = operations[op.slot].queue { notePossiblyStaleReadyEntry(on: q) }
     }
   }
 

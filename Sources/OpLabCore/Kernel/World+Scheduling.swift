@@ -37,19 +37,32 @@ extension World {
       && operations[e.op.slot].level == e.level && operations[e.op.slot].place == e.place
   }
 
-  /// Notes that an entry of `q`'s ready heap went stale (every place that makes one must
-  /// call this), and rebuilds the heap without its stale entries once they are most of it.
-  /// Amortised O(1) per call; it keeps scans of the heap (``onlyFramesGoOn()``)
-  /// proportional to the operations really waiting.
+  /// Counts an entry of `q`'s ready heap that may have gone stale (see
+  /// ``QueueRecord/possiblyStaleReadyEntries``): every place that makes one must call this.
+  mutating func notePossiblyStaleReadyEntry(on q: QueueID) {
+    queues[q.slot].possiblyStaleReadyEntries += 1
+  }
+
+  /// Notes that a dropped frame's entry of `q`'s ready heap went stale, and rebuilds the
+  /// heap without its stale entries once they are most of it. Amortised O(1) per call; it
+  /// keeps scans of the heap (``onlyFramesGoOn()``) proportional to the operations really
+  /// waiting.
   mutating func noteStaleReadyEntry(on q: QueueID) {
+    notePossiblyStaleReadyEntry(on: q)
     queues[q.slot].staleReadyEntries += 1
     let stale = queues[q.slot].staleReadyEntries
     guard stale >= 32, stale * 2 >= queues[q.slot].readyHeap.count else { return }
-    // Current entries only, each once: an operation made unready and ready again has two
-    // entries alike, and after the rebuild nothing is counted stale.
+    // Current entries only; an operation made ready twice keeps both of its (alike)
+    // entries, as it always has, and the second is what may still be stale.
     var seen = Set<OpID>()
-    queues[q.slot].readyHeap = ReadyQueue(queues[q.slot].readyHeap.unordered.filter { isCurrent($0, in: q) && seen.insert($0.op).inserted })
+    var twins = 0
+    queues[q.slot].readyHeap = ReadyQueue(queues[q.slot].readyHeap.unordered.filter {
+      guard isCurrent($0, in: q) else { return false }
+      if !seen.insert($0.op).inserted { twins += 1 }
+      return true
+    })
     queues[q.slot].staleReadyEntries = 0
+    queues[q.slot].possiblyStaleReadyEntries = twins
   }
 
   /// The stale entries of `q`'s ready heap, by the records: those not current, and the
@@ -63,22 +76,22 @@ extension World {
     while let e = queues[q.slot].readyHeap.popMax() {
       // With nothing counted stale, the entry is current: its record is not read here
       // (peekReady asked for it already, and start reads it).
-      if queues[q.slot].staleReadyEntries == 0 || isCurrent(e, in: q) { return e.op }
-      queues[q.slot].staleReadyEntries -= 1
+      if queues[q.slot].possiblyStaleReadyEntries == 0 || isCurrent(e, in: q) { return e.op }
+      queues[q.slot].possiblyStaleReadyEntries -= 1
     }
     return nil
   }
 
   mutating func peekReady(_ q: QueueID) -> OpID? {
     while let e = queues[q.slot].readyHeap.max {
-      if queues[q.slot].staleReadyEntries == 0 || isCurrent(e, in: q) {
+      if queues[q.slot].possiblyStaleReadyEntries == 0 || isCurrent(e, in: q) {
         // The next to start, unless a better one comes: its record is read when it starts,
         // a slot's release from now, and is asked for now (see Array.prefetch).
         operations.prefetch(e.op.slot)
         return e.op
       }
       _ = queues[q.slot].readyHeap.popMax()
-      queues[q.slot].staleReadyEntries -= 1
+      queues[q.slot].possiblyStaleReadyEntries -= 1
     }
     return nil
   }

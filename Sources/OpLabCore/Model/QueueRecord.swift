@@ -23,11 +23,17 @@ public struct QueueRecord: Sendable {
   var finishedMembers = 0
   /// Ready operations not yet started, best first (lazy deletion: stale entries are skipped).
   var readyHeap = ReadyQueue()
+  /// Entries of `readyHeap` known to have gone stale since it was last compacted (dropped
+  /// frames, which would otherwise pile up behind a main thread that never frees).
+  var staleReadyEntries = 0
   /// Entries of `readyHeap` that may be stale: counted whenever one goes stale (an operation
   /// made unready, re-filed under a new priority, or a frame dropped), uncounted when one is
-  /// popped and found stale. Never fewer than the stale entries (the invariants check), so
-  /// while it is 0 every entry is current and the scheduler reads no record to check one.
-  var staleReadyEntries = 0
+  /// popped and found stale. Never fewer than the stale entries and the second entries of
+  /// an operation made ready twice (the invariants check), so while it is 0 every entry is
+  /// current and the scheduler reads no record to check one. Apart from
+  /// ``staleReadyEntries``, which alone decides when the heap is compacted: compacting at
+  /// other times would change which operation a pick is said to have gone before.
+  var possiblyStaleReadyEntries = 0
   /// The newest barrier that has not finished: later operations wait for it (rule 40).
   var openBarrier: OpID?
   /// A corelibs empty-queue barrier running on the backing dispatch queue: operations the

@@ -139,6 +139,9 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
       guard let base = buffer.baseAddress else { return used }
       var w = Writer(at: base + used)
       Codec.write(kind: kind, op: op, queue: queue, from: from, to: to, reason: reason, step: UInt64(step), to: &w)
+      // The room made above holds any event; a kind or reason that outgrew it would write
+      // past the chunk, which debug builds and the tests catch here.
+      assert(w.cursor - (base + used) <= Self.maxEventBytes, "an event took more than \(Self.maxEventBytes) bytes")
       return w.cursor - base
     }
     lastTick = tick
