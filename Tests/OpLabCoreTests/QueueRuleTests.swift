@@ -97,6 +97,29 @@ import Testing
     ])
   }
 
+  @Test("On Linux, a dependency added to an op dispatched behind a barrier counts against isReady until it finishes (rules 5, 6, 32)")
+  func dependencyOfDispatchedOpIsCounted() throws {
+    var w = World(platform: .linux)
+    let q = try w.createQueue(name: "q")
+    let other = try w.createQueue(name: "other")
+    try w.addBarrier(to: q, duration: 3)
+    let a = try w.addOperation(spec("a", 1), to: q)
+    let d = try w.addOperation(spec("d", 1), to: other)
+    #expect(w.operation(a).dispatched && w.operation(a).phase == .ready && w.isReady(a))
+    let mark = w.trace.count
+    try w.addDependency(a, on: d)
+    #expect(!w.isReady(a))  // counted, as corelibs counts it; a stays dispatched
+    #expect(w.invariantViolations() == [])
+    try w.step(1)  // d finishes and releases a: back to 0, not −1
+    #expect(w.isReady(a) && w.unfinishedCount(of: a) == 0)
+    #expect(w.invariantViolations() == [])
+    w.runUntilIdle()
+    #expect(w.invariantViolations() == [])
+    #expect(w.lines(from: mark) == [
+      "0 a dep+d", "1 d finished", "3 q.barrier1 finished", "3 a started", "4 a finished",
+    ])
+  }
+
   @Test("cancelAllOperations cancels a pending barrier too, so its block never runs (rule 33)")
   func cancelAllCancelsBarrier() throws {
     var w = World()

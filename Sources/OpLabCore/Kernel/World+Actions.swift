@@ -358,9 +358,13 @@ extension World {
     // Only `readiness` of the dependency is touched, not its (usually cold) record.
     addDependent(op, to: dep)
     record(.dependencyAdded(dep), op: op, queue: operations[op.slot].queue, reason: reason)
-    // A finished dependency does not block; an operation already handed to the dispatch queue is past waiting.
+    // A finished dependency does not block. Any other is counted, whatever the operation's
+    // state (rules 5 and 6: `isReady` is independent of it), since its finish will release
+    // it: an operation already handed to the dispatch queue is past waiting, so it stays
+    // where it is, but reads `isReady == false` until the dependency finishes. (Not
+    // counting it here while the finish still released it took the count to −1.)
     // Stored fields, not computed ones: those were read through a copy of the whole record.
-    guard readiness[dep.slot].phase != .finished, !operations[op.slot].dispatched else { return }
+    guard readiness[dep.slot].phase != .finished else { return }
     readiness[op.slot].unfinishedCount += 1
     if readiness[op.slot].phase == .ready, !readiness[op.slot].ignoresDependencies, !operations[op.slot].dispatched {
       setPhase(op, .pending)

@@ -64,7 +64,9 @@ extension World {
         // On Darwin the count always equals the unfinished dependencies listed.
         problems.append("\(r.name) counts \(unfinishedCount) unfinished dependencies but lists \(unfinishedDeps)")
       }
-      if r.phase == .ready && !isReady { problems.append("\(r.name) is in the ready phase but not isReady") }
+      // One handed to the dispatch queue keeps the ready phase, whatever it waits on since.
+      if r.phase == .ready && !r.dispatched && !isReady { problems.append("\(r.name) is in the ready phase but not isReady") }
+      if unfinishedCount < 0 { problems.append("\(r.name) counts \(unfinishedCount) unfinished dependencies") }
       if r.phase == .pending && isReady { problems.append("\(r.name) is pending but isReady") }
     }
     problems += cpuViolations()
