@@ -10,7 +10,4 @@
 /// The line holding `address`, to be read soon.
 static inline void oplab_prefetch_read(const void *address) { __builtin_prefetch(address, 0, 3); }
 
-/// The line holding `address`, to be written soon.
-static inline void oplab_prefetch_write(const void *address) { __builtin_prefetch(address, 1, 3); }
-
 #endif
