@@ -22,11 +22,15 @@ public enum Timeline {
       load: [" ", "_", ".", ":", "-", "=", "+", "*", "#"])
   }
 
+  /// The widths drawn at: narrower cannot hold the labels and a lane; wider is no terminal.
+  public static let widths: ClosedRange<Int> = 40...1000
+
   /// Renders the timeline.
   /// - Parameters:
   ///   - queues: only these queues (all queues with operations when empty).
   ///   - from, to: the tick window (default: everything so far).
-  ///   - width: the columns available (at least 40 are used).
+  ///   - width: the columns available, bounded to ``widths`` (a wider line costs memory
+  ///     and arithmetic for no terminal that exists).
   ///   - ascii: use only ASCII.
   /// - Returns: the text, every line at most `width` columns, ending in a newline.
   public static func render(
@@ -38,7 +42,7 @@ public enum Timeline {
     let windowed = from != nil || to != nil
     // A window keeps only what it shows, so a window on a huge world stays small.
     let lanes = Lanes(world, window: windowed ? start...end : nil)
-    let width = max(40, width)
+    let width = min(max(Self.widths.lowerBound, width), Self.widths.upperBound)
     let byQueue = world.operationsByQueue().queued
     let shownQueues = queues.isEmpty ? world.queueIDs.filter { !byQueue[Int($0.index)].isEmpty } : queues
     let ops = Array(Set(shownQueues)).sorted().flatMap { byQueue[Int($0.index)] }

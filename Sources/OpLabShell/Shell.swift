@@ -1,6 +1,7 @@
 import Foundation
 import OpLabCore
 import OpLabRender
+import Synchronization
 
 /// The lab's two ways of running: an interactive shell on a terminal, and batch
 /// runs of scripts or piped input.
@@ -105,6 +106,9 @@ public enum Shell {
         if let signo = reader.terminationSignal { stopped(signo) }  // caught between two lines
         let reply = interpreter.execute(line, interrupt: interrupted)
         writeOut(reply.output)
+        // Output that cannot be written (a full disk, a closed terminal) ends the batch:
+        // what it would print is lost. ``checked(_:)`` says why, with status 1.
+        if outputFailure != nil { return Status.scriptError }
         if let error = reply.error {
           failed = true
           writeError(error.located(defaultFile: name, defaultLine: lineNumber))
@@ -167,6 +171,11 @@ public enum Shell {
           journal.finish()
           return Status.ok
         }
+        if outputFailure != nil {
+          // The terminal is gone: the session ends as a closed terminal ends it, recoverable.
+          if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
+          return Status.scriptError
+        }
       }
     }
   }
@@ -199,11 +208,26 @@ public enum Shell {
       } else if written < 0, errno == EINTR {
         continue
       } else {
-        if errno == EPIPE, fd == 1 { exit(0) }
+        let error = written < 0 ? errno : EIO
+        if error == EPIPE, fd == 1 { exit(0) }
+        if fd == 1 { outputFailureStore.withLock { $0 = $0 ?? error } }
         return true
       }
     }
     return true
+  }
+
+  /// The first error writing standard output (`errno`), if any: a full disk, a closed
+  /// terminal. A batch stops at it; ``checked(_:)`` reports it.
+  public static var outputFailure: Int32? { outputFailureStore.withLock { $0 } }
+  private static let outputFailureStore = Mutex<Int32?>(nil)
+
+  /// `status`, or 1 when standard output could not be written (said on standard error,
+  /// with the reason): `oplab run x > /dev/full` fails instead of losing its output quietly.
+  public static func checked(_ status: Int32) -> Int32 {
+    guard let error = outputFailure else { return status }
+    writeError("oplab: cannot write to standard output: \(HistoryFile.describe(error))\n")
+    return status == Status.ok ? Status.scriptError : status
   }
 
   /// Where the chunk starting at `offset` ends: just after the first line end once

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpLabCore
+import OpLabRender
 import OpLabShell
 
 /// Options shared by every way of running the lab.
@@ -11,7 +12,7 @@ struct DisplayOptions: ParsableArguments {
   @Flag(help: "Draw with ASCII characters only.")
   var ascii = false
 
-  @Option(help: "Columns for timelines (default: the terminal's, else 80).")
+  @Option(help: "Columns for timelines, 40 to 1000 (default: the terminal's, else 80).")
   var width: Int?
 
   @Option(help: "Imitate Foundation on 'apple' platforms (default) or on 'linux'.")
@@ -21,7 +22,10 @@ struct DisplayOptions: ParsableArguments {
     if Platform(rawValue: platform.lowercased()) == nil {
       throw ValidationError("--platform takes 'apple' or 'linux', not '\(platform)'")
     }
-    if let width, width < 40 { throw ValidationError("--width must be 40 or more") }
+    if let width, !Timeline.widths.contains(width) {
+      throw ValidationError(
+        "--width takes \(Timeline.widths.lowerBound) to \(Timeline.widths.upperBound) columns, not \(width)")
+    }
   }
 
   var shellOptions: ShellOptions {
@@ -61,7 +65,7 @@ struct OpLab: ParsableCommand {
   var recover = false
 
   func run() throws {
-    let status = Shell.main(options: display.shellOptions, keepGoing: batch.keepGoing, recover: recover)
+    let status = Shell.checked(Shell.main(options: display.shellOptions, keepGoing: batch.keepGoing, recover: recover))
     if status != 0 { throw ExitCode(status) }
   }
 
@@ -75,6 +79,11 @@ struct OpLab: ParsableCommand {
       let message = fullMessage(for: error)
       if code == .success {
         if !message.isEmpty { print(message) }
+        // `oplab --help > /dev/full`: the text was lost, so this is no success.
+        if fflush(nil) != 0 {  // every stream: naming `stdout` is not concurrency-safe in Swift 6
+          FileHandle.standardError.write(Data("oplab: cannot write to standard output: \(String(cString: strerror(errno)))\n".utf8))
+          Foundation.exit(1)
+        }
         Foundation.exit(0)
       }
       if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
@@ -99,7 +108,7 @@ struct RunScripts: ParsableCommand {
   }
 
   func run() throws {
-    let status = Shell.run(files: files, options: display.shellOptions, keepGoing: batch.keepGoing)
+    let status = Shell.checked(Shell.run(files: files, options: display.shellOptions, keepGoing: batch.keepGoing))
     if status != 0 { throw ExitCode(status) }
   }
 }
@@ -122,7 +131,7 @@ struct Lessons: ParsableCommand {
   var arguments: [String] = []
 
   func run() throws {
-    let status = Shell.lessons(arguments, all: all, options: display.shellOptions, folder: folder)
+    let status = Shell.checked(Shell.lessons(arguments, all: all, options: display.shellOptions, folder: folder))
     if status != 0 { throw ExitCode(status) }
   }
 }

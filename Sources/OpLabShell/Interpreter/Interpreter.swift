@@ -4,8 +4,11 @@ import OpLabRender
 
 /// Options that change how the lab draws, not what it simulates.
 public struct ShellOptions: Sendable {
-  /// Columns available for timelines.
-  public var width: Int = 80
+  /// Columns available for timelines, kept within ``Timeline/widths`` (a terminal's own
+  /// width included: a window can report 65,535 columns).
+  public var width: Int = 80 {
+    didSet { width = min(max(Timeline.widths.lowerBound, width), Timeline.widths.upperBound) }
+  }
   /// Whether the width was given (`--width`); otherwise a terminal's width is used.
   public var widthGiven = false
   /// ASCII-only drawing.

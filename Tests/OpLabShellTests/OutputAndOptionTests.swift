@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// Numeric options are bounded, and standard output that cannot be written is an error:
+/// the binary is run as a learner's shell or CI would run it.
+extension EndToEndTests {
+  /// Runs `oplab` with standard output going to `outputPath` (e.g. `/dev/full`).
+  func oplab(_ arguments: [String], stdin: String = "", stdoutTo outputPath: String) throws -> Result {
+    let process = Process()
+    process.executableURL = Self.binary
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = "1"
+    process.environment = environment
+    let input = Pipe(), error = Pipe()
+    guard let output = FileHandle(forWritingAtPath: outputPath) else {
+      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: outputPath])
+    }
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    input.fileHandleForWriting.write(Data(stdin.utf8))
+    try input.fileHandleForWriting.close()
+    let err = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    try output.close()
+    return Result(out: "", err: String(decoding: err, as: UTF8.self), status: process.terminationStatus)
+  }
+
+  @Test(
+    "--width outside 40...1000 is a usage error (exit 2) that says the range; the ends are accepted",
+    arguments: ["39", "1001", "0", "-5", "9223372036854775807", "100000000"])
+  func widthOutOfRange(width: String) throws {
+    let r = try oplab(["--width=\(width)"], stdin: "op a takes 20\nrun\ntimeline\n")
+    #expect(r.status == 2)
+    #expect(r.err.hasPrefix("Error: --width takes 40 to 1000 columns, not \(width)\n"))
+    #expect(r.out == "")
+  }
+
+  @Test("--width 40 and --width 1000 draw a timeline no wider than asked")
+  func widthAtTheEnds() throws {
+    for width in [40, 1000] {
+      let r = try oplab(["--width", "\(width)"], stdin: "op a takes 2000\nop b takes 3 after a\nrun\ntimeline\n")
+      #expect(r.status == 0, "width \(width): \(r.err)")
+      let timeline = r.out.components(separatedBy: "idle at t=2003: every operation has finished\n").last ?? ""
+      #expect(timeline.hasPrefix("t=0-2003"))
+      #expect(timeline.split(separator: "\n").allSatisfy { $0.count <= width }, "width \(width)")
+    }
+  }
+
+  @Test("A batch whose standard output cannot be written says why on standard error, stops, and exits 1")
+  func fullStandardOutputInARun() throws {
+    let script = try temporaryFile("full.oplab", "op a takes 2\nrun\n")
+    let export = (script as NSString).deletingLastPathComponent + "/events.jsonl"
+    try "op a takes 2\nrun\nexport events \(export)\n".write(toFile: script, atomically: true, encoding: .utf8)
+    let r = try oplab(["run", script], stdoutTo: "/dev/full")
+    #expect(r.status == 1)
+    #expect(r.err == "oplab: cannot write to standard output: No space left on device\n")
+    // The first line's output failed: nothing after it ran.
+    #expect(!FileManager.default.fileExists(atPath: export))
+  }
+
+  @Test("Piped input and --help with a full standard output exit 1, saying why")
+  func fullStandardOutputPipedAndHelp() throws {
+    let piped = try oplab([], stdin: "op a takes 2\nstatus\n", stdoutTo: "/dev/full")
+    #expect(piped.status == 1)
+    #expect(piped.err == "oplab: cannot write to standard output: No space left on device\n")
+    let help = try oplab(["--help"], stdoutTo: "/dev/full")
+    #expect(help.status == 1)
+    #expect(help.err == "oplab: cannot write to standard output: No space left on device\n")
+    let list = try oplab(["lesson"], stdoutTo: "/dev/full")
+    #expect(list.status == 1)
+    #expect(list.err.hasSuffix("oplab: cannot write to standard output: No space left on device\n"))
+  }
+}
