@@ -1,82 +1,183 @@
 import Foundation
 
-/// The interactive session's journal: every accepted command is appended as it is entered,
-/// so that after a crash, `kill -9` or a closed terminal, `oplab --recover` restores the world.
+/// The interactive session's journal, so that after a crash, `kill -9` or a closed terminal
+/// `oplab --recover` restores the world.
 ///
-/// Lives in `$XDG_STATE_HOME/oplab/session.journal` (else `~/.local/state/oplab/…`). A clean
-/// exit deletes it; at the next start a leftover journal is kept as `session.recovered`.
-public struct SessionJournal: Sendable {
-  /// The journal being written.
-  public var path: String?
-  /// Where a previous, unfinished session's journal is kept.
-  public var recoveredPath: String? { path.map { ($0 as NSString).deletingLastPathComponent + "/session.recovered" } }
+/// Each live session writes its own file in `$XDG_STATE_HOME/oplab/sessions/` (else
+/// `~/.local/state/oplab/sessions/`), `session-SECONDS-PID-UNIQUE.journal`, and holds an
+/// exclusive `flock` on it for as long as it runs. A journal whose lock can be taken is
+/// therefore a leftover: its session ended without quitting (the kernel drops the lock of
+/// a process that dies, however it dies). Two labs at once never touch each other's file.
+/// A clean exit deletes the session's own journal. Files are 0600, folders 0700.
+///
+/// What is journalled is what happened, not what was typed (``Interpreter/takeJournal()``):
+/// lines are appended with `O_APPEND` as each command ends, so a crash right after loses nothing.
+public final class SessionJournal {
+  /// The folder of journals; `nil` when there is no usable state folder (no recovery).
+  public let directory: String?
+  /// This session's journal, once it has written one.
+  public private(set) var path: String?
+  /// This session's journal, open and locked (-1 until the first line).
+  private var fd: Int32 = -1
+  /// Why journalling stopped working, said once (see ``takeWarning()``).
+  private var warning: String?
+  private var warned = false
 
-  /// The default location.
-  public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-    if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/oplab/session.journal" }
-    if let home = environment["HOME"], !home.isEmpty { return home + "/.local/state/oplab/session.journal" }
+  /// A journal left by a session that ended without quitting.
+  public struct Leftover: Equatable, Sendable {
+    /// The file.
+    public var path: String
+    /// Its lines, in order.
+    public var lines: [String]
+    /// When its last line was written (seconds since 1970).
+    public var modified: Int
+  }
+
+  /// The folder of journals for `environment`: under `XDG_STATE_HOME` when that is an
+  /// absolute path, else under an absolute `HOME`; `nil` when neither is (the XDG base
+  /// directory spec says a relative path is invalid and must be ignored).
+  public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/oplab/sessions" }
+    if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state/oplab/sessions" }
     return nil
   }
 
-  /// Creates a journal at `path` (nothing is written until the first command).
-  public init(path: String?) { self.path = path }
-
-  /// Commands worth replaying: those that build the world (not exports, saves or help).
-  static func worthKeeping(_ line: String) -> Bool {
-    guard let first = Lexer.tokens(line).first?.text.lowercased() else { return false }
-    return !["export", "save", "help", "?", "quit", "exit"].contains(first)
+  /// A journal in `directory`; nothing is written until the first line.
+  public init(directory: String?) {
+    self.directory = directory
+    if directory == nil {
+      warning = "crash recovery is off: there is no state folder (set HOME or XDG_STATE_HOME to an absolute path)"
+    }
   }
 
-  /// Appends one accepted command line (O_APPEND, so a crash right after loses nothing).
-  public func append(_ line: String) {
-    guard let path, Self.worthKeeping(line), !line.contains("\n") else { return }
-    let directory = (path as NSString).deletingLastPathComponent
-    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    let fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o600)
-    guard fd >= 0 else { return }
-    defer { close(fd) }
-    let bytes = Array((line + "\n").utf8)
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+  deinit { if fd >= 0 { close(fd) } }
+
+  // MARK: - This session
+
+  /// Appends `lines` (the journal lines of one command).
+  public func append(_ lines: [String]) {
+    let kept = lines.filter { !$0.contains("\n") }
+    guard !kept.isEmpty else { return }
+    if fd < 0 { create(with: kept) } else { write(kept) }
   }
 
-  /// Starts the journal afresh with `lines` (a recovered session, replayed), written to a
-  /// temporary file and renamed over it: a crash or a signal during the replay leaves
-  /// `session.recovered` whole and no partial journal to set aside over it next time.
-  public func replace(with lines: [String]) {
-    guard let path else { return }
-    let kept = lines.filter { Self.worthKeeping($0) && !$0.contains("\n") }
-    let directory = (path as NSString).deletingLastPathComponent
-    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    try? FileIO.writeAtomically(kept.map { $0 + "\n" }.joined(), to: path, column: 1)
+  /// Starts this session's journal with `lines` (a recovered session, replayed), in one
+  /// write to a file that becomes visible whole: stopped half-way, nothing is lost.
+  public func start(with lines: [String]) {
+    if fd >= 0 { finish() }
+    create(with: lines.filter { !$0.contains("\n") })
   }
 
   /// A clean exit: nothing to recover.
   public func finish() {
-    if let path { try? FileManager.default.removeItem(atPath: path) }
+    if let path { unlink(path) }
+    if fd >= 0 { close(fd) }
+    fd = -1
+    path = nil
   }
 
-  /// At start: a journal left by a session that did not end cleanly is moved to
-  /// `session.recovered`. Returns how many commands it holds (0: nothing to recover).
-  public func setAsideLeftover() -> Int {
-    guard let path, let recovered = recoveredPath, let data = FileManager.default.contents(atPath: path) else { return 0 }
-    let count = String(decoding: data, as: UTF8.self).split(separator: "\n").count
-    guard count > 0 else {
-      try? FileManager.default.removeItem(atPath: path)
-      return 0
+  /// Why journalling does not work, once: the first time it is asked after it failed.
+  public func takeWarning() -> String? {
+    guard let warning, !warned else { return nil }
+    warned = true
+    return warning
+  }
+
+  /// Creates the journal under a hidden name, locks it, writes `lines`, then renames it
+  /// into place: another lab starting meanwhile never sees it unlocked, or half-written.
+  private func create(with lines: [String]) {
+    guard let directory else { return }
+    if let failure = HistoryFile.createParentDirectory(of: directory + "/x") {
+      return fail("crash recovery is off: \(failure)")
     }
-    try? FileManager.default.removeItem(atPath: recovered)
-    try? FileManager.default.moveItem(atPath: path, toPath: recovered)
-    return count
+    chmod(directory, 0o700)
+    // mkstemp's unique part stays in the final name: two journals of one process (a
+    // recovery right after a start) never share a name, whatever the clock says.
+    let base = "\(directory)/session-\(Int(time(nil)))-\(getpid())-XXXXXX"
+    var template = Array("\(base).tmp".utf8CString)
+    let opened = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemps($0, 4) } ?? -1 }
+    guard opened >= 0 else { return fail("crash recovery is off: cannot create a journal in \(directory): \(HistoryFile.describe(errno))") }
+    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    fchmod(opened, 0o600)
+    _ = flock(opened, LOCK_EX)
+    fd = opened
+    let target = String(temporary.dropLast(4)) + ".journal"
+    guard write(lines), rename(temporary, target) == 0 else {
+      let reason = HistoryFile.describe(errno)
+      unlink(temporary)
+      close(opened)
+      fd = -1
+      return fail("crash recovery is off: cannot write a journal in \(directory): \(reason)")
+    }
+    path = target
   }
 
-  /// Forgets the recovered session once it has been restored (and journalled anew).
-  public func consumeRecovered() {
-    if let recovered = recoveredPath { try? FileManager.default.removeItem(atPath: recovered) }
+  /// Writes `lines` with one write(2) each line-set; `false` on an error (said once).
+  @discardableResult
+  private func write(_ lines: [String]) -> Bool {
+    let bytes = Array(lines.map { $0 + "\n" }.joined().utf8)
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress.map { $0 + done }, $0.count - done) }
+      if n < 0, errno == EINTR { continue }
+      guard n > 0 else {
+        if path != nil { fail("crash recovery may miss your last commands: the journal \(path ?? "") cannot be written: \(HistoryFile.describe(errno))") }
+        return false
+      }
+      done += n
+    }
+    return true
   }
 
-  /// The commands of the last unfinished session, for `--recover`.
-  public func recoveredLines() -> [String] {
-    guard let recovered = recoveredPath, let data = FileManager.default.contents(atPath: recovered) else { return [] }
-    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+  private func fail(_ why: String) {
+    if warning == nil { warning = why }
+  }
+
+  // MARK: - Leftovers
+
+  /// The journals of sessions that ended without quitting, the most recent first. A
+  /// journal still locked belongs to a lab running now and is left alone; an empty
+  /// leftover is deleted. Journals of earlier versions (`oplab/session.journal`,
+  /// `oplab/session.recovered`) count too.
+  public func leftovers() -> [Leftover] {
+    guard let directory else { return [] }
+    var found: [Leftover] = []
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    var candidates = names.filter { $0.hasPrefix("session-") && $0.hasSuffix(".journal") }.map { directory + "/" + $0 }
+    let parent = (directory as NSString).deletingLastPathComponent
+    candidates += ["\(parent)/session.journal", "\(parent)/session.recovered"]
+    for candidate in candidates where candidate != path {
+      if let leftover = Self.unlocked(candidate) { found.append(leftover) }
+    }
+    return found.sorted { ($0.modified, $0.path) > ($1.modified, $1.path) }
+  }
+
+  /// Forgets a leftover once it has been restored (and journalled anew).
+  public func discard(_ leftover: Leftover) {
+    unlink(leftover.path)
+  }
+
+  /// The leftover at `path`, if no running lab holds its lock and it has lines.
+  private static func unlocked(_ path: String) -> Leftover? {
+    let fd = open(path, O_RDONLY | O_NOFOLLOW)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return nil }  // a live session's
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n < 0, errno == EINTR { continue }
+      guard n > 0 else { break }
+      bytes += chunk[..<n]
+    }
+    let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+    guard !lines.isEmpty else {
+      unlink(path)
+      return nil
+    }
+    return Leftover(path: path, lines: lines, modified: Int(info.st_mtim.tv_sec))
   }
 }

@@ -33,22 +33,36 @@ public enum Shell {
     if reader is StdinLineReader, !recover {
       return batch(interpreter, reader: reader, name: "<stdin>", keepGoing: keepGoing)
     }
-    let journal = SessionJournal(path: SessionJournal.defaultPath())
-    let leftover = journal.setAsideLeftover()
+    let journal = SessionJournal(directory: SessionJournal.defaultDirectory())
+    interpreter.keepsJournal = true
+    let leftovers = journal.leftovers()
     if recover {
-      let lines = journal.recoveredLines()
-      guard !lines.isEmpty else {
+      guard !leftovers.isEmpty else {
         writeError("oplab: there is no unfinished session to recover\n")
         return Status.usage
       }
-      // Replayed first, then journalled in one go: stopped half-way, nothing is lost.
-      for line in lines { _ = interpreter.execute(line) }
-      journal.replace(with: lines)
-      journal.consumeRecovered()
-      writeOut("Recovered the last session: \(lines.count) commands replayed; the clock is at t=\(interpreter.world.now).\n")
-    } else if leftover > 0 {
-      writeOut("The last session ended without quitting (\(leftover) commands). `oplab --recover` restores it.\n")
+      if let chosen = choose(among: leftovers, reader: reader) {
+        // Replayed first, then journalled in one go: stopped half-way, nothing is lost.
+        for line in chosen.lines { _ = interpreter.execute(line) }
+        _ = interpreter.takeJournal()
+        journal.start(with: chosen.lines)
+        if journal.path != nil { journal.discard(chosen) }  // kept where it was, if it could not be journalled anew
+        writeOut("Recovered the last session: \(count(chosen.lines.count, "command")) replayed; the clock is at t=\(interpreter.world.now).\n")
+        if leftovers.count > 1 {
+          writeOut("\(count(leftovers.count - 1, "other unfinished session")) left; `oplab --recover` again to choose.\n")
+        }
+      } else {
+        writeOut("No session restored; `oplab --recover` asks again. A fresh session starts.\n")
+      }
+    } else if leftovers.count == 1 {
+      writeOut("The last session ended without quitting (\(count(leftovers[0].lines.count, "command"))). `oplab --recover` restores it.\n")
+    } else if leftovers.count > 1 {
+      let sizes = leftovers.map { "\($0.lines.count)" }
+      writeOut(
+        "\(leftovers.count) sessions ended without quitting (\(listed(sizes)) commands). "
+          + "`oplab --recover` lists them to choose from.\n")
     }
+    if let warning = journal.takeWarning() { writeError("oplab: warning: \(warning)\n") }
     if reader is StdinLineReader {
       let status = batch(interpreter, reader: reader, name: "<stdin>", keepGoing: keepGoing)
       journal.finish()  // not reached when a signal stopped the batch: the session stays recoverable
@@ -101,7 +115,21 @@ public enum Shell {
     }
     let status = reader.whileCatchingInterrupts { interrupted in
       var failed = false
-      while case .line(let line) = reader.readLine(prompt: "") {
+      reading: while true {
+        let line: String
+        switch reader.readLine(prompt: "") {
+        case .line(let text): line = text
+        case .endOfInput, .interrupted: break reading
+        case .tooLong(let start, let bytes):
+          lineNumber += 1
+          failed = true
+          let error = Diagnostic(
+            column: 1, message: LineInput.tooLongMessage(start: start, bytes: bytes),
+            hint: "a command fits on one short line; is this the file you meant to pipe in?")
+          writeError(error.located(defaultFile: name, defaultLine: lineNumber))
+          if !keepGoing { return Status.scriptError }
+          continue reading
+        }
         lineNumber += 1
         if let signo = reader.terminationSignal { stopped(signo) }  // caught between two lines
         let reply = interpreter.execute(line, interrupt: interrupted)
@@ -138,6 +166,9 @@ public enum Shell {
       switch reader.readLine(prompt: prompt) {
       case .interrupted:
         continue
+      case .tooLong(let start, let bytes):  // only piped readers cut lines; said all the same
+        writeError("error: \(Visible.escape(LineInput.tooLongMessage(start: start, bytes: bytes)))\n")
+        continue
       case .endOfInput:
         writeOut("\n")
         if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
@@ -154,7 +185,10 @@ public enum Shell {
         // long output (the command has happened by then), and never ends the lab.
         let reply = reader.whileCatchingInterrupts { interrupted in
           let reply = interpreter.execute(line, interrupt: interrupted)
-          if reply.error == nil { journal.append(line) }
+          // What happened is journalled (a stopped run as `run until T`, the lines of a
+          // `source` that did run), even when the command ended in an error or Ctrl-C.
+          journal.append(interpreter.takeJournal())
+          if let warning = journal.takeWarning() { writeError("oplab: warning: \(warning)\n") }
           reader.clearInterrupt()
           let color = interpreter.options.color
           if !writeOut(color && reply.colorable ? Colorizer.timeline(reply.output) : reply.output, stoppingWhen: interrupted) {
@@ -178,6 +212,52 @@ public enum Shell {
         }
       }
     }
+  }
+
+  /// Which leftover to restore: the only one; the most recent in a batch (said); else the
+  /// learner's choice from a list. `nil`: none (the learner declined, or input ended).
+  static func choose(among leftovers: [SessionJournal.Leftover], reader: LineReader) -> SessionJournal.Leftover? {
+    guard leftovers.count > 1 else { return leftovers.first }
+    if reader is StdinLineReader {
+      writeOut("\(leftovers.count) sessions ended without quitting; restoring the most recent.\n")
+      return leftovers[0]
+    }
+    writeOut("\(leftovers.count) sessions ended without quitting:\n")
+    for (i, leftover) in leftovers.enumerated() {
+      let last = leftover.lines.last.map { Visible.shown($0) } ?? ""
+      writeOut("  \(i + 1). \(count(leftover.lines.count, "command")), the last at \(clockTime(leftover.modified)): \(last)\n")
+    }
+    while true {
+      switch reader.readLine(prompt: "Restore which? (1-\(leftovers.count), Enter for 1, n for none) ") {
+      case .line(let answer):
+        let text = answer.trimmingCharacters(in: .whitespaces).lowercased()
+        if text.isEmpty { return leftovers[0] }
+        if ["n", "no", "none", "q", "quit"].contains(text) { return nil }
+        if let n = Int(text), (1...leftovers.count).contains(n) { return leftovers[n - 1] }
+        writeOut("Type a number from 1 to \(leftovers.count), Enter for the most recent, or n for none.\n")
+      case .interrupted, .tooLong:
+        continue
+      case .endOfInput:
+        return nil
+      }
+    }
+  }
+
+  /// `n thing` or `n things`.
+  static func count(_ n: Int, _ thing: String) -> String { "\(n) \(thing)\(n == 1 ? "" : "s")" }
+
+  /// `a`, `a and b`, `a, b and c`.
+  static func listed(_ items: [String]) -> String {
+    items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " and " + (items.last ?? "")
+  }
+
+  /// `HH:MM on YYYY-MM-DD`, local time.
+  static func clockTime(_ seconds: Int) -> String {
+    var t = time_t(seconds)
+    var parts = tm()
+    guard localtime_r(&t, &parts) != nil else { return "an unknown time" }
+    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    return "\(two(parts.tm_hour)):\(two(parts.tm_min)) on \(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
   }
 
   @discardableResult

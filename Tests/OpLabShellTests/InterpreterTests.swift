@@ -282,27 +282,6 @@ import Testing
     #expect(i.world.operationNames == ["a"] && i.script.map(\.text) == ["op a takes 1"])
   }
 
-  @Test("A recovered session is journalled anew only once replayed: stopped half-way, the recovered copy stays whole")
-  func recoveredJournal() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-journal-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let path = dir.appendingPathComponent("session.journal").path
-    let lines = ["op a takes 3", "step 1", "export events x", "op b after a"]
-    for line in lines { SessionJournal(path: path).append(line) }
-    let journal = SessionJournal(path: path)
-    #expect(journal.setAsideLeftover() == 3)  // the export is not worth replaying
-    #expect(journal.recoveredLines() == ["op a takes 3", "step 1", "op b after a"])
-    // A start killed during the replay wrote nothing: the next start finds the recovered copy whole.
-    #expect(SessionJournal(path: path).setAsideLeftover() == 0)
-    #expect(journal.recoveredLines().count == 3)
-    journal.replace(with: journal.recoveredLines())
-    journal.consumeRecovered()
-    #expect(journal.recoveredLines().isEmpty)
-    #expect(try String(contentsOfFile: path, encoding: .utf8) == "op a takes 3\nstep 1\nop b after a\n")
-    journal.finish()
-    #expect(!FileManager.default.fileExists(atPath: path))
-  }
-
   @Test("help lists every command from the table and explains one")
   func help() {
     let all = Interpreter().execute("help").output

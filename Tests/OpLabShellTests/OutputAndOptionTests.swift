@@ -74,3 +74,19 @@ extension EndToEndTests {
     #expect(list.err.hasSuffix("oplab: cannot write to standard output: No space left on device\n"))
   }
 }
+
+extension EndToEndTests {
+  @Test("Piped input with a 3 MB line and no newline: the line is reported located and shortened, skipped, and --keep-going runs the next")
+  func hugePipedLine() throws {
+    let huge = "op a takes 2 " + String(repeating: "x", count: 3_000_000)
+    let r = try oplab(["--keep-going"], stdin: "op b takes 1\n\(huge)\nrun\n")
+    #expect(r.status == 1)
+    #expect(r.err == """
+      <stdin>:2:1: error: this line is 3,000,013 bytes long, more than the 65,536 a line may have, so none of it ran (it began 'op a takes 2 xxxxxxxxxxx…')
+        hint: a command fits on one short line; is this the file you meant to pipe in?
+
+      """)
+    #expect(r.out.hasSuffix("  idle at t=1: every operation has finished\n"))
+    #expect(r.out.utf8.count < 1_000)
+  }
+}

@@ -30,8 +30,8 @@ public struct Diagnostic: Error, Hashable, Sendable {
 
   /// `FILE:LINE:COL: error: message` plus the hint on its own line, for batch mode.
   public func located(defaultFile: String, defaultLine: Int) -> String {
-    var text = "\(Visible.escape(file ?? defaultFile)):\(line ?? defaultLine):\(column): error: \(Visible.escape(message))\n"
-    if let hint { text += "  hint: \(Visible.escape(hint))\n" }
+    var text = "\(Visible.escape(file ?? defaultFile)):\(line ?? defaultLine):\(column): error: \(Visible.shown(message))\n"
+    if let hint { text += "  hint: \(Visible.shown(hint))\n" }
     return text
   }
 
@@ -49,15 +49,15 @@ public struct Diagnostic: Error, Hashable, Sendable {
     }
     if let file, let line, let source {
       let shown = Visible.escape(source)
-      text += "\(Visible.escape(file)):\(line):\(column): error: \(Visible.escape(message))\n  \(shown)\n  "
+      text += "\(Visible.escape(file)):\(line):\(column): error: \(Visible.shown(message))\n  \(shown)\n  "
         + String(repeating: " ", count: offset(in: Visible.escape(String(source.prefix(max(0, column - 1))))))
         + carets(under: source) + "\n"
     } else {
       let at = typed.map { offset(in: $0) } ?? max(0, column - 1)
       text += String(repeating: " ", count: max(0, prompt + at)) + (typed.map(carets(under:)) ?? String(repeating: "^", count: max(1, length))) + "\n"
-      text += "error: \(Visible.escape(message))\n"
+      text += "error: \(Visible.shown(message))\n"
     }
-    if let hint { text += "hint: \(Visible.escape(hint))\n" }
+    if let hint { text += "hint: \(Visible.shown(hint))\n" }
     return text
   }
 }
@@ -65,6 +65,33 @@ public struct Diagnostic: Error, Hashable, Sendable {
 /// Makes text safe to print: control characters, escape sequences and invisible or
 /// direction-changing characters are shown as `\u{…}` instead of acting on the terminal.
 public enum Visible {
+  /// The longest word a message shows whole; longer ones keep their start and end
+  /// (`'xxxxxxxxxxxxxxxxxxxxxx…xxxxxxxxxxxxxxxxxxxx'`), as long names are shortened in a timeline.
+  public static let longestWord = 64
+
+  /// `text` escaped (see ``escape(_:)``) with every word longer than ``longestWord``
+  /// columns shortened: an error about a 60,000-character token is one line, not a screenful.
+  public static func shown(_ text: String) -> String {
+    let escaped = escape(text)
+    guard escaped.utf8.count > longestWord else { return escaped }
+    var out = ""
+    var word = ""
+    func flush() {
+      out += Names.width(word) > longestWord ? Names.shorten(word, to: longestWord) : word
+      word = ""
+    }
+    for ch in escaped {
+      if ch == " " || ch == "\n" {
+        flush()
+        out.append(ch)
+      } else {
+        word.append(ch)
+      }
+    }
+    flush()
+    return out
+  }
+
   public static func escape(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: isHidden) else { return text }
     var out = ""

@@ -56,6 +56,11 @@ public final class Interpreter {
   /// The script entry time travel made last by cutting a clock command short.
   private var travelCut: (text: String, journalEnd: Int)?
   private var sourceDepth = 0
+  /// Whether to keep ``pendingJournal`` (the interactive shell does; batch runs and lessons
+  /// need no crash journal, and a long script would keep a second copy of itself).
+  public var keepsJournal = false
+  /// What a session journal should keep of the commands run since ``takeJournal()``.
+  private var pendingJournal: [String] = []
   /// Deepest `source` nesting allowed (a script that sources itself stops here).
   public static let maxSourceDepth = 16
   /// When set, `source` hands each line's output to it as soon as the line has run (the
@@ -122,9 +127,11 @@ public final class Interpreter {
       // A command that performed nothing (`queue q` on an existing queue) is not worth replaying.
       // A clock command stopped by Ctrl-C is journalled as a run to the tick it reached,
       // and is saved as that (the command itself would replay further).
+      let scriptBefore = script.count
       if reply.error == nil, changesWorld(command), sim.journal.count > journalBefore {
         script.append((interruptedRun ? cutText() : Self.canonical(line), sim.journal.count))
       }
+      if keepsJournal, reply.error == nil { journal(command, line: line, scriptBefore: scriptBefore) }
       if case .quit = command { reply.quit = true }
       return reply
     } catch let error as SimulationError {
@@ -134,6 +141,29 @@ public final class Interpreter {
     } catch {
       return Reply(error: Diagnostic(column: 1, message: "\(error)"))
     }
+  }
+
+  /// The lines a session journal keeps, replayed in order by `oplab --recover`: what
+  /// happened rather than what was typed. A command that changed the world is kept as
+  /// `save` writes it (a run stopped by Ctrl-C as `run until T`, a sourced file as its
+  /// lines, each kept as it ran); time travel and branches as typed, since from the same
+  /// world they do the same again.
+  private func journal(_ command: Command, line: String, scriptBefore: Int) {
+    switch command {
+    case .back, .goto, .undo, .fork, .unfork, .reset:
+      pendingJournal.append(Self.canonical(line))
+    case .source:
+      break  // its lines were journalled as they ran (a failed one's too: see ``source(_:column:)``)
+    default:
+      if script.count > scriptBefore { pendingJournal += script[scriptBefore...].map(\.text) }
+    }
+  }
+
+  /// The journal lines of the commands run since the last call (see ``keepsJournal``);
+  /// a `source` that stopped at an error or Ctrl-C gives the lines that did run.
+  public func takeJournal() -> [String] {
+    defer { pendingJournal.removeAll() }
+    return pendingJournal
   }
 
   static func canonical(_ line: String) -> String {

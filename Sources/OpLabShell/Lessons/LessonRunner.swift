@@ -89,9 +89,9 @@ public final class LessonRunner {
     write("\n✓ Lesson \(lesson.number) complete. Explore freely: `export timeline FILE` keeps this timeline. Enter (or `quit`) ends the lesson; `oplab lesson` lists the others.\n")
     handOver()
     while true {
-      switch reader.readLine(prompt: "lesson \(lesson.number)> ") {
+      switch readLine(prompt: "lesson \(lesson.number)> ") {
       case .endOfInput: return true
-      case .interrupted: continue
+      case .interrupted, .tooLong: continue  // a too-long line was said by readLine
       case .line(let raw):
         let line = raw.trimmingWhitespace()
         if ["", "next", "n", "quit", "exit"].contains(line.lowercased()) { return true }
@@ -137,6 +137,15 @@ public final class LessonRunner {
     return reply.error == nil
   }
 
+  /// Reads what the learner typed; a piped line too long to keep is said and skipped
+  /// (a fresh prompt follows, as after Ctrl-C).
+  func readLine(prompt: String) -> LineInput {
+    let input = reader.readLine(prompt: prompt)
+    guard case .tooLong(let start, let bytes) = input else { return input }
+    write(indent("error: \(Visible.escape(LineInput.tooLongMessage(start: start, bytes: bytes)))\n"))
+    return .interrupted
+  }
+
   /// The learner takes over: `undo` takes back only what is typed from now on — or, just
   /// after a resume, also what they had typed before they left.
   func handOver() {
@@ -154,9 +163,9 @@ public final class LessonRunner {
   func pause() -> Move {
     handOver()
     while true {
-      switch reader.readLine(prompt: "lesson \(lesson.number)> ") {
+      switch readLine(prompt: "lesson \(lesson.number)> ") {
       case .endOfInput: return .quit
-      case .interrupted: continue
+      case .interrupted, .tooLong: continue  // a too-long line was said by readLine
       case .line(let raw):
         let line = raw.trimmingWhitespace()
         switch line.lowercased() {
@@ -179,9 +188,9 @@ public final class LessonRunner {
     write(p.choices.isEmpty ? "  (type your answer; `skip` shows it)\n" : "  (type \(letterList); `skip` shows the answer)\n")
     var answer: String?
     while answer == nil {
-      switch reader.readLine(prompt: "your prediction> ") {
+      switch readLine(prompt: "your prediction> ") {
       case .endOfInput: return .quit
-      case .interrupted: continue
+      case .interrupted, .tooLong: continue  // a too-long line was said by readLine
       case .line(let raw):
         let line = raw.trimmingWhitespace()
         switch line.lowercased() {
@@ -247,9 +256,9 @@ public final class LessonRunner {
     var hintsShown = 0
     handOver()
     while !done(t) {
-      switch reader.readLine(prompt: "task> ") {
+      switch readLine(prompt: "task> ") {
       case .endOfInput: return .quit
-      case .interrupted: continue
+      case .interrupted, .tooLong: continue  // a too-long line was said by readLine
       case .line(let raw):
         let line = raw.trimmingWhitespace()
         switch line.lowercased() {

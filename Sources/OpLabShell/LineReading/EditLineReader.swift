@@ -168,9 +168,16 @@ public final class EditLineReader: LineReader {
     while let last = trimmed.last, last.isWhitespace { trimmed.removeLast() }
     guard !trimmed.isEmpty else { return }
     cel_history_enter(history, String(trimmed))
+    if addedThisSession.last != String(trimmed) { addedThisSession.append(String(trimmed)) }
   }
 
-  /// Writes the history atomically: to a temporary file next to it, then a rename.
+  /// The lines this session added to the history, oldest first, not yet saved.
+  private var addedThisSession: [String] = []
+
+  /// Writes the history atomically (to a temporary file next to it, then a rename),
+  /// merged with what other labs saved since this one started: under a lock on
+  /// its folder, the file as it is now is loaded and this session's lines are added
+  /// after it, so two labs at once lose none of each other's lines.
   /// - Returns: a warning when it could not be written; `nil` on success or when
   ///   there is no history file.
   public func saveHistory() -> String? {
@@ -178,13 +185,26 @@ public final class EditLineReader: LineReader {
     if let failure = HistoryFile.createParentDirectory(of: historyPath) {
       return failure.description
     }
+    // The lock is on the history's folder: no lock file to leave behind.
+    let lock = open(HistoryFile.parent(of: historyPath).isEmpty ? "." : HistoryFile.parent(of: historyPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if lock >= 0 { _ = flock(lock, LOCK_EX) }  // if it cannot be had, the merge is still done, unguarded
+    defer { if lock >= 0 { close(lock) } }
+    guard let merged = history_init() else { return HistoryFile.Failure.cannotWrite(path: historyPath, reason: "out of memory").description }
+    defer { history_end(merged) }
+    cel_history_setsize(merged, Self.historySize)
+    cel_history_setunique(merged, 1)
+    if case .success(.libedit) = HistoryFile.inspect(historyPath) { _ = cel_history_load(merged, historyPath) }
+    for line in addedThisSession { cel_history_enter(merged, line) }
     let temporary = HistoryFile.temporaryPath(for: historyPath)
-    if cel_history_save(history, temporary) < 0 {
+    if cel_history_save(merged, temporary) < 0 {
       let reason = HistoryFile.describe(errno)
       HistoryFile.remove(temporary)
       return HistoryFile.Failure.cannotWrite(path: historyPath, reason: reason).description
     }
-    return HistoryFile.replace(historyPath, with: temporary)?.description
+    chmod(temporary, 0o600)
+    if let failure = HistoryFile.replace(historyPath, with: temporary) { return failure.description }
+    addedThisSession.removeAll()
+    return nil
   }
 
   // MARK: - For tests

@@ -6,6 +6,28 @@ public enum LineInput: Equatable, Sendable {
   case interrupted
   /// Ctrl-D on an empty line, or the end of piped input.
   case endOfInput
+  /// A piped line too long to keep (see `DescriptorLines.maxLineBytes`): skipped whole,
+  /// so nothing half-read runs. Its first characters and its length in bytes, for the message.
+  case tooLong(start: String, bytes: Int)
+}
+
+extension LineInput {
+  /// What the lab says of a ``tooLong`` line: its length, the limit, and how it began.
+  static func tooLongMessage(start: String, bytes: Int) -> String {
+    "this line is \(grouped(bytes)) bytes long, more than the \(grouped(DescriptorLines.maxLineBytes)) a line may have, "
+      + "so none of it ran (it began '\(start)…')"
+  }
+
+  /// `n` with its thousands grouped by commas, whatever the locale (output is deterministic).
+  private static func grouped(_ n: Int) -> String {
+    let digits = String(n.magnitude)
+    var out = ""
+    for (i, digit) in digits.enumerated() {
+      if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+      out.append(digit)
+    }
+    return (n < 0 ? "-" : "") + out
+  }
 }
 
 /// Completes the word under the cursor.

@@ -9,23 +9,34 @@
 /// No prompt, no editing, no history: piped lines must not end up in the learner's
 /// history. A trailing carriage return (a file with CRLF line ends) is removed.
 public final class StdinLineReader: LineReader {
-  private let nextLine: () -> String?
+  private let nextItem: () -> DescriptorLines.Item?
 
   /// - Parameter readLine: the source of lines, without their newline; `nil` at the
-  ///   end of input. Defaults to the lines of standard input (``DescriptorLines``).
+  ///   end of input. Defaults to the lines of standard input (``DescriptorLines``,
+  ///   which skips lines longer than 64 KiB).
   public init(readLine: (() -> String?)? = nil) {
     if let readLine {
-      self.nextLine = readLine
+      self.nextItem = { readLine().map { .line($0) } }
     } else {
       let lines = DescriptorLines(fd: 0)
-      self.nextLine = { lines.next() }
+      self.nextItem = { lines.next() }
     }
+  }
+
+  /// Reads the lines of `fd` (standard input, a pipe, a FIFO), skipping lines longer than
+  /// `maxLineBytes`.
+  init(fd: Int32, maxLineBytes: Int = DescriptorLines.maxLineBytes) {
+    let lines = DescriptorLines(fd: fd, maxLineBytes: maxLineBytes)
+    self.nextItem = { lines.next() }
   }
 
   /// Reads the next line; `prompt` is not shown.
   public func readLine(prompt: String) -> LineInput {
-    guard let line = nextLine() else { return .endOfInput }
-    return .line(Self.strippingCarriageReturn(line))
+    guard let item = nextItem() else { return .endOfInput }
+    switch item {
+    case .line(let line): return .line(Self.strippingCarriageReturn(line))
+    case .tooLong(let start, let bytes): return .tooLong(start: start, bytes: bytes)
+    }
   }
 
   /// No history for piped input.
@@ -60,21 +71,48 @@ public final class StdinLineReader: LineReader {
 /// for ever — a batch reading a pipe would spin at full speed after Ctrl-C. Here an
 /// interrupted read ends the input when the batch caught a signal (see `BatchSignals`),
 /// and is simply retried otherwise. Invalid UTF-8 is repaired, as `readLine` does.
+///
+/// A line longer than ``maxLineBytes`` is not kept: its start is, for the message, and the
+/// rest up to its newline is counted and dropped a chunk at a time, so endless input with
+/// no newline (`head -c 3000000000 /dev/zero | oplab`) takes no more memory than one chunk
+/// and one line.
 final class DescriptorLines {
+  /// What one call to ``next()`` read.
+  enum Item: Equatable {
+    /// A line without its newline.
+    case line(String)
+    /// A line longer than ``maxLineBytes``, skipped: its first characters, and its length
+    /// in bytes without the newline.
+    case tooLong(start: String, bytes: Int)
+  }
+
+  /// The longest line kept, in bytes. A command is a few dozen; 64 KiB holds any real one.
+  static let maxLineBytes = 64 * 1024
+  private static let chunkSize = 64 * 1024
+
   private let fd: Int32
+  private let maxLineBytes: Int
   private var buffer: [UInt8] = []
   /// Where the next line starts, and how far the search for its newline has got.
   private var start = 0
   private var scanned = 0
   private var atEnd = false
 
-  init(fd: Int32) { self.fd = fd }
+  /// - Parameter maxLineBytes: the longest line kept (tests make it small).
+  init(fd: Int32, maxLineBytes: Int = DescriptorLines.maxLineBytes) {
+    self.fd = fd
+    self.maxLineBytes = maxLineBytes
+  }
 
-  /// The next line without its newline, or `nil` at the end of input.
-  func next() -> String? {
+  /// The next line, or `nil` at the end of input.
+  func next() -> Item? {
     while true {
       if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
-        let line = String(decoding: buffer[start..<newline], as: UTF8.self)
+        let long = newline - start > maxLineBytes
+        let item: Item =
+          long
+          ? .tooLong(start: Self.shownStart(of: buffer[start..<newline]), bytes: newline - start)
+          : .line(String(decoding: buffer[start..<newline], as: UTF8.self))
         start = newline + 1
         scanned = start
         if start > 1 << 16, start * 2 > buffer.count {  // drop what was read, now and then
@@ -82,23 +120,72 @@ final class DescriptorLines {
           start = 0
           scanned = 0
         }
-        return line
+        return item
       }
       scanned = buffer.count
+      if buffer.count - start > maxLineBytes { return skipLongLine() }
       if atEnd {
         guard start < buffer.count else { return nil }
         defer { start = buffer.count }
-        return String(decoding: buffer[start...], as: UTF8.self)
+        return .line(String(decoding: buffer[start...], as: UTF8.self))
       }
-      var chunk = [UInt8](repeating: 0, count: 1 << 16)
-      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if count > 0 {
-        buffer.append(contentsOf: chunk[..<count])
-      } else if count < 0, errno == EINTR {
-        if BatchSignals.caughtSignal != nil { return nil }
-      } else {
-        atEnd = true  // the end, or an error reading: either way no more lines
-      }
+      guard let chunk = readChunk() else { continue }
+      buffer.append(contentsOf: chunk)
     }
   }
+
+  /// Reads one chunk; `nil` when nothing came (an interrupted read, or the end: see ``atEnd``).
+  private func readChunk() -> ArraySlice<UInt8>? {
+    let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    if count > 0 { return chunk[..<count] }
+    if count < 0, errno == EINTR {
+      if BatchSignals.caughtSignal != nil { atEnd = true }
+    } else {
+      atEnd = true  // the end, or an error reading: either way no more lines
+    }
+    return nil
+  }
+
+  /// The buffer every read fills (one, reused: a skipped line reads gigabytes through it).
+  private var chunk = [UInt8](repeating: 0, count: DescriptorLines.chunkSize)
+
+  /// The line at `start` has no newline within ``maxLineBytes``: keeps its start, then
+  /// drops chunks until its newline (or the end of input), counting its bytes.
+  private func skipLongLine() -> Item {
+    let startText = Self.shownStart(of: buffer[start...])
+    var bytes = buffer.count - start
+    buffer.removeAll(keepingCapacity: true)
+    start = 0
+    scanned = 0
+    while !atEnd {
+      guard let read = readChunk() else { continue }
+      let newline = read.withUnsafeBytes { raw -> Int? in
+        guard let base = raw.baseAddress, let found = memchr(base, Int32(UInt8(ascii: "\n")), raw.count) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+      }
+      if let newline {
+        bytes += newline
+        buffer.append(contentsOf: read.dropFirst(newline + 1))
+        break
+      }
+      bytes += read.count
+    }
+    return .tooLong(start: startText, bytes: bytes)
+  }
+
+  /// How a skipped line began, as the message shows it: at most ``shownStartColumns``
+  /// columns once hidden characters are escaped (a NUL takes six: `\u{0}`).
+  static func shownStart(of bytes: ArraySlice<UInt8>) -> String {
+    let text = String(decoding: bytes.prefix(shownStartColumns * 4), as: UTF8.self)
+    var out = ""
+    for ch in text {
+      let shown = Visible.escape(String(ch))
+      if out.count + shown.count > shownStartColumns { break }
+      out += shown
+    }
+    return out
+  }
+
+  /// The most columns of a skipped line's start that the message shows.
+  static let shownStartColumns = 24
 }

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@testable import OpLabShell
+
+/// Piped input is read a line at a time in bounded memory: a line longer than the cap is
+/// skipped whole and reported, and the lines after it are read as usual.
+@Suite struct LongLineTests {
+  /// The items `DescriptorLines` reads from a pipe fed `input`, with a cap of `cap` bytes.
+  func items(_ input: [UInt8], cap: Int) throws -> [DescriptorLines.Item] {
+    var fds: [Int32] = [0, 0]
+    #expect(pipe(&fds) == 0)
+    let (readEnd, writeEnd) = (fds[0], fds[1])
+    // A writer thread: the input may be bigger than the pipe's buffer.
+    let writer = Thread {
+      input.withUnsafeBytes { raw in
+        var done = 0
+        while done < raw.count {
+          let n = write(writeEnd, raw.baseAddress.map { $0 + done }, raw.count - done)
+          if n <= 0 { break }
+          done += n
+        }
+      }
+      close(writeEnd)
+    }
+    writer.start()
+    defer { close(readEnd) }
+    let lines = DescriptorLines(fd: readEnd, maxLineBytes: cap)
+    var out: [DescriptorLines.Item] = []
+    while let item = lines.next() { out.append(item) }
+    return out
+  }
+
+  @Test("Lines up to the cap are read whole; a longer one, ended or not, is skipped with its start and length")
+  func capped() throws {
+    let input = Array("short\n0123456789\n\("y".repeated(11))\nafter\n\("z".repeated(30))".utf8)
+    #expect(try items(input, cap: 10) == [
+      .line("short"), .line("0123456789"), .tooLong(start: "yyyyyyyyyyy", bytes: 11), .line("after"),
+      .tooLong(start: "zzzzzzzzzzzzzzzzzzzzzzzz", bytes: 30),
+    ])
+  }
+
+  @Test("A line of many megabytes with no newline is counted through, not kept, and the next line is read")
+  func endless() throws {
+    var input = Array("first\n".utf8)
+    input += [UInt8](repeating: 0, count: 5_000_000)
+    input += Array("\nlast\n".utf8)
+    let read = try items(input, cap: DescriptorLines.maxLineBytes)
+    #expect(read == [.line("first"), .tooLong(start: "\\u{0}\\u{0}\\u{0}\\u{0}", bytes: 5_000_000), .line("last")])
+  }
+
+  @Test("A line cut inside a multi-byte character shows only whole characters")
+  func cutCharacter() throws {
+    let input = Array("é".repeated(40).utf8)  // 80 bytes, no newline
+    #expect(try items(input, cap: 10) == [.tooLong(start: "é".repeated(24), bytes: 80)])
+  }
+
+  @Test("Messages shorten a word longer than 64 columns, keeping its start and end, and leave others alone")
+  func shownMessage() {
+    let long = "unexpected '" + "x".repeated(100_000) + "'; expected 'on'"
+    let shown = Visible.shown(long)
+    #expect(shown == "unexpected '" + "x".repeated(31) + "…" + "x".repeated(29) + "'; expected 'on'")
+    #expect(Visible.shown("a short message, 'q'") == "a short message, 'q'")
+    #expect(Visible.shown("nul \u{0}") == "nul \\u{0}")
+  }
+}
+
+extension String {
+  func repeated(_ n: Int) -> String { String(repeating: self, count: n) }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+
+@testable import OpLabShell
+
+/// The crash journal: one locked file per live session, what happened rather than what was
+/// typed, private files, and leftovers found only when no lab holds them.
+@Suite struct SessionJournalTests {
+  func folder() throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-journal-\(UUID().uuidString)")
+    return dir.appendingPathComponent("oplab/sessions").path
+  }
+
+  func mode(_ path: String) -> mode_t {
+    var info = stat()
+    return stat(path, &info) == 0 ? info.st_mode & 0o777 : 0
+  }
+
+  @Test("A journal is written at the first line, 0600 in a 0700 folder, and a clean exit deletes it")
+  func lifecycle() throws {
+    let dir = try folder()
+    let journal = SessionJournal(directory: dir)
+    #expect(journal.path == nil)
+    journal.append([])
+    #expect(journal.path == nil)  // nothing to keep, nothing written
+    journal.append(["op a takes 3"])
+    journal.append(["step 1", "run until 4"])
+    let path = try #require(journal.path)
+    #expect(path.hasPrefix(dir + "/session-") && path.contains("-\(getpid())-") && path.hasSuffix(".journal"))
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "op a takes 3\nstep 1\nrun until 4\n")
+    #expect(mode(path) == 0o600 && mode(dir) == 0o700)
+    journal.finish()
+    #expect(!FileManager.default.fileExists(atPath: path))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+  }
+
+  @Test("Two sessions at once: neither sees the other's live journal as a leftover; once one dies, it is one, whole")
+  func twoSessions() throws {
+    let dir = try folder()
+    var first: SessionJournal? = SessionJournal(directory: dir)
+    first?.append(["op a takes 3", "step 1"])
+    let second = SessionJournal(directory: dir)
+    second.append(["op b"])
+    #expect(second.leftovers().isEmpty)
+    #expect(SessionJournal(directory: dir).leftovers().isEmpty)
+    // The first lab dies without quitting: its lock goes with it, its file stays.
+    let path = try #require(first?.path)
+    first = nil
+    let found = second.leftovers()
+    #expect(found.map(\.path) == [path])
+    #expect(found.first?.lines == ["op a takes 3", "step 1"])
+    // The second lab quits: its own journal goes, the first's stays for --recover.
+    second.finish()
+    #expect(SessionJournal(directory: dir).leftovers().map(\.lines) == [["op a takes 3", "step 1"]])
+  }
+
+  @Test("A recovered session starts a new journal whole and 0600; the leftover is discarded only then")
+  func recovery() throws {
+    let dir = try folder()
+    var dead: SessionJournal? = SessionJournal(directory: dir)
+    dead?.append(["op a takes 3", "run until 2"])
+    dead = nil
+    let next = SessionJournal(directory: dir)
+    let leftover = try #require(next.leftovers().first)
+    next.start(with: leftover.lines)
+    next.discard(leftover)
+    let path = try #require(next.path)
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "op a takes 3\nrun until 2\n")
+    #expect(mode(path) == 0o600)
+    #expect(!FileManager.default.fileExists(atPath: leftover.path))
+    #expect(SessionJournal(directory: dir).leftovers().isEmpty)  // the recovering lab is alive
+  }
+
+  @Test("Journals of earlier versions count as leftovers; an empty leftover is deleted; several come newest first")
+  func olderAndEmpty() throws {
+    let dir = try folder()
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    let parent = (dir as NSString).deletingLastPathComponent
+    try "op old\n".write(toFile: parent + "/session.journal", atomically: true, encoding: .utf8)
+    try "".write(toFile: dir + "/session-1-1.journal", atomically: true, encoding: .utf8)
+    try "op newer\n".write(toFile: dir + "/session-2-2.journal", atomically: true, encoding: .utf8)
+    let old = Date(timeIntervalSince1970: 1_000_000)
+    try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: parent + "/session.journal")
+    let found = SessionJournal(directory: dir).leftovers()
+    #expect(found.map(\.lines) == [["op newer"], ["op old"]])
+    #expect(!FileManager.default.fileExists(atPath: dir + "/session-1-1.journal"))
+  }
+
+  @Test(
+    "The state folder is XDG_STATE_HOME or HOME only when absolute, as the XDG spec says",
+    arguments: [
+      (["XDG_STATE_HOME": "/s", "HOME": "/h"], "/s/oplab/sessions"),
+      (["XDG_STATE_HOME": "relative/state", "HOME": "/h"], "/h/.local/state/oplab/sessions"),
+      (["XDG_STATE_HOME": "", "HOME": "/h"], "/h/.local/state/oplab/sessions"),
+      (["HOME": "relative"], nil),
+      ([:], nil),
+    ] as [([String: String], String?)])
+  func stateFolder(environment: [String: String], expected: String?) {
+    #expect(SessionJournal.defaultDirectory(environment: environment) == expected)
+  }
+
+  @Test("Without a usable state folder, journalling is off and the lab says so once")
+  func warnsOnce() throws {
+    let none = SessionJournal(directory: nil)
+    #expect(none.takeWarning() == "crash recovery is off: there is no state folder (set HOME or XDG_STATE_HOME to an absolute path)")
+    #expect(none.takeWarning() == nil)
+    // A folder that cannot be made: a file is in the way.
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-journal-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+    try "".write(toFile: base + "/oplab", atomically: true, encoding: .utf8)
+    let blocked = SessionJournal(directory: base + "/oplab/sessions")
+    #expect(blocked.takeWarning() == nil)  // nothing tried yet
+    blocked.append(["op a"])
+    blocked.append(["op b"])
+    #expect(blocked.path == nil)
+    let warning = try #require(blocked.takeWarning())
+    #expect(warning.hasPrefix("crash recovery is off: cannot create the history directory \(base)/oplab: Not a directory"))
+    #expect(blocked.takeWarning() == nil)
+  }
+
+  // MARK: - What is journalled
+
+  func journalling() -> Interpreter {
+    let i = Interpreter()
+    i.keepsJournal = true
+    return i
+  }
+
+  @Test("The journal keeps what happened: commands as save writes them, time travel as typed, views not at all")
+  func whatHappened() throws {
+    let i = journalling()
+    for line in ["queue  q   max 1", "op a on q takes 3", "status", "step 2", "op bogus takes x", "back 1", "fork", "step 1", "unfork", "undo", "export events /nonexistent/x"] {
+      _ = i.execute(line)
+    }
+    #expect(i.takeJournal() == ["queue q max 1", "op a on q takes 3", "step 2", "back 1", "fork", "step 1", "unfork", "undo"])
+    #expect(i.takeJournal().isEmpty)
+    // Replayed, the journal gives the same world.
+    let again = Interpreter()
+    for line in ["queue q max 1", "op a on q takes 3", "step 2", "back 1", "fork", "step 1", "unfork", "undo"] {
+      #expect(again.execute(line).error == nil, "\(line)")
+    }
+    #expect(again.world.trace == i.world.trace && again.script.map(\.text) == i.script.map(\.text))
+  }
+
+  @Test("A run stopped by Ctrl-C is journalled as a run to the tick it reached, not as the run typed")
+  func interruptedRun() throws {
+    let i = journalling()
+    _ = i.execute("queue q max 1")
+    for n in 0..<3_000 { _ = i.execute("op o\(n) on q takes 1") }
+    _ = i.takeJournal()
+    _ = i.execute("run", interrupt: { true })
+    let t = i.world.now
+    #expect(t > 0 && t < 3_000)
+    #expect(i.takeJournal() == ["run until \(t)"])
+  }
+
+  @Test("A sourced file is journalled as its lines that ran: all of them, or those before Ctrl-C or an error")
+  func sourcedLines() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-journal-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = dir.appendingPathComponent("s.oplab").path
+    try "op a takes 1\nhelp\nop b   takes 1\nstep 1\nop c takes oops\nop d\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let whole = journalling()
+    let failed = whole.execute("source \(file)")
+    #expect(failed.error != nil)
+    #expect(whole.takeJournal() == ["op a takes 1", "op b takes 1", "step 1"])
+    let stopped = journalling()
+    var asked = 0
+    _ = stopped.execute("source \(file)", interrupt: { asked += 1; return asked > 3 })
+    #expect(stopped.takeJournal() == ["op a takes 1", "op b takes 1"])
+  }
+
+  @Test("An interpreter that keeps no journal (batch runs, lessons) gives none")
+  func noJournal() {
+    let i = Interpreter()
+    _ = i.execute("op a takes 1")
+    #expect(i.takeJournal().isEmpty)
+  }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// Sessions through a real pseudo-terminal: two labs at once, and recovery after `kill -9`
+/// of a lab whose `source` or `run` was stopped by Ctrl-C.
+extension TerminalTests {
+  /// Starts a session without waiting for it: call the result to wait and get its output.
+  func startSession(_ bursts: [String], state: URL, arguments: [String] = []) throws -> () -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", Self.driver.path, EndToEndTests.binary.path] + arguments + ["--"] + bursts
+    var environment = ProcessInfo.processInfo.environment
+    environment["TERM"] = "xterm"
+    environment["XDG_STATE_HOME"] = state.path
+    environment["LANG"] = "C.UTF-8"
+    process.environment = environment
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    return {
+      let data = output.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      return String(decoding: data, as: UTF8.self)
+    }
+  }
+
+  func stateFolder() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("oplab-tty-\(UUID().uuidString)")
+  }
+
+  @Test("Two labs at once: the second neither takes nor deletes the first's journal, and --recover restores all of the first's commands")
+  func twoLabsJournal() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    let first = try startSession(["op a takes 3\\r", "<SLEEP 4>", "step 1\\r", "op c after a\\r", "<KILL>"], state: state)
+    Thread.sleep(forTimeInterval: 2)
+    let second = try session(["op b takes 1\\r", "\\x04"], state: state)
+    #expect(!second.contains("ended without quitting"), "the first lab's live journal was taken for a leftover: \(second)")
+    #expect(second.hasSuffix("\nexit 0\n"), "\(second)")
+    let firstOut = first()
+    #expect(firstOut.hasSuffix("\nexit -9\n"), "\(firstOut)")
+    let recovered = try session(["status\\r", "\\x04"], state: state, arguments: ["--recover"])
+    #expect(recovered.contains("Recovered the last session: 3 commands replayed; the clock is at t=1."), "\(recovered)")
+    #expect(recovered.contains("c  pending (waiting on dependencies)"), "\(recovered)")
+  }
+
+  @Test("Two labs that quit at once both keep their lines in the history")
+  func twoLabsHistory() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    let first = try startSession(["op alpha\\r", "<SLEEP 4>", "step 1\\r", "\\x04"], state: state)
+    Thread.sleep(forTimeInterval: 2)
+    let second = try session(["op beta\\r", "\\x04"], state: state)  // saves first
+    #expect(second.hasSuffix("\nexit 0\n"), "\(second)")
+    #expect(first().hasSuffix("\nexit 0\n"))
+    let history = try String(contentsOf: state.appendingPathComponent("oplab/history"), encoding: .utf8)
+    #expect(history == "_HiStOrY_V2_\nop\\040beta\nop\\040alpha\nstep\\0401\n", "\(history)")
+    var info = stat()
+    #expect(stat(state.appendingPathComponent("oplab/history").path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+  }
+
+  @Test("After Ctrl-C stopped a source and then kill -9, --recover replays the lines that ran, not the whole file")
+  func recoverInterruptedSource() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+    let script = state.appendingPathComponent("big.oplab")
+    try (["queue q max 1"] + (1...20_000).map { "op o\($0) on q takes 1" }).joined(separator: "\n")
+      .write(to: script, atomically: true, encoding: .utf8)
+    // The lab blocks writing the source's output while nothing reads it; Ctrl-C then stops it.
+    let first = try session(["<HOLD>source \(script.path)\\r", "\\x03", "<SLEEP 3>", "<KILL>"], state: state)
+    #expect(first.contains("the lines from there on did not run"), "\(first.suffix(300))")
+    let recovered = try session(["save \(state.path)/after.oplab\\r", "\\x04"], state: state, arguments: ["--recover"])
+    let replayed = try #require(recovered.firstMatch(of: /Recovered the last session: (\d+) commands replayed/)?.output.1)
+    let count = try #require(Int(replayed))
+    #expect(count > 1 && count < 20_001, "\(recovered.suffix(300))")
+    #expect(recovered.contains("saved \(count) commands to"), "\(recovered.suffix(300))")
+  }
+
+  @Test("After Ctrl-C stopped a run and then kill -9, --recover brings the clock back to where the run stopped")
+  func recoverInterruptedRun() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    let first = try session(
+      ["frames every 1\\r", "op a on main takes 3000000\\r", "run\\r", "<SLEEP 1>", "\\x03", "<SLEEP 1>", "<KILL>"], state: state)
+    let stopped = try #require(first.firstMatch(of: /interrupted at t=(\d+);/)?.output.1, "\(first.suffix(300))")
+    let recovered = try session(["\\x04"], state: state, arguments: ["--recover"])
+    #expect(recovered.contains("Recovered the last session: 3 commands replayed; the clock is at t=\(stopped)."), "\(recovered)")
+  }
+
+  @Test("Several unfinished sessions: the start says how many; --recover lists them and restores the one chosen")
+  func chooseAmongLeftovers() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    _ = try session(["op first\\r", "<KILL>"], state: state)
+    Thread.sleep(forTimeInterval: 1.1)  // a later modification time
+    _ = try session(["op second\\r", "step 2\\r", "<KILL>"], state: state)
+    let told = try session(["\\x04"], state: state)
+    #expect(told.contains("2 sessions ended without quitting (2 and 1 commands). `oplab --recover` lists them to choose from."), "\(told)")
+    let chosen = try session(["7\\r", "2\\r", "status\\r", "\\x04"], state: state, arguments: ["--recover"])
+    #expect(chosen.contains("  1. 2 commands, the last at "), "\(chosen)")
+    #expect(chosen.contains(": step 2\r\n  2. 1 command, the last at "), "\(chosen)")
+    #expect(chosen.contains("Type a number from 1 to 2, Enter for the most recent, or n for none."), "\(chosen)")
+    #expect(chosen.contains("Recovered the last session: 1 command replayed; the clock is at t=0."), "\(chosen)")
+    #expect(chosen.contains("1 other unfinished session left; `oplab --recover` again to choose."), "\(chosen)")
+    let last = try session(["\\x04"], state: state, arguments: ["--recover"])
+    #expect(last.contains("Recovered the last session: 2 commands replayed; the clock is at t=2."), "\(last)")
+  }
+}
