@@ -60,35 +60,64 @@ public final class StdinLineReader: LineReader {
 /// for ever — a batch reading a pipe would spin at full speed after Ctrl-C. Here an
 /// interrupted read ends the input when the batch caught a signal (see `BatchSignals`),
 /// and is simply retried otherwise. Invalid UTF-8 is repaired, as `readLine` does.
+///
+/// A line ends at LF, CRLF or a lone CR (a file saved by an old Mac editor), and a UTF-8
+/// byte-order mark at the very start is dropped, so it neither becomes part of the first
+/// word nor shifts the columns of a diagnostic. Any descriptor works: a file, a pipe, a
+/// FIFO, `/dev/null`.
 final class DescriptorLines {
   private let fd: Int32
   private var buffer: [UInt8] = []
-  /// Where the next line starts, and how far the search for its newline has got.
+  /// Where the next line starts, and how far the search for its line end has got.
   private var start = 0
   private var scanned = 0
   private var atEnd = false
+  /// Whether the start of the input has still to be checked for a byte-order mark.
+  private var markPending = true
+
+  private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+  private static let lineFeed = UInt8(ascii: "\n")
+  private static let carriageReturn = UInt8(ascii: "\r")
 
   init(fd: Int32) { self.fd = fd }
 
-  /// The next line without its newline, or `nil` at the end of input.
+  /// The next line without its line end, or `nil` at the end of input.
   func next() -> String? {
     while true {
-      if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
-        let line = String(decoding: buffer[start..<newline], as: UTF8.self)
-        start = newline + 1
-        scanned = start
-        if start > 1 << 16, start * 2 > buffer.count {  // drop what was read, now and then
-          buffer.removeFirst(start)
-          start = 0
-          scanned = 0
+      if markPending, buffer.count - start >= Self.byteOrderMark.count || atEnd {
+        markPending = false
+        if buffer[start...].starts(with: Self.byteOrderMark) {
+          start += Self.byteOrderMark.count
+          scanned = start
         }
-        return line
       }
-      scanned = buffer.count
-      if atEnd {
-        guard start < buffer.count else { return nil }
-        defer { start = buffer.count }
-        return String(decoding: buffer[start...], as: UTF8.self)
+      if !markPending {
+        if let end = buffer[scanned...].firstIndex(where: { $0 == Self.lineFeed || $0 == Self.carriageReturn }) {
+          let isCarriageReturn = buffer[end] == Self.carriageReturn
+          // A CR last in the buffer may be the first half of a CRLF: look again with the next byte.
+          if !(isCarriageReturn && end + 1 == buffer.count && !atEnd) {
+            let line = String(decoding: buffer[start..<end], as: UTF8.self)
+            start = end + (isCarriageReturn && end + 1 < buffer.count && buffer[end + 1] == Self.lineFeed ? 2 : 1)
+            scanned = start
+            if start > 1 << 16, start * 2 > buffer.count {  // drop what was read, now and then
+              buffer.removeFirst(start)
+              start = 0
+              scanned = 0
+            }
+            return line
+          }
+          scanned = end
+        } else {
+          scanned = buffer.count
+        }
+        if atEnd {
+          guard start < buffer.count else { return nil }
+          defer {
+            start = buffer.count
+            scanned = start
+          }
+          return String(decoding: buffer[start...], as: UTF8.self)
+        }
       }
       var chunk = [UInt8](repeating: 0, count: 1 << 16)
       let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
