@@ -78,19 +78,19 @@ public enum Shell {
     let interpreter = Interpreter(options: options)
     var status = Status.ok
     for file in files {
-      guard let data = FileManager.default.contents(atPath: file) else {
-        writeError("oplab: cannot read '\(file)': no such file, or it cannot be read\n")
+      // A file, or a stream read to its end (`oplab run /dev/stdin`, `oplab run <(…)`, a FIFO).
+      let script: ScriptFile
+      do {
+        script = try FileIO.openScript(file)
+      } catch {
+        writeError("oplab: \(Visible.escape(error.message))\n" + (error.hint.map { "  hint: \(Visible.escape($0))\n" } ?? ""))
         return Status.usage
       }
-      var lines = String(decoding: data, as: UTF8.self)
-        .split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init)
-      if lines.last == "" { lines.removeLast() }
-      var index = 0
-      let reader = StdinLineReader { () -> String? in
-        defer { index += 1 }
-        return index < lines.count ? lines[index] : nil
+      let reader = StdinLineReader(items: script.next)
+      // The script's own `source` lines find relative paths beside it.
+      let result = interpreter.running(script, path: file, named: file) {
+        batch(interpreter, reader: reader, name: file, keepGoing: keepGoing)
       }
-      let result = batch(interpreter, reader: reader, name: file, keepGoing: keepGoing)
       if result != Status.ok {
         status = result
         if !keepGoing { return status }

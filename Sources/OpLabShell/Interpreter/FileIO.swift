@@ -1,65 +1,285 @@
 import Foundation
+import Synchronization
 
 /// The shell's file access: reading scripts, writing exports and saves atomically.
+///
+/// Written with the system calls themselves, not Foundation's file APIs, so every failure
+/// has its `errno` and is told in words (``FileError``), never as "error 512".
 enum FileIO {
-  /// Reads a UTF-8 text file.
-  /// - Throws: a ``Diagnostic`` naming the file and why it could not be read.
-  static func read(_ path: String, column: Int) throws -> String {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      var isDirectory: ObjCBool = false
-      let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-      let why = !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "it cannot be read"
-      throw Diagnostic(column: column, length: path.count, message: "cannot read '\(path)': \(why)")
+  // MARK: - Reading
+
+  /// Opens a script for reading line by line: a regular file, or a stream read until its
+  /// end (`/dev/stdin`, a pipe such as `<(…)`, a FIFO, `/dev/null`). Lines end at LF,
+  /// CRLF or a lone CR, and a UTF-8 byte-order mark at the start is dropped
+  /// (``DescriptorLines``).
+  /// - Throws: ``FileError`` naming why it cannot be read (a folder is refused).
+  static func openScript(_ path: String) throws(FileError) -> ScriptFile {
+    func fail(_ reason: FileError.Reason) -> FileError { FileError(path: path, access: .read, reason: reason) }
+    guard !path.isEmpty else { throw fail(.empty) }
+    guard !path.contains("\u{0}") else { throw fail(.nul) }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw fail(.system(errno)) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      let code = errno
+      close(fd)
+      throw fail(.system(code))
     }
-    return String(decoding: data, as: UTF8.self)
+    if info.st_mode & S_IFMT == S_IFDIR {
+      close(fd)
+      throw fail(.folder)
+    }
+    return ScriptFile(fd: fd, identity: ScriptFile.Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
   }
 
-  /// Writes text whole or not at all: to a temporary file beside the target, then renamed.
-  /// - Throws: a ``Diagnostic`` naming the file; nothing is left behind.
+  /// Reads a whole text file (a lesson), its lines joined by "\n" whatever they ended
+  /// with, without a byte-order mark.
+  /// - Throws: ``FileError``.
+  static func readText(_ path: String) throws(FileError) -> String {
+    let file = try openScript(path)
+    var lines: [String] = []
+    while let item = file.next() {
+      switch item {
+      case .line(let line): lines.append(line)
+      case .tooLong(_, let bytes):
+        throw FileError(path: path, access: .read, reason: .lineTooLong(line: lines.count + 1, bytes: bytes))
+      }
+    }
+    return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
+  }
+
+  // MARK: - Writing
+
+  /// What a write did to the path.
+  enum WriteOutcome: Equatable, Sendable {
+    /// Nothing was there.
+    case created
+    /// A regular file was replaced.
+    case replaced
+    /// The path is a symbolic link to a regular file: the file it leads to was replaced,
+    /// and the link kept.
+    case replacedThroughLink(String)
+
+    /// " (it replaced the file there)", for the learner's confirmation.
+    var note: String {
+      switch self {
+      case .created: ""
+      case .replaced: " (it replaced the file there)"
+      case .replacedThroughLink(let target): " (through the link: it replaced \(FileError.shown(target)))"
+      }
+    }
+  }
+
+  /// Writes text whole or not at all (see ``writeAtomically(to:interrupted:_:)``).
+  /// - Throws: a ``Diagnostic`` at `column` naming the file; nothing is left behind.
   static func writeAtomically(_ text: String, to path: String, column: Int) throws {
-    try writeAtomically(to: path, column: column) { $0.write(text) }
+    do {
+      try writeAtomically(to: path) { $0.write(text) }
+    } catch {
+      throw Diagnostic(error, column: column, length: path.count)
+    }
   }
 
-  /// Streams text whole or not at all: `body` writes to a temporary file beside the
-  /// target (a megabyte at a time), which is renamed over the target only when every
-  /// write succeeded. A big world's export never sits in memory whole.
-  /// - Throws: a ``Diagnostic`` naming the file; nothing is left behind.
-  /// - Parameter interrupted: asked at every megabyte; `true` (Ctrl-C) abandons the file.
+  /// Streams text whole or not at all (see ``writeAtomically(to:interrupted:_:)``).
+  /// - Throws: a ``Diagnostic`` at `column` naming the file; nothing is left behind.
   static func writeAtomically(
     to path: String, column: Int, interrupted: (() -> Bool)? = nil, _ body: (inout FileStream) -> Void
   ) throws {
-    let url = URL(fileURLWithPath: path)
-    let directory = url.deletingLastPathComponent().path
-    // mkstemp: a fresh name no one could have planted a link at (O_EXCL).
-    var template = Array(url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).oplab-XXXXXX").path.utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
-    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    func failure(_ why: String? = nil) -> Diagnostic {
-      var isDirectory: ObjCBool = false
-      var targetIsFolder: ObjCBool = false
-      let why = why ?? (!FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue
-        ? "the folder \(directory) does not exist"
-        : path.hasSuffix("/") || FileManager.default.fileExists(atPath: path, isDirectory: &targetIsFolder) && targetIsFolder.boolValue
-          ? "it is a folder: give the name of a file in it"
-          : "permission denied or the path is not a file")
-      return Diagnostic(column: column, length: path.count, message: "cannot write '\(path)': \(why)")
+    do {
+      try writeAtomically(to: path, interrupted: interrupted, body)
+    } catch {
+      throw Diagnostic(error, column: column, length: path.count)
     }
-    guard fd >= 0 else { throw failure() }
-    _ = fchmod(fd, 0o644)
+  }
+
+  /// Streams text whole or not at all: `body` writes to a fresh temporary file beside the
+  /// target (a megabyte at a time), which is renamed over the target only when every write
+  /// succeeded. A big world's export never sits in memory whole.
+  ///
+  /// - Only regular files are written: a folder, a device (`/dev/full`), a FIFO or a socket
+  ///   is refused, never replaced. A symbolic link to a regular file is written through
+  ///   (its target replaced, the link kept).
+  /// - A replaced file keeps its permissions (and, when allowed, its owner); a new file
+  ///   gets 0666 minus the umask, as `open(O_CREAT, 0666)` gives.
+  /// - The temporary file is removed on every path: a failed write, Ctrl-C, and a second
+  ///   signal that ends a batch run at once (``removePendingTemporary()``).
+  /// - Parameter interrupted: asked at every megabyte; `true` (Ctrl-C) abandons the file.
+  /// - Throws: ``FileError``; nothing is left behind.
+  @discardableResult
+  static func writeAtomically(
+    to path: String, interrupted: (() -> Bool)? = nil, _ body: (inout FileStream) -> Void
+  ) throws(FileError) -> WriteOutcome {
+    func fail(_ reason: FileError.Reason) -> FileError { FileError(path: path, access: .write, reason: reason) }
+    guard !path.isEmpty else { throw fail(.empty) }
+    guard !path.contains("\u{0}") else { throw fail(.nul) }
+    if path.hasSuffix("/") { throw fail(.folder) }
+    var target = path
+    var outcome = WriteOutcome.created
+    var kept: stat?
+    var info = stat()
+    if lstat(path, &info) == 0 {
+      if info.st_mode & S_IFMT == S_IFLNK {
+        var followed = stat()
+        guard stat(path, &followed) == 0 else {
+          let code = errno
+          throw fail(code == ENOENT ? .danglingLink(linkTarget(path)) : .system(code))
+        }
+        if let refusal = refusal(followed) { throw fail(refusal) }
+        target = realpath(path, nil).map { pointer in
+          defer { free(pointer) }
+          return String(cString: pointer)
+        } ?? path
+        outcome = .replacedThroughLink(target)
+        kept = followed
+      } else {
+        if let refusal = refusal(info) { throw fail(refusal) }
+        outcome = .replaced
+        kept = info
+      }
+      if access(target, W_OK) != 0, errno == EACCES || errno == EROFS {
+        throw fail(errno == EROFS ? .system(EROFS) : .readOnlyFile)
+      }
+    } else if errno != ENOENT {
+      throw fail(.system(errno))
+    }
+
+    let folder = folder(of: target)
+    let fd = createTemporary(beside: target)
+    guard fd >= 0 else {
+      let code = errno
+      if code == ENOENT {
+        var folderInfo = stat()
+        if stat(folder, &folderInfo) == 0 { throw fail(folderInfo.st_mode & S_IFMT == S_IFDIR ? .noNewFiles : .system(ENOTDIR)) }
+      }
+      throw fail(.system(code))
+    }
+    defer { removePendingTemporary() }  // whatever happens below, no temporary file stays
+    if let kept {
+      _ = fchmod(fd, kept.st_mode & 0o7777)
+      if kept.st_uid != geteuid() || kept.st_gid != getegid() { _ = fchown(fd, kept.st_uid, kept.st_gid) }
+    } else {
+      let mask = umask(0)
+      umask(mask)
+      _ = fchmod(fd, 0o666 & ~mask)
+    }
     var stream = FileStream(fd: fd, interrupted: interrupted)
     body(&stream)
     stream.flush()
-    let failed = stream.error
-    if close(fd) != 0 || failed != nil {
-      unlink(temporary)
-      if failed == ECANCELED { throw failure("interrupted, so nothing was written") }
-      throw failure(failed.map { String(cString: strerror($0)) })
+    var failed = stream.error
+    if close(fd) != 0, failed == nil { failed = errno }
+    if let failed { throw fail(failed == ECANCELED ? .interrupted : .system(failed)) }
+    guard rename(temporaryPath(), target) == 0 else { throw fail(.system(errno)) }
+    pendingTemporary.store(false, ordering: .sequentiallyConsistent)  // renamed: nothing to remove
+    return outcome
+  }
+
+  /// Creates `path` and the folders above it that are missing (`mkdir -p`).
+  /// - Throws: ``FileError`` for the first that cannot be made.
+  static func makeFolders(_ path: String, mode: mode_t = 0o700) throws(FileError) {
+    var info = stat()
+    if stat(path, &info) == 0 {
+      if info.st_mode & S_IFMT == S_IFDIR { return }
+      throw FileError(path: path, access: .write, reason: .system(ENOTDIR))
     }
-    guard rename(temporary, path) == 0 else {
-      unlink(temporary)
-      throw failure()
+    let parent = folder(of: path)
+    if parent != path, parent != ".", parent != "/" { try makeFolders(parent, mode: mode) }
+    if mkdir(path, mode) != 0, errno != EEXIST {
+      throw FileError(path: path + "/", access: .write, reason: .system(errno))
     }
   }
+
+  /// Why a target that exists must not be replaced, or `nil` for a regular file.
+  private static func refusal(_ info: stat) -> FileError.Reason? {
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: nil
+    case S_IFDIR: .folder
+    case S_IFCHR, S_IFBLK: .notAFile("a device")
+    case S_IFIFO: .notAFile("a named pipe (FIFO)")
+    case S_IFSOCK: .notAFile("a socket")
+    default: .notAFile("not a regular file")
+    }
+  }
+
+  private static func linkTarget(_ path: String) -> String {
+    var bytes = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let n = readlink(path, &bytes, bytes.count - 1)
+    guard n > 0 else { return "?" }
+    return String(decoding: bytes[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// The folder of `path` as written ("." when it names none, "/" for a top-level file).
+  static func folder(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    let folder = path[..<slash]
+    return folder.isEmpty ? "/" : String(folder)
+  }
+
+  // MARK: - The temporary file, for the signal handler
+
+  /// The temporary file being written, as a C string the signal handler can read: a fixed
+  /// buffer (never freed), valid while ``pendingTemporary`` is set.
+  nonisolated(unsafe) private static let temporaryBuffer: UnsafeMutablePointer<CChar> = {
+    let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: temporaryCapacity)
+    buffer.initialize(repeating: 0, count: temporaryCapacity)
+    return buffer
+  }()
+  private static let temporaryCapacity = Int(PATH_MAX) + 1
+  private static let pendingTemporary = Atomic<Bool>(false)
+
+  /// Creates the temporary file beside `target` with mkstemp (a fresh name no one could have
+  /// planted a link at) and records its name for ``removePendingTemporary()``.
+  /// - Returns: the descriptor, or -1 with `errno` set.
+  private static func createTemporary(beside target: String) -> Int32 {
+    // A name near the file system's limit must still leave room for the suffix.
+    var base = Substring(target[(target.lastIndex(of: "/").map(target.index(after:)) ?? target.startIndex)...])
+    while base.utf8.count > 200 { base = base.dropLast() }
+    let folder = folder(of: target)
+    let template = Array((folder == "/" ? "/" : folder + "/") .utf8) + Array(".\(base).oplab-XXXXXX".utf8)
+    guard template.count < temporaryCapacity else {
+      errno = ENAMETOOLONG
+      return -1
+    }
+    for (i, byte) in template.enumerated() { temporaryBuffer[i] = CChar(bitPattern: byte) }
+    temporaryBuffer[template.count] = 0
+    let fd = mkstemp(temporaryBuffer)
+    if fd >= 0 { pendingTemporary.store(true, ordering: .sequentiallyConsistent) }
+    return fd
+  }
+
+  private static func temporaryPath() -> String { String(cString: temporaryBuffer) }
+
+  /// Removes the temporary file being written, if any. Async-signal-safe (an atomic and
+  /// `unlink`): the batch's signal handler calls it before a second signal ends the lab.
+  static func removePendingTemporary() {
+    if pendingTemporary.exchange(false, ordering: .sequentiallyConsistent) { unlink(temporaryBuffer) }
+  }
+
+  /// Whether a temporary file is being written now (for tests).
+  static var isWriting: Bool { pendingTemporary.load(ordering: .sequentiallyConsistent) }
+}
+
+/// A script being read, line by line (see ``FileIO/openScript(_:)``); closed when released.
+final class ScriptFile {
+  /// Which file it is, to tell a script that sources itself, whatever path named it.
+  struct Identity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+  }
+
+  let identity: Identity
+  private let fd: Int32
+  private let lines: DescriptorLines
+
+  init(fd: Int32, identity: Identity) {
+    self.fd = fd
+    self.identity = identity
+    lines = DescriptorLines(fd: fd)
+  }
+
+  /// The next line without its line end (or a line too long to keep), or `nil` at the end.
+  func next() -> DescriptorLines.Item? { lines.next() }
+
+  deinit { close(fd) }
 }
 
 /// Text written to a file descriptor through a 1 MB buffer; the first error stops writing.

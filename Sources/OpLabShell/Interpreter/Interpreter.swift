@@ -61,7 +61,8 @@ public final class Interpreter {
   public var keepsJournal = false
   /// What a session journal should keep of the commands run since ``takeJournal()``.
   private var pendingJournal: [String] = []
-  /// Deepest `source` nesting allowed (a script that sources itself stops here).
+  /// Deepest `source` nesting allowed (a longer chain of different scripts stops here; a
+  /// cycle is named sooner, see `source`).
   public static let maxSourceDepth = 16
   /// When set, `source` hands each line's output to it as soon as the line has run (the
   /// interactive shell prints it at once), instead of returning it all at the end.
@@ -455,24 +456,35 @@ public final class Interpreter {
       return Reply(output: Graph.render(world))
     case .export(let kind, let file):
       let world = world, options = options
-      let replaced = FileManager.default.fileExists(atPath: file) ? " (it replaced the file there)" : ""
-      try FileIO.writeAtomically(to: file, column: Lexer.tokens(line).last?.column ?? 1, interrupted: interrupt) { out in
-        switch kind {
-        case .timeline: out.write(Timeline.render(world, width: options.width, ascii: options.ascii))
-        case .events: Exporters.eventsJSONLines(world, to: &out)
-        case .trace: Exporters.chromeTrace(world, to: &out)
-        case .mermaid: Exporters.mermaid(world, to: &out)
+      let at = Lexer.tokens(line).last ?? Token(file, column: 1)
+      let outcome: FileIO.WriteOutcome
+      do {
+        outcome = try FileIO.writeAtomically(to: file, interrupted: interrupt) { out in
+          switch kind {
+          case .timeline: out.write(Timeline.render(world, width: options.width, ascii: options.ascii))
+          case .events: Exporters.eventsJSONLines(world, to: &out)
+          case .trace: Exporters.chromeTrace(world, to: &out)
+          case .mermaid: Exporters.mermaid(world, to: &out)
+          }
         }
+      } catch {
+        throw Diagnostic(error, column: at.column, length: at.length)
       }
-      return Reply(output: "  wrote \(kind.rawValue) to \(file)\(replaced)\n")
+      return Reply(output: "  wrote \(kind.rawValue) to \(file)\(outcome.note)\n")
     case .save(let file):
-      let replaced = FileManager.default.fileExists(atPath: file) ? " (it replaced the file there)" : ""
-      let header = "# OpLab session saved at t=\(world.now); replay with `oplab run \(file)` or `source \(file)`\n"
-      let body = script.map(\.text)
-      try FileIO.writeAtomically(header + body.map { $0 + "\n" }.joined(), to: file, column: Lexer.tokens(line).last?.column ?? 1)
-      return Reply(output: "  saved \(script.count) commands to \(file)\(replaced)\n")
+      let at = Lexer.tokens(line).last ?? Token(file, column: 1)
+      let named = Self.quotedIfNeeded(file)
+      let header = "# OpLab session saved at t=\(world.now); replay with `oplab run \(named)` or `source \(named)`\n"
+      let text = header + script.map { $0.text + "\n" }.joined()
+      let outcome: FileIO.WriteOutcome
+      do {
+        outcome = try FileIO.writeAtomically(to: file) { $0.write(text) }
+      } catch {
+        throw Diagnostic(error, column: at.column, length: at.length)
+      }
+      return Reply(output: "  saved \(script.count) commands to \(file)\(outcome.note)\n")
     case .source(let file):
-      return try source(file, column: Lexer.tokens(line).last?.column ?? 1)
+      return try source(file, at: Lexer.tokens(line).last ?? Token(file, column: 1))
     case .reset:
       let platform = world.platform
       sim = Simulation(world: Self.freshWorld(options.platform))
@@ -537,34 +549,86 @@ public final class Interpreter {
     }
   }
 
-  private func source(_ file: String, column: Int) throws -> Reply {
+  /// A path as a command would take it: in double quotes when it holds a space, a quote,
+  /// `#` or a backslash (`source "my run.oplab"`).
+  static func quotedIfNeeded(_ path: String) -> String {
+    guard path.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "#" || $0 == "\\" }) else { return path }
+    return "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+  }
+
+  /// The scripts being run, outermost first: a `source` line's relative path is found
+  /// beside the script it is in, and a script that sources one already running is a cycle.
+  private var scripts: [(named: String, path: String, identity: ScriptFile.Identity)] = []
+
+  /// Runs `body` with `file` (opened from `path`, as the learner `named` it) as the script
+  /// being run: `oplab run` runs each of its files inside this.
+  func running<T>(_ file: ScriptFile, path: String, named: String, _ body: () -> T) -> T {
+    scripts.append((named, path, file.identity))
+    defer { scripts.removeLast() }
+    return body()
+  }
+
+  /// Where `source FILE` looks: a relative path inside a script is beside that script; typed
+  /// at the prompt, in the current folder.
+  func sourcePath(_ file: String) -> String {
+    guard !file.hasPrefix("/"), let including = scripts.last else { return file }
+    let folder = FileIO.folder(of: including.path)
+    return folder == "." ? file : (folder == "/" ? "/" : folder + "/") + file
+  }
+
+  private func source(_ file: String, at token: Token) throws -> Reply {
     guard sourceDepth < Self.maxSourceDepth else {
       throw Diagnostic(
-        column: column, length: file.count, message: "scripts nested more than \(Self.maxSourceDepth) deep",
-        hint: "does \(file) source itself?")
+        column: token.column, length: token.length, message: "scripts nested more than \(Self.maxSourceDepth) deep",
+        hint: "a chain of scripts sourcing scripts this long: run some of them one after another instead")
     }
-    let text = try FileIO.read(file, column: column)
+    let path = sourcePath(file)
+    let script: ScriptFile
+    do {
+      script = try FileIO.openScript(path)
+    } catch {
+      throw Diagnostic(error, column: token.column, length: token.length)
+    }
+    if let first = scripts.firstIndex(where: { $0.identity == script.identity }) {
+      let cycle = (scripts[first...].map(\.named) + [file]).joined(separator: " → ")
+      throw Diagnostic(
+        column: token.column, length: token.length,
+        message: first == scripts.count - 1 ? "the script sources itself: \(cycle)" : "these scripts source each other in a cycle: \(cycle)",
+        hint: "remove one of the `source` lines, or the scripts would run for ever")
+    }
     sourceDepth += 1
     defer { sourceDepth -= 1 }
-    var out = ""
-    for (i, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
-      // Ctrl-C (or a signal to a batch run) stops a sourced script between two lines too.
-      if interrupt?() == true {
-        return Reply(output: out + "  interrupted before \(file):\(i + 1); the lines from there on did not run\n")
-      }
-      let line = String(raw)
-      let reply = execute(line)
-      if let streamOutput { streamOutput(reply.output) } else { out += reply.output }
-      if var error = reply.error {
-        if error.file == nil {
-          error.file = file
-          error.line = i + 1
-          error.source = line
+    return running(script, path: path, named: file) {
+      var out = ""
+      var number = 0
+      while let item = script.next() {
+        number += 1
+        guard case .line(let line) = item else {
+          if case .tooLong(let start, let bytes) = item {
+            let error = Diagnostic(
+              file: path, line: number, column: 1, message: LineInput.tooLongMessage(start: start, bytes: bytes),
+              hint: "a command fits on one short line; is \(file) a script?")
+            return Reply(output: out, error: error)
+          }
+          continue
         }
-        return Reply(output: out, error: error)
+        // Ctrl-C (or a signal to a batch run) stops a sourced script between two lines too.
+        if interrupt?() == true {
+          return Reply(output: out + "  interrupted before \(path):\(number); the lines from there on did not run\n")
+        }
+        let reply = execute(line)
+        if let streamOutput { streamOutput(reply.output) } else { out += reply.output }
+        if var error = reply.error {
+          if error.file == nil {
+            error.file = path
+            error.line = number
+            error.source = line
+          }
+          return Reply(output: out, error: error)
+        }
+        if reply.quit { return Reply(output: out, quit: true) }
       }
-      if reply.quit { return Reply(output: out, quit: true) }
+      return Reply(output: out)
     }
-    return Reply(output: out)
   }
 }

@@ -320,23 +320,38 @@ public enum CommandTable {
         timeline: the text of `timeline`, without colour. events: JSON Lines, one object per
         event (see the README for the schema). trace: Chrome trace-event JSON that
         ui.perfetto.dev opens (1 tick = 1 ms). mermaid: a gantt chart. The file is written
-        whole or not at all.
+        whole or not at all, and only a regular file: a folder, a device or a FIFO is
+        refused, a symbolic link is written through to its file (the link stays), and a
+        replaced file keeps its permissions. Quote a path with spaces: "my run.jsonl",
+        'my run.jsonl' or my\\ run.jsonl.
         """,
-      examples: ["export timeline pipeline.txt", "export trace pipeline.json"]),
+      examples: ["export timeline pipeline.txt", "export trace pipeline.json", "export events \"my run.jsonl\""]),
     CommandSpec(
       name: "save", aliases: [],
       arguments: [.value(.file, key: "file")],
       options: [],
       summary: "save this session's commands as a script",
-      details: "Writes the commands that made the present world; `source FILE` or `oplab run FILE` replays them.",
-      examples: ["save pipeline.oplab"]),
+      details: """
+        Writes the commands that made the present world; `source FILE` or `oplab run FILE`
+        replays them. Written whole or not at all, and only to a regular file (a symbolic
+        link is written through; a replaced file keeps its permissions). Quote a path with
+        spaces: save "my session.oplab" (or 'my session.oplab', or my\\ session.oplab).
+        """,
+      examples: ["save pipeline.oplab", "save \"my session.oplab\""]),
     CommandSpec(
       name: "source", aliases: ["load"],
       arguments: [.value(.file, key: "file")],
       options: [],
       summary: "run the commands of a script",
-      details: "Runs each line as if typed; stops at the first error, which names the file, line and column.",
-      examples: ["source pipeline.oplab"]),
+      details: """
+        Runs each line as if typed; stops at the first error, which names the file, line and
+        column. A `source` line inside a script finds a relative path beside that script;
+        typed at the prompt, in the current folder. Scripts that source each other are
+        refused, the cycle named. Reads files and streams alike (/dev/stdin, a FIFO), with
+        LF, CRLF or CR line ends. Quote a path with spaces: source "my run.oplab" (or
+        'my run.oplab', or my\\ run.oplab).
+        """,
+      examples: ["source pipeline.oplab", "source \"my run.oplab\""]),
     CommandSpec(
       name: "reset", aliases: [],
       arguments: [],

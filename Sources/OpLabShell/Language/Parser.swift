@@ -88,7 +88,13 @@ public enum Parser {
   /// - Returns: `nil` for a blank or comment-only line.
   /// - Throws: ``ParseError`` pointing at the bad token.
   public static func parse(_ line: String, context: ParseContext) throws(ParseError) -> Command? {
-    let tokens = Lexer.tokens(line)
+    let (tokens, unclosedQuote) = Lexer.scan(line)
+    if let column = unclosedQuote {
+      let quote = line.dropFirst(column - 1).first.map(String.init) ?? "\""
+      throw ParseError(
+        column: column, length: 1, message: "this quote (\(quote)) is not closed",
+        hint: "end the quoted text with another \(quote), as in: export events \(quote)my run.jsonl\(quote)")
+    }
     guard let first = tokens.first else { return nil }
     guard let spec = CommandTable.spec(named: first.text) else {
       let guess = Suggest.closest(to: first.text, in: CommandTable.names)
@@ -164,7 +170,7 @@ public enum Parser {
     case "queue":
       if context.isOperation(name), let t = bag.values["name"]?.first {
         throw ParseError(
-          column: t.column, length: t.text.count, message: "the name '\(name)' is already taken by an operation",
+          column: t.column, length: t.length, message: "the name '\(name)' is already taken by an operation",
           hint: "pick another name for the queue")
       }
       let max: MaxSetting? = has("default") || int("max") == -1 ? .default : int("max").map { .count($0) }
@@ -172,7 +178,7 @@ public enum Parser {
     case "op":
       if let t = bag.values["name"]?.first, context.isOperation(name) || context.isQueue(name) {
         throw ParseError(
-          column: t.column, length: t.text.count, message: "the name '\(name)' is already taken",
+          column: t.column, length: t.length, message: "the name '\(name)' is already taken",
           hint: "pick another name, or `reset` to start again")
       }
       var s = OperationSpec(name: name, duration: int("takes") ?? 1)
@@ -185,7 +191,7 @@ public enum Parser {
       if has("async") { s.kind = .async(forgetsFinish: has("forgets-finish")) }
       if bag.values["blocks"] != nil {
         if has("async"), let t = bag.values["blocks"]?.first {
-          throw ParseError(column: t.column, length: t.text.count, message: "an operation is either async or a BlockOperation, not both")
+          throw ParseError(column: t.column, length: t.length, message: "an operation is either async or a BlockOperation, not both")
         }
         s.kind = .blocks(list("blocks").compactMap { Int($0) })
         // The blocks are the work: what describes an operation's own main() does not apply.
@@ -199,12 +205,12 @@ public enum Parser {
            "drop `cancel-check`; for cooperative cancellation make a plain operation with `cancel-check every N`"),
         ]
         for clash in clashes {
-          if let t = clash.token { throw ParseError(column: t.column, length: t.text.count, message: clash.message, hint: clash.hint) }
+          if let t = clash.token { throw ParseError(column: t.column, length: t.length, message: clash.message, hint: clash.hint) }
         }
       }
       if let f = s.failsAt, f > s.duration, let t = bag.values["failsAt"]?.first {
         throw ParseError(
-          column: t.column, length: t.text.count,
+          column: t.column, length: t.length,
           message: "fails at \(f) is after the operation's \(s.duration) \(s.duration == 1 ? "tick" : "ticks") of work",
           hint: "use a tick from 0 to \(s.duration)")
       }
@@ -223,7 +229,7 @@ public enum Parser {
       if let t = bag.values["until"]?.first, !has("main") {
         let word = tokens.first { $0.text.lowercased() == "until" } ?? t
         throw ParseError(
-          column: word.column, length: word.text.count, message: "`until` goes with `from main`",
+          column: word.column, length: word.length, message: "`until` goes with `from main`",
           hint: "a wait from the lab's own thread leaves nothing behind: `run until \(t.text)` stops there")
       }
       return .wait(queue: text("queue"), fromMain: has("main"), until: int("until"))
@@ -334,7 +340,7 @@ struct Matcher {
         message += "; '\(spec.name)' takes nothing more"
       }
       throw ParseError(
-        column: t.column, length: t.text.count, message: message,
+        column: t.column, length: t.length, message: message,
         hint: guess.map { "did you mean '\($0)'?" } ?? Self.usageHint(spec))
     }
     return bag
@@ -343,7 +349,7 @@ struct Matcher {
   private func error(_ spec: CommandSpec) -> ParseError {
     let usage = Self.usageHint(spec)
     guard furthest >= 0, furthest < tokens.count else {
-      let end = tokens.last.map { $0.column + $0.text.count + 1 } ?? 1
+      let end = tokens.last.map { $0.column + $0.length + 1 } ?? 1
       let what = Self.orList(Self.unique(expected).map(Self.describe))
       return ParseError(column: end, length: 1, message: "'\(spec.name)' needs more: expected \(what)", hint: usage)
     }
@@ -353,22 +359,22 @@ struct Matcher {
     if let word = Suggest.closest(to: t.text, in: words), word != t.text.lowercased() {
       let what = Self.orList(Self.unique(expected).map(Self.describe))
       return ParseError(
-        column: t.column, length: t.text.count, message: "unexpected '\(t.text)'; expected \(what)", hint: "did you mean '\(word)'?")
+        column: t.column, length: t.length, message: "unexpected '\(t.text)'; expected \(what)", hint: "did you mean '\(word)'?")
     }
     // A number where a number or a name may stand: the number's complaint is the useful one.
     let numeric = Int(t.text) != nil || (t.text.dropFirst(t.text.first == "-" || t.text.first == "+" ? 1 : 0).allSatisfy(\.isNumber) && !t.text.isEmpty)
     if numeric, let c = complaints.first(where: { $0.message.contains("too large") || $0.message.contains("too small") }) {
-      return ParseError(column: t.column, length: t.text.count, message: c.message, hint: c.hint ?? usage)
+      return ParseError(column: t.column, length: t.length, message: c.message, hint: c.hint ?? usage)
     }
     if complaints.count == 1 || (!complaints.isEmpty && expected.count <= 1) {
       let c = complaints[0]
       // A complaint about one item of a list points at that item.
-      let span = c.span ?? 0..<t.text.count
+      let span = c.span ?? 0..<t.length
       return ParseError(column: t.column + span.lowerBound, length: span.count, message: c.message, hint: c.hint ?? usage)
     }
     let what = Self.orList(Self.unique(expected).map(Self.describe))
     let hint = complaints.compactMap(\.hint).first ?? usage
-    return ParseError(column: t.column, length: t.text.count, message: "unexpected '\(t.text)'; expected \(what)", hint: hint)
+    return ParseError(column: t.column, length: t.length, message: "unexpected '\(t.text)'; expected \(what)", hint: hint)
   }
 
   /// The usage line, or a pointer to `help` when the line is too long to read as a hint.
@@ -546,7 +552,11 @@ struct Matcher {
     case .platform:
       return Platform(rawValue: s.lowercased()) != nil ? nil : ("'\(s)' is not a platform", "use apple or linux")
     case .file:
-      return nil
+      if s.contains("\u{0}") {
+        return ("the path '\(s.replacingOccurrences(of: "\u{0}", with: "\\0"))' holds a NUL byte (shown as \\0), which no file name can",
+                "retype the path: a NUL usually comes from pasted binary text")
+      }
+      return s.isEmpty ? ("an empty path names no file", "give a file name, e.g. pipeline.oplab") : nil
     case .command:
       if CommandTable.spec(named: s) != nil { return nil }
       // The queue every world starts with, not a keyword of one command.

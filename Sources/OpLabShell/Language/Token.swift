@@ -1,14 +1,17 @@
 /// A word of a command line, with where it stands.
 public struct Token: Hashable, Sendable {
-  /// The text.
+  /// The text (without the quotes or backslashes that grouped it).
   public var text: String
   /// 1-based column (in characters) of its first character.
   public var column: Int
+  /// How many characters of the line it spans, quotes included.
+  public var length: Int
 
   /// Creates a token.
-  public init(_ text: String, column: Int) {
+  public init(_ text: String, column: Int, length: Int? = nil) {
     self.text = text
     self.column = column
+    self.length = length ?? text.count
   }
 }
 
@@ -16,25 +19,79 @@ public struct Token: Hashable, Sendable {
 ///
 /// Tokens are separated by white space; `#` starts a comment that runs to the end of
 /// the line; a comma list may have spaces after its commas (`after a, b` is `after a,b`).
+/// A word that starts with a double or single quote runs to the matching quote, spaces and
+/// `#` included (`export events "my run.jsonl"`); outside quotes a backslash keeps a space,
+/// a quote, `#` or a backslash as part of the word (`my\ run.jsonl`). A quote inside a word
+/// (`don't`) and any other backslash (`C:\x`) are plain characters.
 public enum Lexer {
   /// The tokens of `line`, comments dropped.
-  public static func tokens(_ line: String) -> [Token] {
+  public static func tokens(_ line: String) -> [Token] { scan(line).tokens }
+
+  /// The tokens of `line`, and the column of a quote left open (the parser refuses the line).
+  public static func scan(_ line: String) -> (tokens: [Token], unclosedQuote: Int?) {
     var tokens: [Token] = []
     var current = ""
     var start = 0
     var column = 0
+    var end = 0
+    /// The quote being read to its match, and where it opened.
+    var quote: (character: Character, column: Int)?
+    /// Whether the word being read had quotes (so `""` is a word, an empty one).
+    var quoted = false
+    var escaping = false
     func flush() {
-      guard !current.isEmpty else { return }
-      if let last = tokens.last, tokens.count > 1, last.text.hasSuffix(",") || current.hasPrefix(",") {
+      guard !current.isEmpty || quoted else { return }
+      if let last = tokens.last, tokens.count > 1, !quoted, last.text.hasSuffix(",") || current.hasPrefix(",") {
         tokens[tokens.count - 1].text += current
+        tokens[tokens.count - 1].length = tokens[tokens.count - 1].text.count
       } else {
-        tokens.append(Token(current, column: start))
+        tokens.append(Token(current, column: start, length: end - start + 1))
       }
       current = ""
+      quoted = false
+    }
+    func begin() {
+      if current.isEmpty, !quoted { start = column }
+      end = column
     }
     for ch in line {
       column += 1
+      if let open = quote {
+        end = column
+        if escaping {  // in double quotes a backslash keeps only a quote or a backslash
+          escaping = false
+          if ch != "\"" && ch != "\\" { current.append("\\") }
+          current.append(ch)
+        } else if ch == open.character {
+          quote = nil
+        } else if open.character == "\"", ch == "\\" {
+          escaping = true
+        } else {
+          current.append(ch)
+        }
+        continue
+      }
+      if escaping {
+        escaping = false
+        if ch == " " || ch == "\t" || ch == "\"" || ch == "'" || ch == "#" || ch == "\\" {
+          current.append(ch)
+          end = column
+          continue
+        }
+        current.append("\\")
+      }
       if ch == "#" { break }
+      if ch == "\\" {
+        begin()
+        escaping = true
+        continue
+      }
+      if ch == "\"" || ch == "'", current.isEmpty, !quoted {
+        begin()
+        quote = (ch, column)
+        quoted = true
+        continue
+      }
       // Whitespace splits tokens scalar by scalar, not Character by Character: a space can
       // share a Character with the marks after it (" \u{301}") or with a prepended mark
       // before it ("\u{6DD} "), and either way it must still separate two words, or a
@@ -43,16 +100,17 @@ public enum Lexer {
         if Self.isWhitespace(scalar) {
           flush()
         } else {
-          if current.isEmpty { start = column }
+          begin()
           current.unicodeScalars.append(scalar)
         }
       }
     }
+    if escaping { current.append("\\") }
     flush()
-    return tokens
+    return (tokens, quote?.column)
   }
 
-  /// Unicode's White_Space, without the property tables for ASCII (tab to carriage
+/// Unicode's White_Space, without the property tables for ASCII (tab to carriage
   /// return, and space): a script of many lines is mostly ASCII.
   static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
     if scalar.isASCII { return scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value) }

@@ -99,12 +99,15 @@ extension Shell {
     let isCourseFile = !key.contains("/") && !FileManager.default.fileExists(atPath: key)
     if isCourseFile, let lesson = library.lesson(key) { return .found(lesson) }
     if key.hasSuffix(".lesson") || key.contains("/") {
-      guard let data = FileManager.default.contents(atPath: key) else {
-        writeError("oplab: cannot read the lesson file '\(key)'\n")
+      let text: String
+      do {
+        text = try FileIO.readText(key)
+      } catch {
+        writeError("oplab: \(Visible.escape(error.message))\n")
         return .missing
       }
       do {
-        return .found(try LessonParser.parse(String(decoding: data, as: UTF8.self), file: key))
+        return .found(try LessonParser.parse(text, file: key))
       } catch {
         writeError(error.description + "\n")
         return .broken

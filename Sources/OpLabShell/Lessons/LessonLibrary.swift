@@ -17,12 +17,16 @@ public struct LessonLibrary: Sendable {
     var errors: [LessonError] = []
     for name in names.sorted() where name.hasSuffix(".lesson") {
       let path = (folder as NSString).appendingPathComponent(name)
-      guard let data = FileManager.default.contents(atPath: path) else {
-        errors.append(LessonError(file: path, line: 1, column: 1, message: "cannot read the file"))
+      // Through the scripts' reader: a byte-order mark dropped, CRLF and CR line ends read.
+      let text: String
+      do {
+        text = try FileIO.readText(path)
+      } catch {
+        errors.append(LessonError(file: path, line: 1, column: 1, message: error.message))
         continue
       }
       do {
-        lessons.append(try LessonParser.parse(String(decoding: data, as: UTF8.self), file: path))
+        lessons.append(try LessonParser.parse(text, file: path))
       } catch {
         errors.append(error)
       }

@@ -76,13 +76,12 @@ public struct ProgressStore: Sendable {
     guard let file = worldPath(id) else { return nil }
     let text = "# oplab lesson \(id) at position \(position) of \(fingerprint)\n# the lesson's own: \(lessonsOwn)\n"
       + commands.map { $0 + "\n" }.joined()
-    do {
-      try FileManager.default.createDirectory(
-        atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-      try Data(text.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
+    do throws(FileError) {
+      try FileIO.makeFolders(FileIO.folder(of: file))
+      try FileIO.writeAtomically(to: file) { $0.write(text) }
       return nil
     } catch {
-      return "could not keep the lesson's world in \(file): \(error.localizedDescription)"
+      return "could not keep the lesson's world: \(error.message)"
     }
   }
 
@@ -132,14 +131,12 @@ public struct ProgressStore: Sendable {
   func save() -> String? {
     guard let path else { return nil }
     let text = entries.sorted { $0.key < $1.key }.map { id, e in "\(id)\t\(e.status.rawValue)\t\(e.position)\n" }.joined()
-    let url = URL(fileURLWithPath: path)
-    do {
-      try FileManager.default.createDirectory(
-        at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-      try Data(text.utf8).write(to: url, options: .atomic)
+    do throws(FileError) {
+      try FileIO.makeFolders(FileIO.folder(of: path))
+      try FileIO.writeAtomically(to: path) { $0.write(text) }
       return nil
     } catch {
-      return "could not save progress to \(path): \(error.localizedDescription)"
+      return "could not save progress: \(error.message)"
     }
   }
 }

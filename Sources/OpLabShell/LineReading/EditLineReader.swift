@@ -318,8 +318,10 @@ enum BatchSignals {
     _ = cel_signals_unblock()
     let handler: @convention(c) (Int32) -> Void = { signo in
       // Only async-signal-safe work here: an atomic exchange; on a second signal, the
-      // default action back and the signal again (it arrives as the handler returns).
+      // export's temporary file removed (an atomic and unlink), the default action back
+      // and the signal again (it arrives as the handler returns).
       if BatchSignals.caught.exchange(signo, ordering: .relaxed) != 0 {
+        FileIO.removePendingTemporary()
         signal(signo, SIG_DFL)
         raise(signo)
       }

@@ -23,11 +23,10 @@ public final class StdinLineReader: LineReader {
     }
   }
 
-  /// Reads the lines of `fd` (standard input, a pipe, a FIFO), skipping lines longer than
-  /// `maxLineBytes`.
-  init(fd: Int32, maxLineBytes: Int = DescriptorLines.maxLineBytes) {
-    let lines = DescriptorLines(fd: fd, maxLineBytes: maxLineBytes)
-    self.nextItem = { lines.next() }
+  /// Reads what `items` gives: the lines of a script file or stream (``ScriptFile``), a
+  /// line too long to keep among them.
+  init(items: @escaping () -> DescriptorLines.Item?) {
+    self.nextItem = items
   }
 
   /// Reads the next line; `prompt` is not shown.
@@ -72,31 +71,43 @@ public final class StdinLineReader: LineReader {
 /// interrupted read ends the input when the batch caught a signal (see `BatchSignals`),
 /// and is simply retried otherwise. Invalid UTF-8 is repaired, as `readLine` does.
 ///
+/// A line ends at LF, CRLF or a lone CR (a file saved by an old Mac editor), and a UTF-8
+/// byte-order mark at the very start is dropped, so it neither becomes part of the first
+/// word nor shifts the columns of a diagnostic. Any descriptor works: a file, a pipe, a
+/// FIFO, `/dev/null`.
+///
 /// A line longer than ``maxLineBytes`` is not kept: its start is, for the message, and the
-/// rest up to its newline is counted and dropped a chunk at a time, so endless input with
+/// rest up to its line end is counted and dropped a chunk at a time, so endless input with
 /// no newline (`head -c 3000000000 /dev/zero | oplab`) takes no more memory than one chunk
 /// and one line.
 final class DescriptorLines {
   /// What one call to ``next()`` read.
   enum Item: Equatable {
-    /// A line without its newline.
+    /// A line without its line end.
     case line(String)
     /// A line longer than ``maxLineBytes``, skipped: its first characters, and its length
-    /// in bytes without the newline.
+    /// in bytes without the line end.
     case tooLong(start: String, bytes: Int)
   }
 
   /// The longest line kept, in bytes. A command is a few dozen; 64 KiB holds any real one.
   static let maxLineBytes = 64 * 1024
   private static let chunkSize = 64 * 1024
+  private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+  private static let lineFeed = UInt8(ascii: "\n")
+  private static let carriageReturn = UInt8(ascii: "\r")
 
   private let fd: Int32
   private let maxLineBytes: Int
   private var buffer: [UInt8] = []
-  /// Where the next line starts, and how far the search for its newline has got.
+  /// Where the next line starts, and how far the search for its line end has got.
   private var start = 0
   private var scanned = 0
   private var atEnd = false
+  /// Whether the start of the input has still to be checked for a byte-order mark.
+  private var markPending = true
+  /// A skipped line ended in CR as its chunk ended: an LF first in the next is its CRLF's.
+  private var lineFeedPending = false
 
   /// - Parameter maxLineBytes: the longest line kept (tests make it small).
   init(fd: Int32, maxLineBytes: Int = DescriptorLines.maxLineBytes) {
@@ -107,27 +118,51 @@ final class DescriptorLines {
   /// The next line, or `nil` at the end of input.
   func next() -> Item? {
     while true {
-      if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
-        let long = newline - start > maxLineBytes
-        let item: Item =
-          long
-          ? .tooLong(start: Self.shownStart(of: buffer[start..<newline]), bytes: newline - start)
-          : .line(String(decoding: buffer[start..<newline], as: UTF8.self))
-        start = newline + 1
-        scanned = start
-        if start > 1 << 16, start * 2 > buffer.count {  // drop what was read, now and then
-          buffer.removeFirst(start)
-          start = 0
-          scanned = 0
+      if lineFeedPending, start < buffer.count {
+        lineFeedPending = false
+        if buffer[start] == Self.lineFeed {
+          start += 1
+          scanned = start
         }
-        return item
       }
-      scanned = buffer.count
-      if buffer.count - start > maxLineBytes { return skipLongLine() }
-      if atEnd {
-        guard start < buffer.count else { return nil }
-        defer { start = buffer.count }
-        return .line(String(decoding: buffer[start...], as: UTF8.self))
+      if markPending, buffer.count - start >= Self.byteOrderMark.count || atEnd {
+        markPending = false
+        if buffer[start...].starts(with: Self.byteOrderMark) {
+          start += Self.byteOrderMark.count
+          scanned = start
+        }
+      }
+      if !markPending {
+        if let end = buffer[scanned...].firstIndex(where: { $0 == Self.lineFeed || $0 == Self.carriageReturn }) {
+          let isCarriageReturn = buffer[end] == Self.carriageReturn
+          // A CR last in the buffer may be the first half of a CRLF: look again with the next byte.
+          if !(isCarriageReturn && end + 1 == buffer.count && !atEnd) {
+            let item: Item =
+              end - start > maxLineBytes
+              ? .tooLong(start: Self.shownStart(of: buffer[start..<end]), bytes: end - start)
+              : .line(String(decoding: buffer[start..<end], as: UTF8.self))
+            start = end + (isCarriageReturn && end + 1 < buffer.count && buffer[end + 1] == Self.lineFeed ? 2 : 1)
+            scanned = start
+            if start > 1 << 16, start * 2 > buffer.count {  // drop what was read, now and then
+              buffer.removeFirst(start)
+              start = 0
+              scanned = 0
+            }
+            return item
+          }
+          scanned = end
+        } else {
+          scanned = buffer.count
+        }
+        if buffer.count - start > maxLineBytes { return skipLongLine() }
+        if atEnd {
+          guard start < buffer.count else { return nil }
+          defer {
+            start = buffer.count
+            scanned = start
+          }
+          return .line(String(decoding: buffer[start...], as: UTF8.self))
+        }
       }
       guard let chunk = readChunk() else { continue }
       buffer.append(contentsOf: chunk)
@@ -149,8 +184,8 @@ final class DescriptorLines {
   /// The buffer every read fills (one, reused: a skipped line reads gigabytes through it).
   private var chunk = [UInt8](repeating: 0, count: DescriptorLines.chunkSize)
 
-  /// The line at `start` has no newline within ``maxLineBytes``: keeps its start, then
-  /// drops chunks until its newline (or the end of input), counting its bytes.
+  /// The line at `start` has no line end within ``maxLineBytes``: keeps its start, then
+  /// drops chunks until its line end (or the end of input), counting its bytes.
   private func skipLongLine() -> Item {
     let startText = Self.shownStart(of: buffer[start...])
     var bytes = buffer.count - start
@@ -159,18 +194,28 @@ final class DescriptorLines {
     scanned = 0
     while !atEnd {
       guard let read = readChunk() else { continue }
-      let newline = read.withUnsafeBytes { raw -> Int? in
-        guard let base = raw.baseAddress, let found = memchr(base, Int32(UInt8(ascii: "\n")), raw.count) else { return nil }
-        return base.distance(to: UnsafeRawPointer(found))
-      }
-      if let newline {
-        bytes += newline
-        buffer.append(contentsOf: read.dropFirst(newline + 1))
+      if let end = Self.firstLineEnd(in: read) {
+        bytes += end
+        var rest = read.dropFirst(end + 1)
+        if read[read.startIndex + end] == Self.carriageReturn {
+          if rest.first == Self.lineFeed { rest = rest.dropFirst() } else if rest.isEmpty { lineFeedPending = true }
+        }
+        buffer.append(contentsOf: rest)
         break
       }
       bytes += read.count
     }
     return .tooLong(start: startText, bytes: bytes)
+  }
+
+  /// The offset of the first LF or CR in `bytes` (memchr: a skipped line can be gigabytes).
+  private static func firstLineEnd(in bytes: ArraySlice<UInt8>) -> Int? {
+    bytes.withUnsafeBytes { raw -> Int? in
+      guard let base = raw.baseAddress else { return nil }
+      let lf = memchr(base, Int32(lineFeed), raw.count).map { base.distance(to: UnsafeRawPointer($0)) }
+      let cr = memchr(base, Int32(carriageReturn), lf ?? raw.count).map { base.distance(to: UnsafeRawPointer($0)) }
+      return cr ?? lf
+    }
   }
 
   /// How a skipped line began, as the message shows it: at most ``shownStartColumns``
