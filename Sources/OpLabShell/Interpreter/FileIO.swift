@@ -103,11 +103,14 @@ enum FileIO {
   ///   gets 0666 minus the umask, as `open(O_CREAT, 0666)` gives.
   /// - The temporary file is removed on every path: a failed write, Ctrl-C, and a second
   ///   signal that ends a batch run at once (``removePendingTemporary()``).
-  /// - Parameter interrupted: asked at every megabyte; `true` (Ctrl-C) abandons the file.
+  /// - Parameters:
+  ///   - interrupted: asked at every megabyte; `true` (Ctrl-C) abandons the file.
+  ///   - privateMode: the lab's own state (progress, a lesson's kept world): always 0600,
+  ///     new or replaced, whatever the umask or an earlier version left.
   /// - Throws: ``FileError``; nothing is left behind.
   @discardableResult
   static func writeAtomically(
-    to path: String, interrupted: (() -> Bool)? = nil, _ body: (inout FileStream) -> Void
+    to path: String, interrupted: (() -> Bool)? = nil, privateMode: Bool = false, _ body: (inout FileStream) -> Void
   ) throws(FileError) -> WriteOutcome {
     func fail(_ reason: FileError.Reason) -> FileError { FileError(path: path, access: .write, reason: reason) }
     guard !path.isEmpty else { throw fail(.empty) }
@@ -154,7 +157,9 @@ enum FileIO {
       throw fail(.system(code))
     }
     defer { removePendingTemporary() }  // whatever happens below, no temporary file stays
-    if let kept {
+    if privateMode {
+      _ = fchmod(fd, 0o600)
+    } else if let kept {
       _ = fchmod(fd, kept.st_mode & 0o7777)
       if kept.st_uid != geteuid() || kept.st_gid != getegid() { _ = fchown(fd, kept.st_uid, kept.st_gid) }
     } else {

@@ -76,8 +76,11 @@ public final class LessonRunner {
         index = target
         write("\n")
       case .quit:
-        keep(at: index)
-        write("Your place is kept: `\(resumeCommand)` resumes here.\n")
+        if keep(at: index) {
+          write("Your place is kept: `\(resumeCommand)` resumes here.\n")
+        } else {
+          write("Your place could not be kept (see the warning above): `\(resumeCommand)` starts the lesson again.\n")
+        }
         return false
       }
       if index < lesson.items.count, case .pause = lesson.items[index] {
@@ -159,6 +162,8 @@ public final class LessonRunner {
 
   /// Where the lesson's own commands ended in a world rebuilt on resume.
   var resumedFloor: Int?
+  /// Whether the learner was told there is nowhere to keep their place (said once).
+  private var warnedNoState = false
 
   func pause() -> Move {
     handOver()
@@ -359,15 +364,29 @@ public final class LessonRunner {
   }
 
   /// Records the learner's place, and the commands that made their world there.
-  func keep(at index: Int) {
-    if let warning = progress.record(lesson.id, .started, position: index) { write("warning: \(warning)\n") }
+  /// Keeps the learner's place and world; `false` (with a warning written) when it could not.
+  @discardableResult
+  func keep(at index: Int) -> Bool {
+    guard progress.path != nil else {
+      if !warnedNoState {
+        write("warning: there is no state folder to keep your place in (set HOME or XDG_STATE_HOME to an absolute path)\n")
+        warnedNoState = true
+      }
+      return false
+    }
+    if let warning = progress.record(lesson.id, .started, position: index) {
+      write("warning: \(warning)\n")
+      return false
+    }
     // At a prompt the floor marks where the lesson's commands end; elsewhere all are the lesson's.
     let lessonsOwn = min(interpreter.undoFloor == 0 ? interpreter.script.count : interpreter.undoFloor, interpreter.script.count)
     if let warning = progress.saveWorld(
       lesson.id, commands: interpreter.script.map(\.text), position: index, fingerprint: fingerprint, lessonsOwn: lessonsOwn)
     {
       write("warning: \(warning)\n")
+      return false
     }
+    return true
   }
 
   /// Replays kept commands into a fresh world; `false` when one of them fails.

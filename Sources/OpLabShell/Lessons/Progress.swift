@@ -20,7 +20,7 @@ public struct ProgressStore: Sendable {
   /// The default path: `$XDG_STATE_HOME/oplab/progress`, else `~/.local/state/oplab/progress`.
   public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
     if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/oplab/progress" }
-    if let home = environment["HOME"], !home.isEmpty { return home + "/.local/state/oplab/progress" }
+    if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state/oplab/progress" }
     return nil
   }
 
@@ -33,9 +33,14 @@ public struct ProgressStore: Sendable {
     for line in text.split(separator: "\n") where !line.isEmpty {
       let fields = line.split(separator: "\t").map(String.init)
       guard fields.count == 3, let status = Status(rawValue: fields[1]), let position = Int(fields[2]), position >= 0 else {
-        let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
-        try? FileManager.default.moveItem(atPath: path, toPath: aside)
-        warning = "the progress file could not be read; it was moved to \(aside) and a fresh one started"
+        switch HistoryFile.moveAside(path) {
+        case .success(let aside):
+          warning = "the progress file could not be read; it was moved to \(aside) and a fresh one started"
+        case .failure(let failure):
+          // Not moved: saving would destroy it, so this session keeps progress in memory only.
+          self.path = nil
+          warning = "the progress file \(path) could not be read, nor moved aside (\(failure)); progress will not be saved"
+        }
         return
       }
       parsed[fields[0]] = (status, position)
@@ -78,7 +83,7 @@ public struct ProgressStore: Sendable {
       + commands.map { $0 + "\n" }.joined()
     do throws(FileError) {
       try FileIO.makeFolders(FileIO.folder(of: file))
-      try FileIO.writeAtomically(to: file) { $0.write(text) }
+      try FileIO.writeAtomically(to: file, privateMode: true) { $0.write(text) }
       return nil
     } catch {
       return "could not keep the lesson's world: \(error.message)"
@@ -133,7 +138,7 @@ public struct ProgressStore: Sendable {
     let text = entries.sorted { $0.key < $1.key }.map { id, e in "\(id)\t\(e.status.rawValue)\t\(e.position)\n" }.joined()
     do throws(FileError) {
       try FileIO.makeFolders(FileIO.folder(of: path))
-      try FileIO.writeAtomically(to: path) { $0.write(text) }
+      try FileIO.writeAtomically(to: path, privateMode: true) { $0.write(text) }
       return nil
     } catch {
       return "could not save progress: \(error.message)"

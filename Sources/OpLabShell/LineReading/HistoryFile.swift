@@ -86,13 +86,19 @@ enum HistoryFile {
     return .success(bytes[..<filled].elementsEqual(expected) ? .libedit : .foreign)
   }
 
-  /// Renames the file at `path` to `<path>.corrupt-<n>`, with the smallest free `n`.
+  /// Moves the file at `path` to `<path>.corrupt-<n>`, with the smallest free `n`. The
+  /// new name is taken with link(2), which fails rather than replace a file already there,
+  /// so an earlier copy is never overwritten, even by another lab doing the same at once.
   /// - Returns: the new path.
   static func moveAside(_ path: String) -> Result<String, Failure> {
     for n in 1...10_000 {
       let target = "\(path).corrupt-\(n)"
       if exists(target) { continue }
-      if rename(path, target) == 0 { return .success(target) }
+      if link(path, target) == 0 {
+        unlink(path)
+        return .success(target)
+      }
+      if errno == EEXIST { continue }  // taken meanwhile
       return .failure(.cannotMoveAside(path: path, reason: describe(errno)))
     }
     return .failure(.cannotMoveAside(path: path, reason: "too many earlier copies"))
