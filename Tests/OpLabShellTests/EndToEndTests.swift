@@ -27,12 +27,33 @@ import Testing
     process.standardOutput = output
     process.standardError = error
     try process.run()
+    // Both outputs are drained while the input is written: a lab that floods one of them
+    // (a regression echoing a huge line) must fail the test, not block it for ever.
+    let err = Drain(error.fileHandleForReading)
+    let out = Drain(output.fileHandleForReading)
     input.fileHandleForWriting.write(Data(stdin.utf8))
     try input.fileHandleForWriting.close()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return Result(out: String(decoding: out, as: UTF8.self), err: String(decoding: err, as: UTF8.self), status: process.terminationStatus)
+    return Result(out: String(decoding: out.data(), as: UTF8.self), err: String(decoding: err.data(), as: UTF8.self), status: process.terminationStatus)
+  }
+
+  /// Reads a pipe to its end on a thread of its own.
+  final class Drain: @unchecked Sendable {
+    private var bytes = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+      Thread.detachNewThread { [self] in
+        bytes = handle.readDataToEndOfFile()
+        done.signal()
+      }
+    }
+
+    /// Everything read, once the pipe has ended.
+    func data() -> Data {
+      done.wait()
+      return bytes
+    }
   }
 
   func temporaryFile(_ name: String, _ text: String) throws -> String {
