@@ -6,16 +6,19 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test build release deps clean snapshots lesson bench fuzz
 
+# The folder of the built binaries (a test passes its own, with SWIFT=: to skip building).
+BIN ?= $$($(SWIFT) build --show-bin-path)
+
 ## run: install what is missing, build, and start the lab
 run: deps
 	@$(SWIFT) build --product oplab
-	@"$$($(SWIFT) build --show-bin-path)/oplab" $(ARGS)
+	@"$(BIN)/oplab" $(ARGS)
 
 ## lesson: start (or resume) a lesson of the course: make lesson N=1
 N ?= 1
 lesson: deps
 	@$(SWIFT) build --product oplab
-	@"$$($(SWIFT) build --show-bin-path)/oplab" lesson $(N)
+	@"$(BIN)/oplab" lesson $(N)
 
 ## test: install what is missing, then run every test. The differential tests (real
 ## OperationQueue in scaled real time) run on their own, so no other test competes with

@@ -107,3 +107,22 @@ extension TerminalTests {
     #expect(last.contains("Recovered the last session: 2 commands replayed; the clock is at t=2."), "\(last)")
   }
 }
+
+extension TerminalTests {
+  @Test("Through make run, Ctrl-C at the prompt reaches only the lab: Ctrl-D then ends make with status 0 and no make error")
+  func makeRunInterrupt() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let bin = EndToEndTests.binary.deletingLastPathComponent().path
+    // SWIFT=: skips the build (the tests' own binary is used); make stays the lab's parent.
+    let out = try session(
+      ["op a takes 2\\r", "run\\r", "half a line", "\\x03", "\\x03", "\\x04"], state: state,
+      program: "/usr/bin/make", arguments: ["-s", "-C", root.path, "run", "SWIFT=:", "BIN=\(bin)"])
+    #expect(out.contains("idle at t=2: every operation has finished"), "\(out)")
+    #expect(out.contains("half a line^C"), "\(out)")
+    #expect(!out.contains("make: ***"), "\(out)")
+    #expect(!out.contains("Interrupt"), "\(out)")
+    #expect(out.hasSuffix("\nexit 0\n"), "\(out)")
+  }
+}

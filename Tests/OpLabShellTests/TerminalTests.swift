@@ -10,10 +10,11 @@ import Testing
   static let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("Fixtures/pty_drive.py")
 
-  func session(_ bursts: [String], state: URL, arguments: [String] = []) throws -> String {
+  /// Runs `program` (the lab, by default) on a pseudo-terminal, typing `bursts`.
+  func session(_ bursts: [String], state: URL, program: String? = nil, arguments: [String] = []) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", Self.driver.path, EndToEndTests.binary.path] + arguments + ["--"] + bursts
+    process.arguments = ["python3", Self.driver.path, program ?? EndToEndTests.binary.path] + arguments + ["--"] + bursts
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "xterm"
     environment["XDG_STATE_HOME"] = state.path

@@ -85,12 +85,17 @@ public final class EditLineReader: LineReader {
     cel_bind(editLine, "^I", "oplab-complete")
 
     loadWarning = loadHistory()
+    foreground = TerminalForeground.take()
   }
 
+  /// The terminal taken as the foreground job (see ``TerminalForeground``), given back at the end.
+  private var foreground: TerminalForeground?
+
   deinit {
-    el_end(editLine)
+    el_end(editLine)  // restores the terminal's settings: while the lab still has it
     history_end(history)
     free(prompt)
+    foreground?.giveBack()
   }
 
   /// The history file for OpLab: `$XDG_STATE_HOME/oplab/history` when that variable
