@@ -77,8 +77,8 @@ import Testing
           // A missing argument is pointed at where it would go: one space after the line.
           #expect(error.column >= 1 && error.column <= line.count + 2, "\(path)")
         }
-        // What `save` writes (the tokens joined by single spaces) reads back the same.
-        let canonical = Lexer.tokens(String(line)).map(\.text).joined(separator: " ")
+        // What `save` writes (the tokens joined by single spaces, quoted where they must be) reads back the same.
+        let canonical = Lexer.canonical(String(line))
         let again = Result { try Parser.parse(canonical, context: context) }
         switch (parsed, again) {
         case (.success(let a), .success(let b)): #expect(a == b, "\(path): \(String(reflecting: line))")
@@ -93,6 +93,22 @@ import Testing
         #expect(error.line >= 1 && error.line <= text.split(separator: "\n", omittingEmptySubsequences: false).count, "\(path)")
       }
     }
+  }
+
+  @Test(
+    "The canonical form quotes again what needs quotes, and keeps a line with an open quote as typed (finding 13)",
+    arguments: [
+      ("export   events \"my run.jsonl\"  # a comment", "export events \"my run.jsonl\""),
+      ("source 'a \"b\" c.oplab'", "source \"a \\\"b\\\" c.oplab\""),
+      ("save my\\ run.oplab", "save \"my run.oplab\""),
+      ("export events \"x#y\"", "export events \"x#y\""),
+      ("save \"\"", "save \"\""),
+      ("undepend f1 \"on d1", "undepend f1 \"on d1"),
+      ("op a  takes 3", "op a takes 3"),
+    ])
+  func canonicalQuoting(line: String, canonical: String) {
+    #expect(Lexer.canonical(line) == canonical)
+    #expect(Lexer.tokens(Lexer.canonical(line)).map(\.text) == Lexer.tokens(line).map(\.text))
   }
 
   @Test("The findings so far: a Linux strand survives a switch to Darwin; undo forgets a declared queue")

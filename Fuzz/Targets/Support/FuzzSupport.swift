@@ -53,7 +53,7 @@ enum Fuzz {
 
   /// The line as the interpreter records it in a saved script (`Interpreter.canonical`).
   static func canonical(_ line: String) -> String {
-    Lexer.tokens(line).map(\.text).joined(separator: " ")
+    Lexer.canonical(line)
   }
 
   /// Whether a parse error points inside the line, or just after its end. A missing word

@@ -168,7 +168,7 @@ public final class Interpreter {
   }
 
   static func canonical(_ line: String) -> String {
-    Lexer.tokens(line).map(\.text).joined(separator: " ")
+    Lexer.canonical(line)
   }
 
   private func changesWorld(_ command: Command) -> Bool {

@@ -27,6 +27,29 @@ public enum Lexer {
   /// The tokens of `line`, comments dropped.
   public static func tokens(_ line: String) -> [Token] { scan(line).tokens }
 
+  /// `line` as a saved script and the crash journal keep it: its words joined by single
+  /// spaces, comments dropped, each word quoted again when it needs quotes to stay one word
+  /// with the same text (`"my run.oplab"`). A line with a quote left open is kept as typed,
+  /// so it fails again as it failed.
+  public static func canonical(_ line: String) -> String {
+    let (tokens, unclosed) = scan(line)
+    guard unclosed == nil else { return line }
+    return tokens.map { quotedIfNeeded($0.text) }.joined(separator: " ")
+  }
+
+  /// `word` as it must be typed to be read back as one word with this text.
+  static func quotedIfNeeded(_ word: String) -> String {
+    let special: Set<Character> = ["\"", "'", "\\", "#"]
+    let needs = word.isEmpty || word.contains { $0.isWhitespace || special.contains($0) || $0.unicodeScalars.contains { $0.properties.isWhitespace } }
+    guard needs else { return word }
+    var out = "\""
+    for ch in word {
+      if ch == "\"" || ch == "\\" { out.append("\\") }
+      out.append(ch)
+    }
+    return out + "\""
+  }
+
   /// The tokens of `line`, and the column of a quote left open (the parser refuses the line).
   public static func scan(_ line: String) -> (tokens: [Token], unclosedQuote: Int?) {
     var tokens: [Token] = []
