@@ -190,6 +190,7 @@ public enum Shell {
           journal.append(interpreter.takeJournal())
           if let warning = journal.takeWarning() { writeError("oplab: warning: \(warning)\n") }
           reader.clearInterrupt()
+          if reply.clearScreen { writeOut(clearScreen) }
           let color = interpreter.options.color
           if !writeOut(color && reply.colorable ? Colorizer.timeline(reply.output) : reply.output, stoppingWhen: interrupted) {
             writeOut("\n  output stopped (Ctrl-C); the command itself was done\n")
@@ -242,6 +243,9 @@ public enum Shell {
       }
     }
   }
+
+  /// Moves the cursor home and clears the screen and its scrollback (xterm, VT100).
+  static let clearScreen = "\u{1B}[H\u{1B}[2J\u{1B}[3J"
 
   /// `n thing` or `n things`.
   static func count(_ n: Int, _ thing: String) -> String { "\(n) \(thing)\(n == 1 ? "" : "s")" }

@@ -126,3 +126,15 @@ extension TerminalTests {
     #expect(out.hasSuffix("\nexit 0\n"), "\(out)")
   }
 }
+
+extension TerminalTests {
+  @Test("On a terminal, clear clears the screen; the world is as it was")
+  func clearOnTerminal() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    let out = try session(["op a takes 3\\r", "step 1\\r", "clear\\r", "status\\r", "\\x04"], state: state)
+    let cleared = try #require(out.range(of: "\u{1B}[H\u{1B}[2J\u{1B}[3J"), "\(out)")
+    #expect(out[cleared.upperBound...].contains("a  executing since t=0"), "\(out)")
+    #expect(out.hasSuffix("\nexit 0\n"))
+  }
+}

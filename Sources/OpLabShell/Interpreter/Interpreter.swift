@@ -32,6 +32,8 @@ public struct Reply: Sendable {
   public var quit = false
   /// Whether the output is a drawing that may be coloured on a terminal.
   public var colorable = false
+  /// Whether the learner asked to clear the screen (`clear`; a terminal only).
+  public var clearScreen = false
 }
 
 /// Runs command lines against a simulation: the heart of the shell, with no terminal I/O.
@@ -56,6 +58,10 @@ public final class Interpreter {
   /// The script entry time travel made last by cutting a clock command short.
   private var travelCut: (text: String, journalEnd: Int)?
   private var sourceDepth = 0
+  /// What `undo` took back, last on top, for `redo`; forgotten when the world changes otherwise.
+  private var undone: [String] = []
+  /// Set while `redo` runs a command again, so that it does not forget the rest of ``undone``.
+  private var redoing = false
   /// Whether to keep ``pendingJournal`` (the interactive shell does; batch runs and lessons
   /// need no crash journal, and a long script would keep a second copy of itself).
   public var keepsJournal = false
@@ -133,6 +139,7 @@ public final class Interpreter {
         script.append((interruptedRun ? cutText() : Self.canonical(line), sim.journal.count))
       }
       if keepsJournal, reply.error == nil { journal(command, line: line, scriptBefore: scriptBefore) }
+      if reply.error == nil, !redoing, forgetsUndone(command) { undone.removeAll() }
       if case .quit = command { reply.quit = true }
       return reply
     } catch let error as SimulationError {
@@ -153,7 +160,7 @@ public final class Interpreter {
     switch command {
     case .back, .goto, .undo, .fork, .unfork, .reset:
       pendingJournal.append(Self.canonical(line))
-    case .source:
+    case .source, .redo:
       break  // its lines were journalled as they ran (a failed one's too: see ``source(_:column:)``)
     default:
       if script.count > scriptBefore { pendingJournal += script[scriptBefore...].map(\.text) }
@@ -169,6 +176,15 @@ public final class Interpreter {
 
   static func canonical(_ line: String) -> String {
     Lexer.canonical(line)
+  }
+
+  /// Whether `command`, done, leaves nothing for `redo`: a new change to the world, or time
+  /// travel (what was undone belonged to a world that is no longer there).
+  private func forgetsUndone(_ command: Command) -> Bool {
+    switch command {
+    case .back, .goto, .fork, .unfork, .reset, .source: true
+    default: changesWorld(command)
+    }
   }
 
   private func changesWorld(_ command: Command) -> Bool {
@@ -408,8 +424,27 @@ public final class Interpreter {
       // travel itself is not undone (the future it cut is gone), and the learner is told.
       let leftByTravel = travelCut.map { $0.text == last.text && $0.journalEnd == last.journalEnd } ?? false
       if leftByTravel { travelCut = nil }  // taken back: a later command of the same text is the learner's own
+      undone.append(last.text)
       let note = leftByTravel ? "  (what time travel left of a clock command; the travel itself cannot be undone: `run` goes forward again)\n" : ""
       return Reply(output: "  took back `\(last.text)`; the clock is at t=\(world.now)\n" + note)
+    case .redo:
+      guard let text = undone.popLast() else {
+        throw Diagnostic(
+          column: 1, length: 4, message: "there is nothing to redo",
+          hint: "`redo` gives back what `undo` took back, until another command changes the world")
+      }
+      redoing = true
+      defer { redoing = false }
+      let again = execute(text, interrupt: interrupt)
+      if let error = again.error {  // not expected: the world is the one it ran in before
+        undone.append(text)
+        throw error
+      }
+      return Reply(output: "  redid `\(text)`\n" + again.output, colorable: again.colorable)
+    case .clear:
+      var reply = Reply()
+      reply.clearScreen = true
+      return reply
     case .fork:
       branches.append((sim, script, declaredQueue))
       return Reply(output: "  what-if branch started at t=\(world.now); `unfork` returns here\n")

@@ -46,6 +46,10 @@ public enum Command: Hashable, Sendable {
   case goto(Int)
   /// `undo`.
   case undo
+  /// `redo`: what the last `undo` took back.
+  case redo
+  /// `clear`: the screen, not the world.
+  case clear
   /// `fork`.
   case fork
   /// `unfork`.

@@ -246,8 +246,22 @@ public enum CommandTable {
       arguments: [],
       options: [],
       summary: "take back the last command that changed the world",
-      details: "Restores the world as it was before that command, even one given at the same tick.",
+      details: "Restores the world as it was before that command, even one given at the same tick. `redo` gives it back.",
       examples: ["undo"]),
+    CommandSpec(
+      name: "redo", aliases: [],
+      arguments: [],
+      options: [],
+      summary: "give back what the last `undo` took back",
+      details: "Runs the command `undo` took back again, from the same world, so it does the same. Each `undo` can be redone, last first, until a command changes the world or time travel moves the clock: then what was undone is gone.",
+      examples: ["redo"]),
+    CommandSpec(
+      name: "clear", aliases: ["cls"],
+      arguments: [],
+      options: [],
+      summary: "clear the screen (the world stays as it is)",
+      details: "Clears the terminal, as Ctrl-L does in most shells. Nothing in the world changes; in a script it does nothing.",
+      examples: ["clear"]),
     CommandSpec(
       name: "fork", aliases: [],
       arguments: [],

@@ -248,6 +248,8 @@ public enum Parser {
     case "back": return .back(int("ticks") ?? 1)
     case "goto": return .goto(int("tick") ?? 0)
     case "undo": return .undo
+    case "redo": return .redo
+    case "clear": return .clear
     case "fork": return .fork
     case "unfork": return .unfork
     case "timeline":

@@ -316,6 +316,7 @@ public final class LessonRunner {
   func free(_ line: String, prompt: String) {
     let floor = interpreter.undoFloor
     let reply = interpreter.execute(line)
+    if reply.clearScreen, reader.echoesLines { write(Shell.clearScreen) }
     write(reply.output)
     if interpreter.undoFloor < floor {
       write("(That went back past the lesson's own commands, so the lesson's world is not all there. `back` alone returns to the previous step and rebuilds it.)\n")

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+@testable import OpLabShell
+
+/// `redo` gives back what `undo` took, last first, and only while the world has not moved
+/// on; `clear` clears the screen and nothing else.
+@Suite struct RedoClearTests {
+  func run(_ lines: [String]) -> (Interpreter, [Reply]) {
+    let i = Interpreter()
+    let replies = lines.map { i.execute($0) }
+    return (i, replies)
+  }
+
+  @Test("Two undos then two redos give back the very same world, saved script and all")
+  func undoRedo() {
+    let before = Interpreter()
+    for line in ["queue q max 1", "op a on q takes 3", "op b on q takes 2 after a", "step 4"] { _ = before.execute(line) }
+    let (i, replies) = run(["queue q max 1", "op a on q takes 3", "op b on q takes 2 after a", "step 4", "undo", "undo", "redo", "redo"])
+    #expect(replies.allSatisfy { $0.error == nil })
+    #expect(replies[6].output.hasPrefix("  redid `op b on q takes 2 after a`\n"))
+    #expect(replies[7].output.hasPrefix("  redid `step 4`\n"))
+    #expect(i.world.trace == before.world.trace)
+    #expect(i.script.map(\.text) == before.script.map(\.text))
+  }
+
+  @Test(
+    "Nothing to redo: before any undo, after a new command, after time travel or a branch, and past the last undo",
+    arguments: [
+      ["op a takes 3"],
+      ["op a takes 3", "undo", "op b takes 1"],
+      ["op a takes 3", "step 2", "undo", "back 1"],
+      ["op a takes 3", "step 2", "undo", "fork"],
+      ["op a takes 3", "undo", "redo"],
+      ["op a takes 3", "undo", "reset"],
+    ])
+  func nothingToRedo(_ lines: [String]) {
+    let (i, _) = run(lines)
+    let world = i.world.trace
+    let reply = i.execute("redo")
+    #expect(reply.error?.message == "there is nothing to redo")
+    #expect(reply.error?.hint == "`redo` gives back what `undo` took back, until another command changes the world")
+    #expect(i.world.trace == world)
+  }
+
+  @Test("A view between undo and redo does not forget what was undone")
+  func viewsKeepRedo() {
+    let (i, replies) = run(["op a takes 3", "step 1", "undo", "status", "timeline", "why a", "redo"])
+    #expect(replies.last?.error == nil)
+    #expect(i.world.now == 1)
+  }
+
+  @Test("redo is journalled once, as the command it ran again")
+  func journalled() {
+    let i = Interpreter()
+    i.keepsJournal = true
+    for line in ["op a takes 3", "step 2", "undo", "redo"] { _ = i.execute(line) }
+    #expect(i.takeJournal() == ["op a takes 3", "step 2", "undo", "step 2"])
+  }
+
+  @Test("clear asks the terminal to clear and changes nothing; piped, it prints nothing")
+  func clear() throws {
+    let (i, replies) = run(["op a takes 3", "step 1"])
+    let trace = i.world.trace
+    let reply = i.execute("clear")
+    #expect(reply.clearScreen && reply.output == "" && reply.error == nil)
+    #expect(i.world.trace == trace && i.script.count == 2)
+    #expect(replies.allSatisfy { !$0.clearScreen })
+    #expect(try Parser.parse("cls", context: i.context) == .clear)
+  }
+}
