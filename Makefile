@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps clean snapshots lesson bench fuzz
+.PHONY: run test build release deps clean snapshots lesson bench fuzz install uninstall
 
 # The folder of the built binaries (a test passes its own, with SWIFT=: to skip building).
 BIN ?= $$($(SWIFT) build --show-bin-path)
@@ -29,6 +29,8 @@ test: deps
 	"$$($(SWIFT) build --show-bin-path)/oplab-bench" --ops 300 --compare
 	$(SWIFT) test --skip-build --skip OpLabDifferentialTests
 	$(SWIFT) test --skip-build --filter OpLabDifferentialTests
+	@echo "make install into a scratch PREFIX, then the installed oplab from another folder:"
+	Scripts/check-install.sh
 
 ## snapshots: re-record the golden files of rendered text (then review `git diff`)
 snapshots: deps
@@ -47,6 +49,37 @@ SECONDS ?= 60
 TARGET ?= all
 fuzz:
 	Fuzz/fuzz.sh $(TARGET) $(SECONDS)
+
+## install: a release build as a command: PREFIX/bin/oplab (PREFIX defaults to ~/.local),
+## its lessons and examples in PREFIX/share/oplab, shell completions for bash, zsh and fish,
+## and a man page. make install PREFIX=/usr/local (as root), then `oplab lesson` anywhere.
+PREFIX ?= $(HOME)/.local
+install: deps
+	$(SWIFT) build -c release --product oplab
+	@set -e; bin="$$($(SWIFT) build -c release --show-bin-path)"; \
+	  share="$(DESTDIR)$(PREFIX)/share"; \
+	  install -d "$(DESTDIR)$(PREFIX)/bin" "$$share/oplab" "$$share/man/man1" \
+	    "$$share/bash-completion/completions" "$$share/zsh/site-functions" "$$share/fish/vendor_completions.d"; \
+	  install -m 755 "$$bin/oplab" "$(DESTDIR)$(PREFIX)/bin/oplab"; \
+	  rm -rf "$$share/oplab/Lessons" "$$share/oplab/Examples"; \
+	  cp -R Lessons Examples "$$share/oplab/"; \
+	  "$$bin/oplab" --generate-completion-script bash > "$$share/bash-completion/completions/oplab"; \
+	  "$$bin/oplab" --generate-completion-script zsh > "$$share/zsh/site-functions/_oplab"; \
+	  "$$bin/oplab" --generate-completion-script fish > "$$share/fish/vendor_completions.d/oplab.fish"; \
+	  man="$$(mktemp -d)"; \
+	  if $(SWIFT) package --allow-writing-to-directory "$$man" generate-manual --output-directory "$$man" >/dev/null 2>&1; then \
+	    install -m 644 "$$man/oplab.1" "$$share/man/man1/oplab.1"; \
+	  else echo "oplab: the man page could not be generated (swift package generate-manual); skipped"; fi; \
+	  rm -rf "$$man"; \
+	  echo "installed $(DESTDIR)$(PREFIX)/bin/oplab (lessons in $$share/oplab)"; \
+	  case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "add $(PREFIX)/bin to PATH to type oplab anywhere";; esac
+
+## uninstall: removes what make install put under PREFIX
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/oplab" "$(DESTDIR)$(PREFIX)/share/man/man1/oplab.1" \
+	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/oplab" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_oplab" \
+	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/oplab.fish"
+	rm -rf "$(DESTDIR)$(PREFIX)/share/oplab"
 
 build: deps
 	$(SWIFT) build

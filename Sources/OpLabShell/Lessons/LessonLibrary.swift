@@ -62,12 +62,15 @@ public struct LessonLibrary: Sendable {
     // The executable's real path (/proc/self/exe on Linux): argv[0] is only the name typed
     // when the lab is found through PATH.
     let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments.first ?? ".")
+    // A checkout has Lessons/ a few folders above .build/…/oplab; `make install` puts them
+    // in PREFIX/share/oplab/Lessons, beside PREFIX/bin/oplab.
     var dir = executable.resolvingSymlinksInPath().deletingLastPathComponent()
     for _ in 0..<6 {
-      let candidate = dir.appendingPathComponent("Lessons")
-      var isDirectory: ObjCBool = false
-      if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
-        return candidate.path
+      for candidate in [dir.appendingPathComponent("share/oplab/Lessons"), dir.appendingPathComponent("Lessons")] {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
+          return candidate.path
+        }
       }
       dir.deleteLastPathComponent()
     }
