@@ -10,7 +10,7 @@ import OrderedCollections
 /// everything it triggers at the same tick — before it returns.
 ///
 /// The scheduling rules are those of the real `OperationQueue`
-/// (`shared/reference/operationqueue-semantics.md`); comments cite them as "rule N".
+/// (`docs/operationqueue-semantics.md`); comments cite them as "rule N".
 ///
 /// `World` is a value type: copying it forks the simulation.
 ///
