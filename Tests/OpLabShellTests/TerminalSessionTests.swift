@@ -138,3 +138,31 @@ extension TerminalTests {
     #expect(out.hasSuffix("\nexit 0\n"))
   }
 }
+
+extension TerminalTests {
+  @Test("A second Tab does not print the same list again")
+  func secondTab() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    let out = try session(["op alpha\\r", "op alps\\r", "why al\\t", "\\t", "\\t", "\\t", "ha\\r", "\\x04"], state: state)
+    // The first Tab completes the common part, the second lists, the next ones do not list again.
+    #expect(out.components(separatedBy: "alpha  alps").count - 1 == 1, "\(out)")
+    #expect(out.contains("alpha was created at t=0."), "\(out)")
+    #expect(out.hasSuffix("\nexit 0\n"), "\(out)")
+  }
+
+  @Test("More candidates than the screen holds: Tab asks first, 'n' shows nothing, the next Tab asks again and 'y' shows them")
+  func displayAll() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+    let script = state.appendingPathComponent("many.oplab")
+    try ((1...400).map { "op o\($0)" }).joined(separator: "\n").write(to: script, atomically: true, encoding: .utf8)
+    let out = try session(["source \(script.path)\\r", "<SLEEP 3>", "why o\\t", "n", "\\t", "y", "\\x03", "\\x04"], state: state)
+    let asked = out.components(separatedBy: "Display all 400 possibilities? (y or n)")
+    #expect(asked.count - 1 == 2, "\(out.suffix(600))")
+    // Nothing listed after 'n'; after 'y', every candidate once.
+    #expect(asked.count == 3 && !asked[1].contains("o399") && asked[2].components(separatedBy: "o399").count - 1 == 1, "\(out.suffix(600))")
+    #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(300))")
+  }
+}

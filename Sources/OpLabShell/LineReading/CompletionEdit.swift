@@ -63,6 +63,16 @@ struct CompletionEdit: Equatable, Sendable {
     return common
   }
 
+  /// Whether showing `words` in ``columns(_:width:)`` needs more rows than the screen has
+  /// (less the prompt's line and the question's): then readline first asks "Display all N
+  /// possibilities? (y or n)", and so does the lab.
+  static func needsConfirmation(_ words: [String], width: Int, rows: Int) -> Bool {
+    columns(words, width: width).split(separator: "\n").count > max(1, rows - 2)
+  }
+
+  /// The question asked before a list taller than the screen.
+  static func question(count: Int) -> String { "Display all \(count) possibilities? (y or n)" }
+
   /// Lays `words` out in columns, filled top to bottom, like a shell's completion list.
   ///
   /// - Parameters:

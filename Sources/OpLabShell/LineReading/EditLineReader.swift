@@ -273,13 +273,39 @@ public final class EditLineReader: LineReader {
     }
     let edit = CompletionEdit.compute(prefix: prefix, candidates: completer(prefix))
     if !edit.insert.isEmpty {
+      lastListed = nil
       return el_insertstr(editLine, edit.insert) == 0 ? UInt8(CC_REFRESH) : UInt8(CC_REFRESH_BEEP)
     }
     if let list = edit.list {
-      write("\n" + CompletionEdit.columns(list, width: Int(cel_columns(editLine, 80))))
+      // A second Tab on the same line shows nothing new: the list is on the screen already.
+      if lastListed?.prefix == prefix, lastListed?.list == list { return UInt8(CC_REFRESH_BEEP) }
+      lastListed = (prefix, list)
+      let width = Int(cel_columns(editLine, 80))
+      if CompletionEdit.needsConfirmation(list, width: width, rows: Self.terminalRows()) {
+        write("\n" + CompletionEdit.question(count: list.count))
+        var answer: CChar = 0
+        let read = el_getc(editLine, &answer)
+        guard read == 1, answer == CChar(UInt8(ascii: "y")) || answer == CChar(UInt8(ascii: "Y")) || answer == CChar(UInt8(ascii: " ")) else {
+          write("\n")
+          lastListed = nil  // declined: the next Tab asks again
+          return UInt8(CC_REDISPLAY)
+        }
+      }
+      write("\n" + CompletionEdit.columns(list, width: width))
       return UInt8(CC_REDISPLAY)
     }
+    lastListed = nil
     return UInt8(CC_REFRESH_BEEP)
+  }
+
+  /// The line and list the last Tab showed, so that a second Tab does not show it again.
+  private var lastListed: (prefix: String, list: [String])?
+
+  /// The terminal's height in rows (24 when it does not say).
+  private static func terminalRows() -> Int {
+    var size = winsize()
+    guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return 24 }
+    return Int(size.ws_row)
   }
 
   private static func reader(of editLine: OpaquePointer?) -> EditLineReader? {
