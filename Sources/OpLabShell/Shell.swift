@@ -192,7 +192,12 @@ public enum Shell {
           reader.clearInterrupt()
           if reply.clearScreen { writeOut(clearScreen) }
           let color = interpreter.options.color
-          if !writeOut(color && reply.colorable ? Colorizer.timeline(reply.output) : reply.output, stoppingWhen: interrupted) {
+          let shown = color && reply.colorable ? Colorizer.timeline(reply.output) : reply.output
+          if reply.pageable, let pager = Pager.command(), let rows = terminalRows(),
+            Pager.isTaller(shown, than: rows, width: interpreter.options.width), Pager.show(shown, through: pager)
+          {
+            // Shown by the pager.
+          } else if !writeOut(shown, stoppingWhen: interrupted) {
             writeOut("\n  output stopped (Ctrl-C); the command itself was done\n")
           }
           if let error = reply.error {
@@ -331,6 +336,13 @@ public enum Shell {
   /// How much output is written between two checks for Ctrl-C: a terminal shows 16 KiB
   /// in a moment, so a stop takes effect at once.
   static let chunkSize = 16 * 1024
+
+  /// The terminal's height in rows, if standard output is a terminal that says.
+  static func terminalRows() -> Int? {
+    var size = winsize()
+    guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row >= 5 else { return nil }
+    return Int(size.ws_row)
+  }
 
   /// The terminal's width in columns, if standard output is a terminal that says.
   static func terminalColumns() -> Int? {

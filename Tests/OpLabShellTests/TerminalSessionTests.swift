@@ -166,3 +166,45 @@ extension TerminalTests {
     #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(300))")
   }
 }
+
+extension TerminalTests {
+  /// `source FILE` of a script making `n` operations, typed as one burst.
+  func sourceOps(_ n: Int) throws -> String {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-ops-\(UUID().uuidString).oplab")
+    try (1...n).map { "op o\($0) takes 1" }.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+    return "source \(file.path)\\r"
+  }
+
+  /// A terminal of 24 rows and 80 columns, with `PAGER` as given (`nil`: unset).
+  func pagedSession(_ bursts: [String], pager: String?) throws -> String {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    var environment = ["PTY_ROWS": "24", "PTY_COLS": "80"]
+    if let pager { environment["PAGER"] = pager }
+    let base = ProcessInfo.processInfo.environment["PAGER"]
+    if pager == nil, base != nil { environment["PAGER"] = "less -FRX" }  // the default, whatever the runner has
+    return try session(bursts, state: state, environment: environment)
+  }
+
+  @Test("A view taller than the screen goes through less -FRX: q leaves it at the first page, and the lab goes on")
+  func pagerForTallViews() throws {
+    let ops = [try sourceOps(40)]
+    let out = try pagedSession(ops + ["<SLEEP 1>", "events\\r", "<SLEEP 1>", "q", "<SLEEP 1>", "why o40\\r", "\\x04"], pager: nil)
+    let events = try #require(out.range(of: "oplab t=0> events"), "\(out.suffix(500))")
+    let after = out[events.upperBound...]
+    #expect(after.contains("t=0 #3 o1 enqueued on queue"), "\(after.prefix(400))")
+    #expect(!after.contains("o40 started on queue"), "the whole output was printed, not paged: \(after.suffix(400))")
+    #expect(after.contains("o40 was created at t=0."), "the lab did not go on after the pager: \(after.suffix(400))")
+    #expect(out.hasSuffix("\nexit 0\n"))
+  }
+
+  @Test("A view that fits, or PAGER=cat, is printed as it is")
+  func noPagerWhenItFitsOrCat() throws {
+    let short = try pagedSession(["op a takes 1\\r", "events\\r", "\\x04"], pager: "/bin/false")
+    #expect(short.contains("t=0  a enqueued on queue"), "\(short)")  // /bin/false would have shown nothing
+    let ops = [try sourceOps(40)]
+    let cat = try pagedSession(ops + ["<SLEEP 1>", "events\\r", "<SLEEP 1>", "\\x04"], pager: "cat")
+    let events = try #require(cat.range(of: "oplab t=0> events"), "\(cat.suffix(300))")
+    #expect(cat[events.upperBound...].contains("o40 started on queue: a slot was free"), "\(cat.suffix(300))")
+  }
+}

@@ -11,7 +11,9 @@ import Testing
     .appendingPathComponent("Fixtures/pty_drive.py")
 
   /// Runs `program` (the lab, by default) on a pseudo-terminal, typing `bursts`.
-  func session(_ bursts: [String], state: URL, program: String? = nil, arguments: [String] = []) throws -> String {
+  func session(
+    _ bursts: [String], state: URL, program: String? = nil, arguments: [String] = [], environment extra: [String: String] = [:]
+  ) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", Self.driver.path, program ?? EndToEndTests.binary.path] + arguments + ["--"] + bursts
@@ -19,6 +21,7 @@ import Testing
     environment["TERM"] = "xterm"
     environment["XDG_STATE_HOME"] = state.path
     environment["LANG"] = "C.UTF-8"
+    environment.merge(extra) { $1 }
     process.environment = environment
     let output = Pipe()
     process.standardOutput = output

@@ -34,6 +34,9 @@ public struct Reply: Sendable {
   public var colorable = false
   /// Whether the learner asked to clear the screen (`clear`; a terminal only).
   public var clearScreen = false
+  /// Whether the output is a view to read at leisure (help, events, why…): taller than
+  /// the terminal, the interactive shell shows it through a pager.
+  public var pageable = false
 }
 
 /// Runs command lines against a simulation: the heart of the shell, with no terminal I/O.
@@ -141,6 +144,10 @@ public final class Interpreter {
       if keepsJournal, reply.error == nil { journal(command, line: line, scriptBefore: scriptBefore) }
       if reply.error == nil, !redoing, forgetsUndone(command) { undone.removeAll() }
       if case .quit = command { reply.quit = true }
+      switch command {
+      case .help, .events, .why, .narrate, .status, .graph, .slots, .timeline: reply.pageable = true
+      default: break
+      }
       return reply
     } catch let error as SimulationError {
       return Reply(error: Diagnostic(column: argumentColumn, length: argumentLength, message: error.description, hint: hint(for: error)))

@@ -10,13 +10,17 @@ Prints everything the program wrote, then a last line "exit N".
 Used by TerminalTests: the child gets the pty as its controlling terminal, so Ctrl-C
 reaches it as SIGINT exactly as in a real terminal.
 """
-import codecs, os, pty, select, sys, time
+import codecs, fcntl, os, pty, select, struct, sys, termios, time
 
 args = sys.argv[1:]
 split = args.index("--") if "--" in args else 1
 program, program_args, bursts = args[0], args[1:split], args[split + 1 if "--" in args else 1:]
 pid, fd = pty.fork()
 if pid == 0:
+    # PTY_ROWS and PTY_COLS give the terminal a size (a fresh pty has none: 0 x 0).
+    rows, cols = int(os.environ.get("PTY_ROWS", "0")), int(os.environ.get("PTY_COLS", "0"))
+    if rows and cols:
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     os.execv(program, [program] + program_args)
 
 output = b""

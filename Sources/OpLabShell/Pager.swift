@@ -1,0 +1,80 @@
+import Foundation
+import OpLabRender
+
+/// Shows a view taller than the terminal through a pager, as `git log` does: `$PAGER` when
+/// it is set (empty or `cat` turns paging off), else `less -FRX` (quits at once when the
+/// text fits, keeps colours, leaves the text on the screen), else `more`. Interactive only:
+/// batch runs and pipes never page.
+enum Pager {
+  /// The pager command for `environment`, or `nil` for none.
+  static func command(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    if let chosen = environment["PAGER"] {
+      let trimmed = chosen.trimmingCharacters(in: .whitespaces)
+      return trimmed.isEmpty || trimmed == "cat" ? nil : trimmed
+    }
+    for (program, command) in [("less", "less -FRX"), ("more", "more")] where onPath(program, environment: environment) {
+      return command
+    }
+    return nil
+  }
+
+  /// Whether `text` needs more rows than `rows` (less one for the prompt), counting the
+  /// rows a line longer than `width` wraps onto.
+  static func isTaller(_ text: String, than rows: Int, width: Int) -> Bool {
+    var count = 0
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+      count += max(1, (Names.width(String(line)) + width - 1) / max(1, width))
+      if count > rows - 1 { return true }
+    }
+    return false
+  }
+
+  /// Runs `command` with `text` on its standard input and the terminal as its output.
+  ///
+  /// Spawned in the lab's own process group, the terminal's foreground group: Foundation's
+  /// `Process` starts a child in a new group, where a pager reading the keyboard is stopped
+  /// by the kernel (SIGTTIN) and the lab waits for ever.
+  /// - Returns: `false` when the pager could not be started (the caller prints the text).
+  static func show(_ text: String, through command: String) -> Bool {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { return false }
+    let (readEnd, writeEnd) = (fds[0], fds[1])
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, readEnd, 0)
+    posix_spawn_file_actions_addclose(&actions, readEnd)
+    posix_spawn_file_actions_addclose(&actions, writeEnd)
+    let arguments: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { (word: String) in strdup(word) } + [nil]
+    let environment: [UnsafeMutablePointer<CChar>?] =
+      ProcessInfo.processInfo.environment.map { (key: String, value: String) in strdup("\(key)=\(value)") } + [nil]
+    defer {
+      arguments.forEach { free($0) }
+      environment.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, arguments, environment)
+    close(readEnd)
+    guard spawned == 0 else {
+      close(writeEnd)
+      return false
+    }
+    let bytes = Array(text.utf8)
+    var done = 0
+    while done < bytes.count {  // a pager quit early (q) closes the pipe: EPIPE, stop
+      let n = bytes.withUnsafeBytes { write(writeEnd, $0.baseAddress.map { $0 + done }, $0.count - done) }
+      if n < 0, errno == EINTR { continue }
+      guard n > 0 else { break }
+      done += n
+    }
+    close(writeEnd)
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+    return true
+  }
+
+  private static func onPath(_ program: String, environment: [String: String]) -> Bool {
+    let path = environment["PATH"] ?? "/usr/bin:/bin"
+    return path.split(separator: ":").contains { access("\($0)/\(program)", X_OK) == 0 }
+  }
+}
