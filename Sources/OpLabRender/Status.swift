@@ -134,7 +134,7 @@ public enum Graph {
       out += line + "\n"
     }
     for (i, c) in cycles.enumerated() {
-      out += "cycle \(i + 1): " + (c + [c[0]]).map { world.name($0) }.joined(separator: " → ")
+      out += "cycle \(i + 1): " + Chains.cycle(c, in: world)
         + " — none of these can ever start; cancel one to break it\n"
     }
     return out.isEmpty ? "no operations yet\n" : out

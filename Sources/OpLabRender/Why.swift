@@ -157,13 +157,13 @@ public enum Diagnoses {
     case .queueMaxZero(let q):
       return "\(name) is ready, but \(world.name(q)) has maxConcurrentOperationCount 0, which runs nothing."
     case .slotsHeld(let q, let by):
-      let holders = by.map { world.name($0) }.joined(separator: ", ")
+      let holders = Chains.list(count: by.count, limit: stuckShown) { world.name(by[$0]) }
       return by.isEmpty
         ? "\(name) is ready and waits for a free slot of \(world.name(q))."
         : "\(name) is ready, but every slot of \(world.name(q)) is held by \(holders)."
     case .inCycle:
-      let cycle = world.dependencyCycles(from: op).first(where: { $0.contains(op) }) ?? []
-      return "\(name) is in a dependency cycle (\(cycle.map { world.name($0) }.joined(separator: " → "))): none of them can ever start; cancel one to break it."
+      let cycle = world.dependencyCycles(from: op).first(where: { $0.contains(op) }) ?? [op]
+      return "\(name) is in a dependency cycle (\(Chains.cycle(cycle, in: world))): none of them can ever start; cancel one to break it."
     case .waitingOn(let dep):
       return "\(name) waits on \(world.name(dep)), which has not finished."
     case .dependencyNotInQueue(let dep):
@@ -177,11 +177,46 @@ public enum Diagnoses {
     }
   }
 
-  /// A diagnosis as lines: each stuck operation, then each cycle.
+  /// The most lines a diagnosis shows before it counts the rest.
+  public static let stuckShown = 20
+
+  /// A diagnosis as lines: what holds each stuck operation, in the diagnosis' order, with
+  /// each dependency cycle once (where its first member comes), shortened by ``Chains``;
+  /// past ``stuckShown`` lines, how many operations are left and where to see them.
+  /// - Complexity: O(stuck operations), whatever the length of the cycles.
   public static func render(_ d: Diagnosis, in world: World) -> String {
-    var lines = d.stuck.map { "  " + sentence(for: $0.cause, of: $0.op, in: world) }
-    for cycle in d.cycles {
-      lines.append("  cycle: " + (cycle + [cycle[0]]).map { world.name($0) }.joined(separator: " → "))
+    var lines: [String] = []
+    var cyclesShown = Set<Int>()
+    var covered = 0
+    for entry in d.stuck {
+      if case .inCycle(let c) = entry.cause {
+        guard !cyclesShown.contains(c) else { continue }
+        guard lines.count < stuckShown else { break }
+        cyclesShown.insert(c)
+        let members = c < d.cycles.count ? d.cycles[c] : [entry.op]
+        lines.append("  cycle: \(Chains.cycle(members, in: world)) — none of these can ever start; cancel one to break it")
+        covered += members.count
+      } else {
+        guard lines.count < stuckShown else { break }
+        lines.append("  " + sentence(for: entry.cause, of: entry.op, in: world))
+        covered += 1
+      }
+    }
+    // Cycles outside the scope (a wait on one queue) are still named, once.
+    var cyclesLeft = 0
+    for c in d.cycles.indices where !cyclesShown.contains(c) {
+      if lines.count < stuckShown {
+        lines.append("  cycle: \(Chains.cycle(d.cycles[c], in: world)) — none of these can ever start; cancel one to break it")
+      } else {
+        cyclesLeft += 1
+      }
+    }
+    let left = d.stuck.count - covered
+    if left > 0 {
+      lines.append("  … and \(Chains.grouped(left)) more stuck \(left == 1 ? "operation" : "operations") (status lists them all; why OP says what holds one)")
+    }
+    if cyclesLeft > 0 {
+      lines.append("  … and \(Chains.grouped(cyclesLeft)) more \(cyclesLeft == 1 ? "cycle" : "cycles") (graph lists them all)")
     }
     return lines.joined(separator: "\n") + "\n"
   }

@@ -26,6 +26,8 @@ struct Bench: ParsableCommand {
   var realQueueLimit = 20_000
   @Option(name: .customLong("script-limit"), help: "The script phase runs the first this many operations of the DAG.")
   var scriptLimit = 100_000
+  @Option(help: "Run the script phase on this many cores (`machine cores N`), its queue unlimited and running, so work shares the cores as it is added.")
+  var cores: Int?
 
   struct Node {
     var duration: Int
@@ -40,6 +42,7 @@ struct Bench: ParsableCommand {
     if minDuration < 0 || maxDuration < minDuration || maxDuration > OperationSpec.maxDuration {
       throw ValidationError("durations need 0 <= --min-duration <= --max-duration <= \(OperationSpec.maxDuration)")
     }
+    if let cores, cores < 1 || cores > Machine.maxCores { throw ValidationError("--cores must be 1 to \(Machine.maxCores)") }
   }
 
   func dag() -> [Node] {
@@ -114,7 +117,7 @@ struct Bench: ParsableCommand {
       results["status"] = measure("status", baseRSS: baseRSS) { _ = Status.render(world) }
     }
     if wanted.contains("interactive") { Interactive.run() }
-    if wanted.contains("script") { ScriptPhase.run(nodes.prefix(scriptLimit), slots: slots) }
+    if wanted.contains("script") { ScriptPhase.run(nodes.prefix(scriptLimit), slots: slots, cores: cores) }
     let total = results.values.reduce(0, +)
     print(String(format: "total %.3f s; peak RSS %.0f bytes/op", total, Double(Memory.peakBytes() - baseRSS) / Double(ops)))
 

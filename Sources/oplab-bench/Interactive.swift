@@ -45,23 +45,27 @@ enum Interactive {
 /// The same DAG as a script through the interpreter, line by line, as `oplab run` reads
 /// one: parsing, name checks, the journal and the echo included. Its time per line must
 /// not grow with the script (no command may search every name).
+///
+/// With `cores`, the script starts with `machine cores N` and its queue is unlimited and
+/// never suspended: each operation starts as it is added (when its dependencies allow) and
+/// shares the cores with all the work running, so every line changes the shares.
 enum ScriptPhase {
-  static func run(_ nodes: ArraySlice<Bench.Node>, slots: Int) {
-    var lines = ["queue q max \(slots)", "suspend q"]
-    lines.reserveCapacity(nodes.count + 3)
+  static func run(_ nodes: ArraySlice<Bench.Node>, slots: Int, cores: Int? = nil) {
+    var lines = cores.map { ["machine cores \($0)", "queue q"] } ?? ["queue q max \(slots)", "suspend q"]
+    lines.reserveCapacity(nodes.count + 4)
     for (i, n) in zip(nodes.indices, nodes) {
       let after = n.deps.isEmpty ? "" : " after " + n.deps.map { "op\($0)" }.joined(separator: ",")
       lines.append("op op\(i) on q takes \(n.duration) priority \(n.priority)\(after)")
     }
-    lines.append("resume q")
+    if cores == nil { lines.append("resume q") }
     lines.append("run")
     let interpreter = Interpreter()
     var errors = 0
     let start = DispatchTime.now().uptimeNanoseconds
     for line in lines where interpreter.execute(line).error != nil { errors += 1 }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    print(String(format: "script: %d lines (the first %d ops) in %.3f s, %.1f µs/line%@; ends at t=%d",
-                 lines.count, nodes.count, seconds, seconds * 1e6 / Double(lines.count),
+    print(String(format: "script: %d lines (the first %d ops%@) in %.3f s, %.1f µs/line%@; ends at t=%d",
+                 lines.count, nodes.count, cores.map { ", \($0) cores" } ?? "", seconds, seconds * 1e6 / Double(lines.count),
                  errors == 0 ? "" : ", \(errors) lines failed", interpreter.world.now))
   }
 }

@@ -276,7 +276,7 @@ extension World {
   /// Runs everything scheduled for the current tick or earlier.
   mutating func settle() {
     while true {
-      prepareNext()
+      prepareNext(deferring: true)
       if let next = agenda.min, next.tick <= now {
         process(agenda.removeMin())
       } else if let f = frames, f.next <= now, !onlyFramesGoOn() {
@@ -290,12 +290,16 @@ extension World {
 
   /// Makes the agenda's first entry the next thing to happen: drops stale wake-ups and, once
   /// nothing more is due at this tick, settles the CPU shares (which may schedule more).
-  mutating func prepareNext() {
+  /// - Parameter deferring: `true` when the clock stays at this tick afterwards (an action
+  ///   settling), so a recomputation of the shares may be left for later (``flushCPU()``);
+  ///   `false` (before the clock moves) settles any that was.
+  mutating func prepareNext(deferring: Bool = false) {
     pruneStale()
     if cpu.dirty, (agenda.min?.tick ?? .max) > now {
       flushCPU()
       pruneStale()
     }
+    if !deferring { settleDeferredShares() }
   }
 
   /// Whether a wake-up still means something: work that was cut short (a cancel seen, a

@@ -154,10 +154,13 @@ public struct World: Sendable {
 
   /// Whether nothing is scheduled to happen: no wake-up, and no frames with an end
   /// (frames without one come only while other work remains).
-  var nothingScheduled: Bool { agenda.isEmpty && frames?.until == nil }
+  var nothingScheduled: Bool { agenda.isEmpty && cpu.deferredWakeup == nil && frames?.until == nil }
 
   /// The next tick at which something is scheduled to happen, if any.
-  public var nextEventTick: Tick? { agenda.min?.tick }
+  public var nextEventTick: Tick? {
+    guard let deferred = deferredWakeupTick() else { return agenda.min?.tick }
+    return Swift.min(agenda.min?.tick ?? deferred, deferred)
+  }
 
   /// Makes room for `operations` more operations and `dependencies` more dependency
   /// edges, so a world built in bulk (a long script, a benchmark's DAG) grows its arrays

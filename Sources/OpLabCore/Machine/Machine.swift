@@ -166,4 +166,18 @@ struct CPUState: Sendable {
   var recordedUsed: Int64 = 0
   /// Per operation, the work per tick last recorded (absent: a full core per unit, or not running).
   var recordedShare: [OpID: Int64] = [:]
+  /// Running units per weight class: index `k` counts units of weight `1 << k`.
+  var unitsByWeight: [Int] = [0, 0, 0, 0, 0]
+  /// Whether every unit has work left before its end and its cancellation check, so the
+  /// next CPU wake-up is after `now` (kept conservatively: `false` may be wrong, `true` not).
+  var nothingDueNow = true
+  /// Set by a deferred recomputation (see `World.flushCPU()`): the sequence number its
+  /// wake-up was given. The units' `rate`s are not up to date, and the wake-up is not in the
+  /// agenda yet; both are settled before the clock moves or a rate is read.
+  var deferredWakeup: Int?
+  /// Whether recomputations may be deferred (tests turn it off to compare the two ways).
+  var defers = true
+  /// Units given their share one by one so far, over all recomputations: the work they
+  /// cost, which tests bound.
+  var unitsShared = 0
 }

@@ -38,11 +38,12 @@ extension World {
   /// Work done per tick by the running units of an operation (its `main()` or blocks), in
   /// ``Machine/subTicks`` per core; `nil` when it runs no work on the CPU model.
   public func cpuRate(of op: OpID) -> Int64? {
+    let rates = cpu.deferredWakeup == nil ? nil : sharedRates()
     var sum: Int64 = 0
     var found = false
-    for j in cpu.jobs where j.work.op == op {
+    for (i, j) in cpu.jobs.enumerated() where j.work.op == op {
       if case .completion = j.work { continue }
-      sum += j.rate
+      sum += rates?[i] ?? j.rate
       found = true
     }
     return found ? sum : nil
@@ -50,7 +51,7 @@ extension World {
 
   /// Units of work running now and units of work done per tick, on the CPU model.
   public var cpuLoad: (units: Int, used: Int64) {
-    (cpu.jobs.count, cpu.jobs.reduce(0) { $0 + $1.rate })
+    (cpu.jobs.count, cpu.deferredWakeup == nil ? cpu.jobs.reduce(0) { $0 + $1.rate } : cpu.recordedUsed)
   }
 
   // MARK: - Kernel
@@ -64,11 +65,13 @@ extension World {
     }
     syncCPU()
     let qos = effectiveQualityOfService(of: work.op)
-    cpu.jobs.append(CPUJob(
-      work: work, action: action, total: Int64(ticks) * Machine.subTicks, weight: Machine.weight(of: qos),
-      serial: cpu.nextSerial))
+    let weight = Machine.weight(of: qos)
+    let total = Int64(ticks) * Machine.subTicks
+    cpu.jobs.append(CPUJob(work: work, action: action, total: total, weight: weight, serial: cpu.nextSerial))
+    cpu.unitsByWeight[weight.trailingZeroBitCount] += 1
     cpu.nextSerial += 1
     cpu.dirty = true
+    if total <= 0 { cpu.nothingDueNow = false }
   }
 
   /// Whole ticks of work an operation's `main()` has done (the clock time since it started
@@ -102,6 +105,7 @@ extension World {
     guard target < Int64(r.spec.workLength(on: platform)) * Machine.subTicks else { return true }
     cpu.jobs[i].checkAt = target
     cpu.dirty = true
+    if target <= done { cpu.nothingDueNow = false }
     return true
   }
 
@@ -111,7 +115,9 @@ extension World {
     syncCPU()
     cpu.jobs.removeAll { j in
       if case .completion = j.work { return false }
-      return j.work.op == op
+      guard j.work.op == op else { return false }
+      cpu.unitsByWeight[j.weight.trailingZeroBitCount] -= 1
+      return true
     }
     cpu.dirty = true
   }
@@ -119,54 +125,149 @@ extension World {
   /// Brings every job's work up to `now` at its current share.
   mutating func syncCPU() {
     guard cpu.engaged, cpu.syncedAt < now else { return }
+    // Deferred shares are settled before the clock moves (prepareNext); this is a safeguard.
+    settleDeferredShares()
     let elapsed = Int64(now - cpu.syncedAt)
+    var nothingDue = true
     for i in cpu.jobs.indices {
       let (progress, overflow) = cpu.jobs[i].rate.multipliedReportingOverflow(by: elapsed)
-      cpu.jobs[i].done = overflow ? cpu.jobs[i].total : Swift.min(cpu.jobs[i].total, cpu.jobs[i].done + progress)
+      let done = overflow ? cpu.jobs[i].total : Swift.min(cpu.jobs[i].total, cpu.jobs[i].done + progress)
+      cpu.jobs[i].done = done
+      if Swift.min(cpu.jobs[i].total, cpu.jobs[i].checkAt ?? cpu.jobs[i].total) <= done { nothingDue = false }
     }
+    cpu.nothingDueNow = nothingDue
     cpu.syncedAt = now
   }
 
   /// Recomputes the shares after a change, records what changed, and schedules the next
   /// moment a job reaches its end or its cancellation check.
-  /// - Complexity: O(jobs · log jobs).
+  ///
+  /// When more units run than ``Machine/shareRecordLimit`` (so only the machine's load is
+  /// recorded), nothing is due now, and the load follows from the units per weight class
+  /// (``deferredLoad()``), the units' shares and the wake-up's tick are not worked out: the
+  /// wake-up takes its sequence number now, and ``settleDeferredShares()`` gives the shares
+  /// and files the wake-up before the clock moves. A script adding thousands of operations
+  /// at one tick then costs O(1) per operation instead of O(units) each; the trace is the
+  /// same, byte for byte.
+  /// - Complexity: O(1) when deferred, else O(jobs).
   mutating func flushCPU() {
     guard cpu.dirty else { return }
     cpu.dirty = false
     syncCPU()
     let count = cpu.jobs.count
-    // Heaviest first, then in start order: each takes at most one core of what is left.
-    let order = cpu.jobs.indices.sorted {
-      cpu.jobs[$0].weight != cpu.jobs[$1].weight
-        ? cpu.jobs[$0].weight > cpu.jobs[$1].weight : cpu.jobs[$0].serial < cpu.jobs[$1].serial
+    if cpu.defers, cpu.nothingDueNow, count > Int(Machine.shareRecordLimit), let used = deferredLoad() {
+      recordLoad(used: used, reason: .cpuShared(units: Int32(count), cores: cpu.cores.map { Int32($0) }))
+      cpu.generation &+= 1
+      cpu.deferredWakeup = nextWakeupSequence
+      nextWakeupSequence += 1
+      return
     }
-    if let cores = cpu.cores {
-      var spare = Int64(cores) * Machine.subTicks
-      var weight = cpu.jobs.reduce(0) { $0 + $1.weight }
-      for i in order {
-        let w = cpu.jobs[i].weight
+    cpu.deferredWakeup = nil
+    let rates = sharedRates()
+    cpu.unitsShared += rates.count
+    for i in cpu.jobs.indices { cpu.jobs[i].rate = rates[i] }
+    recordCPUChanges(units: Int32(count))
+    let next = nextCPUMilestone()
+    cpu.nothingDueNow = next.map { $0 > now } ?? true
+    cpu.generation &+= 1
+    if let next { schedule(.cpu(generation: cpu.generation), at: next) }
+  }
+
+  /// Gives the units the shares a deferred recomputation left out, and files its wake-up
+  /// under the sequence number it was given then.
+  /// - Complexity: O(jobs + log agenda).
+  mutating func settleDeferredShares() {
+    guard let sequence = cpu.deferredWakeup else { return }
+    cpu.deferredWakeup = nil
+    let rates = sharedRates()
+    cpu.unitsShared += rates.count
+    for i in cpu.jobs.indices { cpu.jobs[i].rate = rates[i] }
+    if let next = nextCPUMilestone() {
+      agenda.insert(Wakeup(tick: next, sequence: sequence, action: .cpu(generation: cpu.generation)))
+    }
+  }
+
+  /// The tick a deferred recomputation's wake-up will have (see ``nextEventTick``).
+  func deferredWakeupTick() -> Tick? {
+    guard cpu.deferredWakeup != nil else { return nil }
+    return nextCPUMilestone(rates: sharedRates())
+  }
+
+  /// Each unit's work per tick (in the order of `cpu.jobs`), by the integer rule: heaviest
+  /// first, then in start order, each takes `min(one core, spare × weight ÷ remaining
+  /// weight)`, rounded down, and never less than 1.
+  /// - Complexity: O(jobs): the jobs are kept in start order, so the order is one pass
+  ///   per weight class.
+  func sharedRates() -> [Int64] {
+    guard let cores = cpu.cores else { return Array(repeating: Machine.subTicks, count: cpu.jobs.count) }
+    var rates = Array(repeating: Int64(0), count: cpu.jobs.count)
+    var spare = Int64(cores) * Machine.subTicks
+    var weight = cpu.jobs.reduce(0) { $0 + $1.weight }
+    for level in (0..<cpu.unitsByWeight.count).reversed() where cpu.unitsByWeight[level] > 0 {
+      let w = Int64(1) << level
+      for i in cpu.jobs.indices where cpu.jobs[i].weight == w {
         let share = weight > 0 ? spare / weight * w + (spare % weight) * w / weight : 0
         // Never zero, so work always ends (only reachable with ~45,000 units per core).
         let rate = Swift.max(1, Swift.min(Machine.subTicks, share))
-        cpu.jobs[i].rate = rate
+        rates[i] = rate
         spare = Swift.max(0, spare - rate)
         weight -= w
       }
-    } else {
-      for i in cpu.jobs.indices { cpu.jobs[i].rate = Machine.subTicks }
     }
-    recordCPUChanges(units: Int32(count))
-    // The next milestone.
+    return rates
+  }
+
+  /// The total of ``sharedRates()`` worked out per weight class, when that is exact without
+  /// giving each unit its share; `nil` when rounding could matter (then the shares are
+  /// worked out one by one).
+  ///
+  /// With `S` to give out and remaining weight `W`, a unit of weight `w` gets
+  /// `⌊S·w/W⌋`; that never lowers `S/W` for those after it, and raises it by less than
+  /// `1/W'` per unit (`W'` the weight left), so by less than `H(m-1) < 2 + log2 m` over
+  /// `m` units. Hence, heaviest class first:
+  /// - if `S·w ≥ core·W`, every unit of the class gets a full core;
+  /// - if `S ≥ W` and `w·(S + (2 + log2 m)·W) ≤ core·W`, no unit from here on reaches a
+  ///   full core or falls to the minimum of 1, the last one takes what is left, and the
+  ///   units use all of `S`.
+  /// - Complexity: O(1) (five weight classes).
+  func deferredLoad() -> Int64? {
+    guard let cores = cpu.cores else { return Int64(cpu.jobs.count) * Machine.subTicks }
+    var spare = Int64(cores) * Machine.subTicks
+    var weight: Int64 = 0
+    for (level, n) in cpu.unitsByWeight.enumerated() { weight += Int64(n) << level }
+    var remaining = cpu.jobs.count
+    var used: Int64 = 0
+    for level in (0..<cpu.unitsByWeight.count).reversed() where cpu.unitsByWeight[level] > 0 {
+      let w = Int64(1) << level
+      let n = Int64(cpu.unitsByWeight[level])
+      if spare.multipliedReportingOverflow(by: w).partialValue >= Machine.subTicks * weight {
+        used += n * Machine.subTicks
+        spare -= n * Machine.subTicks
+        weight -= n * w
+        remaining -= Int(n)
+        continue
+      }
+      let harmonic = Int64(2 + Int.bitWidth - remaining.leadingZeroBitCount)
+      let (bound, overflow) = (spare + harmonic * weight).multipliedReportingOverflow(by: w)
+      guard spare >= weight, !overflow, bound <= Machine.subTicks * weight else { return nil }
+      return used + spare
+    }
+    return used
+  }
+
+  /// The first tick at which a unit reaches its end or its cancellation check at `rates`
+  /// (the units' own by default); `nil` when no unit runs.
+  func nextCPUMilestone(rates: [Int64]? = nil) -> Tick? {
     var next: Tick?
-    for j in cpu.jobs {
+    for (i, j) in cpu.jobs.enumerated() {
+      let rate = rates?[i] ?? j.rate
       let target = Swift.min(j.total, j.checkAt ?? j.total)
       let need = Swift.max(0, target - j.done)
-      let ticks = Tick((need + j.rate - 1) / j.rate)
+      let ticks = Tick((need + rate - 1) / rate)
       let at = later(ticks)
       next = Swift.min(next ?? at, at)
     }
-    cpu.generation &+= 1
-    if let next { schedule(.cpu(generation: cpu.generation), at: next) }
+    return next
   }
 
   private mutating func recordCPUChanges(units: Int32) {
@@ -216,6 +317,7 @@ extension World {
     for var j in cpu.jobs {
       if j.done >= j.total {
         due.append(j.action)
+        cpu.unitsByWeight[j.weight.trailingZeroBitCount] -= 1
       } else {
         if let check = j.checkAt, j.done >= check, case .main(let op) = j.work {
           j.checkAt = nil
@@ -226,6 +328,8 @@ extension World {
     }
     cpu.jobs = kept
     cpu.dirty = true
+    // What was due is done or its check taken: everything kept has work left before both.
+    cpu.nothingDueNow = true
     for action in due { process(Wakeup(tick: now, sequence: -1, action: action)) }
   }
 
@@ -233,10 +337,30 @@ extension World {
   func cpuViolations() -> [String] {
     guard cpu.engaged else { return [] }
     var problems: [String] = []
-    let used = cpu.jobs.reduce(0) { $0 + $1.rate }
+    let rates = sharedRates()
+    let used = rates.reduce(0, +)
     if let cores = cpu.cores, !cpu.dirty, used > Int64(cores) * Machine.subTicks, used > Int64(cpu.jobs.count) {
       problems.append("the CPU gives \(used) units of work per tick, more than \(cores) cores have")
     }
+    if !cpu.dirty, used != cpu.recordedUsed {
+      problems.append("the CPU gives \(used) units of work per tick, but \(cpu.recordedUsed) were recorded")
+    }
+    if !cpu.dirty, cpu.deferredWakeup == nil, zip(cpu.jobs, rates).contains(where: { $0.rate != $1 }) {
+      problems.append("a unit of work runs at another share than the rule gives")
+    }
+    var byWeight = [0, 0, 0, 0, 0]
+    var lastSerial = Int.min
+    for j in cpu.jobs {
+      let level = j.weight.trailingZeroBitCount
+      if j.weight.nonzeroBitCount != 1 || level >= byWeight.count {
+        problems.append("a unit of work weighs \(j.weight)")
+      } else {
+        byWeight[level] += 1
+      }
+      if j.serial <= lastSerial { problems.append("the units of work are out of start order") }
+      lastSerial = j.serial
+    }
+    if byWeight != cpu.unitsByWeight { problems.append("the units per weight class are miscounted") }
     for j in cpu.jobs {
       let r = operations[j.work.op.slot]
       switch j.work {

@@ -4,7 +4,9 @@
 /// replays the journal from the nearest checkpoint at or before `T`, stopping the
 /// clock at `T`; checkpoints are taken at growing intervals of the trace, so time
 /// travel never copies the world per tick. A fork is simply a copy: `Simulation`
-/// is a value type.
+/// is a value type, and copies share their common history (the journal is a
+/// ``SharedLog``, the trace is kept in shared chunks), so a fork followed by a command
+/// costs that command, not the history.
 ///
 /// ```swift
 /// var sim = Simulation()
@@ -17,7 +19,7 @@ public struct Simulation: Sendable {
   /// The present state.
   public private(set) var world: World
   /// Every action performed, in order.
-  public private(set) var journal: [Action] = []
+  public private(set) var journal = SharedLog<Action>()
   private var checkpoints: [Checkpoint]
 
   private struct Checkpoint: Sendable {
@@ -70,8 +72,9 @@ public struct Simulation: Sendable {
     guard let start = checkpoints.lastIndex(where: { $0.world.now <= tick }) else { return false }
     var cut = false
     var replay = checkpoints[start].world
-    var kept = Array(journal[..<checkpoints[start].journalCount])
-    for action in journal[checkpoints[start].journalCount...] {
+    var kept = journal
+    kept.truncate(to: checkpoints[start].journalCount)
+    for action in journal.elements(from: checkpoints[start].journalCount) {
       // A wait records its start; one cut short is replaced by a plain run to the tick,
       // so it must be replayed as that from the state before it.
       let beforeWait: World? = action.isWait ? replay : nil
@@ -101,7 +104,7 @@ public struct Simulation: Sendable {
   private func replayed(upTo count: Int) throws(SimulationError) -> (world: World, checkpoint: Int) {
     let start = checkpoints.lastIndex(where: { $0.journalCount <= count }) ?? 0
     var replay = checkpoints[start].world
-    for action in journal[checkpoints[start].journalCount..<count] { _ = try replay.perform(action) }
+    for action in journal.elements(from: checkpoints[start].journalCount, to: count) { _ = try replay.perform(action) }
     return (replay, start)
   }
 
@@ -111,7 +114,7 @@ public struct Simulation: Sendable {
     guard count >= 0, count < journal.count else { return }
     let (replay, start) = try replayed(upTo: count)
     world = replay
-    journal.removeSubrange(count...)
+    journal.truncate(to: count)
     checkpoints.removeSubrange((start + 1)...)
   }
 

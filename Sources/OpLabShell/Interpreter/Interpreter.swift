@@ -48,7 +48,7 @@ public final class Interpreter {
   /// Drawing options.
   public var options: ShellOptions
   /// Effective commands: the lines that made the present world, with the journal length after each.
-  public private(set) var script: [(text: String, journalEnd: Int)] = [] {
+  public private(set) var script = SharedLog<(text: String, journalEnd: Int)>() {
     didSet { undoFloor = min(undoFloor, script.count) }
   }
   /// How many of the first ``script`` commands `undo` never takes back: a lesson sets it
@@ -56,7 +56,18 @@ public final class Interpreter {
   /// lesson's. Time travel that cuts the script lowers it.
   public var undoFloor = 0
 
-  private var branches: [(sim: Simulation, script: [(text: String, journalEnd: Int)], declared: [String: String])] = []
+  /// The worlds `fork` kept, innermost last; copies that share their history with the
+  /// present (``SharedLog``), so each fork costs what happens after it.
+  private var branches: [(sim: Simulation, script: SharedLog<(text: String, journalEnd: Int)>, declared: [String: String])] = []
+
+  /// Journal actions and script entries held by the present and by the worlds `fork`
+  /// kept, storage shared between them counted once: what forks cost in history.
+  var storedHistory: Int {
+    var seen = Set<ObjectIdentifier>()
+    var total = sim.journal.storedElements(seen: &seen) + script.storedElements(seen: &seen)
+    for b in branches { total += b.sim.journal.storedElements(seen: &seen) + b.script.storedElements(seen: &seen) }
+    return total
+  }
   private var declaredQueue: [String: String] = [:]
   /// The script entry time travel made last by cutting a clock command short.
   private var travelCut: (text: String, journalEnd: Int)?
@@ -530,7 +541,7 @@ public final class Interpreter {
     case .reset:
       let platform = world.platform
       sim = Simulation(world: Self.freshWorld(options.platform))
-      script = []
+      script = SharedLog()
       declaredQueue = [:]
       branches = []
       if platform != options.platform {  // the platform is kept, and saved scripts say so
@@ -565,8 +576,12 @@ public final class Interpreter {
     let floor = undoFloor
     // A cut clock command was replaced in the journal by a run to the tick.
     let isGone: ((text: String, journalEnd: Int)) -> Bool = { cut ? $0.journalEnd >= n : $0.journalEnd > n }
-    let firstGone = script.firstIndex(where: isGone)
-    script.removeAll(where: isGone)
+    // Entries are in journal order, so the gone ones are the last.
+    var firstGone: Int?
+    while let last = script.last, isGone(last) {
+      script.popLast()
+      firstGone = script.count
+    }
     if cut {
       script.append((cutText(), n))
       travelCut = script.last
