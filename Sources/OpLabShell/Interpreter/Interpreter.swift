@@ -181,7 +181,7 @@ public final class Interpreter {
     case .source, .redo:
       break  // its lines were journalled as they ran (a failed one's too: see ``source(_:column:)``)
     default:
-      if script.count > scriptBefore { pendingJournal += script[scriptBefore...].map(\.text) }
+      if script.count > scriptBefore { pendingJournal += script.elements(from: scriptBefore).map(\.text) }
     }
   }
 
