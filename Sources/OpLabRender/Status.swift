@@ -125,7 +125,7 @@ public enum Graph {
     for op in world.operationIDs {
       let r = world.operation(op)
       let deps = world.dependencies(of: op).map { d in
-        world.name(d) + (world.operation(d).isFinished ? " ✓" : "")
+        world.name(d) + (world.operation(d).outcome.map { " " + mark($0) } ?? "")
       }
       var line = r.name
       if let q = r.queue { line += " [\(world.name(q))]" }
@@ -137,6 +137,19 @@ public enum Graph {
       out += "cycle \(i + 1): " + Chains.cycle(c, in: world)
         + " — none of these can ever start; cancel one to break it\n"
     }
+    if out.contains(" ✓") || out.contains(" ✗") || out.contains(" !") || out.contains(" ↩") {
+      out += "(a finished dependency: ✓ succeeded  ✗ cancelled  ! failed  ↩ returned early)\n"
+    }
     return out.isEmpty ? "no operations yet\n" : out
+  }
+
+  /// How a finished dependency ended, with the timeline's marks: finished is not succeeded.
+  static func mark(_ outcome: Outcome) -> String {
+    switch outcome {
+    case .succeeded: "✓"
+    case .cancelled, .dropped: "✗"
+    case .failed: "!"
+    case .bailed: "↩"
+    }
   }
 }

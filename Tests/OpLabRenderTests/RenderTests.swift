@@ -320,6 +320,6 @@ import Testing
     #expect(Why.render(last, in: w).contains("It finished at t=200000"))
     #expect(Timeline.render(w, from: 199_990, to: 200_000, width: 80).contains("now t=200000"))
     #expect(Exporters.eventsJSONLines(w).count > 0)
-    #expect(Graph.render(w).split(separator: "\n").count == 200_000)
+    #expect(Graph.render(w).split(separator: "\n").count == 200_000 + 1)  // and the legend of the marks
   }
 }
