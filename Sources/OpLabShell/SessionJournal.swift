@@ -22,6 +22,14 @@ public final class SessionJournal {
   /// Why journalling stopped working, said once (see ``takeWarning()``).
   private var warning: String?
   private var warned = false
+  /// Set at the first failure: a journal with a hole in it would recover another world,
+  /// so after one, nothing more is journalled (and the learner is told).
+  private var disabled = false
+  /// Lines every journal of this session starts with (`platform linux` for a lab started
+  /// with `--platform linux`), so that a recovery rebuilds the same kind of world.
+  public var preamble: [String] = []
+  /// A leftover this lab is restoring, locked so that no other lab restores it too.
+  private var claimed: (path: String, fd: Int32)?
 
   /// A journal left by a session that ended without quitting.
   public struct Leftover: Equatable, Sendable {
@@ -50,22 +58,41 @@ public final class SessionJournal {
     }
   }
 
-  deinit { if fd >= 0 { close(fd) } }
+  deinit {
+    if fd >= 0 { close(fd) }
+    if let claimed { close(claimed.fd) }
+  }
+
+  /// Makes the journal's folder now, so that a state folder that cannot be used is said
+  /// at the start (``takeWarning()``), not after the first command.
+  public func prepare() {
+    guard let directory, !disabled else { return }
+    if let failure = HistoryFile.createParentDirectory(of: directory + "/x") { fail(Self.folderFailure(failure)) }
+  }
+
+  /// "crash recovery is off: cannot make the folder X (reason)".
+  private static func folderFailure(_ failure: HistoryFile.Failure) -> String {
+    switch failure {
+    case .cannotCreateDirectory(let path, let reason): "crash recovery is off: cannot make the folder \(path) (\(reason.lowercased()))"
+    default: "crash recovery is off: \(failure)"
+    }
+  }
 
   // MARK: - This session
 
   /// Appends `lines` (the journal lines of one command).
   public func append(_ lines: [String]) {
     let kept = lines.filter { !$0.contains("\n") }
-    guard !kept.isEmpty else { return }
-    if fd < 0 { create(with: kept) } else { write(kept) }
+    guard !kept.isEmpty, !disabled else { return }
+    if fd < 0 { create(with: preamble + kept) } else { write(kept) }
   }
 
   /// Starts this session's journal with `lines` (a recovered session, replayed), in one
   /// write to a file that becomes visible whole: stopped half-way, nothing is lost.
   public func start(with lines: [String]) {
     if fd >= 0 { finish() }
-    create(with: lines.filter { !$0.contains("\n") })
+    let kept = lines.filter { !$0.contains("\n") }
+    if !kept.isEmpty, !disabled { create(with: kept) }
   }
 
   /// A clean exit: nothing to recover.
@@ -88,7 +115,7 @@ public final class SessionJournal {
   private func create(with lines: [String]) {
     guard let directory else { return }
     if let failure = HistoryFile.createParentDirectory(of: directory + "/x") {
-      return fail("crash recovery is off: \(failure)")
+      return fail(Self.folderFailure(failure))
     }
     chmod(directory, 0o700)
     // mkstemp's unique part stays in the final name: two journals of one process (a
@@ -99,6 +126,7 @@ public final class SessionJournal {
     guard opened >= 0 else { return fail("crash recovery is off: cannot create a journal in \(directory): \(HistoryFile.describe(errno))") }
     let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     fchmod(opened, 0o600)
+    _ = fcntl(opened, F_SETFD, FD_CLOEXEC)  // a pager the lab starts must not hold its lock
     _ = flock(opened, LOCK_EX)
     fd = opened
     let target = String(temporary.dropLast(4)) + ".journal"
@@ -107,21 +135,28 @@ public final class SessionJournal {
       unlink(temporary)
       close(opened)
       fd = -1
-      return fail("crash recovery is off: cannot write a journal in \(directory): \(reason)")
+      return fail("crash recovery is off: cannot write a journal in \(directory) (\(reason.lowercased()))")
     }
     path = target
   }
 
-  /// Writes `lines` with one write(2) each line-set; `false` on an error (said once).
+  /// Writes `lines` whole, or not at all: a write cut short (a full disk) is cut back to
+  /// the last whole line, and journalling stops there (said once), so the journal never
+  /// holds half a command or a hole. `false` on an error.
   @discardableResult
   private func write(_ lines: [String]) -> Bool {
     let bytes = Array(lines.map { $0 + "\n" }.joined().utf8)
+    let before = lseek(fd, 0, SEEK_END)
     var done = 0
     while done < bytes.count {
       let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress.map { $0 + done }, $0.count - done) }
       if n < 0, errno == EINTR { continue }
       guard n > 0 else {
-        if path != nil { fail("crash recovery may miss your last commands: the journal \(path ?? "") cannot be written: \(HistoryFile.describe(errno))") }
+        let reason = HistoryFile.describe(n < 0 ? errno : ENOSPC).lowercased()
+        if before >= 0 { _ = ftruncate(fd, before) }
+        if path != nil {
+          fail("crash recovery stops here: the journal cannot be written (\(reason)); what you did before this command can still be recovered")
+        }
         return false
       }
       done += n
@@ -130,7 +165,21 @@ public final class SessionJournal {
   }
 
   private func fail(_ why: String) {
+    disabled = true
     if warning == nil { warning = why }
+  }
+
+  /// Locks `leftover` for this lab's recovery; `false` when another lab is restoring it.
+  public func claim(_ leftover: Leftover) -> Bool {
+    let fd = open(leftover.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+      close(fd)
+      return false
+    }
+    if let claimed { close(claimed.fd) }
+    claimed = (leftover.path, fd)
+    return true
   }
 
   // MARK: - Leftovers
@@ -155,6 +204,10 @@ public final class SessionJournal {
   /// Forgets a leftover once it has been restored (and journalled anew).
   public func discard(_ leftover: Leftover) {
     unlink(leftover.path)
+    if let claimed, claimed.path == leftover.path {
+      close(claimed.fd)
+      self.claimed = nil
+    }
   }
 
   /// The leftover at `path`, if no running lab holds its lock and it has lines.

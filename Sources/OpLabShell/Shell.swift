@@ -35,19 +35,40 @@ public enum Shell {
     }
     let journal = SessionJournal(directory: SessionJournal.defaultDirectory())
     interpreter.keepsJournal = true
+    // A lab started with --platform linux journals it first, so a recovery rebuilds a Linux world.
+    if options.platform != .apple { journal.preamble = ["platform \(options.platform.rawValue)"] }
+    journal.prepare()
     let leftovers = journal.leftovers()
     if recover {
+      guard journal.directory != nil else {
+        writeError("oplab: there is no state folder, so no session was journalled (set HOME or XDG_STATE_HOME to an absolute path)\n")
+        return Status.usage
+      }
       guard !leftovers.isEmpty else {
         writeError("oplab: there is no unfinished session to recover\n")
         return Status.usage
       }
       if let chosen = choose(among: leftovers, reader: reader) {
-        // Replayed first, then journalled in one go: stopped half-way, nothing is lost.
-        for line in chosen.lines { _ = interpreter.execute(line) }
-        _ = interpreter.takeJournal()
-        journal.start(with: chosen.lines)
+        guard journal.claim(chosen) else {
+          writeError("oplab: another lab is restoring that session right now\n")
+          return Status.usage
+        }
+        // Replayed first, then journalled in one go: stopped half-way, nothing is lost. What
+        // is journalled anew is what the replay did: a line that fails now is left out, and said.
+        var failures: [(line: String, message: String)] = []
+        for line in chosen.lines {
+          if let error = interpreter.execute(line).error { failures.append((line, error.message)) }
+        }
+        journal.start(with: interpreter.takeJournal())
         if journal.path != nil { journal.discard(chosen) }  // kept where it was, if it could not be journalled anew
-        writeOut("Recovered the last session: \(count(chosen.lines.count, "command")) replayed; the clock is at t=\(interpreter.world.now).\n")
+        let which = chosen == leftovers[0] ? "the last session" : "the session last used at \(clockTime(chosen.modified))"
+        let replayed = count(chosen.lines.count - failures.count, "command")
+        writeOut("Recovered \(which): \(replayed) replayed; the clock is at t=\(interpreter.world.now).\n")
+        if !failures.isEmpty {
+          writeOut("\(count(failures.count, "command")) of it failed this time and \(failures.count == 1 ? "was" : "were") left out:\n")
+          for failure in failures.prefix(5) { writeOut("  \(Visible.shown(failure.line)): \(Visible.shown(failure.message))\n") }
+          if failures.count > 5 { writeOut("  … and \(failures.count - 5) more\n") }
+        }
         if leftovers.count > 1 {
           writeOut("\(count(leftovers.count - 1, "other unfinished session")) left; `oplab --recover` again to choose.\n")
         }
@@ -64,9 +85,9 @@ public enum Shell {
     }
     if let warning = journal.takeWarning() { writeError("oplab: warning: \(warning)\n") }
     if reader is StdinLineReader {
-      let status = batch(interpreter, reader: reader, name: "<stdin>", keepGoing: keepGoing)
-      journal.finish()  // not reached when a signal stopped the batch: the session stays recoverable
-      return status
+      // Piped input is not journalled; a session recovered here stays recoverable (its
+      // journal is kept), or `oplab --recover < /dev/null` would have deleted it.
+      return batch(interpreter, reader: reader, name: "<stdin>", keepGoing: keepGoing)
     }
     return interactive(interpreter, reader: reader, journal: journal)
   }
@@ -274,7 +295,8 @@ public enum Shell {
     writeAll(text, to: 1, stoppingWhen: stop)
   }
 
-  static func writeError(_ text: String) { writeAll(text, to: 2) }
+  /// Writes to standard error; a failure there is ignored (there is nowhere left to say it).
+  public static func writeError(_ text: String) { writeAll(text, to: 2) }
 
   /// Writes all of `text` with write(2). A closed pipe (`oplab … | head`) ends the process
   /// quietly with status 0 for stdout, instead of crashing as FileHandle.write does.
@@ -295,6 +317,11 @@ public enum Shell {
       if written > 0 {
         offset += written
       } else if written < 0, errno == EINTR {
+        continue
+      } else if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+        // A non-blocking descriptor (a pipe set so by whoever reads it): wait until it drains.
+        var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        _ = poll(&ready, 1, -1)
         continue
       } else {
         let error = written < 0 ? errno : EIO

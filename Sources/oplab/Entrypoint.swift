@@ -81,12 +81,14 @@ struct OpLab: ParsableCommand {
         if !message.isEmpty { print(message) }
         // `oplab --help > /dev/full`: the text was lost, so this is no success.
         if fflush(nil) != 0 {  // every stream: naming `stdout` is not concurrency-safe in Swift 6
-          FileHandle.standardError.write(Data("oplab: cannot write to standard output: \(String(cString: strerror(errno)))\n".utf8))
+          Shell.writeError("oplab: cannot write to standard output: \(String(cString: strerror(errno)))\n")
           Foundation.exit(1)
         }
         Foundation.exit(0)
       }
-      if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+      // write(2), whose errors are ignored: FileHandle.write traps when standard error is
+      // closed or full (`oplab --width=3 2>/dev/full` died with SIGILL).
+      if !message.isEmpty { Shell.writeError(message + "\n") }
       Foundation.exit(code == .validationFailure ? Shell.Status.usage : code.rawValue)
     }
   }

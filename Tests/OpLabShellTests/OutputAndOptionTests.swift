@@ -90,3 +90,82 @@ extension EndToEndTests {
     #expect(r.out.utf8.count < 1_000)
   }
 }
+
+extension EndToEndTests {
+  /// Runs `oplab` with standard error going to `errorPath` (`/dev/full`): the status only.
+  func status(_ arguments: [String], stderrTo errorPath: String, stdoutTo outputPath: String = "/dev/null") throws -> Int32 {
+    let process = Process()
+    process.executableURL = Self.binary
+    process.arguments = arguments
+    guard let error = FileHandle(forWritingAtPath: errorPath), let output = FileHandle(forWritingAtPath: outputPath) else {
+      throw CocoaError(.fileWriteUnknown)
+    }
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  @Test("A standard error that cannot be written is no crash: usage errors still exit 2, --help to a full disk exits 1")
+  func fullStandardError() throws {
+    #expect(try status(["--width=3"], stderrTo: "/dev/full") == 2)
+    #expect(try status(["--help"], stderrTo: "/dev/full", stdoutTo: "/dev/full") == 1)
+    #expect(try status(["--version"], stderrTo: "/dev/full", stdoutTo: "/dev/full") == 1)
+  }
+
+  @Test("One SIGTERM stops a batch reading a line that never ends (oplab run /dev/zero)")
+  func endlessLineStopsAtOneSignal() throws {
+    let process = Process()
+    process.executableURL = Self.binary
+    process.arguments = ["run", "/dev/zero"]
+    let error = Pipe()
+    process.standardError = error
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    Thread.sleep(forTimeInterval: 1)
+    process.terminate()  // SIGTERM, once
+    let deadline = Date().addingTimeInterval(10)
+    while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+    let stopped = !process.isRunning
+    if !stopped { kill(process.processIdentifier, SIGKILL) }
+    #expect(stopped, "one SIGTERM did not stop it")
+    let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(err.hasSuffix("oplab: stopped by SIGTERM at /dev/zero:1\n"), "\(err)")
+    #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+  }
+
+  /// A state folder holding one leftover journal with `lines`.
+  func leftover(_ lines: [String]) throws -> (state: String, sessions: String) {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-left-\(UUID().uuidString)").path
+    let sessions = state + "/oplab/sessions"
+    try FileManager.default.createDirectory(atPath: sessions, withIntermediateDirectories: true)
+    try lines.map { $0 + "\n" }.joined().write(toFile: sessions + "/session-1-1-abcdef.journal", atomically: true, encoding: .utf8)
+    return (state, sessions)
+  }
+
+  @Test("--recover with piped input keeps the session recoverable instead of deleting it")
+  func recoverWithoutTerminal() throws {
+    let (state, sessions) = try leftover(["op a takes 3", "step 1"])
+    let first = try oplab(["--recover"], stdin: "status\n", environment: ["XDG_STATE_HOME": state])
+    #expect(first.status == 0)
+    #expect(first.out.hasPrefix("Recovered the last session: 2 commands replayed; the clock is at t=1.\n"), "\(first.out)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: sessions).count == 1)
+    let again = try oplab(["--recover"], stdin: "", environment: ["XDG_STATE_HOME": state])
+    #expect(again.out.hasPrefix("Recovered the last session: 2 commands replayed; the clock is at t=1.\n"), "\(again.out)")
+  }
+
+  @Test("A recovered line that fails this time is said and left out of the new journal")
+  func recoverWithFailures() throws {
+    let (state, sessions) = try leftover(["op a takes 3", "op a takes 2", "step 1"])
+    let r = try oplab(["--recover"], stdin: "", environment: ["XDG_STATE_HOME": state])
+    #expect(r.out.hasPrefix("""
+      Recovered the last session: 2 commands replayed; the clock is at t=1.
+      1 command of it failed this time and was left out:
+        op a takes 2: the name 'a' is already taken
+      """), "\(r.out)")
+    let journal = try #require(try FileManager.default.contentsOfDirectory(atPath: sessions).first)
+    #expect(try String(contentsOfFile: sessions + "/" + journal, encoding: .utf8) == "op a takes 3\nstep 1\n")
+  }
+}

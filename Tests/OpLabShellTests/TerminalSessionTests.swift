@@ -208,3 +208,15 @@ extension TerminalTests {
     #expect(cat[events.upperBound...].contains("o40 started on queue: a slot was free"), "\(cat.suffix(300))")
   }
 }
+
+extension TerminalTests {
+  @Test("A lab started with --platform linux is recovered as a Linux world")
+  func recoverKeepsPlatform() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    _ = try session(["op a takes 3\\r", "<KILL>"], state: state, arguments: ["--platform", "linux"])
+    let recovered = try session(["platform\\r", "\\x04"], state: state, arguments: ["--recover"])
+    #expect(recovered.contains("Recovered the last session: 2 commands replayed; the clock is at t=0."), "\(recovered)")
+    #expect(recovered.contains("platform linux: swift-corelibs-foundation on Linux"), "\(recovered)")
+  }
+}

@@ -19,6 +19,10 @@ import Synchronization
 public final class EditLineReader: LineReader {
   /// Set by the SIGINT handler, which is installed only while `readLine` waits.
   private static let interrupted = Atomic<Bool>(false)
+
+  /// Whether Ctrl-C came while a command runs (see ``whileCatchingInterrupts(_:)``): a read
+  /// that would never end on its own (`source /dev/zero`) stops at it.
+  static var interruptPending: Bool { interrupted.load(ordering: .relaxed) }
   /// The signal (SIGTERM, SIGHUP) that asked the lab to end while it waited for a line, or 0.
   private static let terminated = Atomic<Int32>(0)
 

@@ -135,7 +135,17 @@ final class DescriptorLines {
       if !markPending {
         if let end = buffer[scanned...].firstIndex(where: { $0 == Self.lineFeed || $0 == Self.carriageReturn }) {
           let isCarriageReturn = buffer[end] == Self.carriageReturn
-          // A CR last in the buffer may be the first half of a CRLF: look again with the next byte.
+          // A CR last in the buffer may be the first half of a CRLF: look again with the next
+          // byte. Unless the line is too long anyway: it ends here, and an LF first in the
+          // next read belongs to it.
+          if isCarriageReturn, end + 1 == buffer.count, !atEnd, end - start > maxLineBytes {
+            let item = Item.tooLong(start: Self.shownStart(of: buffer[start..<end]), bytes: end - start)
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+            scanned = 0
+            lineFeedPending = true
+            return item
+          }
           if !(isCarriageReturn && end + 1 == buffer.count && !atEnd) {
             let item: Item =
               end - start > maxLineBytes
@@ -170,16 +180,24 @@ final class DescriptorLines {
   }
 
   /// Reads one chunk; `nil` when nothing came (an interrupted read, or the end: see ``atEnd``).
+  /// A signal a batch caught, or Ctrl-C during a command, ends the input: a stream that
+  /// never ends (`/dev/zero`) never blocks a read, so it is asked before each one.
   private func readChunk() -> ArraySlice<UInt8>? {
+    if Self.stopRequested {
+      atEnd = true
+      return nil
+    }
     let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
     if count > 0 { return chunk[..<count] }
     if count < 0, errno == EINTR {
-      if BatchSignals.caughtSignal != nil { atEnd = true }
+      if Self.stopRequested { atEnd = true }
     } else {
       atEnd = true  // the end, or an error reading: either way no more lines
     }
     return nil
   }
+
+  private static var stopRequested: Bool { BatchSignals.caughtSignal != nil || EditLineReader.interruptPending }
 
   /// The buffer every read fills (one, reused: a skipped line reads gigabytes through it).
   private var chunk = [UInt8](repeating: 0, count: DescriptorLines.chunkSize)
