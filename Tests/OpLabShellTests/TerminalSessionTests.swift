@@ -220,3 +220,15 @@ extension TerminalTests {
     #expect(recovered.contains("platform linux: swift-corelibs-foundation on Linux"), "\(recovered)")
   }
 }
+
+extension TerminalTests {
+  @Test("Ctrl-C stops source of a stream that never ends (/dev/zero), and the lab goes on")
+  func interruptEndlessSource() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    let out = try session(["source /dev/zero\\r", "<SLEEP 1>", "\\x03", "<SLEEP 1>", "op a\\r", "\\x04"], state: state)
+    #expect(out.contains("more than the 65,536 a line may have, so none of it ran"), "\(out.suffix(400))")
+    #expect(out.contains("a started on queue"), "\(out.suffix(400))")
+    #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(200))")
+  }
+}
