@@ -232,6 +232,12 @@ public enum Shell {
           journal.finish()
           return Status.ok
         }
+        if let signo = reader.terminationSignal {
+          // SIGTERM or SIGHUP while the command ran: it stopped cleanly; the session ends as
+          // at the prompt, its journal kept for `oplab --recover`.
+          if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
+          return 128 + signo
+        }
         if outputFailure != nil {
           // The terminal is gone: the session ends as a closed terminal ends it, recoverable.
           if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }

@@ -232,3 +232,23 @@ extension TerminalTests {
     #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(200))")
   }
 }
+
+extension TerminalTests {
+  @Test("SIGTERM during a long interactive export stops it cleanly: no temporary file, and the session stays recoverable")
+  func terminateDuringExport() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+    let script = state.appendingPathComponent("w.oplab")
+    try (["queue q max 2"] + (1...30_000).map { "op o\($0) on q takes 1" } + ["run"]).joined(separator: "\n")
+      .write(to: script, atomically: true, encoding: .utf8)
+    let target = state.appendingPathComponent("out/big.jsonl")
+    try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+    let out = try session(["source \(script.path)\\r", "<SLEEP 14>", "export events \(target.path)\\r", "<SLEEP 0.2>", "<TERM>"], state: state)
+    #expect(out.hasSuffix("\nexit 143\n"), "\(out.suffix(300))")
+    #expect(!out.contains("wrote events"), "the export finished before the signal: the test proves nothing")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: target.deletingLastPathComponent().path) == [])
+    let next = try session(["\\x04"], state: state)
+    #expect(next.contains("The last session ended without quitting (30002 commands)"), "\(next)")
+  }
+}

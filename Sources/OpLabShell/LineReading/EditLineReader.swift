@@ -114,13 +114,26 @@ public final class EditLineReader: LineReader {
 
   /// Runs `work` with SIGINT caught: Ctrl-C sets a flag that `interrupted` reports, so a long
   /// run stops between two ticks and the lab returns to its prompt.
+  ///
+  /// SIGTERM and SIGHUP (a closed terminal) are caught too: they stop the command as Ctrl-C
+  /// does (an export abandoned, its temporary file removed), and ``terminationSignal`` then
+  /// ends the session, its journal kept for `oplab --recover`.
   public func whileCatchingInterrupts<T>(_ work: (_ interrupted: @escaping () -> Bool) -> T) -> T {
     Self.interrupted.store(false, ordering: .relaxed)
     var previous = sigaction()
     let installed =
       cel_sigint_install({ _ in EditLineReader.interrupted.store(true, ordering: .relaxed) }, &previous) == 0
+    var previousTerm = sigaction(), previousHup = sigaction()
+    let onTerm: @convention(c) (Int32) -> Void = { signo in
+      EditLineReader.terminated.store(signo, ordering: .relaxed)
+      EditLineReader.interrupted.store(true, ordering: .relaxed)
+    }
+    let termInstalled = cel_signal_install(SIGTERM, onTerm, &previousTerm) == 0
+    let hupInstalled = cel_signal_install(SIGHUP, onTerm, &previousHup) == 0
     defer {
       if installed { cel_sigint_restore(&previous) }
+      if termInstalled { cel_signal_restore(SIGTERM, &previousTerm) }
+      if hupInstalled { cel_signal_restore(SIGHUP, &previousHup) }
       Self.interrupted.store(false, ordering: .relaxed)
     }
     return work { EditLineReader.interrupted.load(ordering: .relaxed) }
