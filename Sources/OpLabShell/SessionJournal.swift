@@ -192,6 +192,14 @@ public final class SessionJournal {
     guard let directory else { return [] }
     var found: [Leftover] = []
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    // A journal being created is hidden as .tmp under its creator's lock; one whose lock
+    // can be taken was left by a lab that died creating it, and holds nothing to recover.
+    for name in names where name.hasPrefix("session-") && name.hasSuffix(".tmp") {
+      let fd = open(directory + "/" + name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+      guard fd >= 0 else { continue }
+      if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(directory + "/" + name) }
+      close(fd)
+    }
     var candidates = names.filter { $0.hasPrefix("session-") && $0.hasSuffix(".journal") }.map { directory + "/" + $0 }
     let parent = (directory as NSString).deletingLastPathComponent
     candidates += ["\(parent)/session.journal", "\(parent)/session.recovered"]

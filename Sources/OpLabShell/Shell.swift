@@ -146,7 +146,9 @@ public enum Shell {
           failed = true
           let error = Diagnostic(
             column: 1, message: LineInput.tooLongMessage(start: start, bytes: bytes),
-            hint: "a command fits on one short line; is this the file you meant to pipe in?")
+            hint: name == "<stdin>"
+              ? "a command fits on one short line; is this the file you meant to pipe in?"
+              : "a command fits on one short line; is \(name) a script?")
           writeError(error.located(defaultFile: name, defaultLine: lineNumber))
           if !keepGoing { return Status.scriptError }
           continue reading

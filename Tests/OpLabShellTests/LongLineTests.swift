@@ -5,7 +5,7 @@ import Testing
 
 /// Piped input is read a line at a time in bounded memory: a line longer than the cap is
 /// skipped whole and reported, and the lines after it are read as usual.
-@Suite struct LongLineTests {
+@Suite(.timeLimit(.minutes(2))) struct LongLineTests {
   /// The items `DescriptorLines` reads from a pipe fed `input`, with a cap of `cap` bytes.
   func items(_ input: [UInt8], cap: Int) throws -> [DescriptorLines.Item] {
     var fds: [Int32] = [0, 0]

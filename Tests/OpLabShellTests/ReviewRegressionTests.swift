@@ -5,7 +5,7 @@ import Testing
 
 /// What an adversarial review of the crash journal and the line reader found: each case
 /// failed before its fix.
-@Suite struct ReviewRegressionTests {
+@Suite(.timeLimit(.minutes(2))) struct ReviewRegressionTests {
   func folder() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("oplab-review-\(UUID().uuidString)/oplab/sessions").path
   }

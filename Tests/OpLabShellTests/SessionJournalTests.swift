@@ -5,7 +5,7 @@ import Testing
 
 /// The crash journal: one locked file per live session, what happened rather than what was
 /// typed, private files, and leftovers found only when no lab holds them.
-@Suite struct SessionJournalTests {
+@Suite(.timeLimit(.minutes(2))) struct SessionJournalTests {
   func folder() throws -> String {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-journal-\(UUID().uuidString)")
     return dir.appendingPathComponent("oplab/sessions").path
@@ -169,6 +169,20 @@ import Testing
     var asked = 0
     _ = stopped.execute("source \(file)", interrupt: { asked += 1; return asked > 3 })
     #expect(stopped.takeJournal() == ["op a takes 1", "op b takes 1"])
+  }
+
+  @Test("A hidden journal left by a lab that died while creating it is removed; one being created is not")
+  func orphanedTemporary() throws {
+    let dir = try folder()
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    try "op a\n".write(toFile: dir + "/session-1-1-abcdef.tmp", atomically: true, encoding: .utf8)
+    let held = dir + "/session-2-2-ghijkl.tmp"
+    try "op b\n".write(toFile: held, atomically: true, encoding: .utf8)
+    let fd = open(held, O_RDONLY)
+    defer { close(fd) }
+    #expect(flock(fd, LOCK_EX) == 0)  // its creator is alive
+    #expect(SessionJournal(directory: dir).leftovers().isEmpty)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["session-2-2-ghijkl.tmp"])
   }
 
   @Test("An interpreter that keeps no journal (batch runs, lessons) gives none")
