@@ -101,7 +101,9 @@ extension TerminalTests {
     #expect(chosen.contains("  1. 2 commands, the last at "), "\(chosen)")
     #expect(chosen.contains(": step 2\r\n  2. 1 command, the last at "), "\(chosen)")
     #expect(chosen.contains("Type a number from 1 to 2, Enter for the most recent, or n for none."), "\(chosen)")
-    #expect(chosen.contains("Recovered the last session: 1 command replayed; the clock is at t=0."), "\(chosen)")
+    // The older of the two was chosen: it is named by when it was last used.
+    #expect(chosen.contains("Recovered the session last used at "), "\(chosen)")
+    #expect(chosen.contains(": 1 command replayed; the clock is at t=0."), "\(chosen)")
     #expect(chosen.contains("1 other unfinished session left; `oplab --recover` again to choose."), "\(chosen)")
     let last = try session(["\\x04"], state: state, arguments: ["--recover"])
     #expect(last.contains("Recovered the last session: 2 commands replayed; the clock is at t=2."), "\(last)")
