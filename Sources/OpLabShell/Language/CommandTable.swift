@@ -185,7 +185,10 @@ public enum CommandTable {
         stretch. Shares follow quality of service: each level weighs twice the one below
         (background 1, utility 2, default 4, userInitiated 8, userInteractive 16), and no piece
         of work gets more than one core. An operation without its own qos runs at its queue's
-        (main: userInteractive). Set the cores before work starts.
+        (main: userInteractive). Limit the cores before work starts: from unlimited to N
+        while work runs is refused (that work has no shares to go on from). Between limits,
+        or back to unlimited, the change takes effect at once: shares are worked out again
+        from that tick.
         """,
       examples: ["machine cores 2", "machine cores unlimited", "machine"]),
     CommandSpec(
