@@ -91,4 +91,24 @@ import Testing
       #expect(status == 0 && out.contains("b2 enqueued"), "\(name): \(out)")
     }
   }
+
+  // MARK: - 3. Lesson files are regular files
+
+  static let lessons = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Lessons").path
+
+  @Test("A FIFO or a link to /dev/zero among the lessons is reported, not waited on for ever; the others load")
+  func lessonFolderWithFIFOAndDevice() throws {
+    let folder = try Folder()
+    let name = try #require(try FileManager.default.contentsOfDirectory(atPath: Self.lessons).sorted().first { $0.hasSuffix(".lesson") })
+    try FileManager.default.copyItem(atPath: Self.lessons + "/" + name, toPath: folder.at(name))
+    #expect(mkfifo(folder.at("50-fifo.lesson"), 0o600) == 0)
+    #expect(symlink("/dev/zero", folder.at("51-zero.lesson")) == 0)
+    _ = try Self.sh("exec \"$OPLAB\" lesson --folder . > out.txt 2> err.txt", in: folder, timeout: 20)
+    let err = Self.read(folder.at("err.txt"))
+    #expect(err.contains("./50-fifo.lesson:1:1: error: cannot read './50-fifo.lesson': it is a named pipe (FIFO), not a file\n  hint: a lesson must be a regular file"), "\(err)")
+    #expect(err.contains("./51-zero.lesson:1:1: error: cannot read './51-zero.lesson': it is a device, not a file"), "\(err)")
+    let library = LessonLibrary(folder: folder.path)
+    #expect(library.lessons.count == 1 && library.errors.count == 2, "\(library.errors)")
+  }
 }

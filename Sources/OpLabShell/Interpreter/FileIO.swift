@@ -13,11 +13,14 @@ enum FileIO {
   /// CRLF or a lone CR, and a UTF-8 byte-order mark at the start is dropped
   /// (``DescriptorLines``).
   /// - Throws: ``FileError`` naming why it cannot be read (a folder is refused).
-  static func openScript(_ path: String) throws(FileError) -> ScriptFile {
+  /// - Parameter regularOnly: refuse anything but a regular file (a symbolic link is
+  ///   followed), without waiting on a FIFO or reading a device: a lesson file.
+  static func openScript(_ path: String, regularOnly: Bool = false) throws(FileError) -> ScriptFile {
     func fail(_ reason: FileError.Reason) -> FileError { FileError(path: path, access: .read, reason: reason) }
     guard !path.isEmpty else { throw fail(.empty) }
     guard !path.contains("\u{0}") else { throw fail(.nul) }
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    // O_NONBLOCK: opening a FIFO no one writes to must not wait, when only a file will do.
+    let fd = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0))
     guard fd >= 0 else { throw fail(.system(errno)) }
     var info = stat()
     guard fstat(fd, &info) == 0 else {
@@ -29,6 +32,11 @@ enum FileIO {
       close(fd)
       throw fail(.folder)
     }
+    if regularOnly, let refusal = refusal(info) {
+      close(fd)
+      throw fail(refusal)
+    }
+    if regularOnly { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
     // A stream (a pipe, a FIFO, the lab's own /dev/stdin or /dev/fd/N) is in no folder.
     let inFolder = info.st_mode & S_IFMT == S_IFREG && ownDescriptor(path) == nil && !path.hasPrefix("/proc/")
     return ScriptFile(
@@ -36,10 +44,11 @@ enum FileIO {
   }
 
   /// Reads a whole text file (a lesson), its lines joined by "\n" whatever they ended
-  /// with, without a byte-order mark.
+  /// with, without a byte-order mark. Only a regular file (through a symbolic link, its
+  /// target): a FIFO or a device such as /dev/zero would never end.
   /// - Throws: ``FileError``.
   static func readText(_ path: String) throws(FileError) -> String {
-    let file = try openScript(path)
+    let file = try openScript(path, regularOnly: true)
     var lines: [String] = []
     while let item = file.next() {
       switch item {
