@@ -33,6 +33,10 @@ struct FileError: Error, Hashable, Sendable {
     case empty
     /// Ctrl-C or a signal abandoned the write.
     case interrupted
+    /// `/dev/fd/N` names a descriptor the lab does not have open.
+    case closedDescriptor(Int32)
+    /// `/dev/fd/N` names a descriptor the lab has open only for reading (`/dev/stdin`).
+    case readOnlyDescriptor(Int32)
     /// A line longer than `DescriptorLines.maxLineBytes`: this is no text file of the lab's.
     case lineTooLong(line: Int, bytes: Int)
   }
@@ -51,6 +55,8 @@ struct FileError: Error, Hashable, Sendable {
     switch reason {
     case .notAFile, .danglingLink: "give the name of a regular file"
     case .nul: "retype the path: a NUL usually comes from pasted binary text"
+    case .closedDescriptor(let fd), .readOnlyDescriptor(let fd):
+      "open it for writing where you start the lab (e.g. `oplab \(fd)>>out.txt`), or give a file's name"
     case .system(ENOSPC), .system(EDQUOT): "free some space, or write somewhere else"
     case .system(EACCES) where access == .write, .system(EROFS), .noNewFiles, .readOnlyFile:
       "write somewhere you may, e.g. your home folder or /tmp"
@@ -81,6 +87,8 @@ struct FileError: Error, Hashable, Sendable {
     case .nul: "a file name cannot hold a NUL byte (shown as \\0)"
     case .empty: "an empty path names no file"
     case .interrupted: "interrupted, so nothing was written"
+    case .closedDescriptor(let fd): "the lab has no \(FileIO.descriptorName(fd)) open"
+    case .readOnlyDescriptor(let fd): "the lab's \(FileIO.descriptorName(fd)) is open for reading only"
     case .lineTooLong(let line, let bytes):
       "its line \(line) is \(bytes) bytes long, more than the \(DescriptorLines.maxLineBytes) a line may have"
     }

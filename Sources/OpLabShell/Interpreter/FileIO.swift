@@ -13,11 +13,14 @@ enum FileIO {
   /// CRLF or a lone CR, and a UTF-8 byte-order mark at the start is dropped
   /// (``DescriptorLines``).
   /// - Throws: ``FileError`` naming why it cannot be read (a folder is refused).
-  static func openScript(_ path: String) throws(FileError) -> ScriptFile {
+  /// - Parameter regularOnly: refuse anything but a regular file (a symbolic link is
+  ///   followed), without waiting on a FIFO or reading a device: a lesson file.
+  static func openScript(_ path: String, regularOnly: Bool = false) throws(FileError) -> ScriptFile {
     func fail(_ reason: FileError.Reason) -> FileError { FileError(path: path, access: .read, reason: reason) }
     guard !path.isEmpty else { throw fail(.empty) }
     guard !path.contains("\u{0}") else { throw fail(.nul) }
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    // O_NONBLOCK: opening a FIFO no one writes to must not wait, when only a file will do.
+    let fd = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0))
     guard fd >= 0 else { throw fail(.system(errno)) }
     var info = stat()
     guard fstat(fd, &info) == 0 else {
@@ -29,14 +32,23 @@ enum FileIO {
       close(fd)
       throw fail(.folder)
     }
-    return ScriptFile(fd: fd, identity: ScriptFile.Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
+    if regularOnly, let refusal = refusal(info) {
+      close(fd)
+      throw fail(refusal)
+    }
+    if regularOnly { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
+    // A stream (a pipe, a FIFO, the lab's own /dev/stdin or /dev/fd/N) is in no folder.
+    let inFolder = info.st_mode & S_IFMT == S_IFREG && ownDescriptor(path) == nil && !path.hasPrefix("/proc/")
+    return ScriptFile(
+      fd: fd, identity: ScriptFile.Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)), inFolder: inFolder)
   }
 
   /// Reads a whole text file (a lesson), its lines joined by "\n" whatever they ended
-  /// with, without a byte-order mark.
+  /// with, without a byte-order mark. Only a regular file (through a symbolic link, its
+  /// target): a FIFO or a device such as /dev/zero would never end.
   /// - Throws: ``FileError``.
   static func readText(_ path: String) throws(FileError) -> String {
-    let file = try openScript(path)
+    let file = try openScript(path, regularOnly: true)
     var lines: [String] = []
     while let item = file.next() {
       switch item {
@@ -59,6 +71,9 @@ enum FileIO {
     /// The path is a symbolic link to a regular file: the file it leads to was replaced,
     /// and the link kept.
     case replacedThroughLink(String)
+    /// The path names one of the lab's own descriptors (`/dev/stdout`, `/dev/fd/3`): the
+    /// text was written to it as a stream, nothing replaced.
+    case descriptor(Int32)
 
     /// " (it replaced the file there)", for the learner's confirmation.
     var note: String {
@@ -66,8 +81,60 @@ enum FileIO {
       case .created: ""
       case .replaced: " (it replaced the file there)"
       case .replacedThroughLink(let target): " (through the link: it replaced \(FileError.shown(target)))"
+      case .descriptor: ""
       }
     }
+
+    /// Where the text went, as the confirmation names it: the path as typed, or
+    /// "standard output" for `/dev/stdout`.
+    func destination(_ path: String) -> String {
+      if case .descriptor(let fd) = self { FileIO.descriptorName(fd) } else { path }
+    }
+  }
+
+  /// The descriptor `path` names when it is one of the lab's own: `/dev/stdin`,
+  /// `/dev/stdout`, `/dev/stderr` (0, 1, 2), `/dev/fd/N` or `/proc/self/fd/N` (N).
+  /// Such a path is a link to whatever the descriptor is open on, often a file the shell
+  /// redirected the lab's output to: replacing that file would destroy what the lab wrote
+  /// there, so it is written to as a stream instead.
+  static func ownDescriptor(_ path: String) -> Int32? {
+    switch path {
+    case "/dev/stdin": return 0
+    case "/dev/stdout": return 1
+    case "/dev/stderr": return 2
+    default: break
+    }
+    for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+      let number = path.dropFirst(prefix.count)
+      guard !number.isEmpty, number.count <= 9, number.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+      return Int32(number)
+    }
+    return nil
+  }
+
+  /// "standard output", "standard error", "standard input" or "descriptor 3".
+  static func descriptorName(_ fd: Int32) -> String {
+    switch fd {
+    case 0: "standard input"
+    case 1: "standard output"
+    case 2: "standard error"
+    default: "descriptor \(fd)"
+    }
+  }
+
+  /// Streams `body` straight to the lab's descriptor `fd` (no temporary file, no rename).
+  /// - Throws: ``FileError`` when `fd` is not open, is open only for reading, or a write fails.
+  static func writeToDescriptor(
+    _ fd: Int32, path: String, interrupted: (() -> Bool)?, _ body: (inout FileStream) -> Void
+  ) throws(FileError) {
+    func fail(_ reason: FileError.Reason) -> FileError { FileError(path: path, access: .write, reason: reason) }
+    let flags = fcntl(fd, F_GETFL)
+    guard flags >= 0 else { throw fail(.closedDescriptor(fd)) }
+    guard flags & O_ACCMODE != O_RDONLY else { throw fail(.readOnlyDescriptor(fd)) }
+    var stream = FileStream(fd: fd, interrupted: interrupted)
+    body(&stream)
+    stream.flush()
+    if let failed = stream.error { throw fail(failed == ECANCELED ? .system(EINTR) : .system(failed)) }
   }
 
   /// Writes text whole or not at all (see ``writeAtomically(to:interrupted:_:)``).
@@ -96,6 +163,9 @@ enum FileIO {
   /// target (a megabyte at a time), which is renamed over the target only when every write
   /// succeeded. A big world's export never sits in memory whole.
   ///
+  /// - A path naming one of the lab's own descriptors (`/dev/stdout`, `/dev/fd/3`, see
+  ///   ``ownDescriptor(_:)``) is written to that descriptor as a stream: the file a shell
+  ///   redirected it to is appended to, never replaced.
   /// - Only regular files are written: a folder, a device (`/dev/full`), a FIFO or a socket
   ///   is refused, never replaced. A symbolic link to a regular file is written through
   ///   (its target replaced, the link kept).
@@ -116,6 +186,10 @@ enum FileIO {
     guard !path.isEmpty else { throw fail(.empty) }
     guard !path.contains("\u{0}") else { throw fail(.nul) }
     if path.hasSuffix("/") { throw fail(.folder) }
+    if !privateMode, let fd = ownDescriptor(path) {
+      try writeToDescriptor(fd, path: path, interrupted: interrupted, body)
+      return .descriptor(fd)
+    }
     var target = path
     var outcome = WriteOutcome.created
     var kept: stat?
@@ -272,12 +346,16 @@ final class ScriptFile {
   }
 
   let identity: Identity
+  /// Whether it is a regular file in a folder of its own, where its `source` lines'
+  /// relative paths are found; a stream (stdin, a pipe, a FIFO, /dev/fd/N) is not.
+  let inFolder: Bool
   private let fd: Int32
   private let lines: DescriptorLines
 
-  init(fd: Int32, identity: Identity) {
+  init(fd: Int32, identity: Identity, inFolder: Bool = true) {
     self.fd = fd
     self.identity = identity
+    self.inFolder = inFolder
     lines = DescriptorLines(fd: fd)
   }
 

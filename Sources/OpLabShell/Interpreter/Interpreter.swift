@@ -523,7 +523,7 @@ public final class Interpreter {
       } catch {
         throw Diagnostic(error, column: at.column, length: at.length)
       }
-      return Reply(output: "  wrote \(kind.rawValue) to \(file)\(outcome.note)\n")
+      return Reply(output: "  wrote \(kind.rawValue) to \(outcome.destination(file))\(outcome.note)\n")
     case .save(let file):
       let at = Lexer.tokens(line).last ?? Token(file, column: 1)
       let named = Self.quotedIfNeeded(file)
@@ -535,7 +535,7 @@ public final class Interpreter {
       } catch {
         throw Diagnostic(error, column: at.column, length: at.length)
       }
-      return Reply(output: "  saved \(script.count) commands to \(file)\(outcome.note)\n")
+      return Reply(output: "  saved \(script.count) commands to \(outcome.destination(file))\(outcome.note)\n")
     case .source(let file):
       return try source(file, at: Lexer.tokens(line).last ?? Token(file, column: 1))
     case .reset:
@@ -615,20 +615,21 @@ public final class Interpreter {
 
   /// The scripts being run, outermost first: a `source` line's relative path is found
   /// beside the script it is in, and a script that sources one already running is a cycle.
-  private var scripts: [(named: String, path: String, identity: ScriptFile.Identity)] = []
+  private var scripts: [(named: String, path: String, identity: ScriptFile.Identity, inFolder: Bool)] = []
 
   /// Runs `body` with `file` (opened from `path`, as the learner `named` it) as the script
   /// being run: `oplab run` runs each of its files inside this.
   func running<T>(_ file: ScriptFile, path: String, named: String, _ body: () -> T) -> T {
-    scripts.append((named, path, file.identity))
+    scripts.append((named, path, file.identity, file.inFolder))
     defer { scripts.removeLast() }
     return body()
   }
 
   /// Where `source FILE` looks: a relative path inside a script is beside that script; typed
-  /// at the prompt, in the current folder.
+  /// at the prompt, or inside a script that is a stream (stdin, a pipe, a FIFO: in no
+  /// folder of its own), in the current folder.
   func sourcePath(_ file: String) -> String {
-    guard !file.hasPrefix("/"), let including = scripts.last else { return file }
+    guard !file.hasPrefix("/"), let including = scripts.last, including.inFolder else { return file }
     let folder = FileIO.folder(of: including.path)
     return folder == "." ? file : (folder == "/" ? "/" : folder + "/") + file
   }

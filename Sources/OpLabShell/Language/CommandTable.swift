@@ -339,8 +339,10 @@ public enum CommandTable {
         ui.perfetto.dev opens (1 tick = 1 ms). mermaid: a gantt chart. The file is written
         whole or not at all, and only a regular file: a folder, a device or a FIFO is
         refused, a symbolic link is written through to its file (the link stays), and a
-        replaced file keeps its permissions. Quote a path with spaces: "my run.jsonl",
-        'my run.jsonl' or my\\ run.jsonl.
+        replaced file keeps its permissions. /dev/stdout, /dev/stderr, /dev/fd/N and
+        /proc/self/fd/N name the lab's own output: the text is written there as a stream
+        (added to a file the shell sent the output to, never replacing it). Quote a path
+        with spaces: "my run.jsonl", 'my run.jsonl' or my\\ run.jsonl.
         """,
       examples: ["export timeline pipeline.txt", "export trace pipeline.json", "export events \"my run.jsonl\""]),
     CommandSpec(
@@ -363,7 +365,8 @@ public enum CommandTable {
       details: """
         Runs each line as if typed; stops at the first error, which names the file, line and
         column. A `source` line inside a script finds a relative path beside that script;
-        typed at the prompt, in the current folder. Scripts that source each other are
+        typed at the prompt, or inside a script read from a stream (/dev/stdin, a pipe,
+        <(…), a FIFO: in no folder of its own), in the current folder. Scripts that source each other are
         refused, the cycle named. Reads files and streams alike (/dev/stdin, a FIFO), with
         LF, CRLF or CR line ends. Quote a path with spaces: source "my run.oplab" (or
         'my run.oplab', or my\\ run.oplab).

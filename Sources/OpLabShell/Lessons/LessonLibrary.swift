@@ -22,7 +22,10 @@ public struct LessonLibrary: Sendable {
       do {
         text = try FileIO.readText(path)
       } catch {
-        errors.append(LessonError(file: path, line: 1, column: 1, message: error.message))
+        let hint: String? = if case .notAFile = error.reason {
+          "a lesson must be a regular file: move or rename this one (it is skipped; the others load)"
+        } else { nil }
+        errors.append(LessonError(file: path, line: 1, column: 1, message: error.message, hint: hint))
         continue
       }
       do {

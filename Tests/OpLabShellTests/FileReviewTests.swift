@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import OpLabShell
+
+/// The review of issue #19's file handling: each test here failed before its fix.
+@Suite(.serialized) struct FileReviewTests {
+  typealias Folder = FileHandlingTests.Folder
+
+  /// Runs `command` with /bin/sh in `folder`, `$OPLAB` naming the lab; killed (and the test
+  /// failed) after `timeout` seconds, so a hang cannot stall the suite.
+  @discardableResult
+  static func sh(_ command: String, in folder: Folder, timeout: TimeInterval = 30) throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command]
+    process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = "1"
+    environment["OPLAB"] = EndToEndTests.binary.path
+    process.environment = environment
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning, Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)  // commands `exec` the lab, so this is the lab
+      Issue.record("`\(command)` did not end within \(timeout) s")
+    }
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  static func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "<none>" }
+
+  // MARK: - 1. The lab's own descriptors
+
+  @Test("export to /dev/stdout, /dev/fd/N or /proc/self/fd/N writes to the descriptor: a redirected file keeps what came before")
+  func exportToOwnDescriptors() throws {
+    let folder = try Folder()
+    try folder.write("out.txt", "earlier\n")
+    try folder.write("s.oplab", """
+      op a takes 1
+      run
+      export timeline /dev/stdout
+      export events /dev/fd/3
+      export events /proc/self/fd/3
+      save /dev/stderr
+      status
+      export events /dev/fd/9
+
+      """)
+    let status = try Self.sh("exec \"$OPLAB\" run s.oplab >> out.txt 3>> events.jsonl 2> err.txt", in: folder)
+    #expect(status == 1)
+    let out = Self.read(folder.at("out.txt"))
+    #expect(out.hasPrefix("earlier\n"), "\(out)")
+    #expect(out.contains("a enqueued") && out.contains("wrote timeline to standard output\n"), "\(out)")
+    #expect(out.contains("wrote events to descriptor 3\n") && out.contains("saved 2 commands to standard error\n"), "\(out)")
+    #expect(out.contains("finished 1"), "status ran after the exports: \(out)")
+    let events = Self.read(folder.at("events.jsonl")).split(separator: "\n")
+    #expect(events.count >= 2 && events.count % 2 == 0 && events.allSatisfy { $0.hasPrefix("{\"t\":") }, "\(events)")
+    let err = Self.read(folder.at("err.txt"))
+    #expect(err.contains("op a takes 1\nrun\n"), "\(err)")
+    #expect(err.contains("cannot write '/dev/fd/9': the lab has no descriptor 9 open"), "\(err)")
+    #expect(folder.names == ["err.txt", "events.jsonl", "out.txt", "s.oplab"])
+  }
+
+  @Test("The lab's own descriptor paths are recognised, and nothing else is")
+  func ownDescriptorPaths() {
+    #expect(FileIO.ownDescriptor("/dev/stdout") == 1 && FileIO.ownDescriptor("/dev/stderr") == 2)
+    #expect(FileIO.ownDescriptor("/dev/fd/3") == 3 && FileIO.ownDescriptor("/proc/self/fd/12") == 12)
+    #expect(FileIO.ownDescriptor("/dev/fd/") == nil && FileIO.ownDescriptor("/dev/fd/x") == nil)
+    #expect(FileIO.ownDescriptor("/dev/fd/99999999999") == nil && FileIO.ownDescriptor("out.txt") == nil)
+  }
+
+  // MARK: - 2. Relative source lines in a stream script
+
+  @Test("A relative source line in a script read from /dev/stdin, a pipe or a FIFO is found in the current folder")
+  func relativeSourceInStream() throws {
+    let folder = try Folder()
+    try FileManager.default.createDirectory(atPath: folder.at("sub"), withIntermediateDirectories: false)
+    try folder.write("sub/b2.oplab", "op b2 takes 1\n")
+    #expect(mkfifo(folder.at("fifo"), 0o600) == 0)
+    for (name, command) in [
+      ("stdin", "printf 'source sub/b2.oplab\\n' | exec \"$OPLAB\" run /dev/stdin > NAME.out 2>&1"),
+      ("pipe", "exec bash -c 'exec \"$OPLAB\" run <(printf \"source sub/b2.oplab\\n\")' > NAME.out 2>&1"),
+      ("fifo", "(printf 'source sub/b2.oplab\\n' > fifo &) ; exec \"$OPLAB\" run fifo > NAME.out 2>&1"),
+    ] {
+      let status = try Self.sh(command.replacingOccurrences(of: "NAME", with: name), in: folder)
+      let out = Self.read(folder.at("\(name).out"))
+      #expect(status == 0 && out.contains("b2 enqueued"), "\(name): \(out)")
+    }
+  }
+
+  // MARK: - 3. Lesson files are regular files
+
+  static let lessons = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Lessons").path
+
+  @Test("A FIFO or a link to /dev/zero among the lessons is reported, not waited on for ever; the others load")
+  func lessonFolderWithFIFOAndDevice() throws {
+    let folder = try Folder()
+    let name = try #require(try FileManager.default.contentsOfDirectory(atPath: Self.lessons).sorted().first { $0.hasSuffix(".lesson") })
+    try FileManager.default.copyItem(atPath: Self.lessons + "/" + name, toPath: folder.at(name))
+    #expect(mkfifo(folder.at("50-fifo.lesson"), 0o600) == 0)
+    #expect(symlink("/dev/zero", folder.at("51-zero.lesson")) == 0)
+    _ = try Self.sh("exec \"$OPLAB\" lesson --folder . > out.txt 2> err.txt", in: folder, timeout: 20)
+    let err = Self.read(folder.at("err.txt"))
+    #expect(err.contains("./50-fifo.lesson:1:1: error: cannot read './50-fifo.lesson': it is a named pipe (FIFO), not a file\n  hint: a lesson must be a regular file"), "\(err)")
+    #expect(err.contains("./51-zero.lesson:1:1: error: cannot read './51-zero.lesson': it is a device, not a file"), "\(err)")
+    let library = LessonLibrary(folder: folder.path)
+    #expect(library.lessons.count == 1 && library.errors.count == 2, "\(library.errors)")
+  }
+}
