@@ -111,4 +111,34 @@ import Testing
     let library = LessonLibrary(folder: folder.path)
     #expect(library.lessons.count == 1 && library.errors.count == 2, "\(library.errors)")
   }
+
+  // MARK: - 4, 5. The folder that refused, and why a folder could not be made
+
+  @Test("Through a symbolic link, a folder that takes no files is the target's, not the link's")
+  func linkTargetFolderNamed() throws {
+    let folder = try Folder()
+    #expect(symlink("/proc/self/comm", folder.at("l")) == 0)
+    let reply = FileHandlingTests.world().execute("export events \(folder.at("l"))")
+    #expect(reply.error?.message == "cannot write '\(folder.at("l"))': the folder /proc/\(getpid()) does not let files be created in it")
+    try Self.sh("printf 'op a takes 1\\nrun\\nexport events l\\n' | exec \"$OPLAB\" 2> err.txt", in: folder)
+    let err = Self.read(folder.at("err.txt"))
+    #expect(err.contains("cannot write 'l': the folder /proc/") && !err.contains("current folder"), "\(err)")
+    #expect(FileError(path: "l", access: .write, reason: .creatingIn("/etc", EACCES)).message
+      == "cannot write 'l': permission denied (the folder /etc is not writable by you)")
+    #expect(FileError(path: "l", access: .write, reason: .creatingIn("/", EROFS)).hint != nil)
+  }
+
+  @Test("A folder that cannot be made says why (mkdir's errno), not that it does not exist")
+  func makeFoldersReason() throws {
+    #expect(throws: FileError(path: "/proc/oplab", access: .write, reason: .makingFolder(ENOENT))) {
+      try FileIO.makeFolders("/proc/oplab")
+    }
+    #expect(FileError(path: "/proc/oplab", access: .write, reason: .makingFolder(ENOENT)).message
+      == "cannot create the folder /proc/oplab: the system does not let files be created there")
+    var store = ProgressStore(path: "/proc/oplab/progress")
+    store.entries["x"] = (.started, 1)
+    let warning = store.save() ?? ""
+    #expect(warning.contains("cannot create the folder /proc/oplab: the system does not let files be created there"), "\(warning)")
+    #expect(!warning.contains("does not exist"), "\(warning)")
+  }
 }
