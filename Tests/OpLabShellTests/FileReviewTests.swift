@@ -141,4 +141,48 @@ import Testing
     #expect(warning.contains("cannot create the folder /proc/oplab: the system does not let files be created there"), "\(warning)")
     #expect(!warning.contains("does not exist"), "\(warning)")
   }
+
+  // MARK: - 6. Smaller: `#` in a path, quoted words, plurals, the replay line
+
+  @Test("A # glued to a file argument is refused with a hint to quote it; a comment after a space still is one")
+  func hashInPath() throws {
+    let folder = try Folder()
+    for command in ["export events", "save", "source"] {
+      let line = "\(command) \(folder.at("report"))#1.jsonl"
+      let reply = FileHandlingTests.world().execute(line)
+      #expect(reply.error?.message == "`#` starts a comment, so the file name would stop at '\(folder.at("report"))'", "\(line)")
+      #expect(reply.error?.column == line.count - "#1.jsonl".count + 1)
+      #expect(reply.error?.hint == "quote the name to keep the `#` in it: \"\(folder.at("report#1.jsonl"))\"")
+    }
+    #expect(folder.names.isEmpty)
+    #expect(FileHandlingTests.world().execute("save \(folder.at("x.oplab")) # my run").error == nil)
+    #expect(FileHandlingTests.world().execute("export events \"\(folder.at("r#1.jsonl"))\"").error == nil)
+    #expect(folder.names == ["r#1.jsonl", "x.oplab"])
+    #expect(Interpreter().execute("op a # comment").error == nil)
+  }
+
+  @Test("A quoted word never merges with the next; an unquoted comma list still does")
+  func quotedWordNotMerged() {
+    #expect(Lexer.tokens("export events \"a,\" b").map(\.text) == ["export", "events", "a,", "b"])
+    #expect(Lexer.tokens("op x after a, b").map(\.text) == ["op", "x", "after", "a,b"])
+    #expect(Lexer.tokens("op x after a ,b").map(\.text) == ["op", "x", "after", "a,b"])
+    #expect(Interpreter().execute("export events \"a,\" b").error != nil)
+  }
+
+  @Test("save says '1 command', and its replay line quotes the path for a POSIX shell")
+  func saveWording() throws {
+    let folder = try Folder()
+    let i = Interpreter()
+    _ = i.execute("op a")
+    let path = folder.at("it's $HOME.oplab")
+    let reply = i.execute("save \"\(path)\"")
+    #expect(reply.output.hasPrefix("  saved 1 command to "), "\(reply.output)")
+    let header = Self.read(path).split(separator: "\n").first.map(String.init) ?? ""
+    let quoted = "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    #expect(header.contains("replay with `oplab run \(quoted)` or `source "), "\(header)")
+    // The shell reads the quoted path back as the path.
+    let echo = try Self.sh("printf '%s' \(quoted) > echoed", in: folder)
+    #expect(echo == 0 && Self.read(folder.at("echoed")) == path)
+    #expect(Interpreter.shellQuoted("plain/run-1.oplab") == "plain/run-1.oplab")
+  }
 }
