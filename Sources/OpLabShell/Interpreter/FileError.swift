@@ -136,9 +136,16 @@ struct FileError: Error, Hashable, Sendable {
     case ENXIO, ENODEV: return "there is no such device"
     case EINTR: return "interrupted"
     default:
-      guard let text = strerror(code) else { return "system error \(code)" }
-      let words = String(cString: text)
-      return words.prefix(1).lowercased() + words.dropFirst()
+      // An errno with no name ("Unknown error 41") is no reason: say so, the code kept
+      // for whoever looks it up.
+      let unnamed = "the system refused it for a reason it does not name (code \(code))"
+      guard let text = strerror(code) else { return unnamed }
+      var words = String(cString: text)
+      if words.isEmpty || words.hasPrefix("Unknown error") { return unnamed }
+      while words.hasSuffix(".") { words.removeLast() }
+      // "Exec format error" reads "exec format error"; an acronym ("RFS specific error") stays.
+      let second = words.dropFirst().first
+      return second?.isLowercase == true ? words.prefix(1).lowercased() + words.dropFirst() : words
     }
   }
 }
