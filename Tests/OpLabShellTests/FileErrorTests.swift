@@ -37,15 +37,19 @@ import Testing
     #expect(message == "cannot \(c.access == .read ? "read" : "write") '\(c.path)': \(c.reason)")
   }
 
-  @Test("No errno a file call can give reads as a bare number or Foundation's generic error")
-  func noBareNumbers() {
+  @Test("Every errno reads as a phrase: lowercase (an acronym aside), no raw 'errno' or 'error N', no final period")
+  func noBareNumbers() throws {
+    let rawNumber = try Regex("[Ee]rror [0-9]")
     for code in Int32(1)...Int32(133) {
       for access in [FileError.Access.read, .write] {
         let text = FileError.describe(errno: code, path: "/x/y", access: access)
-        #expect(!text.isEmpty && !text.contains("512") && !text.contains("NSCocoaErrorDomain"), "\(code)")
-        #expect(!text.contains("permission denied or"), "\(code)")
+        let first = text.prefix { !$0.isWhitespace }
+        #expect(text.first(where: \.isLetter)?.isLowercase == true || (first.count > 1 && first.allSatisfy { $0.isUppercase || !$0.isLetter }), "\(code): \(text)")
+        #expect(!text.contains("errno") && !text.contains(rawNumber), "\(code): \(text)")
+        #expect(!text.hasSuffix(".") && !text.contains("NSCocoaErrorDomain") && !text.contains("permission denied or"), "\(code): \(text)")
       }
     }
+    #expect(FileError.describe(errno: 41, path: "/x", access: .read) == "the system refused it for a reason it does not name (code 41)")
   }
 
   @Test("A NUL in a path is refused before any system call cuts it, for oplab run's arguments too")

@@ -111,4 +111,78 @@ import Testing
     let library = LessonLibrary(folder: folder.path)
     #expect(library.lessons.count == 1 && library.errors.count == 2, "\(library.errors)")
   }
+
+  // MARK: - 4, 5. The folder that refused, and why a folder could not be made
+
+  @Test("Through a symbolic link, a folder that takes no files is the target's, not the link's")
+  func linkTargetFolderNamed() throws {
+    let folder = try Folder()
+    #expect(symlink("/proc/self/comm", folder.at("l")) == 0)
+    let reply = FileHandlingTests.world().execute("export events \(folder.at("l"))")
+    #expect(reply.error?.message == "cannot write '\(folder.at("l"))': the folder /proc/\(getpid()) does not let files be created in it")
+    try Self.sh("printf 'op a takes 1\\nrun\\nexport events l\\n' | exec \"$OPLAB\" 2> err.txt", in: folder)
+    let err = Self.read(folder.at("err.txt"))
+    #expect(err.contains("cannot write 'l': the folder /proc/") && !err.contains("current folder"), "\(err)")
+    #expect(FileError(path: "l", access: .write, reason: .creatingIn("/etc", EACCES)).message
+      == "cannot write 'l': permission denied (the folder /etc is not writable by you)")
+    #expect(FileError(path: "l", access: .write, reason: .creatingIn("/", EROFS)).hint != nil)
+  }
+
+  @Test("A folder that cannot be made says why (mkdir's errno), not that it does not exist")
+  func makeFoldersReason() throws {
+    #expect(throws: FileError(path: "/proc/oplab", access: .write, reason: .makingFolder(ENOENT))) {
+      try FileIO.makeFolders("/proc/oplab")
+    }
+    #expect(FileError(path: "/proc/oplab", access: .write, reason: .makingFolder(ENOENT)).message
+      == "cannot create the folder /proc/oplab: the system does not let files be created there")
+    var store = ProgressStore(path: "/proc/oplab/progress")
+    store.entries["x"] = (.started, 1)
+    let warning = store.save() ?? ""
+    #expect(warning.contains("cannot create the folder /proc/oplab: the system does not let files be created there"), "\(warning)")
+    #expect(!warning.contains("does not exist"), "\(warning)")
+  }
+
+  // MARK: - 6. Smaller: `#` in a path, quoted words, plurals, the replay line
+
+  @Test("A # glued to a file argument is refused with a hint to quote it; a comment after a space still is one")
+  func hashInPath() throws {
+    let folder = try Folder()
+    for command in ["export events", "save", "source"] {
+      let line = "\(command) \(folder.at("report"))#1.jsonl"
+      let reply = FileHandlingTests.world().execute(line)
+      #expect(reply.error?.message == "`#` starts a comment, so the file name would stop at '\(folder.at("report"))'", "\(line)")
+      #expect(reply.error?.column == line.count - "#1.jsonl".count + 1)
+      #expect(reply.error?.hint == "quote the name to keep the `#` in it: \"\(folder.at("report#1.jsonl"))\"")
+    }
+    #expect(folder.names.isEmpty)
+    #expect(FileHandlingTests.world().execute("save \(folder.at("x.oplab")) # my run").error == nil)
+    #expect(FileHandlingTests.world().execute("export events \"\(folder.at("r#1.jsonl"))\"").error == nil)
+    #expect(folder.names == ["r#1.jsonl", "x.oplab"])
+    #expect(Interpreter().execute("op a # comment").error == nil)
+  }
+
+  @Test("A quoted word never merges with the next; an unquoted comma list still does")
+  func quotedWordNotMerged() {
+    #expect(Lexer.tokens("export events \"a,\" b").map(\.text) == ["export", "events", "a,", "b"])
+    #expect(Lexer.tokens("op x after a, b").map(\.text) == ["op", "x", "after", "a,b"])
+    #expect(Lexer.tokens("op x after a ,b").map(\.text) == ["op", "x", "after", "a,b"])
+    #expect(Interpreter().execute("export events \"a,\" b").error != nil)
+  }
+
+  @Test("save says '1 command', and its replay line quotes the path for a POSIX shell")
+  func saveWording() throws {
+    let folder = try Folder()
+    let i = Interpreter()
+    _ = i.execute("op a")
+    let path = folder.at("it's $HOME.oplab")
+    let reply = i.execute("save \"\(path)\"")
+    #expect(reply.output.hasPrefix("  saved 1 command to "), "\(reply.output)")
+    let header = Self.read(path).split(separator: "\n").first.map(String.init) ?? ""
+    let quoted = "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    #expect(header.contains("replay with `oplab run \(quoted)` or `source "), "\(header)")
+    // The shell reads the quoted path back as the path.
+    let echo = try Self.sh("printf '%s' \(quoted) > echoed", in: folder)
+    #expect(echo == 0 && Self.read(folder.at("echoed")) == path)
+    #expect(Interpreter.shellQuoted("plain/run-1.oplab") == "plain/run-1.oplab")
+  }
 }

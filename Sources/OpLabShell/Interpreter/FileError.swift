@@ -23,8 +23,13 @@ struct FileError: Error, Hashable, Sendable {
     case notAFile(String)
     /// A symbolic link whose target does not exist.
     case danglingLink(String)
-    /// The folder exists but no file can be created in it (`/proc`).
-    case noNewFiles
+    /// This folder exists but no file can be created in it (`/proc`).
+    case noNewFiles(String)
+    /// A file could not be created in this folder (a symbolic link's target's folder, not
+    /// the one the path names), with this `errno`.
+    case creatingIn(String, Int32)
+    /// `mkdir` of the path (a folder) failed with this `errno`.
+    case makingFolder(Int32)
     /// The file exists and is read-only for the learner.
     case readOnlyFile
     /// The path holds a NUL byte, which no file name can.
@@ -47,7 +52,10 @@ struct FileError: Error, Hashable, Sendable {
 
   /// "cannot write 'x': the file system there is read-only".
   var message: String {
-    "cannot \(access == .read ? "read" : "write") '\(FileError.shown(path))': \(FileError.describe(reason, path: path, access: access))"
+    if case .makingFolder = reason {
+      return "cannot create the folder \(FileError.shown(path)): \(FileError.describe(reason, path: path, access: access))"
+    }
+    return "cannot \(access == .read ? "read" : "write") '\(FileError.shown(path))': \(FileError.describe(reason, path: path, access: access))"
   }
 
   /// What to try, when there is something better than retyping the path.
@@ -58,7 +66,8 @@ struct FileError: Error, Hashable, Sendable {
     case .closedDescriptor(let fd), .readOnlyDescriptor(let fd):
       "open it for writing where you start the lab (e.g. `oplab \(fd)>>out.txt`), or give a file's name"
     case .system(ENOSPC), .system(EDQUOT): "free some space, or write somewhere else"
-    case .system(EACCES) where access == .write, .system(EROFS), .noNewFiles, .readOnlyFile:
+    case .system(EACCES) where access == .write, .system(EROFS), .noNewFiles, .readOnlyFile,
+      .creatingIn(_, EACCES), .creatingIn(_, EROFS), .makingFolder:
       "write somewhere you may, e.g. your home folder or /tmp"
     default: nil
     }
@@ -70,9 +79,11 @@ struct FileError: Error, Hashable, Sendable {
   }
 
   /// The folder a path's file is in, as a person would name it.
-  static func folderName(of path: String) -> String {
-    let folder = FileIO.folder(of: path)
-    return folder == "." ? "the current folder" : "the folder \(shown(folder))"
+  static func folderName(of path: String) -> String { named(folder: FileIO.folder(of: path)) }
+
+  /// "the current folder" for ".", else "the folder /x".
+  static func named(folder: String) -> String {
+    folder == "." ? "the current folder" : "the folder \(shown(folder))"
   }
 
   /// Why, in words. Pure: the same reason and path always read the same.
@@ -82,7 +93,12 @@ struct FileError: Error, Hashable, Sendable {
     case .folder: access == .write ? "it is a folder: give the name of a file in it" : "it is a folder, not a script"
     case .notAFile(let kind): "it is \(kind), not a file"
     case .danglingLink(let target): "it is a symbolic link to '\(shown(target))', which does not exist"
-    case .noNewFiles: "\(folderName(of: path)) does not let files be created in it"
+    case .noNewFiles(let folder): "\(named(folder: folder)) does not let files be created in it"
+    case .creatingIn(let folder, let code):
+      describe(errno: code, path: (folder == "/" ? "" : folder) + "/file", access: .write)
+    case .makingFolder(let code):
+      // mkdir says ENOENT when the folder above exists but takes no new entries (/proc).
+      code == ENOENT ? "the system does not let files be created there" : describe(errno: code, path: path, access: .write)
     case .readOnlyFile: "permission denied (the file is read-only for you)"
     case .nul: "a file name cannot hold a NUL byte (shown as \\0)"
     case .empty: "an empty path names no file"
@@ -120,9 +136,16 @@ struct FileError: Error, Hashable, Sendable {
     case ENXIO, ENODEV: return "there is no such device"
     case EINTR: return "interrupted"
     default:
-      guard let text = strerror(code) else { return "system error \(code)" }
-      let words = String(cString: text)
-      return words.prefix(1).lowercased() + words.dropFirst()
+      // An errno with no name ("Unknown error 41") is no reason: say so, the code kept
+      // for whoever looks it up.
+      let unnamed = "the system refused it for a reason it does not name (code \(code))"
+      guard let text = strerror(code) else { return unnamed }
+      var words = String(cString: text)
+      if words.isEmpty || words.hasPrefix("Unknown error") { return unnamed }
+      while words.hasSuffix(".") { words.removeLast() }
+      // "Exec format error" reads "exec format error"; an acronym ("RFS specific error") stays.
+      let second = words.dropFirst().first
+      return second?.isLowercase == true ? words.prefix(1).lowercased() + words.dropFirst() : words
     }
   }
 }

@@ -226,9 +226,10 @@ enum FileIO {
       let code = errno
       if code == ENOENT {
         var folderInfo = stat()
-        if stat(folder, &folderInfo) == 0 { throw fail(folderInfo.st_mode & S_IFMT == S_IFDIR ? .noNewFiles : .system(ENOTDIR)) }
+        if stat(folder, &folderInfo) == 0 { throw fail(folderInfo.st_mode & S_IFMT == S_IFDIR ? .noNewFiles(folder) : .system(ENOTDIR)) }
       }
-      throw fail(.system(code))
+      // Through a link, the folder that refused is the target's, not the one in the path.
+      throw fail(target == path ? .system(code) : .creatingIn(folder, code))
     }
     defer { removePendingTemporary() }  // whatever happens below, no temporary file stays
     if privateMode {
@@ -263,7 +264,7 @@ enum FileIO {
     let parent = folder(of: path)
     if parent != path, parent != ".", parent != "/" { try makeFolders(parent, mode: mode) }
     if mkdir(path, mode) != 0, errno != EEXIST {
-      throw FileError(path: path + "/", access: .write, reason: .system(errno))
+      throw FileError(path: path, access: .write, reason: .makingFolder(errno))
     }
   }
 

@@ -510,6 +510,7 @@ public final class Interpreter {
     case .export(let kind, let file):
       let world = world, options = options
       let at = Lexer.tokens(line).last ?? Token(file, column: 1)
+      try Self.refuseCommentInPath(line, at)
       let outcome: FileIO.WriteOutcome
       do {
         outcome = try FileIO.writeAtomically(to: file, interrupted: interrupt) { out in
@@ -526,8 +527,9 @@ public final class Interpreter {
       return Reply(output: "  wrote \(kind.rawValue) to \(outcome.destination(file))\(outcome.note)\n")
     case .save(let file):
       let at = Lexer.tokens(line).last ?? Token(file, column: 1)
-      let named = Self.quotedIfNeeded(file)
-      let header = "# OpLab session saved at t=\(world.now); replay with `oplab run \(named)` or `source \(named)`\n"
+      try Self.refuseCommentInPath(line, at)
+      let header = "# OpLab session saved at t=\(world.now); replay with `oplab run \(Self.shellQuoted(file))`"
+        + " or `source \(Self.quotedIfNeeded(file))`\n"
       let text = header + script.map { $0.text + "\n" }.joined()
       let outcome: FileIO.WriteOutcome
       do {
@@ -535,9 +537,11 @@ public final class Interpreter {
       } catch {
         throw Diagnostic(error, column: at.column, length: at.length)
       }
-      return Reply(output: "  saved \(script.count) commands to \(outcome.destination(file))\(outcome.note)\n")
+      return Reply(output: "  saved \(script.count) \(script.count == 1 ? "command" : "commands") to \(outcome.destination(file))\(outcome.note)\n")
     case .source(let file):
-      return try source(file, at: Lexer.tokens(line).last ?? Token(file, column: 1))
+      let at = Lexer.tokens(line).last ?? Token(file, column: 1)
+      try Self.refuseCommentInPath(line, at)
+      return try source(file, at: at)
     case .reset:
       let platform = world.platform
       sim = Simulation(world: Self.freshWorld(options.platform))
@@ -611,6 +615,29 @@ public final class Interpreter {
   static func quotedIfNeeded(_ path: String) -> String {
     guard path.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "#" || $0 == "\\" }) else { return path }
     return "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+  }
+
+  /// A path as a POSIX shell takes it, for the replay line of a saved script: as it is
+  /// when it holds only characters no shell treats specially, else in single quotes, a `'`
+  /// written `'\''` (`oplab run 'it'\''s $HOME.oplab'`).
+  static func shellQuoted(_ path: String) -> String {
+    let plain = !path.isEmpty && path.unicodeScalars.allSatisfy {
+      ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "_./-+:,=@%".unicodeScalars.contains($0)
+    }
+    return plain ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+
+  /// Refuses a file argument glued to a `#` (`export events report#1.jsonl`): the `#`
+  /// starts a comment wherever it stands, as on every line, so the path would silently stop
+  /// before it.
+  static func refuseCommentInPath(_ line: String, _ path: Token) throws {
+    let characters = Array(line)
+    let next = path.column - 1 + path.length
+    guard path.column >= 1, next < characters.count, characters[next] == "#" else { return }
+    let typed = path.text + String(characters[next...].prefix { !$0.isWhitespace })
+    throw Diagnostic(
+      column: next + 1, length: 1, message: "`#` starts a comment, so the file name would stop at '\(path.text)'",
+      hint: "quote the name to keep the `#` in it: \(Lexer.quotedIfNeeded(typed))")
   }
 
   /// The scripts being run, outermost first: a `source` line's relative path is found

@@ -61,14 +61,18 @@ public enum Lexer {
     var quote: (character: Character, column: Int)?
     /// Whether the word being read had quotes (so `""` is a word, an empty one).
     var quoted = false
+    /// Whether the last token had quotes: a quoted word is whole, never merged with the next
+    /// (`export events "a," b` is two words, not `a,b`).
+    var lastQuoted = false
     var escaping = false
     func flush() {
       guard !current.isEmpty || quoted else { return }
-      if let last = tokens.last, tokens.count > 1, !quoted, last.text.hasSuffix(",") || current.hasPrefix(",") {
+      if let last = tokens.last, tokens.count > 1, !quoted, !lastQuoted, last.text.hasSuffix(",") || current.hasPrefix(",") {
         tokens[tokens.count - 1].text += current
         tokens[tokens.count - 1].length = tokens[tokens.count - 1].text.count
       } else {
         tokens.append(Token(current, column: start, length: end - start + 1))
+        lastQuoted = quoted
       }
       current = ""
       quoted = false
