@@ -8,27 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct LongLineTests {
   /// The items `DescriptorLines` reads from a pipe fed `input`, with a cap of `cap` bytes.
   func items(_ input: [UInt8], cap: Int) throws -> [DescriptorLines.Item] {
-    var fds: [Int32] = [0, 0]
-    #expect(pipe(&fds) == 0)
-    let (readEnd, writeEnd) = (fds[0], fds[1])
-    // A writer thread: the input may be bigger than the pipe's buffer.
-    let writer = Thread {
-      input.withUnsafeBytes { raw in
-        var done = 0
-        while done < raw.count {
-          let n = write(writeEnd, raw.baseAddress.map { $0 + done }, raw.count - done)
-          if n <= 0 { break }
-          done += n
-        }
-      }
-      close(writeEnd)
-    }
-    writer.start()
-    defer { close(readEnd) }
-    let lines = DescriptorLines(fd: readEnd, maxLineBytes: cap)
-    var out: [DescriptorLines.Item] = []
-    while let item = lines.next() { out.append(item) }
-    return out
+    pipedItems([input], cap: cap)
   }
 
   @Test("Lines up to the cap are read whole; a longer one, ended or not, is skipped with its start and length")
@@ -67,4 +47,39 @@ import Testing
 
 extension String {
   func repeated(_ n: Int) -> String { String(repeating: self, count: n) }
+}
+
+/// The items `DescriptorLines` reads from a pipe fed `chunks` one write at a time, a
+/// tenth of a second apart when there are several (so a read ends where a chunk does).
+func pipedItems(_ chunks: [[UInt8]], cap: Int = DescriptorLines.maxLineBytes) -> [DescriptorLines.Item] {
+  var fds: [Int32] = [0, 0]
+  guard pipe(&fds) == 0 else { return [] }
+  let (readEnd, writeEnd) = (fds[0], fds[1])
+  // A writer thread: the input may be bigger than the pipe's buffer.
+  let writer = Thread {
+    for (i, chunk) in chunks.enumerated() {
+      if i > 0 { usleep(100_000) }
+      chunk.withUnsafeBytes { raw in
+        var done = 0
+        while done < raw.count {
+          let n = write(writeEnd, raw.baseAddress.map { $0 + done }, raw.count - done)
+          if n <= 0 { break }
+          done += n
+        }
+      }
+    }
+    close(writeEnd)
+  }
+  writer.start()
+  defer { close(readEnd) }
+  let lines = DescriptorLines(fd: readEnd, maxLineBytes: cap)
+  var out: [DescriptorLines.Item] = []
+  while let item = lines.next() { out.append(item) }
+  return out
+}
+
+/// The permission bits of the file at `path` (0 when it is not there).
+func fileMode(_ path: String) -> mode_t {
+  var info = stat()
+  return stat(path, &info) == 0 ? info.st_mode & 0o777 : 0
 }

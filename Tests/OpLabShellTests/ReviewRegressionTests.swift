@@ -10,33 +10,7 @@ import Testing
     FileManager.default.temporaryDirectory.appendingPathComponent("oplab-review-\(UUID().uuidString)/oplab/sessions").path
   }
 
-  /// The items `DescriptorLines` reads from a pipe fed `chunks` one write at a time, with a
-  /// pause between them (so a read ends where a chunk does).
-  func items(_ chunks: [[UInt8]]) -> [DescriptorLines.Item] {
-    var fds: [Int32] = [0, 0]
-    #expect(pipe(&fds) == 0)
-    let (readEnd, writeEnd) = (fds[0], fds[1])
-    let writer = Thread {
-      for chunk in chunks {
-        chunk.withUnsafeBytes { raw in
-          var done = 0
-          while done < raw.count {
-            let n = write(writeEnd, raw.baseAddress.map { $0 + done }, raw.count - done)
-            if n <= 0 { break }
-            done += n
-          }
-        }
-        usleep(100_000)
-      }
-      close(writeEnd)
-    }
-    writer.start()
-    defer { close(readEnd) }
-    let lines = DescriptorLines(fd: readEnd)
-    var out: [DescriptorLines.Item] = []
-    while let item = lines.next() { out.append(item) }
-    return out
-  }
+  func items(_ chunks: [[UInt8]]) -> [DescriptorLines.Item] { pipedItems(chunks) }
 
   @Test("A too-long line ending in a CR that is the last byte read ends there: the next line is read, and CRLF is not counted in its length")
   func longLineEndingInCarriageReturn() {

@@ -11,11 +11,6 @@ import Testing
     return dir.appendingPathComponent("oplab/sessions").path
   }
 
-  func mode(_ path: String) -> mode_t {
-    var info = stat()
-    return stat(path, &info) == 0 ? info.st_mode & 0o777 : 0
-  }
-
   @Test("A journal is written at the first line, 0600 in a 0700 folder, and a clean exit deletes it")
   func lifecycle() throws {
     let dir = try folder()
@@ -28,7 +23,7 @@ import Testing
     let path = try #require(journal.path)
     #expect(path.hasPrefix(dir + "/session-") && path.contains("-\(getpid())-") && path.hasSuffix(".journal"))
     #expect(try String(contentsOfFile: path, encoding: .utf8) == "op a takes 3\nstep 1\nrun until 4\n")
-    #expect(mode(path) == 0o600 && mode(dir) == 0o700)
+    #expect(fileMode(path) == 0o600 && fileMode(dir) == 0o700)
     journal.finish()
     #expect(!FileManager.default.fileExists(atPath: path))
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
@@ -66,7 +61,7 @@ import Testing
     next.discard(leftover)
     let path = try #require(next.path)
     #expect(try String(contentsOfFile: path, encoding: .utf8) == "op a takes 3\nrun until 2\n")
-    #expect(mode(path) == 0o600)
+    #expect(fileMode(path) == 0o600)
     #expect(!FileManager.default.fileExists(atPath: leftover.path))
     #expect(SessionJournal(directory: dir).leftovers().isEmpty)  // the recovering lab is alive
   }

@@ -12,11 +12,6 @@ extension LessonTests {
     return dir
   }
 
-  func mode(_ path: String) -> mode_t {
-    var info = stat()
-    return stat(path, &info) == 0 ? info.st_mode & 0o777 : 0
-  }
-
   @Test("Progress and a lesson's kept world are 0600, new or replacing a 0644 file an earlier version left")
   func privateStateFiles() throws {
     let dir = try stateFolder()
@@ -27,10 +22,10 @@ extension LessonTests {
     let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
     let (out, _) = walk(lesson, ["quit"], progress: ProgressStore(path: path))
     #expect(out.contains("Your place is kept"))
-    #expect(mode(path) == 0o600)
+    #expect(fileMode(path) == 0o600)
     let world = dir.appendingPathComponent("lessons/t.oplab").path
     #expect(FileManager.default.fileExists(atPath: world))
-    #expect(mode(world) == 0o600)
+    #expect(fileMode(world) == 0o600)
   }
 
   @Test("A progress file that cannot be written: the learner is warned and not told the place is kept")

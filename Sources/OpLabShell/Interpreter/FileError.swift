@@ -4,6 +4,8 @@
   import Darwin
 #endif
 
+import OpLabRender
+
 /// Why a file could not be read or written, as a value: ``message`` phrases it for a
 /// person, and the interpreter places it under the path (``Diagnostic``).
 struct FileError: Error, Hashable, Sendable {
@@ -106,7 +108,7 @@ struct FileError: Error, Hashable, Sendable {
     case .closedDescriptor(let fd): "the lab has no \(FileIO.descriptorName(fd)) open"
     case .readOnlyDescriptor(let fd): "the lab's \(FileIO.descriptorName(fd)) is open for reading only"
     case .lineTooLong(let line, let bytes):
-      "its line \(line) is \(bytes) bytes long, more than the \(DescriptorLines.maxLineBytes) a line may have"
+      "its line \(line) is \(Chains.grouped(bytes)) bytes long, more than the \(Chains.grouped(DescriptorLines.maxLineBytes)) a line may have"
     }
   }
 

@@ -298,7 +298,7 @@ public final class EditLineReader: LineReader {
       if lastListed?.prefix == prefix, lastListed?.list == list { return UInt8(CC_REFRESH_BEEP) }
       lastListed = (prefix, list)
       let width = Int(cel_columns(editLine, 80))
-      if CompletionEdit.needsConfirmation(list, width: width, rows: Self.terminalRows()) {
+      if CompletionEdit.needsConfirmation(list, width: width, rows: Shell.terminalRows() ?? 24) {
         write("\n" + CompletionEdit.question(count: list.count))
         var answer: CChar = 0
         let read = el_getc(editLine, &answer)
@@ -318,12 +318,6 @@ public final class EditLineReader: LineReader {
   /// The line and list the last Tab showed, so that a second Tab does not show it again.
   private var lastListed: (prefix: String, list: [String])?
 
-  /// The terminal's height in rows (24 when it does not say).
-  private static func terminalRows() -> Int {
-    var size = winsize()
-    guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return 24 }
-    return Int(size.ws_row)
-  }
 
   private static func reader(of editLine: OpaquePointer?) -> EditLineReader? {
     guard let editLine, let data = cel_get_clientdata(editLine) else { return nil }

@@ -1,3 +1,5 @@
+import OpLabRender
+
 /// What one read from the learner produced.
 public enum LineInput: Equatable, Sendable {
   /// A line of text, without its newline.
@@ -14,20 +16,10 @@ public enum LineInput: Equatable, Sendable {
 extension LineInput {
   /// What the lab says of a ``tooLong`` line: its length, the limit, and how it began.
   static func tooLongMessage(start: String, bytes: Int) -> String {
-    "this line is \(grouped(bytes)) bytes long, more than the \(grouped(DescriptorLines.maxLineBytes)) a line may have, "
+    "this line is \(Chains.grouped(bytes)) bytes long, more than the \(Chains.grouped(DescriptorLines.maxLineBytes)) a line may have, "
       + "so none of it ran (it began '\(start)…')"
   }
 
-  /// `n` with its thousands grouped by commas, whatever the locale (output is deterministic).
-  private static func grouped(_ n: Int) -> String {
-    let digits = String(n.magnitude)
-    var out = ""
-    for (i, digit) in digits.enumerated() {
-      if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
-      out.append(digit)
-    }
-    return (n < 0 ? "-" : "") + out
-  }
 }
 
 /// Completes the word under the cursor.
