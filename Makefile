@@ -34,8 +34,8 @@ test: deps
 
 ## snapshots: re-record the golden files of rendered text (then review `git diff`)
 snapshots: deps
-	-RECORD_SNAPSHOTS=1 $(SWIFT) test --filter OpLabRenderTests
-	$(SWIFT) test --filter OpLabRenderTests
+	-RECORD_SNAPSHOTS=1 $(SWIFT) test --filter 'OpLabRenderTests|WidthGoldenTests'
+	$(SWIFT) test --filter 'OpLabRenderTests|WidthGoldenTests'
 
 ## bench: the release-build benchmark (see BENCHMARKS.md): make bench OPS=1000000
 OPS ?= 100000

@@ -62,10 +62,12 @@ let package = Package(
     ),
 
     // Tests
+    // Golden-file assertions shared by the test targets.
+    .target(name: "TestSupport", dependencies: ["OpLabRender"], path: "Tests/TestSupport"),
     .testTarget(name: "OpLabCoreTests", dependencies: ["OpLabCore"]),
     // Golden files and the pty driver are read by path (#filePath), not bundled.
-    .testTarget(name: "OpLabRenderTests", dependencies: ["OpLabRender"], exclude: ["Snapshots"]),
-    .testTarget(name: "OpLabShellTests", dependencies: ["OpLabShell"], exclude: ["Fixtures"]),
+    .testTarget(name: "OpLabRenderTests", dependencies: ["OpLabRender", "TestSupport"], exclude: ["Snapshots"]),
+    .testTarget(name: "OpLabShellTests", dependencies: ["OpLabShell", "TestSupport"], exclude: ["Fixtures", "Snapshots"]),
     // Checks the simulator against the real Foundation OperationQueue, in scaled real time.
     .testTarget(name: "OpLabDifferentialTests", dependencies: ["OpLabCore"]),
   ],

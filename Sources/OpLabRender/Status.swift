@@ -138,7 +138,7 @@ public enum Graph {
         + " — none of these can ever start; cancel one to break it\n"
     }
     if out.contains(" ✓") || out.contains(" ✗") || out.contains(" !") || out.contains(" ↩") {
-      out += "(a finished dependency: ✓ succeeded  ✗ cancelled  ! failed  ↩ returned early)\n"
+      out += "(finished dependencies: succeeded ✓, cancelled ✗, failed !, returned early ↩)\n"
     }
     return out.isEmpty ? "no operations yet\n" : out
   }

@@ -25,6 +25,7 @@ public enum Shell {
     var options = options
     let terminal = isatty(0) == 1 && isatty(1) == 1
     if terminal, !options.widthGiven, let columns = terminalColumns() { options.width = columns }
+    messageWidth.store(options.width, ordering: .relaxed)
     options.color = options.color && terminal
     let interpreter = Interpreter(options: options)
     let history = EditLineReader.defaultHistoryPath(environment: ProcessInfo.processInfo.environment)
@@ -41,16 +42,16 @@ public enum Shell {
     let leftovers = journal.leftovers()
     if recover {
       guard journal.directory != nil else {
-        writeError("oplab: there is no state folder, so no session was journalled (set HOME or XDG_STATE_HOME to an absolute path)\n")
+        warn("oplab: there is no state folder, so no session was journalled (set HOME or XDG_STATE_HOME to an absolute path)\n")
         return Status.usage
       }
       guard !leftovers.isEmpty else {
-        writeError("oplab: there is no unfinished session to recover\n")
+        warn("oplab: there is no unfinished session to recover\n")
         return Status.usage
       }
       if let chosen = choose(among: leftovers, reader: reader) {
         guard journal.claim(chosen) else {
-          writeError("oplab: another lab is restoring that session right now\n")
+          warn("oplab: another lab is restoring that session right now\n")
           return Status.usage
         }
         // Replayed first, then journalled in one go: stopped half-way, nothing is lost. What
@@ -63,27 +64,27 @@ public enum Shell {
         if journal.path != nil { journal.discard(chosen) }  // kept where it was, if it could not be journalled anew
         let which = chosen == leftovers[0] ? "the last session" : "the session last used at \(clockTime(chosen.modified))"
         let replayed = count(chosen.lines.count - failures.count, "command")
-        writeOut("Recovered \(which): \(replayed) replayed; the clock is at t=\(interpreter.world.now).\n")
+        say("Recovered \(which): \(replayed) replayed; the clock is at t=\(interpreter.world.now).\n")
         if !failures.isEmpty {
-          writeOut("\(count(failures.count, "command")) of it failed this time and \(failures.count == 1 ? "was" : "were") left out:\n")
-          for failure in failures.prefix(5) { writeOut("  \(Visible.shown(failure.line)): \(Visible.shown(failure.message))\n") }
-          if failures.count > 5 { writeOut("  … and \(failures.count - 5) more\n") }
+          say("\(count(failures.count, "command")) of it failed this time and \(failures.count == 1 ? "was" : "were") left out:\n")
+          for failure in failures.prefix(5) { say("  \(Visible.shown(failure.line)): \(Visible.shown(failure.message))\n") }
+          if failures.count > 5 { say("  … and \(failures.count - 5) more\n") }
         }
         if leftovers.count > 1 {
-          writeOut("\(count(leftovers.count - 1, "other unfinished session")) left; `oplab --recover` again to choose.\n")
+          say("\(count(leftovers.count - 1, "other unfinished session")) left; `oplab --recover` again to choose.\n")
         }
       } else {
-        writeOut("No session restored; `oplab --recover` asks again. A fresh session starts.\n")
+        say("No session restored; `oplab --recover` asks again. A fresh session starts.\n")
       }
     } else if leftovers.count == 1 {
-      writeOut("The last session ended without quitting (\(count(leftovers[0].lines.count, "command"))). `oplab --recover` restores it.\n")
+      say("The last session ended without quitting (\(count(leftovers[0].lines.count, "command"))). `oplab --recover` restores it.\n")
     } else if leftovers.count > 1 {
       let sizes = leftovers.map { "\($0.lines.count)" }
       writeOut(
         "\(leftovers.count) sessions ended without quitting (\(listed(sizes)) commands). "
           + "`oplab --recover` lists them to choose from.\n")
     }
-    if let warning = journal.takeWarning() { writeError("oplab: warning: \(warning)\n") }
+    if let warning = journal.takeWarning() { warn("oplab: warning: \(warning)\n") }
     if reader is StdinLineReader {
       // Piped input is not journalled; a session recovered here stays recoverable (its
       // journal is kept), or `oplab --recover < /dev/null` would have deleted it.
@@ -96,6 +97,7 @@ public enum Shell {
   /// - Returns: 0 when every line ran, 1 after an error.
   public static func run(files: [String], options: ShellOptions, keepGoing: Bool) -> Int32 {
     ignoreBrokenPipes()
+    messageWidth.store(options.width, ordering: .relaxed)
     let interpreter = Interpreter(options: options)
     var status = Status.ok
     for file in files {
@@ -104,7 +106,7 @@ public enum Shell {
       do {
         script = try FileIO.openScript(file)
       } catch {
-        writeError("oplab: \(Visible.escape(error.message))\n" + (error.hint.map { "  hint: \(Visible.escape($0))\n" } ?? ""))
+        warn("oplab: \(Visible.escape(error.message))\n" + (error.hint.map { "  hint: \(Visible.escape($0))\n" } ?? ""))
         return Status.usage
       }
       let reader = StdinLineReader(items: script.next)
@@ -131,7 +133,7 @@ public enum Shell {
     func stopped(_ signo: Int32, reading: Bool = false) -> Never {
       let place =
         lineNumber == 0 ? "before the first line of \(name)" : "\(reading ? "after" : "at") \(name):\(lineNumber)"
-      writeError("oplab: stopped by \(BatchSignals.name(signo)) \(place)\n")
+      warn("oplab: stopped by \(BatchSignals.name(signo)) \(place)\n")
       BatchSignals.die(by: signo)
     }
     let status = reader.whileCatchingInterrupts { interrupted in
@@ -149,7 +151,7 @@ public enum Shell {
             hint: name == "<stdin>"
               ? "a command fits on one short line; is this the file you meant to pipe in?"
               : "a command fits on one short line; is \(name) a script?")
-          writeError(error.located(defaultFile: name, defaultLine: lineNumber))
+          writeError(error.located(defaultFile: name, defaultLine: lineNumber, width: interpreter.options.width))
           if !keepGoing { return Status.scriptError }
           continue reading
         }
@@ -162,7 +164,7 @@ public enum Shell {
         if outputFailure != nil { return Status.scriptError }
         if let error = reply.error {
           failed = true
-          writeError(error.located(defaultFile: name, defaultLine: lineNumber))
+          writeError(error.located(defaultFile: name, defaultLine: lineNumber, width: interpreter.options.width))
         }
         if let signo = reader.terminationSignal { stopped(signo) }
         if reply.error != nil, !keepGoing { return Status.scriptError }
@@ -179,9 +181,9 @@ public enum Shell {
 
   /// The interactive loop: prompt with the tick, run, show errors under the bad token.
   static func interactive(_ interpreter: Interpreter, reader: LineReader, journal: SessionJournal) -> Int32 {
-    writeOut("OpLab \(version): a lab for Operation and OperationQueue.\n")
-    writeOut("Type 'help' for commands; Tab completes; Ctrl-D leaves.\n")
-    writeOut("Queues: main (serial) and queue (default). Try: op download takes 3\n")
+    say("OpLab \(version): a lab for Operation and OperationQueue.\n")
+    say("Type 'help' for commands; Tab completes; Ctrl-D leaves.\n")
+    say("Queues: main (serial) and queue (default). Try: op download takes 3\n")
     // A long `source` shows its lines' output as they run, not all at the end.
     interpreter.streamOutput = { writeOut($0) }
     while true {
@@ -190,11 +192,11 @@ public enum Shell {
       case .interrupted:
         continue
       case .tooLong(let start, let bytes):  // only piped readers cut lines; said all the same
-        writeError("error: \(Visible.escape(LineInput.tooLongMessage(start: start, bytes: bytes)))\n")
+        warn("error: \(Visible.escape(LineInput.tooLongMessage(start: start, bytes: bytes)))\n")
         continue
       case .endOfInput:
         writeOut("\n")
-        if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
+        if let warning = reader.saveHistory() { warn("oplab: warning: \(warning)\n") }
         if let signo = reader.terminationSignal {
           // Ended from outside (kill, a closed terminal): keep the journal for `oplab --recover`.
           return 128 + signo
@@ -204,6 +206,7 @@ public enum Shell {
       case .line(let line):
         if !line.allSatisfy(\.isWhitespace) { reader.addHistory(line) }
         if !interpreter.options.widthGiven, let columns = terminalColumns() { interpreter.options.width = columns }
+        messageWidth.store(interpreter.options.width, ordering: .relaxed)
         // Ctrl-C stays caught while the output is printed too: it stops a long run, then a
         // long output (the command has happened by then), and never ends the lab.
         let reply = reader.whileCatchingInterrupts { interrupted in
@@ -211,7 +214,7 @@ public enum Shell {
           // What happened is journalled (a stopped run as `run until T`, the lines of a
           // `source` that did run), even when the command ended in an error or Ctrl-C.
           journal.append(interpreter.takeJournal())
-          if let warning = journal.takeWarning() { writeError("oplab: warning: \(warning)\n") }
+          if let warning = journal.takeWarning() { warn("oplab: warning: \(warning)\n") }
           reader.clearInterrupt()
           if reply.clearScreen { writeOut(clearScreen) }
           let color = interpreter.options.color
@@ -221,28 +224,28 @@ public enum Shell {
           {
             // Shown by the pager.
           } else if !writeOut(shown, stoppingWhen: interrupted) {
-            writeOut("\n  output stopped (Ctrl-C); the command itself was done\n")
+            say("\n  output stopped (Ctrl-C); the command itself was done\n")
           }
           if let error = reply.error {
-            let text = error.pointed(prompt: Names.width(prompt), typed: line)
+            let text = error.pointed(prompt: Names.width(prompt), typed: line, width: interpreter.options.width)
             writeError(color ? Colorizer.diagnostic(text) : text)
           }
           return reply
         }
         if reply.quit {
-          if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
+          if let warning = reader.saveHistory() { warn("oplab: warning: \(warning)\n") }
           journal.finish()
           return Status.ok
         }
         if let signo = reader.terminationSignal {
           // SIGTERM or SIGHUP while the command ran: it stopped cleanly; the session ends as
           // at the prompt, its journal kept for `oplab --recover`.
-          if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
+          if let warning = reader.saveHistory() { warn("oplab: warning: \(warning)\n") }
           return 128 + signo
         }
         if outputFailure != nil {
           // The terminal is gone: the session ends as a closed terminal ends it, recoverable.
-          if let warning = reader.saveHistory() { writeError("oplab: warning: \(warning)\n") }
+          if let warning = reader.saveHistory() { warn("oplab: warning: \(warning)\n") }
           return Status.scriptError
         }
       }
@@ -254,13 +257,13 @@ public enum Shell {
   static func choose(among leftovers: [SessionJournal.Leftover], reader: LineReader) -> SessionJournal.Leftover? {
     guard leftovers.count > 1 else { return leftovers.first }
     if reader is StdinLineReader {
-      writeOut("\(leftovers.count) sessions ended without quitting; restoring the most recent.\n")
+      say("\(leftovers.count) sessions ended without quitting; restoring the most recent.\n")
       return leftovers[0]
     }
-    writeOut("\(leftovers.count) sessions ended without quitting:\n")
+    say("\(leftovers.count) sessions ended without quitting:\n")
     for (i, leftover) in leftovers.enumerated() {
       let last = leftover.lines.last.map { Visible.shown($0) } ?? ""
-      writeOut("  \(i + 1). \(count(leftover.lines.count, "command")), the last at \(clockTime(leftover.modified)): \(last)\n")
+      say("  \(i + 1). \(count(leftover.lines.count, "command")), the last at \(clockTime(leftover.modified)): \(last)\n")
     }
     while true {
       switch reader.readLine(prompt: "Restore which? (1-\(leftovers.count), Enter for 1, n for none) ") {
@@ -269,13 +272,27 @@ public enum Shell {
         if text.isEmpty { return leftovers[0] }
         if ["n", "no", "none", "q", "quit"].contains(text) { return nil }
         if let n = Int(text), (1...leftovers.count).contains(n) { return leftovers[n - 1] }
-        writeOut("Type a number from 1 to \(leftovers.count), Enter for the most recent, or n for none.\n")
+        say("Type a number from 1 to \(leftovers.count), Enter for the most recent, or n for none.\n")
       case .interrupted, .tooLong:
         continue
       case .endOfInput:
         return nil
       }
     }
+  }
+
+  /// The width the lab's own messages are wrapped to: the session's (`--width`, else the
+  /// terminal's, else 80), kept current as the terminal is resized.
+  static let messageWidth = Atomic<Int>(80)
+
+  /// Writes one of the lab's own messages to standard output, wrapped to ``messageWidth``.
+  static func say(_ text: String) {
+    writeOut(Wrap.text(text, width: messageWidth.load(ordering: .relaxed)))
+  }
+
+  /// Writes a warning or error to standard error, wrapped to ``messageWidth``.
+  static func warn(_ text: String) {
+    writeError(Wrap.text(text, width: messageWidth.load(ordering: .relaxed)))
   }
 
   /// Moves the cursor home and clears the screen and its scrollback (xterm, VT100).
@@ -350,7 +367,7 @@ public enum Shell {
   /// with the reason): `oplab run x > /dev/full` fails instead of losing its output quietly.
   public static func checked(_ status: Int32) -> Int32 {
     guard let error = outputFailure else { return status }
-    writeError("oplab: cannot write to standard output: \(HistoryFile.describe(error))\n")
+    warn("oplab: cannot write to standard output: \(HistoryFile.describe(error))\n")
     return status == Status.ok ? Status.scriptError : status
   }
 

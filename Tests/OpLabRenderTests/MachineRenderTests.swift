@@ -1,5 +1,6 @@
 import OpLabCore
 import Testing
+import TestSupport
 
 @testable import OpLabRender
 

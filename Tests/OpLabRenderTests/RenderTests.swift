@@ -1,6 +1,7 @@
 import Foundation
 import OpLabCore
 import Testing
+import TestSupport
 
 @testable import OpLabRender
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the built `oplab` binary on scripts and piped input, and checks stdout, stderr
 /// and the exit status, as a learner's terminal or CI would see them.
@@ -118,7 +119,7 @@ import Testing
     }
     kill(process.processIdentifier, signo)
     let out = String(decoding: first + output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let err = unwrapped(String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     process.waitUntilExit()
     // It dies by the signal after its message, so a shell loop around it stops too.
     #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signo)
@@ -161,7 +162,7 @@ import Testing
     let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT)
-    #expect(err.contains("oplab: stopped by SIGINT at \(script):"), "stderr: \(err)")
+    #expect(unwrapped(err).contains("oplab: stopped by SIGINT at \(script):"), "stderr: \(err)")
   }
 
   @Test("A signal while oplab waits for piped input ends it at once, by that signal")
@@ -291,8 +292,8 @@ import Testing
     #expect(byPath.out.contains("lesson 1 good: ok"), "\(byPath.out)")
     let broken = try oplab(["lesson", "check", "2", "--folder", folder.path])
     #expect(broken.status == 1)
-    #expect(broken.err.contains("02-broken.lesson:2:1: error: 'predikt:' is not a kind of block\n  hint: did you mean 'predict:'?"), "\(broken.err)")
-    #expect(broken.err.contains("oplab: lesson 2 (\(folder.path)/02-broken.lesson) has errors, shown above"), "\(broken.err)")
+    #expect(unwrapped(broken.err).contains("02-broken.lesson:2:1: error: 'predikt:' is not a kind of block\n  hint: did you mean 'predict:'?"), "\(broken.err)")
+    #expect(unwrapped(broken.err).contains("oplab: lesson 2 (\(folder.path)/02-broken.lesson) has errors, shown above"), "\(broken.err)")
     #expect(!broken.err.contains("no lesson"), "\(broken.err)")
     // Several named at once: a broken or missing one does not hide the others' results.
     let several = try oplab(["lesson", "check", "2", good, "nowhere.lesson", "--folder", folder.path])

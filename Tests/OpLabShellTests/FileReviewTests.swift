@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import OpLabShell
 
@@ -105,7 +106,7 @@ import Testing
     #expect(mkfifo(folder.at("50-fifo.lesson"), 0o600) == 0)
     #expect(symlink("/dev/zero", folder.at("51-zero.lesson")) == 0)
     _ = try Self.sh("exec \"$OPLAB\" lesson --folder . > out.txt 2> err.txt", in: folder, timeout: 20)
-    let err = Self.read(folder.at("err.txt"))
+    let err = unwrapped(Self.read(folder.at("err.txt")))
     #expect(err.contains("./50-fifo.lesson:1:1: error: cannot read './50-fifo.lesson': it is a named pipe (FIFO), not a file\n  hint: a lesson must be a regular file"), "\(err)")
     #expect(err.contains("./51-zero.lesson:1:1: error: cannot read './51-zero.lesson': it is a device, not a file"), "\(err)")
     let library = LessonLibrary(folder: folder.path)

@@ -1,6 +1,7 @@
 import Foundation
 import OpLabCore
 import Testing
+import TestSupport
 
 @testable import OpLabShell
 
@@ -40,7 +41,7 @@ import Testing
   func undoAfterBack() {
     let (out, errors) = run(["op a takes 10", "run", "back", "back 2", "undo", "undo"])
     #expect(errors.isEmpty)
-    #expect(out.hasSuffix("""
+    #expect(unwrapped(out).hasSuffix("""
         back at t=7
         took back `run until 7`; the clock is at t=0
         (what time travel left of a clock command; the travel itself cannot be undone: `run` goes forward again)
@@ -108,7 +109,7 @@ import Testing
   @Test("run reports a stall with what the real program would do")
   func stallVerdict() {
     let (out, _) = run(["queue q max 1", "suspend q", "op a on q", "run"])
-    #expect(out.hasSuffix("""
+    #expect(unwrapped(out).hasSuffix("""
         stalled at t=0: nothing more can happen, yet 1 operation is unfinished and would wait forever (anything waiting for them, like waitUntilAllOperationsAreFinished, would hang):
         a is ready, but q is suspended: resume it.
 
@@ -158,10 +159,10 @@ import Testing
     #expect(replay.execute("events").output == i.execute("events").output)
     #expect(replay.execute("timeline").output == i.execute("timeline").output)
     // Saving or exporting over a file says so.
-    #expect(i.execute("save \(file)").output == "  saved 8 commands to \(file) (it replaced the file there)\n")
+    #expect(unwrapped(i.execute("save \(file)").output) == "  saved 8 commands to \(file) (it replaced the file there)\n")
     let other = dir.appendingPathComponent("t.txt").path
-    #expect(i.execute("export timeline \(other)").output == "  wrote timeline to \(other)\n")
-    #expect(i.execute("export events \(other)").output == "  wrote events to \(other) (it replaced the file there)\n")
+    #expect(unwrapped(i.execute("export timeline \(other)").output) == "  wrote timeline to \(other)\n")
+    #expect(unwrapped(i.execute("export events \(other)").output) == "  wrote events to \(other) (it replaced the file there)\n")
   }
 
   @Test("With streamOutput set, source hands each line's output over as the line runs")
@@ -262,7 +263,7 @@ import Testing
     for entry in i.script { #expect(again.execute(entry.text).error == nil) }
     #expect(again.world.now == t && again.world.trace == i.world.trace)
     let more = i.execute("wait q from main until \(t + 10)")
-    #expect(more.output.hasSuffix("  now t=\(t + 10)\n  the wait has not returned: the main thread stays blocked, and later runs go on waiting\n"))
+    #expect(unwrapped(more.output).hasSuffix("  now t=\(t + 10)\n  the wait has not returned: the main thread stays blocked, and later runs go on waiting\n"))
     _ = i.execute("run")
     #expect(i.world.mainThreadWait == nil && i.world.now == 3_000)
   }
@@ -278,7 +279,7 @@ import Testing
     var asked = 0
     let reply = i.execute("source \(file)", interrupt: { asked += 1; return asked > 1 })
     #expect(reply.error == nil)
-    #expect(reply.output.hasSuffix("  interrupted before \(file):2; the lines from there on did not run\n"))
+    #expect(unwrapped(reply.output).hasSuffix("  interrupted before \(file):2; the lines from there on did not run\n"))
     #expect(i.world.operationNames == ["a"] && i.script.map(\.text) == ["op a takes 1"])
   }
 
@@ -294,7 +295,11 @@ import Testing
   @Test("The smaller commands say what a learner needs: platform, max 0, back past the start, goto forward")
   func smallCommands() {
     let i = Interpreter()
-    #expect(i.execute("platform").output == "  platform apple: Darwin's documented behaviour (iOS, macOS); `platform apple|linux` switches\n")
+    #expect(i.execute("platform").output == """
+        platform apple: Darwin's documented behaviour (iOS, macOS); `platform
+          apple|linux` switches
+
+      """)
     #expect(i.script.isEmpty)
     #expect(i.execute("queue q").error == nil)
     #expect(i.execute("queue q").output == "  queue q exists: max default, qos default\n")

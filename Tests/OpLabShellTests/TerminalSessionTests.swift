@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Sessions through a real pseudo-terminal: two labs at once, and recovery after `kill -9`
 /// of a lab whose `source` or `run` was stopped by Ctrl-C.
@@ -69,9 +70,9 @@ extension TerminalTests {
       .write(to: script, atomically: true, encoding: .utf8)
     // The lab blocks writing the source's output while nothing reads it; Ctrl-C then stops it.
     let first = try session(["<HOLD>source \(script.path)\\r", "\\x03", "<SLEEP 3>", "<KILL>"], state: state)
-    #expect(first.contains("the lines from there on did not run"), "\(first.suffix(300))")
+    #expect(unwrapped(first).contains("the lines from there on did not run"), "\(first.suffix(300))")
     let recovered = try session(["save \(state.path)/after.oplab\\r", "\\x04"], state: state, arguments: ["--recover"])
-    let replayed = try #require(recovered.firstMatch(of: /Recovered the last session: (\d+) commands replayed/)?.output.1)
+    let replayed = try #require(unwrapped(recovered).firstMatch(of: /Recovered the last session: (\d+) commands replayed/)?.output.1)
     let count = try #require(Int(replayed))
     #expect(count > 1 && count < 20_001, "\(recovered.suffix(300))")
     #expect(recovered.contains("saved \(count) commands to"), "\(recovered.suffix(300))")
@@ -102,9 +103,9 @@ extension TerminalTests {
     #expect(chosen.contains(": step 2\r\n  2. 1 command, the last at "), "\(chosen)")
     #expect(chosen.contains("Type a number from 1 to 2, Enter for the most recent, or n for none."), "\(chosen)")
     // The older of the two was chosen: it is named by when it was last used.
-    #expect(chosen.contains("Recovered the session last used at "), "\(chosen)")
-    #expect(chosen.contains(": 1 command replayed; the clock is at t=0."), "\(chosen)")
-    #expect(chosen.contains("1 other unfinished session left; `oplab --recover` again to choose."), "\(chosen)")
+    #expect(unwrapped(chosen).contains("Recovered the session last used at "), "\(chosen)")
+    #expect(unwrapped(chosen).contains(": 1 command replayed; the clock is at t=0."), "\(chosen)")
+    #expect(unwrapped(chosen).contains("1 other unfinished session left; `oplab --recover` again to choose."), "\(chosen)")
     let last = try session(["\\x04"], state: state, arguments: ["--recover"])
     #expect(last.contains("Recovered the last session: 2 commands replayed; the clock is at t=2."), "\(last)")
   }
@@ -229,7 +230,7 @@ extension TerminalTests {
     let state = stateFolder()
     defer { try? FileManager.default.removeItem(at: state) }
     let out = try session(["source /dev/zero\\r", "<SLEEP 1>", "\\x03", "<SLEEP 1>", "op a\\r", "\\x04"], state: state)
-    #expect(out.contains("more than the 65,536 a line may have, so none of it ran"), "\(out.suffix(400))")
+    #expect(unwrapped(out).contains("more than the 65,536 a line may have, so none of it ran"), "\(out.suffix(400))")
     #expect(out.contains("a started on queue"), "\(out.suffix(400))")
     #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(200))")
   }

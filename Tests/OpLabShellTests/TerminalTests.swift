@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Drives the interactive shell through a real pseudo-terminal, as a learner's keyboard
 /// would: Tab completion, history with Up, line editing, Ctrl-C and Ctrl-D.
@@ -80,7 +81,7 @@ import Testing
     let first = try session(["queue q max 1\\r", "op a on q takes 3\\r", "oops\\r", "step 2\\r", "<KILL>"], state: state)
     #expect(first.hasSuffix("\nexit -9\n"), "output: \(first)")
     let second = try session(["\\x04"], state: state)
-    #expect(second.contains("The last session ended without quitting (3 commands). `oplab --recover` restores it."), "output: \(second)")
+    #expect(unwrapped(second).contains("The last session ended without quitting (3 commands). `oplab --recover` restores it."), "output: \(second)")
     let recovered = try session(["status\\r", "\\x04"], state: state, arguments: ["--recover"])
     #expect(recovered.contains("Recovered the last session: 3 commands replayed; the clock is at t=2."), "output: \(recovered)")
     #expect(recovered.contains("a  executing since t=0"), "output: \(recovered)")

@@ -28,18 +28,29 @@ public struct Diagnostic: Error, Hashable, Sendable {
     self.source = source
   }
 
-  /// `FILE:LINE:COL: error: message` plus the hint on its own line, for batch mode.
-  public func located(defaultFile: String, defaultLine: Int) -> String {
-    var text = "\(Visible.escape(file ?? defaultFile)):\(line ?? defaultLine):\(column): error: \(Visible.shown(message))\n"
-    if let hint { text += "  hint: \(Visible.shown(hint))\n" }
+  /// `FILE:LINE:COL: error: message` plus the hint on its own line, for batch mode, each
+  /// wrapped to `width` (the first line keeps `FILE:LINE:COL: error:` whole, as editors read it).
+  public func located(defaultFile: String, defaultLine: Int, width: Int = 80) -> String {
+    let place = "\(Visible.escape(file ?? defaultFile)):\(line ?? defaultLine):\(column): error: "
+    // A path too long to leave room for the message is not shortened: the line stays whole.
+    var text = Names.width(place) > width - 8
+      ? place + Visible.shown(message) + "\n" : Self.fitted(place, Visible.shown(message), width: width, hang: 2)
+    if let hint { text += Self.fitted("  hint: ", Visible.shown(hint), width: width) }
     return text
+  }
+
+  /// `label` then `text`, wrapped to `width` with the continuation lines under the text
+  /// (or `hang` columns in, when given).
+  static func fitted(_ label: String, _ text: String, width: Int, hang: Int? = nil) -> String {
+    Wrap.lines((label + text)[...], width: width, hang: hang ?? Names.width(label)).joined(separator: "\n") + "\n"
   }
 
   /// The caret display for interactive mode: the line, a caret under the bad token, the message.
   /// - Parameters:
   ///   - prompt: the display width of the prompt the line was typed after.
   ///   - typed: the line as typed, so the caret accounts for wide characters before the token.
-  public func pointed(prompt: Int, typed: String? = nil) -> String {
+  ///   - width: the terminal's columns: the message and the hint are wrapped to it.
+  public func pointed(prompt: Int, typed: String? = nil, width: Int = 80) -> String {
     var text = ""
     func offset(in line: String) -> Int { Names.width(String(line.prefix(max(0, column - 1)))) }
     // As many carets as the bad text takes columns (a CJK character takes two).
@@ -49,15 +60,16 @@ public struct Diagnostic: Error, Hashable, Sendable {
     }
     if let file, let line, let source {
       let shown = Visible.escape(source)
-      text += "\(Visible.escape(file)):\(line):\(column): error: \(Visible.shown(message))\n  \(shown)\n  "
+      text += Self.fitted("\(Visible.escape(file)):\(line):\(column): error: ", Visible.shown(message), width: width, hang: 2)
+      text += "  \(shown)\n  "
         + String(repeating: " ", count: offset(in: Visible.escape(String(source.prefix(max(0, column - 1))))))
         + carets(under: source) + "\n"
     } else {
       let at = typed.map { offset(in: $0) } ?? max(0, column - 1)
       text += String(repeating: " ", count: max(0, prompt + at)) + (typed.map(carets(under:)) ?? String(repeating: "^", count: max(1, length))) + "\n"
-      text += "error: \(Visible.shown(message))\n"
+      text += Self.fitted("error: ", Visible.shown(message), width: width)
     }
-    if let hint { text += "hint: \(Visible.shown(hint))\n" }
+    if let hint { text += Self.fitted("hint: ", Visible.shown(hint), width: width) }
     return text
   }
 }

@@ -133,6 +133,8 @@ public final class Interpreter {
     }
     guard let command else { return Reply() }
     var reply = dispatch(command, line: line)
+    // Drawings are fitted as they are drawn; everything else is wrapped here, once.
+    if !reply.colorable { reply.output = Wrap.text(reply.output, width: options.width, ascii: options.ascii) }
     if options.ascii { reply.output = ASCIIFold.fold(reply.output) }
     return reply
   }
@@ -560,7 +562,7 @@ public final class Interpreter {
       }
       return Reply(output: try perform([.setPlatform(p)]).0)
     case .help(let name):
-      return Reply(output: Help.render(name))
+      return Reply(output: Help.render(name, width: options.width))
     case .quit:
       return Reply()
     }

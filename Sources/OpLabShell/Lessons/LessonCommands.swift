@@ -7,14 +7,17 @@ extension Shell {
   /// - Returns: the exit status.
   public static func lessons(_ arguments: [String], all: Bool, options: ShellOptions, folder: String? = nil) -> Int32 {
     ignoreBrokenPipes()
+    var options = options
+    if isatty(1) == 1, !options.widthGiven, let columns = terminalColumns() { options.width = columns }
+    messageWidth.store(options.width, ordering: .relaxed)
     let library = LessonLibrary(folder: folder ?? LessonLibrary.locate())
-    for e in library.errors { writeError(e.description + "\n") }
+    for e in library.errors { warn(e.description + "\n") }
     if library.lessons.isEmpty, library.errors.isEmpty {
-      writeError("oplab: no lessons found in \(library.folder) (set OPLAB_LESSONS to the Lessons folder)\n")
+      warn("oplab: no lessons found in \(library.folder) (set OPLAB_LESSONS to the Lessons folder)\n")
       return Status.usage
     }
     let progress = ProgressStore(path: ProgressStore.defaultPath())
-    if let warning = progress.warning { writeError("oplab: warning: \(warning)\n") }
+    if let warning = progress.warning { warn("oplab: warning: \(warning)\n") }
 
     if arguments.first == "check" {
       let keys = Array(arguments.dropFirst())
@@ -37,17 +40,17 @@ extension Shell {
       var passed = 0
       for lesson in chosen {
         let report = LessonChecker.check(lesson, options: options)
-        writeOut(report.summary + "\n")
-        for f in report.failures { writeError(f.description + "\n") }
+        say(report.summary + "\n")
+        for f in report.failures { warn(f.description + "\n") }
         if report.ok { passed += 1 }
       }
       let failed = chosen.count - passed + unusable + (whole ? library.errors.count : 0)
-      writeOut("lessons: \(passed) passed, \(failed) failed\n")
+      say("lessons: \(passed) passed, \(failed) failed\n")
       return failed > 0 ? Status.scriptError : Status.ok
     }
 
     guard let key = arguments.first else {
-      writeOut("The course (`oplab lesson N` starts or resumes lesson N):\n")
+      say("The course (`oplab lesson N` starts or resumes lesson N):\n")
       for lesson in library.lessons {
         let status = progress.status(of: lesson.id)
         let mark = switch status {
@@ -56,7 +59,7 @@ extension Shell {
         case .new: "new"
         }
         let number = lesson.number < 10 ? " \(lesson.number)" : "\(lesson.number)"
-        writeOut("  \(number)  \(lesson.title)  [\(mark)]\n")
+        say("  \(number)  \(lesson.title)  [\(mark)]\n")
       }
       return Status.ok
     }
@@ -77,7 +80,7 @@ extension Shell {
     // Tab completes at the lesson's prompts, through the runner (its world changes as the lesson goes).
     weak var current: LessonRunner?
     let reader = LineReaders.makeDefault(completer: { prefix in current?.completions(for: prefix) ?? [] }, historyPath: nil)
-    let runner = LessonRunner(lesson: lesson, reader: reader, options: options, progress: progress) { writeOut($0) }
+    let runner = LessonRunner(lesson: lesson, reader: reader, options: options, progress: progress) { Shell.writeOut($0) }
     if !inCourse { runner.resumeCommand = "oplab lesson \(key)" }
     current = runner
     runner.run()
@@ -103,13 +106,13 @@ extension Shell {
       do {
         text = try FileIO.readText(key)
       } catch {
-        writeError("oplab: \(Visible.escape(error.message))\n")
+        warn("oplab: \(Visible.escape(error.message))\n")
         return .missing
       }
       do {
         return .found(try LessonParser.parse(text, file: key))
       } catch {
-        writeError(error.description + "\n")
+        warn(error.description + "\n")
         return .broken
       }
     }
@@ -117,14 +120,14 @@ extension Shell {
     // A lesson whose file did not parse is named in the errors printed above.
     let name = key.lowercased()
     if let n = Int(key), let broken = library.errors.first(where: { Self.lessonNumber(ofFile: $0.file) == n }) {
-      writeError("oplab: lesson \(n) (\(broken.file)) has errors, shown above\n")
+      warn("oplab: lesson \(n) (\(broken.file)) has errors, shown above\n")
       return .broken
     }
     if !name.isEmpty, let broken = library.errors.first(where: { ($0.file as NSString).lastPathComponent.lowercased().contains(name) }) {
-      writeError("oplab: lesson '\(key)' (\(broken.file)) has errors, shown above\n")
+      warn("oplab: lesson '\(key)' (\(broken.file)) has errors, shown above\n")
       return .broken
     }
-    writeError("oplab: no lesson '\(key)'; `oplab lesson` lists them\n")
+    warn("oplab: no lesson '\(key)'; `oplab lesson` lists them\n")
     return .missing
   }
 

@@ -30,7 +30,8 @@ public final class LessonRunner {
     self.reader = reader
     self.options = options
     self.progress = progress
-    self.write = write
+    // Everything a lesson shows fits the terminal: its own words, the lab's replies.
+    self.write = { write(Wrap.text($0, width: options.width, ascii: options.ascii)) }
     interpreter = Interpreter(options: options)
   }
 
@@ -41,7 +42,7 @@ public final class LessonRunner {
     let saved = progress.entries[lesson.id]
     var position = saved.map { $0.status == .done ? 0 : $0.position } ?? 0
     write("━━ Lesson \(lesson.number): \(lesson.title) ━━\n")
-    write("(Enter or `next` goes on, `back` returns, `hint`/`skip` help with tasks, `quit` keeps your place;\n any lab command works in between.)\n\n")
+    write(wrap("(Enter or `next` goes on, `back` returns, `hint`/`skip` help with tasks, `quit` keeps your place; any lab command works in between.)") + "\n\n")
     if position > 0, position < lesson.items.count {
       let kept = progress.loadWorld(lesson.id, position: position, fingerprint: fingerprint)
       if kept == .lessonChanged {
@@ -134,7 +135,11 @@ public final class LessonRunner {
     // block), exactly as `lesson check` runs them; the learner's floor is set again at
     // the next prompt.
     interpreter.undoFloor = 0
+    // Drawn narrower by the indent, so the indented reply still fits.
+    let width = interpreter.options.width
+    interpreter.options.width = max(Wrap.narrowest, width - indentWidth)
     let reply = interpreter.execute(command)
+    interpreter.options.width = width
     if !reply.output.isEmpty { write(indent(reply.output)) }
     if let e = reply.error { write(indent("error: \(e.message)\n")) }
     return reply.error == nil
@@ -323,7 +328,7 @@ public final class LessonRunner {
     }
     guard let e = reply.error else { return }
     if reader.echoesLines {
-      write(e.pointed(prompt: Names.width(prompt), typed: line))
+      write(e.pointed(prompt: Names.width(prompt), typed: line, width: options.width))
     } else {
       // Nothing on the screen to point at: the column is said instead.
       write("error: column \(e.column): \(Visible.escape(e.message))\n" + (e.hint.map { "hint: \(Visible.escape($0))\n" } ?? ""))
@@ -413,23 +418,19 @@ public final class LessonRunner {
     return false
   }
 
+  /// How far the lesson's own commands and their replies are indented: 4 columns, fewer
+  /// on a terminal too narrow to spare them.
+  var indentWidth: Int { min(4, max(0, options.width - Wrap.narrowest)) }
+
   func indent(_ text: String) -> String {
-    text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0)
-      .map { "    " + $0 + "\n" }.joined()
+    let margin = String(repeating: " ", count: indentWidth)
+    return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0)
+      .map { margin + $0 + "\n" }.joined()
   }
 
+  /// Prose at a reading measure: the terminal's width, at most 80 columns.
   func wrap(_ paragraph: String) -> String {
-    let width = min(options.width, 80)
-    var lines: [String] = []
-    var current = ""
-    for word in paragraph.split(separator: " ") {
-      if !current.isEmpty, current.count + 1 + word.count > width {
-        lines.append(current)
-        current = ""
-      }
-      current += (current.isEmpty ? "" : " ") + word
-    }
-    if !current.isEmpty { lines.append(current) }
-    return lines.joined(separator: "\n")
+    Wrap.paragraph(paragraph, width: min(options.width, 80), ascii: options.ascii)
   }
+
 }
