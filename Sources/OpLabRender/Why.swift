@@ -54,7 +54,12 @@ public enum Why {
       } else {
         rule = "same priority, ahead in the line: first in, first out"
       }
-      facts.append((i, "While it waited for a slot, \(other.name) started at \(at(i)) (\(rule)).")) 
+      // A cancelled operation ahead of it was only started to be skipped (rule 13): it took a
+      // slot for an instant but never ran.
+      let went = world.trace[i].kind == .skipped
+        ? "\(other.name) was skipped at \(at(i)): it was cancelled, so start() returned without running main()"
+        : "\(other.name) started at \(at(i))"
+      facts.append((i, "While it waited for a slot, \(went) (\(rule)).")) 
     }
     for i in h.cancelRequests { facts.append((i, "cancel() reached it at \(at(i))\(because(i)).")) }
     if let s = h.started {
