@@ -53,6 +53,19 @@ public enum StallCause: Hashable, Sendable {
   case mainThreadWaitingFor(OpID)
 }
 
+extension StallCause {
+  /// The one operation this cause waits for, whose own cause a wait chain follows
+  /// (``World/waitChain(of:)``): a dependency, the only holder of the queue's slots, or what a
+  /// wait on the main thread waits for; `nil` when the cause names none, or several.
+  public var heldBy: OpID? {
+    switch self {
+    case .waitingOn(let op), .dependencyNotInQueue(let op), .mainThreadWaitingFor(let op): op
+    case .slotsHeld(_, let by): by.count == 1 ? by[0] : nil
+    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .notInQueue: nil
+    }
+  }
+}
+
 extension World {
   /// Diagnoses every unfinished operation that is in a queue, or only the given ones.
   ///
@@ -91,16 +104,68 @@ extension World {
   /// Returns `nil` for an operation that is finished, or that will progress on its own
   /// (executing with its work scheduled, or ready with a free slot coming).
   public func blockage(of op: OpID) -> StallCause? {
+    guard needsCause(op) else { return blockageWithoutCycles(of: op) }
+    return stallCause(of: op, cycleOf: cycleIndex(dependencyCycles(from: op)))
+  }
+
+  /// What holds an operation, followed from cause to cause down to the root: why `show`
+  /// waits on `parse`, which waits on `fetch`, which never calls `finish()`.
+  ///
+  /// The first link is `op` and what holds it (``blockage(of:)``). A cause that names one
+  /// operation — a dependency, the only holder of the queue's slots, what a wait on the
+  /// main thread waits for — is followed to that operation's own link. The chain ends at
+  /// a cause that names no operation (a suspended queue, a cycle, an operation in no
+  /// queue…), at a slot held by several operations, at an operation that is not held (it
+  /// runs, and will finish), or at an operation already in the chain: a deadlock.
+  /// - Returns: the links in order, each cause naming the next link's operation; empty
+  ///   when `op` is not held.
+  /// - Complexity: O(operations + dependencies), iterative whatever the chain's length.
+  public func waitChain(of op: OpID) -> [StuckOperation] {
+    var links: [StuckOperation] = []
+    var seen = Set<OpID>()
+    // Cycles reachable from `op` suffice for its own link; past a slot holder or a wait on the
+    // main thread the chain can reach any operation, so the others share one full search.
+    var cycleOf: [Int32: Int]?
+    var current = op
+    while seen.insert(current).inserted {
+      let cause: StallCause?
+      if !needsCause(current) {
+        cause = blockageWithoutCycles(of: current)
+      } else if current == op {
+        cause = stallCause(of: current, cycleOf: cycleIndex(dependencyCycles(from: op)))
+      } else {
+        let index = cycleOf ?? cycleIndex(dependencyCycles())
+        cycleOf = index
+        cause = stallCause(of: current, cycleOf: index)
+      }
+      guard let cause else { break }
+      links.append(StuckOperation(op: current, cause: cause))
+      guard let next = cause.heldBy else { break }
+      current = next
+    }
+    return links
+  }
+
+  /// Whether the operation waits to start, so that a dependency cycle may hold it; else
+  /// ``blockageWithoutCycles(of:)`` says what holds it.
+  private func needsCause(_ op: OpID) -> Bool {
+    let r = operations[op.slot]
+    return !r.isFinished && r.phase != .executing
+  }
+
+  /// The blockage of a finished or executing operation, which no cycle can hold.
+  private func blockageWithoutCycles(of op: OpID) -> StallCause? {
     let r = operations[op.slot]
     if r.isFinished { return nil }
-    if r.phase == .executing {
-      if case .wait = r.mainThreadWork { return stallCause(of: op, cycleOf: [:]) }
-      return r.jammed ? .neverCallsFinish : nil
-    }
-    let cycles = dependencyCycles(from: op)
+    if case .wait = r.mainThreadWork { return stallCause(of: op, cycleOf: [:]) }
+    return r.jammed ? .neverCallsFinish : nil
+  }
+
+  /// Each operation's cycle: its index into `cycles`.
+  private func cycleIndex(_ cycles: [[OpID]]) -> [Int32: Int] {
     var cycleOf = [Int32: Int]()
     for (i, cycle) in cycles.enumerated() { for o in cycle { cycleOf[o.index] = i } }
-    return stallCause(of: op, cycleOf: cycleOf)
+    return cycleOf
   }
 
   private func stallCause(of op: OpID, cycleOf: [Int32: Int]) -> StallCause {
