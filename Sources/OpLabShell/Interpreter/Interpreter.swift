@@ -484,15 +484,9 @@ public final class Interpreter {
           column: 1, message: "tick \(from) has not happened yet (the clock is at \(world.now))",
           hint: "step or run first, or pick an earlier `from`")
       }
+      // Named queues are drawn from their first activity (Timeline says so in its title).
       let queues = try names.map(queue)
-      // Named queues are drawn from their first activity (an operation added, a suspension,
-      // a limit changed), not from t=0.
-      var start = from
-      if start == nil, !queues.isEmpty {
-        let first = queues.compactMap { world.queue($0).firstActivity }.min()
-        if let first, first > 0, first <= (to ?? world.now) { start = first }
-      }
-      let text = Timeline.render(world, queues: queues, from: start, to: to, width: options.width, ascii: options.ascii)
+      let text = Timeline.render(world, queues: queues, from: from, to: to, width: options.width, ascii: options.ascii)
       return Reply(output: text, colorable: true)
     case .events(let name):
       let out = EventLog.render(world, only: try name.map(op))
