@@ -67,33 +67,52 @@ extension StallCause {
 }
 
 extension World {
-  /// Diagnoses every unfinished operation that is in a queue, or only the given ones.
+  /// Every unfinished operation: those in a queue (waits called from the main thread, taps
+  /// and frames included), then those in no queue, each group in creation order.
   ///
-  /// The diagnosis describes the present; it is meaningful when nothing is scheduled
-  /// (``nextEventTick`` is `nil`), as after a stalled run.
+  /// The one list every report of unfinished work counts from: a stalled run or wait
+  /// (``diagnose(startingWith:)`` lists exactly these), `run`'s idle verdict (which names
+  /// the ones in no queue) and `status`.
+  /// - Complexity: O(operations).
+  public func unfinishedOperations() -> [OpID] {
+    var inQueues: [OpID] = [], inNoQueue: [OpID] = []
+    for i in operations.indices where !operations[i].isFinished {
+      if operations[i].queue == nil { inNoQueue.append(OpID(i)) } else { inQueues.append(OpID(i)) }
+    }
+    return inQueues + inNoQueue
+  }
+
+  /// Diagnoses every unfinished operation (``unfinishedOperations()``), beginning with the
+  /// given ones and what holds them.
+  ///
+  /// Each cause is followed to what holds it in turn, so the root cause is always listed;
+  /// the operations of `scope` (a stalled wait's, or `run until OP`'s) and their causes come
+  /// first, then every other unfinished operation, so every stall report counts the same
+  /// operations. The diagnosis describes the present; it is meaningful when nothing is
+  /// scheduled (``nextEventTick`` is `nil`), as after a stalled run.
   /// - Complexity: O(operations + dependencies).
-  public func diagnose(only scope: [OpID]? = nil) -> Diagnosis {
+  public func diagnose(startingWith scope: [OpID] = []) -> Diagnosis {
     let cycles = dependencyCycles()
-    var cycleOf = [Int32: Int]()
-    for (i, cycle) in cycles.enumerated() { for op in cycle { cycleOf[op.index] = i } }
-    let targets = scope ?? operationIDs.filter { operations[$0.slot].queue != nil && !operations[$0.slot].isFinished }
-    // Follow each cause to what holds it in turn, so the root cause is always listed.
+    let cycleOf = cycleIndex(cycles)
     var listed = Set<OpID>()
     var stuck: [StuckOperation] = []
-    var work = targets.filter { !operations[$0.slot].isFinished }
+    var work = scope.filter { !operations[$0.slot].isFinished }
     var cyclesAdded = Set<Int>()
     var next = 0
-    while next < work.count {
-      let op = work[next]
-      next += 1
-      guard listed.insert(op).inserted else { continue }
-      let cause = stallCause(of: op, cycleOf: cycleOf)
-      stuck.append(StuckOperation(op: op, cause: cause))
-      switch cause {
-      case .waitingOn(let dep), .dependencyNotInQueue(let dep), .mainThreadWaitingFor(let dep): work.append(dep)
-      case .slotsHeld(_, let holders): work += holders
-      case .inCycle(let c): if cyclesAdded.insert(c).inserted { work += cycles[c] }
-      default: break
+    for pass in 0..<2 {
+      if pass == 1 { work += unfinishedOperations() }
+      while next < work.count {
+        let op = work[next]
+        next += 1
+        guard listed.insert(op).inserted else { continue }
+        let cause = stallCause(of: op, cycleOf: cycleOf)
+        stuck.append(StuckOperation(op: op, cause: cause))
+        switch cause {
+        case .waitingOn(let dep), .dependencyNotInQueue(let dep), .mainThreadWaitingFor(let dep): work.append(dep)
+        case .slotsHeld(_, let holders): work += holders
+        case .inCycle(let c): if cyclesAdded.insert(c).inserted { work += cycles[c] }
+        default: break
+        }
       }
     }
     return Diagnosis(stuck: stuck, cycles: cycles)

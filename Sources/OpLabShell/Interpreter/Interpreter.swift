@@ -592,15 +592,11 @@ public final class Interpreter {
   private func verdictText(_ result: ActionResult?) -> String {
     guard case .verdict(let v)? = result else { return "" }
     switch v {
-    case .idle: return "  idle at t=\(world.now): every operation has finished\n"
+    case .idle: return Verdicts.idle(in: world)
     case .reached: return "  now t=\(world.now)\n"
     case .capped: return "  stopped at t=\(world.now)\n"
     case .interrupted: return "  interrupted at t=\(world.now); the world is as it was at that tick\n"
-    case .stalled(let d):
-      return "  stalled at t=\(world.now): nothing more can happen, yet \(d.stuck.count) "
-        + (d.stuck.count == 1 ? "operation is" : "operations are")
-        + " unfinished and would wait forever (anything waiting for them, like waitUntilAllOperationsAreFinished, would hang):\n"
-        + Diagnoses.render(d, in: world)
+    case .stalled(let d): return Verdicts.stalled(d, in: world)
     }
   }
 
