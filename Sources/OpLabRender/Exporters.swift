@@ -190,9 +190,21 @@ public enum Exporters {
 
   // MARK: - Mermaid
 
-  /// A Mermaid `gantt` chart: one section per operation, one bar per state, tagged
-  /// `active` while executing, `done` when it succeeded, `crit` when cancelled or failed.
-  /// Times are ticks written as seconds (`dateFormat X`, `axisFormat %s`).
+  /// A Mermaid `gantt` chart: one section per queue, in queue order (operations in no
+  /// queue last), each with a bar per state of each of its operations, labelled with the
+  /// operation's name.
+  ///
+  /// - Work is tagged `done` when the operation succeeded, `active` while it runs, and
+  ///   `crit` when it was cancelled, failed, returned early or was dropped; work that ran on
+  ///   after cancel() was requested is `crit` too.
+  /// - Each operation that ended without success gets a `crit, milestone` where it ended,
+  ///   saying how: skipped (cancelled before it started), cancelled, failed, returned early,
+  ///   dropped. A skipped operation has no work bar, so the milestone is its only mark.
+  /// - Each suspension of a queue is a bar `QUEUE suspended` at the top of its section.
+  ///
+  /// Times are ticks written as seconds (`dateFormat X`, `axisFormat %s`); `todayMarker off`,
+  /// since the chart starts in 1970. Task ids are unique whatever the names:
+  /// `o<operation>_<n>`, `o<operation>_end`, `q<queue>_s<n>`.
   public static func mermaid(_ world: World) -> String {
     var out = ""
     mermaid(world, to: &out)
@@ -202,28 +214,59 @@ public enum Exporters {
   /// The same chart, written to `out` a line at a time.
   public static func mermaid<Out: TextOutputStream>(_ world: World, to out: inout Out) {
     let lanes = Lanes(world)
-    out.write("gantt\n  title OpLab timeline (1 tick = 1 s)\n  dateFormat X\n  axisFormat %s\n")
-    for op in world.operationIDs {
-      let r = world.operation(op)
-      guard let segments = lanes.segments[op], !segments.isEmpty else { continue }
-      out.write("  section \(mermaidText(r.name))\n")
-      let endTag: String = switch r.outcome {
-      case .succeeded?: "done, "
-      case .cancelled?, .failed?, .bailed?, .dropped?: "crit, "
-      case nil: "active, "
-      }
-      for (i, s) in segments.enumerated() {
-        let (label, tag): (String, String) = switch s.state {
-        case .pending: ("waiting", "")
-        case .ready: ("ready", "")
-        case .executing: ("executing", endTag)
-        case .executingCancelled: ("executing, cancel requested", "crit, ")
-        case .completion: ("completion", "")
-        case .executingShared: ("executing, sharing a core", endTag)
+    out.write("gantt\n  title OpLab timeline (1 tick = 1 s)\n  dateFormat X\n  axisFormat %s\n  todayMarker off\n")
+    let (byQueue, inNoQueue) = world.operationsByQueue()
+    var sections: [(name: String, queue: QueueID?, ops: [OpID])] = world.queueIDs.map { (world.name($0), $0, byQueue[Int($0.index)]) }
+    sections.append(("in no queue", nil, inNoQueue))
+    for section in sections {
+      let suspensions = section.queue.flatMap { lanes.suspensions[$0] } ?? []
+      let shown = section.ops.filter { lanes.segments[$0] != nil || mermaidEnd(of: $0, in: world, lanes: lanes) != nil }
+      guard !suspensions.isEmpty || !shown.isEmpty else { continue }
+      out.write("  section \(mermaidText(section.name))\n")
+      if let q = section.queue {
+        for (i, s) in suspensions.enumerated() {
+          out.write("  \(mermaidLabel(world.name(q) + " suspended", what: "queue")) :q\(q.index)_s\(i), \(s.from), \(s.to)\n")
         }
-        out.write("  \(label) :\(tag)\(mermaidID(r.name, i)), \(s.from), \(s.to)\n")
+      }
+      for op in shown {
+        let r = world.operation(op)
+        let work: String = switch r.outcome {
+        case .succeeded?: "done, "
+        case .cancelled?, .failed?, .bailed?, .dropped?: "crit, "
+        case nil: "active, "
+        }
+        for (i, s) in (lanes.segments[op] ?? []).enumerated() {
+          let (state, tag): (String, String) = switch s.state {
+          case .pending: ("waiting", "")
+          case .ready: ("ready", "")
+          case .executing: ("executing", work)
+          case .executingCancelled: ("executing, cancel requested", work == "crit, " ? work : "crit, " + work)
+          case .completion: ("completion", "")
+          case .executingShared: ("executing, sharing a core", work)
+          }
+          out.write("  \(mermaidLabel(r.name + " " + state)) :\(tag)o\(op.index)_\(i), \(s.from), \(s.to)\n")
+        }
+        if let end = mermaidEnd(of: op, in: world, lanes: lanes) {
+          out.write("  \(mermaidLabel(r.name + " " + end.how)) :crit, milestone, o\(op.index)_end, \(end.tick), \(end.tick)\n")
+        }
       }
     }
+  }
+
+  /// How and when an operation ended without success, for its milestone; `nil` when it
+  /// succeeded or has not finished.
+  static func mermaidEnd(of op: OpID, in world: World, lanes: Lanes) -> (how: String, tick: Tick)? {
+    let r = world.operation(op)
+    guard let outcome = r.outcome, outcome != .succeeded, let tick = r.finishedAt else { return nil }
+    let skipped = (lanes.marks[op] ?? []).contains { $0.kind == .skipped }
+    let how = switch outcome {
+    case .cancelled: skipped ? "skipped (cancelled before it started)" : "cancelled"
+    case .failed: "failed"
+    case .bailed: "returned early (a dependency was cancelled)"
+    case .dropped: "dropped (the main thread was busy)"
+    case .succeeded: ""
+    }
+    return (how, tick)
   }
 
   // MARK: - Helpers
@@ -268,11 +311,29 @@ public enum Exporters {
     return out + "\""
   }
 
+  /// Text Mermaid's gantt grammar reads as plain text: `:` (it ends a task's name), `#` and
+  /// `%` (comments), `;` and line breaks (they end a statement) become `_`.
   static func mermaidText(_ s: String) -> String {
-    String(s.map { ":#;".contains($0) ? "_" : $0 })
+    String(s.map { ":#;%\n\r".contains($0) ? "_" : $0 })
   }
 
-  static func mermaidID(_ name: String, _ index: Int) -> String {
-    "s" + String(name.unicodeScalars.map { $0.properties.isAlphabetic || ("0"..."9").contains($0) ? Character($0) : "_" }) + "_\(index)"
+  /// Words that begin a gantt statement: a task whose name began with one, as a whole
+  /// word, would be read as that statement (the grammar ignores case).
+  static let mermaidKeywords = [
+    "gantt", "dateformat", "inclusiveenddates", "topaxis", "axisformat", "tickinterval", "includes", "excludes",
+    "todaymarker", "weekday", "weekend", "title", "accdescription", "acctitle", "accdescr", "section", "click", "call",
+    "href", "displaymode",
+  ]
+
+  /// A task's name as Mermaid reads it: ``mermaidText(_:)``, and `what` (`op`, `queue`)
+  /// before a name whose first word is a keyword (an operation named `title`, or `gantt.2`:
+  /// `.` ends a word).
+  static func mermaidLabel(_ s: String, what: String = "op") -> String {
+    let text = mermaidText(s)
+    let lower = text.lowercased()
+    let clashes = mermaidKeywords.contains { word in
+      lower.hasPrefix(word) && !(lower.dropFirst(word.count).first.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false)
+    }
+    return clashes ? what + " " + text : text
   }
 }

@@ -32,6 +32,7 @@ public enum Status {
       for op in held { out += "  " + describe(op, in: world) + "\n" }
     }
     if world.runningCompletions > 0 { out += "completion blocks running: \(world.runningCompletions)\n" }
+    if let stall = Verdicts.stallLine(in: world) { out += stall }
     return out
   }
 

@@ -26,9 +26,16 @@ public enum Timeline {
   public static let widths: ClosedRange<Int> = 40...1000
 
   /// Renders the timeline.
+  ///
+  /// The title says what is shown: every queue over everything so far (`t=0-8, now t=8`),
+  /// a window chosen with `from`/`to`, or named queues (`timeline of downloads, filters:
+  /// t=3-8, now t=8 (from their first activity)`), drawn from the first tick anything
+  /// happened in them — an operation added, a suspension, a limit changed — unless `from`
+  /// says otherwise.
   /// - Parameters:
   ///   - queues: only these queues (all queues with operations when empty).
-  ///   - from, to: the tick window (default: everything so far).
+  ///   - from, to: the tick window (default: everything so far; for named queues, from
+  ///     their first activity).
   ///   - width: the columns available, bounded to ``widths`` (a wider line costs memory
   ///     and arithmetic for no terminal that exists).
   ///   - ascii: use only ASCII.
@@ -37,9 +44,15 @@ public enum Timeline {
     _ world: World, queues: [QueueID] = [], from: Tick? = nil, to: Tick? = nil, width: Int = 80, ascii: Bool = false
   ) -> String {
     let g = ascii ? Glyphs.ascii : Glyphs.unicode
-    let start = max(0, from ?? 0)
+    // Named queues start at their first activity, not at t=0 (unless that is after the window).
+    var firstActivity: Tick?
+    if from == nil, let first = queues.compactMap({ world.queue($0).firstActivity }).min(), first > 0, first <= (to ?? world.now) {
+      firstActivity = first
+    }
+    let start = max(0, from ?? firstActivity ?? 0)
     let end = max(start, to ?? world.now)
-    let windowed = from != nil || to != nil
+    let chosenWindow = from != nil || to != nil
+    let windowed = chosenWindow || firstActivity != nil
     // A window keeps only what it shows, so a window on a huge world stays small.
     let lanes = Lanes(world, window: windowed ? start...end : nil)
     let width = min(max(Self.widths.lowerBound, width), Self.widths.upperBound)
@@ -85,12 +98,19 @@ public enum Timeline {
       if c + label.count <= columns { for (i, ch) in label.enumerated() { axis[c + i] = ch } }
       c += step
     }
-    var title = "t=\(start)-\(end), now t=\(world.now)"
-    if scale > 1 { title += ", 1 column = \(scale) ticks" }
-    if from != nil || to != nil { title += " (a window: `timeline` alone shows everything)" }
-    // Narrow and far along the clock, even the bare range may not fit: then one tick a line.
+    // Named queues are a filter, not a window: the title names them.
+    let filter = queues.isEmpty ? "" : "timeline of " + Chains.list(count: queues.count, limit: 4) { world.name(queues[$0]) } + ": "
     let range = "t=\(start)-\(end)"
-    out += (Names.width(title) <= width ? title : range.count <= width ? range : "from t=\(start)\nto t=\(end)") + "\n"
+    var title = filter + range + ", now t=\(world.now)"
+    if scale > 1 { title += ", 1 column = \(scale) ticks" }
+    if chosenWindow {
+      title += queues.isEmpty ? " (a window: `timeline` alone shows everything)" : " (a window: without from and to, all of it)"
+    } else if firstActivity != nil {
+      title += queues.count == 1 ? " (from its first activity)" : " (from their first activity)"
+    }
+    // Narrow and far along the clock, even the bare range may not fit: then one tick a line.
+    let fitting = [title, filter + range, range].first { Names.width($0) <= width }
+    out += (fitting ?? "from t=\(start)\nto t=\(end)") + "\n"
     line("tick", axis)
 
     for q in shownQueues {

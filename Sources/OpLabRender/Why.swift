@@ -54,7 +54,15 @@ public enum Why {
       } else {
         rule = "same priority, ahead in the line: first in, first out"
       }
-      facts.append((i, "While it waited for a slot, \(other.name) started at \(at(i)) (\(rule)).")) 
+      // A cancelled operation ahead of it was only started to be skipped (rule 13): it took a
+      // slot for an instant but never ran. An asynchronous one's start() is its own.
+      let skippedBy = if case .async = other.spec.kind { "its own start() saw isCancelled and did not do the work" } else {
+        "start() returned without running main()"
+      }
+      let went = world.trace[i].kind == .skipped
+        ? "\(other.name) was skipped at \(at(i)): it was cancelled, so \(skippedBy)"
+        : "\(other.name) started at \(at(i))"
+      facts.append((i, "While it waited for a slot, \(went) (\(rule)).")) 
     }
     for i in h.cancelRequests { facts.append((i, "cancel() reached it at \(at(i))\(because(i)).")) }
     if let s = h.started {
@@ -104,7 +112,7 @@ public enum Why {
     // Stable: facts of one event keep the order they were added in.
     var lines = facts.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
     if h.enqueued == nil, h.finished == nil { lines.append("It was never added to a queue, so it cannot start.") }
-    if let b = h.blockage { lines.append("Now: " + Diagnoses.sentence(for: b, of: op, in: world)) }
+    if h.blockage != nil, let chain = Diagnoses.chainSentence(of: op, in: world) { lines.append("Now: " + chain) }
     return lines.joined(separator: "\n") + "\n"
   }
 }
@@ -174,6 +182,75 @@ public enum Diagnoses {
       return "\(name) is in no queue."
     case .mainThreadWaitingFor(let dep):
       return "\(name) blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
+    }
+  }
+
+  /// What holds `op`, followed from cause to cause down to the root
+  /// (``World/waitChain(of:)``), as one sentence: "show waits on parse, which waits on
+  /// fetch, which started at t=0 and never called finish() (async, forgets-finish)."
+  ///
+  /// A chain of one link whose cause names no other operation reads as
+  /// ``sentence(for:of:in:)``. A chain that ends at an operation that is not held says what
+  /// that one is doing; one that comes back to an operation already in it is a deadlock.
+  /// Past `2 × Chains.shownAtEachEnd + 2` links, the middle ones are counted, not told.
+  /// - Returns: `nil` when nothing holds `op`.
+  /// - Complexity: O(operations + dependencies) to follow the chain; the text is O(links shown).
+  public static func chainSentence(of op: OpID, in world: World) -> String? {
+    let links = world.waitChain(of: op)
+    guard let first = links.first, let last = links.last else { return nil }
+    if links.count == 1, first.cause.heldBy == nil { return sentence(for: first.cause, of: op, in: world) }
+    let ends = Chains.shownAtEachEnd
+    let shown: [Int] = links.count > 2 * ends + 2 ? Array(0..<ends) + Array(links.count - ends..<links.count) : Array(links.indices)
+    var parts: [String] = []
+    for (k, i) in shown.enumerated() {
+      if k > 0, shown[k - 1] != i - 1 { parts.append("… \(Chains.grouped(i - shown[k - 1] - 1)) more …") }
+      let text = predicate(links[i].cause, of: links[i].op, in: world)
+      parts.append(i == 0 ? "\(world.name(links[i].op)) \(text)" : "which \(text)")
+    }
+    var text = parts.joined(separator: ", ")
+    if let next = last.cause.heldBy {
+      if links.contains(where: { $0.op == next }) {
+        text += ": a deadlock, so none of them can ever finish"
+      } else if let since = world.operation(next).startedAt, world.operation(next).phase == .executing {
+        text += ", which is executing since t=\(since)"
+      } else {
+        text += ", which has not finished"
+      }
+    }
+    return text + "."
+  }
+
+  /// What a cause says of the operation it holds, as a predicate for a wait chain:
+  /// "waits on parse", "is ready, but downloads is suspended: resume it".
+  static func predicate(_ cause: StallCause, of op: OpID, in world: World) -> String {
+    switch cause {
+    case .neverCallsFinish:
+      let r = world.operation(op)
+      let kind = if case .async(forgetsFinish: true) = r.spec.kind { " (async, forgets-finish)" } else { "" }
+      let at = r.startedAt.map { " at t=\($0)" } ?? ""
+      if r.isCancelled, world.history(of: op).started.map({ world.trace[$0].kind == .skipped }) == true {
+        return "was cancelled before it started, and its own start()\(at) returned without calling finish()\(kind)"
+      }
+      return "started\(at) and never called finish()\(kind)"
+    case .queueSuspended(let q):
+      return "is ready, but \(world.name(q)) is suspended: resume it"
+    case .queueMaxZero(let q):
+      return "is ready, but \(world.name(q)) has maxConcurrentOperationCount 0, which runs nothing"
+    case .slotsHeld(let q, let by):
+      return by.isEmpty
+        ? "is ready and waits for a free slot of \(world.name(q))"
+        : "is ready, but every slot of \(world.name(q)) is held by \(Chains.list(count: by.count, limit: stuckShown) { world.name(by[$0]) })"
+    case .inCycle:
+      let cycle = world.dependencyCycles(from: op).first(where: { $0.contains(op) }) ?? [op]
+      return "is in a dependency cycle (\(Chains.cycle(cycle, in: world))): none of them can ever start; cancel one to break it"
+    case .waitingOn(let dep), .dependencyNotInQueue(let dep):
+      return "waits on \(world.name(dep))"
+    case .strandedByRemoveDependency:
+      return "is stranded: on Linux, removeDependency did not release it (a corelibs bug); only cancel() frees it"
+    case .notInQueue:
+      return "is in no queue, so it never starts (`add \(world.name(op))` enqueues it)"
+    case .mainThreadWaitingFor(let dep):
+      return "blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for \(world.name(dep))"
     }
   }
 

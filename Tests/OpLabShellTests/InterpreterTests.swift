@@ -53,18 +53,18 @@ import TestSupport
     #expect(again.hasSuffix("  took back `run until 8`; the clock is at t=0\n"), "\(again)")
   }
 
-  @Test("A timeline of named queues starts when their first operation came")
+  @Test("A timeline of named queues starts when their first operation came, and its title names them, not a window")
   func namedQueuesTimelineStart() {
     let i = Interpreter()
     _ = run(["op a takes 5", "run", "queue late", "op b on late takes 3", "run"], i)
     let late = i.execute("timeline late").output.split(separator: "\n").map(String.init)
-    #expect(late.prefix(4) == ["t=5-8, now t=8 (a window: `timeline` alone shows everything)", "tick     5", "late  max default", "  b      ███✓"])
-    #expect(i.execute("timeline").output.hasPrefix("t=0-8"))
-    #expect(i.execute("timeline late from 0").output.hasPrefix("t=0-8"))
+    #expect(late.prefix(4) == ["timeline of late: t=5-8, now t=8 (from its first activity)", "tick     5", "late  max default", "  b      ███✓"])
+    #expect(i.execute("timeline").output.hasPrefix("t=0-8, now t=8\n"))
+    #expect(i.execute("timeline late from 0").output.hasPrefix("timeline of late: t=0-8, now t=8 (a window: without from and to, all of it)\n"))
     // A suspension before the first operation is part of the queue's story.
     let j = Interpreter()
     _ = run(["queue q", "step 2", "suspend q", "step 3", "op a on q takes 1", "resume q", "run"], j)
-    #expect(j.execute("timeline q").output.hasPrefix("t=2-6"), "\(j.execute("timeline q").output)")
+    #expect(j.execute("timeline q").output.hasPrefix("timeline of q: t=2-6, now t=6 (from its first activity)\n"), "\(j.execute("timeline q").output)")
   }
 
   @Test("The shares one change gives several jobs are echoed as one line")

@@ -53,34 +53,66 @@ public enum StallCause: Hashable, Sendable {
   case mainThreadWaitingFor(OpID)
 }
 
+extension StallCause {
+  /// The one operation this cause waits for, whose own cause a wait chain follows
+  /// (``World/waitChain(of:)``): a dependency, the only holder of the queue's slots, or what a
+  /// wait on the main thread waits for; `nil` when the cause names none, or several.
+  public var heldBy: OpID? {
+    switch self {
+    case .waitingOn(let op), .dependencyNotInQueue(let op), .mainThreadWaitingFor(let op): op
+    case .slotsHeld(_, let by): by.count == 1 ? by[0] : nil
+    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .notInQueue: nil
+    }
+  }
+}
+
 extension World {
-  /// Diagnoses every unfinished operation that is in a queue, or only the given ones.
+  /// Every unfinished operation: those in a queue (waits called from the main thread, taps
+  /// and frames included), then those in no queue, each group in creation order.
   ///
-  /// The diagnosis describes the present; it is meaningful when nothing is scheduled
-  /// (``nextEventTick`` is `nil`), as after a stalled run.
+  /// The one list every report of unfinished work counts from: a stalled run or wait
+  /// (``diagnose(startingWith:)`` lists exactly these), `run`'s idle verdict (which names
+  /// the ones in no queue) and `status`.
+  /// - Complexity: O(operations).
+  public func unfinishedOperations() -> [OpID] {
+    var inQueues: [OpID] = [], inNoQueue: [OpID] = []
+    for i in operations.indices where !operations[i].isFinished {
+      if operations[i].queue == nil { inNoQueue.append(OpID(i)) } else { inQueues.append(OpID(i)) }
+    }
+    return inQueues + inNoQueue
+  }
+
+  /// Diagnoses every unfinished operation (``unfinishedOperations()``), beginning with the
+  /// given ones and what holds them.
+  ///
+  /// Each cause is followed to what holds it in turn, so the root cause is always listed;
+  /// the operations of `scope` (a stalled wait's, or `run until OP`'s) and their causes come
+  /// first, then every other unfinished operation, so every stall report counts the same
+  /// operations. The diagnosis describes the present; it is meaningful when nothing is
+  /// scheduled (``nextEventTick`` is `nil`), as after a stalled run.
   /// - Complexity: O(operations + dependencies).
-  public func diagnose(only scope: [OpID]? = nil) -> Diagnosis {
+  public func diagnose(startingWith scope: [OpID] = []) -> Diagnosis {
     let cycles = dependencyCycles()
-    var cycleOf = [Int32: Int]()
-    for (i, cycle) in cycles.enumerated() { for op in cycle { cycleOf[op.index] = i } }
-    let targets = scope ?? operationIDs.filter { operations[$0.slot].queue != nil && !operations[$0.slot].isFinished }
-    // Follow each cause to what holds it in turn, so the root cause is always listed.
+    let cycleOf = cycleIndex(cycles)
     var listed = Set<OpID>()
     var stuck: [StuckOperation] = []
-    var work = targets.filter { !operations[$0.slot].isFinished }
+    var work = scope.filter { !operations[$0.slot].isFinished }
     var cyclesAdded = Set<Int>()
     var next = 0
-    while next < work.count {
-      let op = work[next]
-      next += 1
-      guard listed.insert(op).inserted else { continue }
-      let cause = stallCause(of: op, cycleOf: cycleOf)
-      stuck.append(StuckOperation(op: op, cause: cause))
-      switch cause {
-      case .waitingOn(let dep), .dependencyNotInQueue(let dep), .mainThreadWaitingFor(let dep): work.append(dep)
-      case .slotsHeld(_, let holders): work += holders
-      case .inCycle(let c): if cyclesAdded.insert(c).inserted { work += cycles[c] }
-      default: break
+    for pass in 0..<2 {
+      if pass == 1 { work += unfinishedOperations() }
+      while next < work.count {
+        let op = work[next]
+        next += 1
+        guard listed.insert(op).inserted else { continue }
+        let cause = stallCause(of: op, cycleOf: cycleOf)
+        stuck.append(StuckOperation(op: op, cause: cause))
+        switch cause {
+        case .waitingOn(let dep), .dependencyNotInQueue(let dep), .mainThreadWaitingFor(let dep): work.append(dep)
+        case .slotsHeld(_, let holders): work += holders
+        case .inCycle(let c): if cyclesAdded.insert(c).inserted { work += cycles[c] }
+        default: break
+        }
       }
     }
     return Diagnosis(stuck: stuck, cycles: cycles)
@@ -91,16 +123,68 @@ extension World {
   /// Returns `nil` for an operation that is finished, or that will progress on its own
   /// (executing with its work scheduled, or ready with a free slot coming).
   public func blockage(of op: OpID) -> StallCause? {
+    guard needsCause(op) else { return blockageWithoutCycles(of: op) }
+    return stallCause(of: op, cycleOf: cycleIndex(dependencyCycles(from: op)))
+  }
+
+  /// What holds an operation, followed from cause to cause down to the root: why `show`
+  /// waits on `parse`, which waits on `fetch`, which never calls `finish()`.
+  ///
+  /// The first link is `op` and what holds it (``blockage(of:)``). A cause that names one
+  /// operation — a dependency, the only holder of the queue's slots, what a wait on the
+  /// main thread waits for — is followed to that operation's own link. The chain ends at
+  /// a cause that names no operation (a suspended queue, a cycle, an operation in no
+  /// queue…), at a slot held by several operations, at an operation that is not held (it
+  /// runs, and will finish), or at an operation already in the chain: a deadlock.
+  /// - Returns: the links in order, each cause naming the next link's operation; empty
+  ///   when `op` is not held.
+  /// - Complexity: O(operations + dependencies), iterative whatever the chain's length.
+  public func waitChain(of op: OpID) -> [StuckOperation] {
+    var links: [StuckOperation] = []
+    var seen = Set<OpID>()
+    // Cycles reachable from `op` suffice for its own link; past a slot holder or a wait on the
+    // main thread the chain can reach any operation, so the others share one full search.
+    var cycleOf: [Int32: Int]?
+    var current = op
+    while seen.insert(current).inserted {
+      let cause: StallCause?
+      if !needsCause(current) {
+        cause = blockageWithoutCycles(of: current)
+      } else if current == op {
+        cause = stallCause(of: current, cycleOf: cycleIndex(dependencyCycles(from: op)))
+      } else {
+        let index = cycleOf ?? cycleIndex(dependencyCycles())
+        cycleOf = index
+        cause = stallCause(of: current, cycleOf: index)
+      }
+      guard let cause else { break }
+      links.append(StuckOperation(op: current, cause: cause))
+      guard let next = cause.heldBy else { break }
+      current = next
+    }
+    return links
+  }
+
+  /// Whether the operation waits to start, so that a dependency cycle may hold it; else
+  /// ``blockageWithoutCycles(of:)`` says what holds it.
+  private func needsCause(_ op: OpID) -> Bool {
+    let r = operations[op.slot]
+    return !r.isFinished && r.phase != .executing
+  }
+
+  /// The blockage of a finished or executing operation, which no cycle can hold.
+  private func blockageWithoutCycles(of op: OpID) -> StallCause? {
     let r = operations[op.slot]
     if r.isFinished { return nil }
-    if r.phase == .executing {
-      if case .wait = r.mainThreadWork { return stallCause(of: op, cycleOf: [:]) }
-      return r.jammed ? .neverCallsFinish : nil
-    }
-    let cycles = dependencyCycles(from: op)
+    if case .wait = r.mainThreadWork { return stallCause(of: op, cycleOf: [:]) }
+    return r.jammed ? .neverCallsFinish : nil
+  }
+
+  /// Each operation's cycle: its index into `cycles`.
+  private func cycleIndex(_ cycles: [[OpID]]) -> [Int32: Int] {
     var cycleOf = [Int32: Int]()
     for (i, cycle) in cycles.enumerated() { for o in cycle { cycleOf[o.index] = i } }
-    return stallCause(of: op, cycleOf: cycleOf)
+    return cycleOf
   }
 
   private func stallCause(of op: OpID, cycleOf: [Int32: Int]) -> StallCause {

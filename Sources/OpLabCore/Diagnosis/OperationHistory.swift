@@ -24,7 +24,9 @@ public struct OperationHistory: Hashable, Sendable {
   public var completionStarted: Int?
   /// Index of the completion block's end.
   public var completionFinished: Int?
-  /// Operations of the same queue that started while this one was ready and waiting, with their event indices.
+  /// Indices of the `started` or `skipped` events of operations of the same queue that went
+  /// ahead while this one was ready and waiting (a skipped one was cancelled and never ran:
+  /// read the event's kind before saying it started).
   public var overtakenBy: [Int] = []
   /// Its queuePriority changes (each sends a waiting operation to the tail of its new level, rule 23).
   public var priorityChanges: [Int] = []

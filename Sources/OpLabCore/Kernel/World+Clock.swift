@@ -150,7 +150,7 @@ extension World {
   public mutating func run(untilFinished op: OpID, cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
     runLoop(cap: cap, interrupt: interrupt) { world in
       if world.operations[op.slot].isFinished { return .reached }
-      return world.nothingScheduled ? .stalled(world.diagnose(only: [op])) : nil
+      return world.nothingScheduled ? .stalled(world.diagnose(startingWith: [op])) : nil
     }
   }
 
@@ -168,7 +168,7 @@ extension World {
         return .reached
       }
       guard world.nothingScheduled else { return nil }
-      return .stalled(world.diagnose(only: scope.flatMap { world.unfinishedMembers(of: $0) }))
+      return .stalled(world.diagnose(startingWith: scope.flatMap { world.unfinishedMembers(of: $0) }))
     }
     switch verdict {
     case .reached: record(.waitEnded, queue: q, reason: .allFinished)

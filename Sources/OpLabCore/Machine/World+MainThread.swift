@@ -54,7 +54,7 @@ extension World {
     let wait = addMainThreadWork(.wait(q), reason: .command)
     let verdict = runLoop(cap: cap, interrupt: interrupt) { world in
       if world.operations[wait.slot].isFinished { return .reached }
-      return world.nothingScheduled ? .stalled(world.diagnose(only: [wait])) : nil
+      return world.nothingScheduled ? .stalled(world.diagnose(startingWith: [wait])) : nil
     }
     if case .stalled = verdict { record(.waitStalled, op: wait, queue: q, reason: .stalled) }
     return verdict

@@ -486,15 +486,9 @@ public final class Interpreter {
           column: 1, message: "tick \(from) has not happened yet (the clock is at \(world.now))",
           hint: "step or run first, or pick an earlier `from`")
       }
+      // Named queues are drawn from their first activity (Timeline says so in its title).
       let queues = try names.map(queue)
-      // Named queues are drawn from their first activity (an operation added, a suspension,
-      // a limit changed), not from t=0.
-      var start = from
-      if start == nil, !queues.isEmpty {
-        let first = queues.compactMap { world.queue($0).firstActivity }.min()
-        if let first, first > 0, first <= (to ?? world.now) { start = first }
-      }
-      let text = Timeline.render(world, queues: queues, from: start, to: to, width: options.width, ascii: options.ascii)
+      let text = Timeline.render(world, queues: queues, from: from, to: to, width: options.width, ascii: options.ascii)
       return Reply(output: text, colorable: true)
     case .events(let name):
       let out = EventLog.render(world, only: try name.map(op))
@@ -600,15 +594,11 @@ public final class Interpreter {
   private func verdictText(_ result: ActionResult?) -> String {
     guard case .verdict(let v)? = result else { return "" }
     switch v {
-    case .idle: return "  idle at t=\(world.now): every operation has finished\n"
+    case .idle: return Verdicts.idle(in: world)
     case .reached: return "  now t=\(world.now)\n"
     case .capped: return "  stopped at t=\(world.now)\n"
     case .interrupted: return "  interrupted at t=\(world.now); the world is as it was at that tick\n"
-    case .stalled(let d):
-      return "  stalled at t=\(world.now): nothing more can happen, yet \(d.stuck.count) "
-        + (d.stuck.count == 1 ? "operation is" : "operations are")
-        + " unfinished and would wait forever (anything waiting for them, like waitUntilAllOperationsAreFinished, would hang):\n"
-        + Diagnoses.render(d, in: world)
+    case .stalled(let d): return Verdicts.stalled(d, in: world)
     }
   }
 

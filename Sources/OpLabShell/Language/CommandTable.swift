@@ -312,14 +312,18 @@ public enum CommandTable {
       arguments: [.value(.op, key: "op")],
       options: [],
       summary: "explain an operation's story from the trace",
-      details: "What it waited for, when and why it started, what went ahead of it, what cancellation did, and what holds it now.",
+      details: """
+        What it waited for, when and why it started, what went ahead of it, what cancellation
+        did, and what holds it now, followed down to the root: the dependency that never calls
+        finish(), the suspended or full queue, the cycle, the operation never added, the deadlock.
+        """,
       examples: ["why f2"]),
     CommandSpec(
       name: "status", aliases: ["st"],
       arguments: [],
       options: [],
       summary: "show every queue and operation now",
-      details: "Per queue: limit, suspension and counts; per operation: its state.",
+      details: "Per queue: limit, suspension and counts; per operation: its state; when nothing more can happen, how many are unfinished.",
       examples: ["status"]),
     CommandSpec(
       name: "graph", aliases: [],
@@ -336,7 +340,8 @@ public enum CommandTable {
       details: """
         timeline: the text of `timeline`, without colour. events: JSON Lines, one object per
         event (see the README for the schema). trace: Chrome trace-event JSON that
-        ui.perfetto.dev opens (1 tick = 1 ms). mermaid: a gantt chart. The file is written
+        ui.perfetto.dev opens (1 tick = 1 ms). mermaid: a gantt chart, a section per queue,
+        each outcome that is not success marked crit. The file is written
         whole or not at all, and only a regular file: a folder, a device or a FIFO is
         refused, a symbolic link is written through to its file (the link stays), and a
         replaced file keeps its permissions. /dev/stdout, /dev/stderr, /dev/fd/N and
