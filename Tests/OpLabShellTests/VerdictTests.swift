@@ -4,14 +4,23 @@ import Testing
 @testable import OpLabShell
 
 /// `run`, `wait … from main` and `status` count unfinished operations the same way (#18).
+/// The words and counts are what is tested, so the lines are not wrapped (the width goldens
+/// test the layout).
 @Suite struct VerdictTests {
+  /// An interpreter drawing at the widest width, so no line is wrapped.
+  func wide() -> Interpreter {
+    var options = ShellOptions()
+    options.width = 1000
+    return Interpreter(options: options)
+  }
+
   func run(_ lines: [String], _ interpreter: Interpreter) -> String {
     lines.map { interpreter.execute($0).output }.joined()
   }
 
   @Test("A stalled wait from main counts every unfinished operation, as the run after it and status do")
   func waitFromMainAndRunAgree() {
-    let i = Interpreter()
+    let i = wide()
     _ = run(["queue work max 1", "suspend work", "op a on work takes 2", "op h hold", "op c on work after h"], i)
     #expect(run(["wait from main"], i) == """
         t=0  main.wait1 enqueued on main
@@ -52,7 +61,7 @@ import Testing
 
   @Test("A stalled wait on one queue counts the other queues' unfinished operations too")
   func queueWaitCountsEverything() {
-    let i = Interpreter()
+    let i = wide()
     _ = run(["queue a", "queue b", "suspend a", "suspend b", "op x on a", "op y on b"], i)
     #expect(run(["wait a"], i) == """
         t=0  a waitUntilAllOperationsAreFinished() began
@@ -66,7 +75,7 @@ import Testing
 
   @Test("Idle names the operations never added to a queue: they have not finished")
   func idleNamesOperationsInNoQueue() {
-    let i = Interpreter()
+    let i = wide()
     #expect(run(["op a", "run"], i).hasSuffix("  idle at t=1: every operation has finished\n"))
     _ = run(["op later hold"], i)
     #expect(run(["run"], i) == "  idle at t=1: every operation in a queue has finished; later is in no queue, never started (`add later` enqueues it)\n")
