@@ -82,6 +82,11 @@ extension Shell {
     let reader = LineReaders.makeDefault(completer: { prefix in current?.completions(for: prefix) ?? [] }, historyPath: nil)
     let runner = LessonRunner(lesson: lesson, reader: reader, options: options, progress: progress) { Shell.writeOut($0) }
     if !inCourse { runner.resumeCommand = "oplab lesson \(key)" }
+    // On a terminal, a page taller than the screen goes through the pager, as `help` does.
+    if !(reader is StdinLineReader), let rows = terminalRows() {
+      runner.screenRows = rows
+      if let pager = Pager.command() { runner.showPage = { Pager.show($0, through: pager) } }
+    }
     current = runner
     runner.run()
     return Status.ok

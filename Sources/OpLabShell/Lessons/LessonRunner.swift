@@ -13,7 +13,18 @@ public final class LessonRunner {
   let lesson: Lesson
   var interpreter: Interpreter
   let reader: LineReader
-  let write: (String) -> Void
+  /// Where everything the lesson shows goes, fitted to the width (see ``write(_:)``).
+  let output: (String) -> Void
+  /// The terminal's rows, when the lesson runs on one: a page of narrative taller than
+  /// this goes through ``showPage``, and a paragraph about "the timeline above" repeats a
+  /// timeline that has scrolled away. `nil` (piped input): neither.
+  public var screenRows: Int?
+  /// Shows a page taller than the screen (a pager); `false` when it could not.
+  public var showPage: ((String) -> Bool)?
+  /// A page being gathered: the narrative and the lesson's commands up to the next prompt.
+  private var page: String?
+  /// The last timeline the lesson drew, and how many lines have been shown since its top.
+  private var lastTimeline: (text: String, linesSince: Int)?
   var progress: ProgressStore
   let options: ShellOptions
   /// The lesson file's fingerprint: a kept world belongs to this very text.
@@ -31,7 +42,7 @@ public final class LessonRunner {
     self.options = options
     self.progress = progress
     // Everything a lesson shows fits the terminal: its own words, the lab's replies.
-    self.write = { write(Wrap.text($0, width: options.width, ascii: options.ascii)) }
+    self.output = write
     interpreter = Interpreter(options: options)
   }
 
@@ -68,15 +79,22 @@ public final class LessonRunner {
     keep(at: position)
     var index = position
     while index < lesson.items.count {
+      // Narrative and the lesson's commands are gathered into a page, shown at the next prompt.
+      switch lesson.items[index] {
+      case .text, .run, .expect: if page == nil, screenRows != nil, showPage != nil { page = "" }
+      default: flushPage()
+      }
       switch step(index) {
       case .next: index += 1
       case .back:
+        flushPage()
         let target = previousPause(before: index)
         interpreter = Interpreter(options: options)
         replaySilently(upTo: target)
         index = target
         write("\n")
       case .quit:
+        flushPage()
         if keep(at: index) {
           write("Your place is kept: `\(resumeCommand)` resumes here.\n")
         } else {
@@ -88,6 +106,7 @@ public final class LessonRunner {
         keep(at: index)
       }
     }
+    flushPage()
     progress.record(lesson.id, .done, position: 0)
     progress.removeWorld(lesson.id)
     write("\n✓ Lesson \(lesson.number) complete. Explore freely: `export timeline FILE` keeps this timeline. Enter (or `quit`) ends the lesson; `oplab lesson` lists the others.\n")
@@ -109,7 +128,15 @@ public final class LessonRunner {
   func step(_ index: Int) -> Move {
     switch lesson.items[index] {
     case .text(let paragraph):
-      write(wrap(paragraph) + "\n\n")
+      let text = wrap(paragraph) + "\n\n"
+      // "The timeline above" must be on the screen as it is read: drawn again if it has scrolled away.
+      if let rows = screenRows, let drawn = lastTimeline, paragraph.lowercased().contains("timeline above"),
+        drawn.linesSince + text.filter({ $0 == "\n" }).count > rows - 1
+      {
+        write("(The timeline again, as it has scrolled out of sight:)\n")
+        write(drawn.text + "\n")
+      }
+      write(text)
       return .next
     case .run(let commands):
       for c in commands { show(c.text) }
@@ -141,13 +168,31 @@ public final class LessonRunner {
     let reply = interpreter.execute(command)
     interpreter.options.width = width
     if !reply.output.isEmpty { write(indent(reply.output)) }
+    if reply.colorable { lastTimeline = (indent(reply.output), reply.output.filter { $0 == "\n" }.count) }
     if let e = reply.error { write(indent("error: \(e.message)\n")) }
     return reply.error == nil
+  }
+
+  /// Shows `text` fitted to the width: gathered into the page, if one is being gathered.
+  func write(_ text: String) {
+    let fitted = Wrap.text(text, width: options.width, ascii: options.ascii)
+    lastTimeline?.linesSince += fitted.filter { $0 == "\n" }.count
+    if page != nil { page? += fitted } else { output(fitted) }
+  }
+
+  /// Shows the page gathered so far: through ``showPage`` when it is taller than the screen.
+  func flushPage() {
+    guard let text = page else { return }
+    page = nil
+    if text.isEmpty { return }
+    if let rows = screenRows, let show = showPage, Pager.isTaller(text, than: rows, width: options.width), show(text) { return }
+    output(text)
   }
 
   /// Reads what the learner typed; a piped line too long to keep is said and skipped
   /// (a fresh prompt follows, as after Ctrl-C).
   func readLine(prompt: String) -> LineInput {
+    flushPage()
     let input = reader.readLine(prompt: prompt)
     guard case .tooLong(let start, let bytes) = input else { return input }
     write(indent("error: \(Visible.escape(LineInput.tooLongMessage(start: start, bytes: bytes)))\n"))

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+@testable import OpLabShell
+
+/// On a terminal, a lesson page taller than the screen goes through the pager, and a
+/// paragraph about "the timeline above" has the timeline on screen (#18).
+@Suite struct LessonPagingTests {
+  static let lesson = """
+    title: Pages
+
+    run:
+      op a takes 3
+      op b takes 2 after a
+      run
+      timeline
+
+    First paragraph after the drawing, long enough to take a line or two at the width of this test.
+
+    Second paragraph, also long enough to take a line or two at the width of this test.
+
+    Third paragraph, which pushes the drawing further up and off a small screen.
+
+    In the timeline above, b starts when a finishes.
+
+    ---
+
+    A short page.
+    """
+
+  /// Runs the lesson with Enter at every pause on a screen of `rows` rows.
+  func walk(rows: Int?) throws -> (shown: String, paged: [String]) {
+    let lesson = try LessonParser.parse(Self.lesson, file: "pages.lesson")
+    var inputs = ["", "", ""][...]
+    var shown = ""
+    var paged: [String] = []
+    let runner = LessonRunner(
+      lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
+    ) { shown += $0 }
+    runner.screenRows = rows
+    runner.showPage = { paged.append($0); return true }
+    runner.run()
+    return (shown, paged)
+  }
+
+  @Test("A page taller than the screen goes whole to the pager; a short one is printed; the drawing is repeated where the text points at it")
+  func tallPageIsPaged() throws {
+    let (shown, paged) = try walk(rows: 16)
+    #expect(paged.count == 1)
+    let page = try #require(paged.first)
+    // The page is the narrative and commands up to the pause, in order, and nothing after it.
+    #expect(page.hasPrefix("  oplab> op a takes 3\n"), "\(page)")
+    #expect(page.contains("\nIn the timeline above, b starts when a finishes.\n"), "\(page)")
+    #expect(!page.contains("A short page."))
+    #expect(!shown.contains("oplab> op a takes 3"))
+    #expect(shown.contains("A short page.\n"))
+    // By the paragraph, the drawing had scrolled out of a 16-row screen: it is shown again just before it.
+    let again = try #require(page.range(of: "(The timeline again, as it has scrolled out of sight:)\n"))
+    let drawing = try #require(page.range(of: "    t=0-5, now t=5\n"))
+    #expect(drawing.lowerBound < again.lowerBound)
+    let rest = page[again.upperBound...]
+    #expect(rest.hasPrefix("    t=0-5, now t=5\n    tick     0    5\n"), "\(rest)")
+    #expect(rest.contains("In the timeline above"))
+  }
+
+  @Test("On a tall screen nothing is paged or repeated; piped (no screen), neither")
+  func tallScreenAndPipes() throws {
+    for rows in [200, nil] as [Int?] {
+      let (shown, paged) = try walk(rows: rows)
+      #expect(paged.isEmpty)
+      #expect(!shown.contains("The timeline again"))
+      #expect(shown.contains("In the timeline above, b starts when a finishes."))
+    }
+  }
+}
