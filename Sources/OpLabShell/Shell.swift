@@ -183,7 +183,7 @@ public enum Shell {
   static func interactive(_ interpreter: Interpreter, reader: LineReader, journal: SessionJournal) -> Int32 {
     say("OpLab \(version): a lab for Operation and OperationQueue.\n")
     say("Type 'help' for commands; Tab completes; Ctrl-D leaves.\n")
-    say("Queues: main (serial) and queue (default). Try: op download takes 3\n")
+    say("Queues: main (serial) and queue (default).\nTry: op download takes 3\n")
     // A long `source` shows its lines' output as they run, not all at the end.
     interpreter.streamOutput = { writeOut($0) }
     while true {

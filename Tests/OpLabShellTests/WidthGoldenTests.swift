@@ -103,6 +103,30 @@ struct WidthGoldenTests {
     #expect(long.hasPrefix(path + ":3:21: error: "), "\(long)")
   }
 
+  @Test("A typed line the terminal wrapped is shown again around the bad token, carets under it; a short one is pointed at in place")
+  func longTypedLine() throws {
+    let line = "op fetch-the-thumbnail-image on downloads takes 3 cancel-check every 1 priority high"
+    let error = try #require(Interpreter().execute(line).error)
+    #expect(error.pointed(prompt: 11, typed: line, width: 60) == """
+        …the-thumbnail-image on downloads takes 3 cancel-check ev…
+                                ^^^^^^^^^
+      error: there is no queue named 'downloads'
+      hint: create it first: queue downloads
+
+      """)
+    let short = "why nosuch"
+    let other = try #require(Interpreter().execute(short).error)
+    #expect(other.pointed(prompt: 11, typed: short, width: 60).hasPrefix(String(repeating: " ", count: 15) + "^^^^^^\nerror: "))
+    // In a script, a line wider than the terminal is cut the same way.
+    var located = error
+    located.file = "s.oplab"
+    located.line = 4
+    located.source = line
+    let shown = located.pointed(prompt: 0, width: 40).split(separator: "\n")
+    #expect(shown.allSatisfy { Names.width(String($0)) <= 40 }, "\(shown)")
+    #expect(shown.contains { $0.hasSuffix("^^^^^^^^^") })
+  }
+
   /// The first lesson, walked through with Enter, `skip` at every prediction and task, at `width`.
   static func lessonWalk(width: Int) throws -> String {
     let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -52,25 +52,60 @@ public struct Diagnostic: Error, Hashable, Sendable {
   ///   - width: the terminal's columns: the message and the hint are wrapped to it.
   public func pointed(prompt: Int, typed: String? = nil, width: Int = 80) -> String {
     var text = ""
-    func offset(in line: String) -> Int { Names.width(String(line.prefix(max(0, column - 1)))) }
-    // As many carets as the bad text takes columns (a CJK character takes two).
-    func carets(under line: String) -> String {
-      let bad = String(line.dropFirst(max(0, column - 1)).prefix(max(1, length)))
-      return String(repeating: "^", count: max(1, bad.isEmpty ? length : Names.width(Visible.escape(bad))))
-    }
     if let file, let line, let source {
-      let shown = Visible.escape(source)
       text += Self.fitted("\(Visible.escape(file)):\(line):\(column): error: ", Visible.shown(message), width: width, hang: 2)
-      text += "  \(shown)\n  "
-        + String(repeating: " ", count: offset(in: Visible.escape(String(source.prefix(max(0, column - 1))))))
-        + carets(under: source) + "\n"
+      let part = Self.excerpt(of: source, column: column, length: length, room: width - 2)
+      text += "  \(part.text)\n  " + String(repeating: " ", count: part.caret) + String(repeating: "^", count: part.carets) + "\n"
+    } else if let typed, prompt + Names.width(Visible.escape(typed)) > width {
+      // The terminal wrapped the line as it was typed: a caret could not sit under it, so
+      // the part with the bad token is shown again, as a script's line is.
+      let part = Self.excerpt(of: typed, column: column, length: length, room: width - 2)
+      text += "  \(part.text)\n  " + String(repeating: " ", count: part.caret) + String(repeating: "^", count: part.carets) + "\n"
+      text += Self.fitted("error: ", Visible.shown(message), width: width)
     } else {
-      let at = typed.map { offset(in: $0) } ?? max(0, column - 1)
-      text += String(repeating: " ", count: max(0, prompt + at)) + (typed.map(carets(under:)) ?? String(repeating: "^", count: max(1, length))) + "\n"
+      let part = typed.map { Self.excerpt(of: $0, column: column, length: length, room: .max) }
+      let at = part?.caret ?? max(0, column - 1)
+      text += String(repeating: " ", count: max(0, prompt + at)) + String(repeating: "^", count: part?.carets ?? max(1, length)) + "\n"
       text += Self.fitted("error: ", Visible.shown(message), width: width)
     }
     if let hint { text += Self.fitted("hint: ", Visible.shown(hint), width: width) }
     return text
+  }
+
+  /// The part of `line` to show with carets under the bad token (at `column`, `length`
+  /// characters), in `room` columns: all of it when it fits, else the token with as much
+  /// on either side as fits, cut with `…`. Hidden characters are shown escaped.
+  /// - Returns: the text, the caret's column in it, and how many carets (the token's width).
+  static func excerpt(of line: String, column: Int, length: Int, room: Int) -> (text: String, caret: Int, carets: Int) {
+    let start = max(0, column - 1)
+    let before = Visible.escape(String(line.prefix(start)))
+    var bad = Visible.escape(String(line.dropFirst(start).prefix(max(1, length))))
+    let after = Visible.escape(String(line.dropFirst(start + max(1, length))))
+    let (b, t, a) = (Names.width(before), Names.width(bad), Names.width(after))
+    if b + t + a <= room { return (before + bad + after, b, max(1, bad.isEmpty ? length : t)) }
+    if t > room - 2 { bad = Names.shorten(bad, to: max(3, room - 2)) }
+    let context = max(0, room - Names.width(bad) - 2)
+    // Room on the left first for what comes before, the rest for what follows.
+    let left = min(b, max(context / 2, context - a))
+    let right = min(a, context - left)
+    var head = "", tail = ""
+    var taken = 0
+    for ch in before.reversed() {
+      let w = Names.width(String(ch))
+      if taken + w > left { break }
+      head.insert(ch, at: head.startIndex)
+      taken += w
+    }
+    taken = 0
+    for ch in after {
+      let w = Names.width(String(ch))
+      if taken + w > right { break }
+      tail.append(ch)
+      taken += w
+    }
+    let lead = head.count < before.count ? "…" : ""
+    let trail = tail.count < after.count ? "…" : ""
+    return (lead + head + bad + tail + trail, Names.width(lead + head), max(1, Names.width(bad)))
   }
 }
 
