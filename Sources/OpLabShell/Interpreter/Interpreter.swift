@@ -37,6 +37,8 @@ public struct Reply: Sendable {
   /// Whether the output is a view to read at leisure (help, events, why…): taller than
   /// the terminal, the interactive shell shows it through a pager.
   public var pageable = false
+  /// Whether the output is laid out already (code), so it is not wrapped like prose.
+  public var preformatted = false
 }
 
 /// Runs command lines against a simulation: the heart of the shell, with no terminal I/O.
@@ -134,7 +136,7 @@ public final class Interpreter {
     guard let command else { return Reply() }
     var reply = dispatch(command, line: line)
     // Drawings are fitted as they are drawn; everything else is wrapped here, once.
-    if !reply.colorable { reply.output = Wrap.text(reply.output, width: options.width, ascii: options.ascii) }
+    if !reply.colorable, !reply.preformatted { reply.output = Wrap.text(reply.output, width: options.width, ascii: options.ascii) }
     if options.ascii { reply.output = ASCIIFold.fold(reply.output) }
     return reply
   }
@@ -158,7 +160,7 @@ public final class Interpreter {
       if reply.error == nil, !redoing, forgetsUndone(command) { undone.removeAll() }
       if case .quit = command { reply.quit = true }
       switch command {
-      case .help, .events, .why, .narrate, .status, .graph, .slots, .timeline: reply.pageable = true
+      case .help, .events, .why, .narrate, .status, .graph, .slots, .timeline, .swift: reply.pageable = true
       default: break
       }
       return reply
@@ -503,6 +505,11 @@ public final class Interpreter {
       return Reply(output: Status.render(world))
     case .graph:
       return Reply(output: Graph.render(world))
+    case .swift(let name):
+      if let name, world.operationID(named: name) == nil, world.queueID(named: name) == nil {
+        throw SimulationError.unknownOperation(name)
+      }
+      return Reply(output: SwiftCode.render(swiftSteps(), focus: name), preformatted: true)
     case .export(let kind, let file):
       let world = world, options = options
       let at = Lexer.tokens(line).last ?? Token(file, column: 1)
@@ -568,6 +575,20 @@ public final class Interpreter {
   /// Forgets the declared queues of operations that time travel or undo took away.
   private func pruneDeclaredQueues() {
     declaredQueue = declaredQueue.filter { world.operationID(named: $0.key) != nil }
+  }
+
+  /// The commands that made the present world, each with the tick it ran at: the script
+  /// replayed in a scratch lab, which is what `swift` turns into code.
+  private func swiftSteps() -> [SwiftCode.Step] {
+    let scratch = Interpreter(options: options)
+    var steps: [SwiftCode.Step] = []
+    for entry in script {
+      let command = try? Parser.parse(entry.text, context: scratch.context)
+      let tick = scratch.world.now
+      _ = scratch.execute(entry.text)
+      if let command { steps.append(SwiftCode.Step(tick: tick, command: command, text: entry.text, end: scratch.world.now)) }
+    }
+    return steps
   }
 
   private func afterRewind(cut: Bool) -> String {

@@ -68,6 +68,8 @@ public enum Command: Hashable, Sendable {
   case status
   /// `graph`.
   case graph
+  /// `swift [OP|QUEUE]`: the Swift behind what was typed.
+  case swift(target: String?)
   /// `export KIND FILE`.
   case export(ExportKind, file: String)
   /// `save FILE`.
@@ -140,7 +142,7 @@ extension Command {
   /// lesson lets it run while a question about the world waits for its answer.
   public var onlyLooks: Bool {
     switch self {
-    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .help, .export: true
+    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .help, .export: true
     case .machine(cores: nil), .platform(nil): true
     default: false
     }

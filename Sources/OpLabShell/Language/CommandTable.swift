@@ -333,6 +333,21 @@ public enum CommandTable {
       details: "Each operation with what it depends on; cycles are marked.",
       examples: ["graph"]),
     CommandSpec(
+      name: "swift", aliases: [],
+      arguments: [.optional(.value(.opOrQueue, key: "target"))],
+      options: [],
+      summary: "show the Swift behind what you typed (or one operation's or queue's)",
+      details: """
+        Each command that made this world, as the Foundation calls it stands for: a queue is an
+        OperationQueue with its maxConcurrentOperationCount and qualityOfService; an operation a
+        BlockOperation, or an Operation subclass whose main() shows how it checks isCancelled,
+        bails or fails; `async` the asynchronous pattern with its KVO, a forgotten finish()
+        marked; dependencies, priorities, cancel, suspend, barriers and waits as their calls.
+        work(ticks:) stands for the real work and sleep(ticks:) for the clock moving on. Taps,
+        frames and cores have no code: the lab plays the user and the machine.
+        """,
+      examples: ["swift", "swift d1", "swift downloads"]),
+    CommandSpec(
       name: "export", aliases: [],
       arguments: [.choice([.word("timeline"), .word("events"), .word("trace"), .word("mermaid")]), .value(.file, key: "file")],
       options: [],

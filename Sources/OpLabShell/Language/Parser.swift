@@ -260,6 +260,7 @@ public enum Parser {
     case "narrate": return .narrate(op: text("op"))
     case "status": return .status
     case "graph": return .graph
+    case "swift": return .swift(target: text("target"))
     case "export":
       let kind = ExportKind.allCases.first { has($0.rawValue) } ?? .timeline
       return .export(kind, file: text("file") ?? "")

@@ -1,0 +1,292 @@
+import Foundation
+import OpLabCore
+
+/// `swift [OP|QUEUE]`: the Swift, on Foundation's `OperationQueue`, behind what was typed.
+///
+/// A pure function of the commands that made the present world, each with the tick it ran
+/// at: every command becomes the API calls it stands for, under a `// command` line that
+/// names it, and the clock's passing becomes `sleep(ticks:)`. `work(ticks:)` stands for the
+/// operation's real work. What has no code (taps, frames, cores: the lab plays the user and
+/// the machine) is said in a comment. The code is laid out to be read and copied, so it is
+/// not wrapped like prose.
+enum SwiftCode {
+  /// One command of the script, with the tick it ran at.
+  struct Step {
+    var tick: Tick
+    var command: Command
+    var text: String
+    /// The tick when it returned: later than `tick` for a run or a wait.
+    var end: Tick
+  }
+
+  /// A piece of the program: its lines, and the names of the operations and queues it is about.
+  struct Piece {
+    var lines: [String]
+    var names: Set<String>
+  }
+
+  /// The program for `steps`; with `focus`, only the pieces about that operation or queue.
+  static func render(_ steps: [Step], focus: String? = nil) -> String {
+    var code = Program()
+    for step in steps { code.add(step) }
+    let pieces = focus.map { name in code.pieces.filter { $0.names.contains(name) } } ?? code.pieces
+    if pieces.isEmpty {
+      return focus == nil
+        ? "// nothing typed yet: `queue`, `op` and the other commands that change the world become Swift here\n"
+        : "// nothing typed is about \(focus ?? "") yet\n"
+    }
+    var out = ""
+    if focus == nil {
+      out += "// The Swift behind this world, on Foundation's OperationQueue. Stand-ins:\n"
+      out += "// work(ticks:) is an operation's real work, startWork(ticks:then:) work that\n"
+      out += "// calls back when done, sleep(ticks:) the lab's clock moving on, and\n"
+      out += "// WorkError.failed the error of work that fails.\n"
+      out += "import Foundation\n\n"
+      if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
+    }
+    out += pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
+    return out
+  }
+
+  /// The program as it is built, command by command.
+  struct Program {
+    var pieces: [Piece] = []
+    var declared: Set<String> = ["main"]
+    /// Each operation's queue, as defined (`op … on Q`, else `queue`).
+    var queueOf: [String: String] = [:]
+    /// The queues that have been given work, for a final `run`.
+    var busy: [String] = []
+    var now: Tick = 0
+    var needsAsyncBase = false
+
+    mutating func add(_ step: Step) {
+      var lines: [String] = []
+      var names: Set<String> = []
+      if step.tick > now {
+        pieces.append(Piece(lines: ["sleep(ticks: \(step.tick - now))  // the clock is at t=\(step.tick) now"], names: []))
+        now = step.tick
+      }
+      lines.append("// \(step.text)")
+      switch step.command {
+      case .queue(let name, let max, let qos):
+        names.insert(name)
+        if !declared.contains(name) {
+          declared.insert(name)
+          lines += ["let \(SwiftCode.variable(name)) = OperationQueue()", "\(SwiftCode.variable(name)).name = \(SwiftCode.literal(name))"]
+        }
+        if let max { lines.append("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))") }
+        if let qos { lines.append("\(queue(name)).qualityOfService = .\(qos)") }
+      case .op(let definition):
+        let name = definition.spec.name
+        let queueName = definition.queue ?? "queue"
+        queueOf[name] = queueName
+        names.formUnion([name] + definition.dependencies)
+        lines += operation(definition.spec)
+        let v = SwiftCode.variable(name)
+        for dependency in definition.dependencies { lines.append("\(v).addDependency(\(SwiftCode.variable(dependency)))") }
+        if definition.hold {
+          lines.append("// held: in no queue until `add`")
+        } else {
+          names.insert(queueName)
+          lines.insert(contentsOf: declare(queueName), at: 1)
+          lines.append("\(queue(queueName)).addOperation(\(v))")
+          if !busy.contains(queueName) { busy.append(queueName) }
+        }
+      case .add(let op, let target):
+        let queueName = target ?? queueOf[op] ?? "queue"
+        names.formUnion([op, queueName])
+        lines.insert(contentsOf: declare(queueName), at: 1)
+        lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(op)))")
+        if !busy.contains(queueName) { busy.append(queueName) }
+      case .depend(let op, let dependencies):
+        names.formUnion([op] + dependencies)
+        for d in dependencies { lines.append("\(SwiftCode.variable(op)).addDependency(\(SwiftCode.variable(d)))") }
+      case .undepend(let op, let dependency):
+        names.formUnion([op, dependency])
+        lines.append("\(SwiftCode.variable(op)).removeDependency(\(SwiftCode.variable(dependency)))")
+      case .priority(let op, let priority):
+        names.insert(op)
+        lines.append("\(SwiftCode.variable(op)).queuePriority = .\(priority)")
+      case .qos(let target, let qos):
+        names.insert(target)
+        let isQueue = declared.contains(target) && queueOf[target] == nil
+        lines.append("\(isQueue ? queue(target) : SwiftCode.variable(target)).qualityOfService = .\(qos)")
+      case .max(let name, let max):
+        names.insert(name)
+        lines.append("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))")
+      case .cancel(let op):
+        names.insert(op)
+        lines.append("\(SwiftCode.variable(op)).cancel()  // only sets isCancelled: running code stops where it checks")
+      case .cancelAll(let target):
+        if let target {
+          names.insert(target)
+          lines.append("\(queue(target)).cancelAllOperations()")
+        } else {
+          for q in declared.sorted() { names.insert(q); lines.append("\(queue(q)).cancelAllOperations()") }
+        }
+      case .suspend(let name):
+        names.insert(name)
+        lines.append("\(queue(name)).isSuspended = true  // running work goes on; nothing new starts")
+      case .resume(let name):
+        names.insert(name)
+        lines.append("\(queue(name)).isSuspended = false")
+      case .barrier(let name, let ticks):
+        names.insert(name)
+        lines.append("\(queue(name)).addBarrierBlock { work(ticks: \(ticks)) }")
+      case .wait(let target, let fromMain, let until):
+        now = step.end  // the call returns when the work is done: that is where the time went
+        let queues = target.map { [$0] } ?? busy
+        names.formUnion(queues)
+        if fromMain { lines.append("// called on the main thread: nothing else runs there until it returns") }
+        if until != nil { lines.append("// (the lab stopped its clock before this wait returned)") }
+        for q in queues { lines.append("\(queue(q)).waitUntilAllOperationsAreFinished()") }
+      case .run(.idle):
+        now = step.end
+        lines.append("// a program's work just goes on; a command-line tool waits for it:")
+        for q in busy where q != "main" { lines.append("\(queue(q)).waitUntilAllOperationsAreFinished()") }
+        names.formUnion(busy)
+      case .run, .step:
+        // The clock moving on: the next command's `sleep(ticks:)` says by how much.
+        return
+      case .machine(let cores):
+        lines.append("// no code: the lab's machine has \(cores.map { $0.map { "\($0) cores" } ?? "a core for every piece of work" } ?? "its cores")")
+      case .tap:
+        lines.append("// no code: the user taps; UIKit handles the touch on the main thread (1 tick)")
+      case .frames:
+        lines.append("// no code: the display asks the main thread for frames")
+      case .platform(let p):
+        lines.append("// no code: the lab imitates \(p == .linux ? "swift-corelibs-foundation on Linux" : "Apple platforms")")
+      default:
+        return  // looking, time travel and files change no program
+      }
+      pieces.append(Piece(lines: lines, names: names))
+    }
+
+    /// `let NAME = OperationQueue()` the first time a queue is used (the lab's `queue` has
+    /// no command of its own).
+    mutating func declare(_ name: String) -> [String] {
+      guard !declared.contains(name) else { return [] }
+      declared.insert(name)
+      return ["let \(SwiftCode.variable(name)) = OperationQueue()  // the lab's default queue"]
+    }
+
+    func queue(_ name: String) -> String { name == "main" ? "OperationQueue.main" : SwiftCode.variable(name) }
+
+    /// The operation's declaration: a BlockOperation when its work is one plain call, else
+    /// an Operation subclass whose `main()` (or `start()`, when asynchronous) shows how it
+    /// polls isCancelled, bails or fails.
+    mutating func operation(_ spec: OperationSpec) -> [String] {
+      let v = SwiftCode.variable(spec.name)
+      var lines: [String] = []
+      switch spec.kind {
+      case .blocks(let blocks):
+        lines.append("let \(v) = BlockOperation { work(ticks: \(blocks.first ?? 0)) }")
+        for b in blocks.dropFirst() { lines.append("\(v).addExecutionBlock { work(ticks: \(b)) }") }
+      case .async(let forgets):
+        needsAsyncBase = true
+        let type = SwiftCode.typeName(spec.name)
+        lines += [
+          "final class \(type): AsyncOperation, @unchecked Sendable {",
+          "  override func start() {",
+          "    guard !isCancelled else { finish(); return }",
+          "    state = .executing",
+          forgets ? "    startWork(ticks: \(spec.duration)) {" : "    startWork(ticks: \(spec.duration)) { [self] in",
+          forgets
+            ? "      // finish()  ← forgets-finish: never called, so isFinished never becomes true"
+            : "      finish()",
+          "    }",
+          "  }",
+          "}",
+          "let \(v) = \(type)()",
+        ]
+      case .plain:
+        let simple = spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
+        if simple {
+          lines.append("let \(v) = BlockOperation { work(ticks: \(spec.duration)) }")
+        } else {
+          let type = SwiftCode.typeName(spec.name)
+          lines.append("final class \(type): Operation, @unchecked Sendable {")
+          if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
+          lines.append("  override func main() {")
+          if spec.bailsIfDependencyCancelled { lines.append("    if dependencies.contains(where: \\.isCancelled) { return }") }
+          let ticks = spec.failsAt ?? spec.duration
+          switch spec.cancellation {
+          case .never:
+            lines.append("    work(ticks: \(ticks))")
+          case .atStart:
+            lines += ["    guard !isCancelled else { return }", "    work(ticks: \(ticks))"]
+          case .every(let n):
+            lines += [
+              "    var done = 0",
+              "    while done < \(ticks) {",
+              "      if isCancelled { return }  // checked every \(n) \(n == 1 ? "tick" : "ticks")",
+              "      work(ticks: min(\(n), \(ticks) - done))",
+              "      done += \(n)",
+              "    }",
+            ]
+          }
+          if spec.failsAt != nil { lines.append("    error = WorkError.failed  // fails at \(ticks)") }
+          lines += ["  }", "}", "let \(v) = \(type)()"]
+        }
+      }
+      lines.append("\(v).name = \(SwiftCode.literal(spec.name))")
+      if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
+      if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
+      if let c = spec.completion {
+        lines.append("\(v).completionBlock = { work(ticks: \(c)) }  // on a background thread, after it finishes")
+      }
+      return lines
+    }
+  }
+
+  /// The asynchronous operation's state machine, with the KVO the queue watches; shown once.
+  static let asyncBase = [
+    "/// An asynchronous operation: start() begins the work and returns; finish() ends it.",
+    "class AsyncOperation: Operation, @unchecked Sendable {",
+    "  enum State: String { case ready = \"isReady\", executing = \"isExecuting\", finished = \"isFinished\" }",
+    "  var state = State.ready {",
+    "    willSet { willChangeValue(forKey: newValue.rawValue); willChangeValue(forKey: state.rawValue) }",
+    "    didSet { didChangeValue(forKey: oldValue.rawValue); didChangeValue(forKey: state.rawValue) }",
+    "  }",
+    "  override var isAsynchronous: Bool { true }",
+    "  override var isExecuting: Bool { state == .executing }",
+    "  override var isFinished: Bool { state == .finished }",
+    "  func finish() { state = .finished }",
+    "}",
+  ]
+
+  /// `maxConcurrentOperationCount`'s value in Swift.
+  static func max(_ setting: MaxSetting) -> String {
+    switch setting {
+    case .default: "OperationQueue.defaultMaxConcurrentOperationCount"
+    case .count(let n): "\(n)"
+    }
+  }
+
+  /// A Swift variable for a lab name: `fetch-image` → `fetchImage`, `2x` → `op2x`, a
+  /// keyword in backquotes.
+  static func variable(_ name: String) -> String {
+    let words = name.split { !($0.isLetter || $0.isNumber || $0 == "_") }
+    var text = words.enumerated().map { i, w in i == 0 ? String(w) : w.prefix(1).uppercased() + w.dropFirst() }.joined()
+    if text.isEmpty || text.first?.isNumber == true { text = "op" + text }
+    return keywords.contains(text) ? "`\(text)`" : text
+  }
+
+  /// A Swift type for an operation: `fetch-image` → `FetchImageOperation`.
+  static func typeName(_ name: String) -> String {
+    let v = variable(name).filter { $0 != "`" }
+    return v.prefix(1).uppercased() + v.dropFirst() + "Operation"
+  }
+
+  /// A string literal for `text`.
+  static func literal(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+  }
+
+  static let keywords: Set<String> = [
+    "as", "break", "case", "catch", "class", "continue", "default", "defer", "do", "else", "enum", "extension",
+    "fallthrough", "false", "for", "func", "guard", "if", "import", "in", "init", "inout", "internal", "is", "let",
+    "nil", "operator", "private", "protocol", "public", "repeat", "return", "self", "static", "struct", "super",
+    "switch", "throw", "throws", "true", "try", "typealias", "var", "where", "while",
+  ]
+}
