@@ -1,10 +1,11 @@
 import OpLabCore
 
-/// `slots QUEUE`: which operation held each of a queue's concurrency slots, and when.
+/// `slots QUEUE`: which operation held each of a queue's concurrency slots, and when (a
+/// cancelled one the queue skipped is said to be skipped).
 public enum Slots {
   /// Renders the slot table. Each start takes the lowest free slot; each finish frees it.
   public static func render(_ world: World, queue q: QueueID) -> String {
-    var slots: [[(op: OpID, from: Tick, to: Tick?)]] = []
+    var slots: [[(op: OpID, from: Tick, to: Tick?, skipped: Bool)]] = []
     var held: [OpID: Int] = [:]
     for e in world.trace where e.queue == q {
       guard let op = e.op else { continue }
@@ -14,7 +15,7 @@ public enum Slots {
         if case .dispatchBarrierEnded = e.reason { continue }
         let free = slots.firstIndex { $0.last.map { $0.to != nil } ?? true } ?? slots.count
         if free == slots.count { slots.append([]) }
-        slots[free].append((op, e.tick, nil))
+        slots[free].append((op, e.tick, nil, e.kind == .skipped))
         held[op] = free
       case .finished:
         if let s = held.removeValue(forKey: op), let i = slots[s].indices.last { slots[s][i].to = e.tick }
@@ -26,7 +27,11 @@ public enum Slots {
     out += ", \(slots.count) slot\(slots.count == 1 ? "" : "s") used so far\n"
     if slots.isEmpty { return out + "  nothing has started on \(queue.name) yet\n" }
     for (i, uses) in slots.enumerated() {
-      let list = uses.map { "\(world.name($0.op)) t=\($0.from)-\($0.to.map(String.init) ?? "now")" }
+      // A skipped operation took the slot only to finish at once: said, not drawn as work.
+      let list = uses.map {
+        $0.skipped && $0.to == $0.from
+          ? "\(world.name($0.op)) skipped at t=\($0.from)" : "\(world.name($0.op)) t=\($0.from)-\($0.to.map(String.init) ?? "now")"
+      }
       out += "  slot \(i + 1): " + list.joined(separator: ", ") + "\n"
     }
     return out

@@ -201,6 +201,22 @@ import TestSupport
     assertSnapshot(Graph.render(w), named: "graph-cycle")
   }
 
+  @Test("slots says a cancelled operation the queue skipped was skipped, not that it worked t=2-2")
+  func slotsSkipped() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    try w.addOperation(OperationSpec(name: "a", duration: 2), to: q)
+    let b = try w.addOperation(OperationSpec(name: "b", duration: 3), to: q)
+    try w.addOperation(OperationSpec(name: "c", duration: 1), to: q)
+    w.cancel(b)
+    w.runUntilIdle()
+    #expect(Slots.render(w, queue: q) == """
+      q: max 1, 1 slot used so far
+        slot 1: a t=0-2, b skipped at t=2, c t=2-3
+
+      """)
+  }
+
   @Test("Slots and narration")
   func slotsAndNarrate() throws {
     let w = try Self.pipeline()
