@@ -58,6 +58,9 @@ enum SwiftCode {
     var busy: [String] = []
     var now: Tick = 0
     var needsAsyncBase = false
+    /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
+    /// the main thread stays free for main-queue work, as in the lab.
+    var forExport = false
 
     mutating func add(_ step: Step) {
       var lines: [String] = []
@@ -137,13 +140,21 @@ enum SwiftCode {
         now = step.end  // the call returns when the work is done: that is where the time went
         let queues = target.map { [$0] } ?? busy
         names.formUnion(queues)
-        if fromMain { lines.append("// called on the main thread: nothing else runs there until it returns") }
-        if until != nil { lines.append("// (the lab stopped its clock before this wait returned)") }
-        for q in queues { lines.append("\(queue(q)).waitUntilAllOperationsAreFinished()") }
+        if forExport, !fromMain || until != nil {
+          lines.append("sleep(ticks: \(step.end - step.tick))  // the lab waited on its own thread; here the clock runs on")
+        } else {
+          if fromMain { lines.append("// called on the main thread: nothing else runs there until it returns") }
+          if until != nil { lines.append("// (the lab stopped its clock before this wait returned)") }
+          for q in queues { lines.append("\(queue(q)).waitUntilAllOperationsAreFinished()") }
+        }
       case .run(.idle):
         now = step.end
-        lines.append("// a program's work just goes on; a command-line tool waits for it:")
-        for q in busy where q != "main" { lines.append("\(queue(q)).waitUntilAllOperationsAreFinished()") }
+        if forExport {
+          lines.append("sleep(ticks: \(step.end - step.tick))  // the work goes on until nothing is left")
+        } else {
+          lines.append("// a program's work just goes on; a command-line tool waits for it:")
+          for q in busy where q != "main" { lines.append("\(queue(q)).waitUntilAllOperationsAreFinished()") }
+        }
         names.formUnion(busy)
       case .run, .step:
         // The clock moving on: the next command's `sleep(ticks:)` says by how much.
@@ -207,8 +218,11 @@ enum SwiftCode {
           let type = SwiftCode.typeName(spec.name)
           lines.append("final class \(type): Operation, @unchecked Sendable {")
           if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
+          if spec.bailsIfDependencyCancelled { lines.append("  var bailed = false  // returned early: a dependency was cancelled") }
           lines.append("  override func main() {")
-          if spec.bailsIfDependencyCancelled { lines.append("    if dependencies.contains(where: \\.isCancelled) { return }") }
+          if spec.bailsIfDependencyCancelled {
+            lines.append("    if dependencies.contains(where: \\.isCancelled) { bailed = true; return }")
+          }
           let ticks = spec.failsAt ?? spec.duration
           switch spec.cancellation {
           case .never:
@@ -289,4 +303,136 @@ enum SwiftCode {
     "nil", "operator", "private", "protocol", "public", "repeat", "return", "self", "static", "struct", "super",
     "switch", "throw", "throws", "true", "try", "typealias", "var", "where", "while",
   ]
+}
+
+extension SwiftCode {
+  /// `export swift FILE`: the world's program as one self-contained `main.swift` that runs
+  /// on the real OperationQueue in scaled real time (`tickSeconds` a tick) and prints each
+  /// operation's start and finish as event lines, `t=N  NAME started`, for a side-by-side
+  /// look with the lab's. The code is the `swift` view's, with the stand-ins defined, each
+  /// operation watched, and an end that waits for the work (or says what never finished).
+  static func export(_ steps: [Step], tickSeconds: Double = 0.05) -> String {
+    var code = Program()
+    code.forExport = true
+    var lastTick: Tick = 0
+    for step in steps {
+      code.add(step)
+      lastTick = Swift.max(lastTick, step.end)
+      if case .op(let definition) = step.command {
+        let v = variable(definition.spec.name)
+        code.pieces[code.pieces.count - 1].lines.append("watch(\(v))  // prints its states as event lines")
+      }
+    }
+    var out = """
+      // Exported by OpLab: this world on Foundation's real OperationQueue. Build and run:
+      //   swiftc -O main.swift -o world && ./world
+      // One tick of the lab's clock is \(tickSeconds) s here. Each operation's start and finish
+      // is printed as an event line (t=N  NAME started), to read beside the lab's `events`.
+      // Where the real queue leaves an order open (starts in the same tick), and within a
+      // fraction of a tick, the real run may differ.
+      import Foundation
+
+      // MARK: - Stand-ins for the lab's clock and work
+
+      let tickSeconds = \(tickSeconds)
+      let origin = Date()
+      let printing = NSLock()
+
+      /// The lab's clock: ticks since the program began.
+      func tickNow() -> Int { Int((Date().timeIntervalSince(origin) / tickSeconds).rounded()) }
+
+      /// Prints an event line at the present tick.
+      func say(_ text: String) {
+        printing.lock()
+        print("t=\\(tickNow())  \\(text)")
+        printing.unlock()
+      }
+
+      /// An operation's real work: here, it takes its time.
+      func work(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) * tickSeconds) }
+
+      /// The lab's clock moving on to the next command's tick, the main thread running
+      /// main-queue work meanwhile. In the lab a command at tick T comes before the work's own
+      /// steps at T (an isCancelled check at T sees a cancel at T), so it is made a quarter of a
+      /// tick early.
+      var labTick = 0
+      @MainActor func sleep(ticks: Int) {
+        labTick += ticks
+        RunLoop.main.run(until: origin.addingTimeInterval((Double(labTick) - 0.25) * tickSeconds))
+      }
+
+      /// Work that calls back when it is done (a network request, say).
+      func startWork(ticks: Int, then done: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Double(ticks) * tickSeconds) { done() }
+      }
+
+      enum WorkError: Error { case failed }
+
+      /// Watches operations and prints their starts and finishes (polling: no KVO needed).
+      final class Watcher: @unchecked Sendable {
+        private var operations: [(op: Operation, started: Bool, finished: Bool)] = []
+        private let lock = NSLock()
+
+        func add(_ op: Operation) {
+          lock.lock()
+          operations.append((op, false, false))
+          lock.unlock()
+        }
+
+        /// Looks once; returns the names of the operations not finished yet.
+        @discardableResult
+        func look() -> [String] {
+          lock.lock()
+          defer { lock.unlock() }
+          var unfinished: [String] = []
+          for i in operations.indices {
+            let op = operations[i].op
+            let name = op.name ?? "?"
+            if !operations[i].started, op.isExecuting || op.isFinished {
+              operations[i].started = true
+              if op.isExecuting || !op.isCancelled { say("\\(name) started") }
+            }
+            if !operations[i].finished, op.isFinished {
+              operations[i].finished = true
+              let fields = Mirror(reflecting: op).children
+              let failed = fields.contains { $0.label == "error" && "\\($0.value)" != "nil" }
+              let bailed = fields.contains { $0.label == "bailed" && "\\($0.value)" == "true" }
+              let how = failed ? "failed" : bailed ? "returned early" : op.isCancelled ? "cancelled" : "succeeded"
+              say("\\(name) finished (\\(how))")
+            }
+            if !operations[i].finished { unfinished.append(name) }
+          }
+          return unfinished
+        }
+      }
+
+      let watcher = Watcher()
+      let watching = Thread {
+        while true {
+          watcher.look()
+          Thread.sleep(forTimeInterval: 0.001)
+        }
+      }
+      watching.start()
+
+      func watch(_ op: Operation) { watcher.add(op) }
+
+
+      """
+    out += "// MARK: - The world\n\n"
+    if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
+    out += code.pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n\n"
+    out += """
+      // MARK: - The end: the work is waited for (the main thread kept running meanwhile)
+
+      let deadline = Date(timeIntervalSinceNow: Double(\(lastTick) + 20) * tickSeconds)
+      while !watcher.look().isEmpty, Date() < deadline {
+        RunLoop.main.run(until: Date(timeIntervalSinceNow: tickSeconds / 10))
+      }
+      let unfinished = watcher.look()
+      if !unfinished.isEmpty { say("stalled: \\(unfinished.joined(separator: ", ")) never finished") }
+
+      """
+    return out
+  }
 }

@@ -512,6 +512,7 @@ public final class Interpreter {
       return Reply(output: SwiftCode.render(swiftSteps(), focus: name), preformatted: true)
     case .export(let kind, let file):
       let world = world, options = options
+      let program = kind == .swift ? SwiftCode.export(swiftSteps()) : ""
       let at = Lexer.tokens(line).last ?? Token(file, column: 1)
       try Self.refuseCommentInPath(line, at)
       let outcome: FileIO.WriteOutcome
@@ -522,6 +523,7 @@ public final class Interpreter {
           case .events: Exporters.eventsJSONLines(world, to: &out)
           case .trace: Exporters.chromeTrace(world, to: &out)
           case .mermaid: Exporters.mermaid(world, to: &out)
+          case .swift: out.write(program)
           }
         }
       } catch {
@@ -579,7 +581,7 @@ public final class Interpreter {
 
   /// The commands that made the present world, each with the tick it ran at: the script
   /// replayed in a scratch lab, which is what `swift` turns into code.
-  private func swiftSteps() -> [SwiftCode.Step] {
+  func swiftSteps() -> [SwiftCode.Step] {
     let scratch = Interpreter(options: options)
     var steps: [SwiftCode.Step] = []
     for entry in script {

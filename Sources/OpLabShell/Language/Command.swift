@@ -114,7 +114,7 @@ public enum RunTarget: Hashable, Sendable {
 
 /// What `export` writes.
 public enum ExportKind: String, Hashable, Sendable, CaseIterable {
-  case timeline, events, trace, mermaid
+  case timeline, events, trace, mermaid, swift
 }
 
 /// Everything `op` says about a new operation.

@@ -349,14 +349,19 @@ public enum CommandTable {
       examples: ["swift", "swift d1", "swift downloads"]),
     CommandSpec(
       name: "export", aliases: [],
-      arguments: [.choice([.word("timeline"), .word("events"), .word("trace"), .word("mermaid")]), .value(.file, key: "file")],
+      arguments: [
+        .choice([.word("timeline"), .word("events"), .word("trace"), .word("mermaid"), .word("swift")]), .value(.file, key: "file"),
+      ],
       options: [],
-      summary: "write the timeline, events (JSON Lines), a trace (Perfetto/Chrome JSON) or Mermaid to a file",
+      summary: "write the timeline, events (JSON Lines), a trace (Perfetto/Chrome JSON), Mermaid or a Swift program to a file",
       details: """
         timeline: the text of `timeline`, without colour. events: JSON Lines, one object per
         event (see the README for the schema). trace: Chrome trace-event JSON that
         ui.perfetto.dev opens (1 tick = 1 ms). mermaid: a gantt chart, a section per queue,
-        each outcome that is not success marked crit. The file is written
+        each outcome that is not success marked crit. swift: a main.swift that runs this
+        world on the real OperationQueue (the `swift` view's code, one tick = 50 ms) and
+        prints each start and finish as an event line: swiftc -O main.swift -o world && ./world.
+        The file is written
         whole or not at all, and only a regular file: a folder, a device or a FIFO is
         refused, a symbolic link is written through to its file (the link stays), and a
         replaced file keeps its permissions. /dev/stdout, /dev/stderr, /dev/fd/N and
