@@ -23,8 +23,8 @@ public enum Wrap {
     let width = max(width, narrowest)
     // Most output fits as it is: keep it untouched and cheap. (A line's UTF-8 length is
     // never less than its display width.)
-    let fits = !text.contains(glue)
-      && !text.split(separator: "\n").contains { $0.utf8.count > width && Names.width(String($0)) > width }
+    let fits = !hasGlue(text[...])
+      && !text.split(separator: "\n").contains { $0.utf8.count > width && columns($0) > width }
     if fits { return text }
     var out: [String] = []
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -38,7 +38,7 @@ public enum Wrap {
   ///   (see ``hangingIndent(of:width:)``).
   public static func lines(_ line: Substring, width: Int, hang: Int? = nil, ascii: Bool = false) -> [String] {
     let width = max(width, narrowest)
-    if !line.contains(glue), Names.width(String(line)) <= width { return [String(line)] }
+    if !hasGlue(line), columns(line) <= width { return [String(line)] }
     let hang = min(hang ?? hangingIndent(of: line, width: width), width / 2)
     let margin = String(repeating: " ", count: hang)
     // A row of two parts, `what | counts`, breaks at its bar first.
@@ -52,7 +52,7 @@ public enum Wrap {
     var hasWord = false
 
     func place(_ word: Substring, gap: Int) {
-      let w = Names.width(String(word))
+      let w = columns(word)
       if hasWord, currentWidth + gap + w <= width {
         current += String(repeating: " ", count: gap)
         current += word
@@ -65,7 +65,7 @@ public enum Wrap {
         let shown = Names.shorten(String(word), to: width - currentWidth - gap, ascii: ascii)
         current += String(repeating: " ", count: gap)
         current += shown
-        currentWidth += gap + Names.width(shown)
+        currentWidth += gap + columns(shown[...])
         return
       }
       if hasWord {
@@ -85,7 +85,7 @@ public enum Wrap {
       }
       let shown: String = w > room ? Names.shorten(String(word), to: room, ascii: ascii) : String(word)
       current += shown
-      currentWidth += Names.width(shown)
+      currentWidth += columns(shown[...])
       hasWord = true
     }
 
@@ -97,17 +97,19 @@ public enum Wrap {
   /// The words of `line` with the number of spaces before each (the indent not counted);
   /// a word that ``clings(_:)`` is joined to the one before it by glue.
   static func words(of line: Substring) -> [(gap: Int, word: Substring)] {
+    // Spaces are ASCII, so the line is cut on its bytes: a cut never falls inside a character.
+    let bytes = line.utf8
     var words: [(gap: Int, word: Substring)] = []
     var gap = 0
-    var index = line.startIndex
-    while index < line.endIndex, line[index] == " " { index = line.index(after: index) }
-    while index < line.endIndex {
-      if line[index] == " " {
+    var index = bytes.startIndex
+    while index < bytes.endIndex, bytes[index] == 0x20 { index = bytes.index(after: index) }
+    while index < bytes.endIndex {
+      if bytes[index] == 0x20 {
         gap += 1
-        index = line.index(after: index)
+        index = bytes.index(after: index)
         continue
       }
-      let end: Substring.Index = line[index...].firstIndex(of: " ") ?? line.endIndex
+      let end = bytes[index...].firstIndex(of: 0x20) ?? bytes.endIndex
       let word: Substring = line[index..<end]
       if let last = words.last, clings(word) {
         var joined = String(last.word)
@@ -123,10 +125,22 @@ public enum Wrap {
     return words
   }
 
+  /// The columns `text` takes on a terminal: its length when it is ASCII (most of what the
+  /// lab prints, counted without decoding), else ``Names/width(_:)``.
+  static func columns(_ text: Substring) -> Int {
+    let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in
+      var high: UInt8 = 0
+      for byte in bytes { high |= byte }
+      return high < 0x80
+    }
+    if ascii == true { return text.utf8.count }
+    return Names.width(String(text))
+  }
+
   /// Whether `word` is kept on the line of the word before it: a short mark (`|`, `—`,
   /// `✓`) or a short number (`0,`).
   static func clings(_ word: Substring) -> Bool {
-    guard word.count <= 3 else { return false }
+    guard word.utf8.count <= 12, word.count <= 3 else { return false }
     if word.allSatisfy({ !$0.isLetter && !$0.isNumber }) { return true }
     return word.allSatisfy { (ch: Character) -> Bool in ch.isASCII && (ch.isNumber || ch == "," || ch == ".") }
   }
@@ -188,6 +202,16 @@ public enum Wrap {
   }
 
   private static func unglued(_ text: String) -> String {
-    text.contains(glue) ? String(text.map { $0 == glue ? " " : $0 }) : text
+    hasGlue(text[...]) ? String(text.map { $0 == glue ? " " : $0 }) : text
+  }
+
+  /// Whether `text` holds ``glue`` (looked for in its bytes, C2 A0, for speed).
+  static func hasGlue(_ text: Substring) -> Bool {
+    let found = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+      guard bytes.count > 1 else { return false }
+      for i in 0..<(bytes.count - 1) where bytes[i] == 0xC2 && bytes[i + 1] == 0xA0 { return true }
+      return false
+    }
+    return found ?? text.contains(glue)
   }
 }
