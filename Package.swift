@@ -39,8 +39,12 @@ let package = Package(
       providers: [.apt(["libedit-dev"]), .brew(["libedit"])]
     ),
 
+    // Real: Foundation's OperationQueue driven by a timed script. The shell's `real` and the
+    // differential tests share it, so the core stays free of Foundation.
+    .target(name: "OpLabReal", dependencies: ["OpLabCore"]),
+
     // Shell: the command language, interpreter, scripts, lessons.
-    .target(name: "OpLabShell", dependencies: ["OpLabCore", "OpLabRender", "CEditLine"]),
+    .target(name: "OpLabShell", dependencies: ["OpLabCore", "OpLabRender", "OpLabReal", "CEditLine"]),
 
     // The executable: argument parsing and wiring only.
     .executableTarget(
@@ -69,7 +73,7 @@ let package = Package(
     .testTarget(name: "OpLabRenderTests", dependencies: ["OpLabRender", "TestSupport"], exclude: ["Snapshots"]),
     .testTarget(name: "OpLabShellTests", dependencies: ["OpLabShell", "TestSupport"], exclude: ["Fixtures", "Snapshots"]),
     // Checks the simulator against the real Foundation OperationQueue, in scaled real time.
-    .testTarget(name: "OpLabDifferentialTests", dependencies: ["OpLabCore"]),
+    .testTarget(name: "OpLabDifferentialTests", dependencies: ["OpLabCore", "OpLabReal"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -160,7 +160,7 @@ public final class Interpreter {
       if reply.error == nil, !redoing, forgetsUndone(command) { undone.removeAll() }
       if case .quit = command { reply.quit = true }
       switch command {
-      case .help, .events, .why, .narrate, .status, .graph, .slots, .timeline, .swift: reply.pageable = true
+      case .help, .events, .why, .narrate, .status, .graph, .slots, .timeline, .swift, .real: reply.pageable = true
       default: break
       }
       return reply
@@ -510,6 +510,12 @@ public final class Interpreter {
         throw SimulationError.unknownOperation(name)
       }
       return Reply(output: SwiftCode.render(swiftSteps(), focus: name), preformatted: true)
+    case .real(let ms):
+      let column = Lexer.tokens(line).dropFirst().first?.column ?? 1
+      let text = try RealComparison.run(
+        steps: swiftSteps(), world: world, ms: ms ?? 50, at: column, width: options.width, ascii: options.ascii,
+        interrupt: interrupt)
+      return Reply(output: text)
     case .export(let kind, let file):
       let world = world, options = options
       let program = kind == .swift ? SwiftCode.export(swiftSteps()) : ""

@@ -348,6 +348,23 @@ public enum CommandTable {
         """,
       examples: ["swift", "swift d1", "swift downloads"]),
     CommandSpec(
+      name: "real", aliases: [],
+      arguments: [.optional(.value(.positive, key: "ms"))],
+      options: [],
+      summary: "run this world on Foundation's real OperationQueue and compare (N ms a tick, default 50)",
+      details: """
+        Plays the commands that made this world, in their order and at their ticks, on this
+        process's OperationQueue, with operations whose work sleeps N ms a tick (10 to 2000). Then
+        draws each operation's lab row with its real row under it, in the same columns, marks
+        every difference, and lists them: an outcome, a start or a finish more than 0.35 of a tick
+        apart, or two operations started in the other order. Closer than that is timing noise
+        (threads wake a little late), and only counted. The run is limited to 30 s (Ctrl-C stops
+        it). Taps, frames and cores are not played: the lab plays the user, the display and the
+        machine. This process runs swift-corelibs-foundation, so `platform linux` is the mode to
+        compare with; under `platform apple` a difference may be a Darwin behaviour.
+        """,
+      examples: ["real", "real 20"]),
+    CommandSpec(
       name: "export", aliases: [],
       arguments: [
         .choice([.word("timeline"), .word("events"), .word("trace"), .word("mermaid"), .word("swift")]), .value(.file, key: "file"),

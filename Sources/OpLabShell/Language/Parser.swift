@@ -261,6 +261,7 @@ public enum Parser {
     case "status": return .status
     case "graph": return .graph
     case "swift": return .swift(target: text("target"))
+    case "real": return .real(msPerTick: int("ms"))
     case "export":
       let kind = ExportKind.allCases.first { has($0.rawValue) } ?? .timeline
       return .export(kind, file: text("file") ?? "")

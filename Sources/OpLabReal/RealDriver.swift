@@ -1,0 +1,136 @@
+import Foundation
+import OpLabCore
+
+/// What a real run logged, and how well the driver kept time.
+public struct RealRun: Sendable {
+  /// What the run logged, in the order it was logged.
+  public var marks: [RealMark]
+  /// The tick length used, in seconds.
+  public var tickSeconds: Double
+  /// How late the driver performed its latest action, in ticks (the worst lateness).
+  public var worstActionLateness: Double
+  /// Whether every operation had finished and every queue emptied when the run ended.
+  public var drained: Bool
+  /// Whether `interrupt` stopped the run early.
+  public var interrupted: Bool
+  /// The operations not finished when the run ended, in the order they were made.
+  public var unfinished: [String]
+  /// The tick the run ended at (the driver's clock, rounded).
+  public var endTick: Tick
+  /// Whether main-queue work could run: the driver ran on the main thread and kept its run loop going.
+  public var pumpedMain: Bool
+
+  /// The mark's time in ticks.
+  public func ticks(_ mark: RealMark) -> Double { mark.seconds / tickSeconds }
+}
+
+/// Performs a ``RealScript`` on Foundation's `OperationQueue` in scaled real time.
+///
+/// The driver sleeps to each action's tick and performs it on the calling thread. On the main
+/// thread it runs the main run loop meanwhile, so `OperationQueue.main` work runs, as in an app;
+/// elsewhere main-queue work waits (``RealRun/pumpedMain`` says which). When the script's
+/// actions are done it waits until `endTick`, then up to `grace` more ticks for work still
+/// finishing, and stops early once everything has finished.
+///
+/// Operations that never finish (work that forgets `finish()`, a queue left suspended) are
+/// cancelled and their queues resumed at the end, and every operation is kept alive for good:
+/// corelibs walks unretained pointers to dependents when an operation finishes (rule 18).
+public enum RealDriver {
+  public static func run(
+    _ script: RealScript, tickSeconds: Double, until endTick: Tick, grace: Tick = 2,
+    interrupt: (() -> Bool)? = nil
+  ) -> RealRun {
+    let log = RealLog()
+    let onMain = Thread.isMainThread
+    var queues: [String: OperationQueue] = [:]
+    var ops: [String: Operation] = [:]
+    var made: [String] = []
+    func queue(_ name: String) -> OperationQueue {
+      if name == "main" { return OperationQueue.main }
+      if let q = queues[name] { return q }
+      let q = OperationQueue()
+      q.name = name
+      queues[name] = q
+      return q
+    }
+    var interrupted = false
+    /// Lets time pass until `offset` seconds after tick 0; false when interrupted.
+    func pass(until offset: Double, pumping: Bool = true) -> Bool {
+      while true {
+        if interrupt?() == true {
+          interrupted = true
+          return false
+        }
+        let remaining = offset - log.elapsed
+        if remaining <= 0 { return true }
+        let slice = min(remaining, 0.02)
+        if onMain, pumping {
+          // Returns at once when the run loop has nothing to wait on: then sleep a little.
+          let before = log.elapsed
+          _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: slice))
+          if log.elapsed - before < 0.001 { Thread.sleep(forTimeInterval: min(slice, 0.001)) }
+        } else {
+          Thread.sleep(forTimeInterval: slice)
+        }
+      }
+    }
+
+    log.startClock()
+    var worstLateness = 0.0
+    for step in script.steps where !interrupted {
+      guard pass(until: Double(step.tick) * tickSeconds) else { break }
+      worstLateness = max(worstLateness, log.elapsed / tickSeconds - Double(step.tick))
+      switch step.action {
+      case .makeQueue(let name): _ = queue(name)
+      case .makeOperation(let work):
+        ops[work.name] = standIn(for: work, tickSeconds: tickSeconds, log: log)
+        made.append(work.name)
+      case .add(let op, let q): if let op = ops[op] { queue(q).addOperation(op) }
+      case .addDependency(let op, let dep):
+        if let op = ops[op], let dep = ops[dep] { op.addDependency(dep) }
+      case .removeDependency(let op, let dep):
+        if let op = ops[op], let dep = ops[dep] { op.removeDependency(dep) }
+      case .setPriority(let op, let p): ops[op]?.queuePriority = Operation.QueuePriority(p)
+      case .setOperationQoS(let op, let q): ops[op]?.qualityOfService = Foundation.QualityOfService(q)
+      case .setQueueQoS(let q, let qos): queue(q).qualityOfService = Foundation.QualityOfService(qos)
+      case .setMax(let q, let max):
+        queue(q).maxConcurrentOperationCount = max ?? OperationQueue.defaultMaxConcurrentOperationCount
+      case .cancel(let op): ops[op]?.cancel()
+      case .cancelAll(let q): queue(q).cancelAllOperations()
+      case .suspend(let q): queue(q).isSuspended = true
+      case .resume(let q): queue(q).isSuspended = false
+      case .barrier(let q, let label, let ticks):
+        let seconds = Double(ticks) * tickSeconds
+        queue(q).addBarrierBlock {
+          log.mark(label, .started)
+          Thread.sleep(forTimeInterval: seconds)
+          log.mark(label, .finished(.succeeded))
+        }
+      case .blockMainThread(let ticks):
+        _ = pass(until: Double(step.tick + ticks) * tickSeconds, pumping: false)
+      }
+    }
+
+    // Until the end tick, then a little longer while work is still finishing.
+    let allFinished = { ops.values.allSatisfy(\.isFinished) && queues.values.allSatisfy { $0.operationCount == 0 } }
+    if !interrupted, pass(until: Double(endTick) * tickSeconds + 0.45 * tickSeconds) {
+      let deadline = Double(endTick + grace) * tickSeconds
+      while !allFinished(), log.elapsed < deadline, pass(until: min(deadline, log.elapsed + 0.01)) {}
+    }
+    let unfinished = made.filter { ops[$0]?.isFinished == false }
+    let drained = unfinished.isEmpty && queues.values.allSatisfy { $0.operationCount == 0 }
+    if !drained {
+      for q in queues.values {
+        q.cancelAllOperations()
+        q.isSuspended = false
+      }
+    }
+    // Kept alive for good (rule 18): a dependency still running may yet touch its dependents.
+    _ = Unmanaged.passRetained(Array(ops.values) as NSArray)
+    _ = Unmanaged.passRetained(Array(queues.values) as NSArray)
+    return RealRun(
+      marks: log.snapshot, tickSeconds: tickSeconds, worstActionLateness: worstLateness, drained: drained,
+      interrupted: interrupted, unfinished: unfinished, endTick: Int((log.elapsed / tickSeconds).rounded()),
+      pumpedMain: onMain)
+  }
+}

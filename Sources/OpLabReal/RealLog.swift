@@ -1,0 +1,76 @@
+import Foundation
+import OpLabCore
+import Synchronization
+
+/// One logged event of a real run: seconds since tick 0, the operation (or barrier) it is
+/// about, and what happened.
+public struct RealMark: Sendable, Equatable {
+  public enum Kind: Sendable, Equatable {
+    /// `main()` began (for an asynchronous operation, `start()` began its work).
+    case started
+    /// `start()` found `isCancelled` and did not call `main()`.
+    case skipped
+    /// The operation became finished, ending this way.
+    case finished(Outcome)
+    /// The completion block began.
+    case completion
+    /// A `BlockOperation`'s execution block began or ended (1-based).
+    case blockStarted(Int)
+    case blockFinished(Int)
+  }
+
+  public var seconds: Double
+  public var name: String
+  public var kind: Kind
+
+  public init(seconds: Double, name: String, kind: Kind) {
+    self.seconds = seconds
+    self.name = name
+    self.kind = kind
+  }
+
+  /// The mark as one short label: `start A`, `finish A`, `skip A`, `complete A`, `start A#1`.
+  public var label: String {
+    switch kind {
+    case .started: "start \(name)"
+    case .skipped: "skip \(name)"
+    case .finished: "finish \(name)"
+    case .completion: "complete \(name)"
+    case .blockStarted(let i): "start \(name)#\(i)"
+    case .blockFinished(let i): "finish \(name)#\(i)"
+    }
+  }
+}
+
+/// The lock-protected log every operation, block and completion block writes to.
+public final class RealLog: Sendable {
+  private let clock = ContinuousClock()
+  private let state: Mutex<(origin: ContinuousClock.Instant, marks: [RealMark])>
+
+  public init() { state = Mutex((ContinuousClock.now, [])) }
+
+  /// Sets the origin to now: tick 0.
+  public func startClock() { state.withLock { $0.origin = clock.now } }
+
+  /// Seconds since tick 0.
+  public var elapsed: Double {
+    let now = clock.now
+    return state.withLock { Self.seconds(now - $0.origin) }
+  }
+
+  /// Records that `name` did `kind`, now.
+  public func mark(_ name: String, _ kind: RealMark.Kind) {
+    let now = clock.now
+    state.withLock { $0.marks.append(RealMark(seconds: Self.seconds(now - $0.origin), name: name, kind: kind)) }
+  }
+
+  /// How many events were logged.
+  public var count: Int { state.withLock { $0.marks.count } }
+
+  /// Everything logged so far, in the order it was logged.
+  public var snapshot: [RealMark] { state.withLock { $0.marks } }
+
+  static func seconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+  }
+}

@@ -1,0 +1,97 @@
+import OpLabCore
+
+/// A world for Foundation's real `OperationQueue`, as plain data: actions at ticks.
+///
+/// The shell's `real` builds one from the commands that made the lab's world; the differential
+/// tests build theirs by hand. ``RealDriver/run(_:tickSeconds:until:interrupt:)`` performs it in
+/// scaled real time. The queue named `main` is `OperationQueue.main`.
+public struct RealScript: Sendable {
+  /// Actions in time order; actions at the same tick run in list order.
+  public var steps: [RealStep]
+
+  public init(steps: [RealStep] = []) { self.steps = steps }
+
+  /// Appends `action` at `tick`.
+  public mutating func at(_ tick: Tick, _ action: RealAction) { steps.append(RealStep(tick: tick, action: action)) }
+
+  /// The tick of the last action.
+  public var lastTick: Tick { steps.last?.tick ?? 0 }
+}
+
+/// An action at a tick.
+public struct RealStep: Sendable {
+  public var tick: Tick
+  public var action: RealAction
+
+  public init(tick: Tick, action: RealAction) {
+    self.tick = tick
+    self.action = action
+  }
+}
+
+/// What an operation's code does, for a stand-in that takes real time.
+public struct RealWork: Sendable {
+  /// The name, also the operation's `name` and its label in the log.
+  public var name: String
+  /// Ticks of work `main()` sleeps (for an asynchronous operation, the time until its callback).
+  public var ticks: Tick
+  /// A `BlockOperation` whose execution blocks sleep these ticks each; `nil` for an `Operation` subclass.
+  public var blocks: [Tick]?
+  /// An asynchronous operation (`isAsynchronous`, KVO, `finish()`); with `forgetsFinish`, the
+  /// callback never calls `finish()`.
+  public var isAsynchronous = false
+  public var forgetsFinish = false
+  /// `main()` checks `isCancelled` when it begins and after every this many ticks of work
+  /// (never at the very end), and returns when it sees it.
+  public var checksCancellationEvery: Tick?
+  /// `main()` checks `isCancelled` once, when it begins.
+  public var checksCancellationAtStart = false
+  /// `main()` returns at once when a dependency was cancelled.
+  public var bailsIfDependencyCancelled = false
+  /// The work fails after this many ticks.
+  public var failsAfter: Tick?
+  /// A completion block that sleeps this many ticks.
+  public var completionTicks: Tick?
+  public var priority: QueuePriority?
+  public var qualityOfService: QualityOfService?
+
+  public init(_ name: String, ticks: Tick) {
+    self.name = name
+    self.ticks = ticks
+  }
+}
+
+/// Something done at a tick, on the driver's thread.
+public enum RealAction: Sendable {
+  /// `let q = OperationQueue()` with a name, and optionally its max and QoS.
+  case makeQueue(String)
+  /// Creates the operation (not yet in a queue).
+  case makeOperation(RealWork)
+  /// `queue.addOperation(op)`.
+  case add(String, to: String)
+  /// `op.addDependency(dependency)`.
+  case addDependency(String, on: String)
+  /// `op.removeDependency(dependency)`.
+  case removeDependency(String, on: String)
+  /// `op.queuePriority = p`.
+  case setPriority(String, QueuePriority)
+  /// `op.qualityOfService = q`.
+  case setOperationQoS(String, QualityOfService)
+  /// `queue.qualityOfService = q`.
+  case setQueueQoS(String, QualityOfService)
+  /// `queue.maxConcurrentOperationCount = n` (`nil`: the default, −1).
+  case setMax(String, Int?)
+  /// `op.cancel()`.
+  case cancel(String)
+  /// `queue.cancelAllOperations()`.
+  case cancelAll(String)
+  /// `queue.isSuspended = true`.
+  case suspend(String)
+  /// `queue.isSuspended = false`.
+  case resume(String)
+  /// `queue.addBarrierBlock { … }`, the block sleeping `ticks`; `label` names it in the log.
+  case barrier(String, label: String, ticks: Tick)
+  /// The driver's thread is blocked for `ticks` without running its run loop: a wait on the
+  /// main thread, during which main-queue work cannot run.
+  case blockMainThread(ticks: Tick)
+}

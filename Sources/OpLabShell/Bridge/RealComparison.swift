@@ -1,0 +1,235 @@
+import Foundation
+import OpLabCore
+import OpLabReal
+import OpLabRender
+
+/// `real [N]`: the present world's commands, in their order and at their ticks, on this
+/// process's Foundation `OperationQueue` in scaled real time (N ms a tick), drawn under the
+/// lab's timeline with every difference named.
+enum RealComparison {
+  /// The most wall time `real` spends; a longer world is refused with its estimate.
+  static let wallLimitSeconds = 30.0
+  /// The shortest tick: shorter, and thread wake-ups are a large part of a tick.
+  static let msRange = 10...2000
+
+  /// The script for the real queue, and what the lab has that the real queue cannot express.
+  static func script(_ steps: [SwiftCode.Step]) -> (script: RealScript, unplayed: [String]) {
+    var script = RealScript()
+    var unplayed: [String] = []
+    var queueOf: [String: String] = [:]
+    var queues: Set<String> = []
+    var barriers: [String: Int] = [:]
+    var busy: [String] = []
+    func use(_ queue: String, at tick: Tick) {
+      if !queues.contains(queue) {
+        queues.insert(queue)
+        script.at(tick, .makeQueue(queue))
+      }
+    }
+    for step in steps where !step.command.onlyLooks {
+      let t = step.tick
+      switch step.command {
+      case .queue(let name, let max, let qos):
+        use(name, at: t)
+        if let max { script.at(t, .setMax(name, Self.max(max))) }
+        if let qos { script.at(t, .setQueueQoS(name, qos)) }
+      case .op(let definition):
+        let spec = definition.spec
+        var work = RealWork(spec.name, ticks: spec.duration)
+        switch spec.kind {
+        case .plain: break
+        case .blocks(let blocks): work.blocks = blocks
+        case .async(let forgets):
+          work.isAsynchronous = true
+          work.forgetsFinish = forgets
+        }
+        switch spec.cancellation {
+        case .never: break
+        case .atStart: work.checksCancellationAtStart = true
+        case .every(let n): work.checksCancellationEvery = n
+        }
+        work.bailsIfDependencyCancelled = spec.bailsIfDependencyCancelled
+        work.failsAfter = spec.failsAt
+        work.completionTicks = spec.completion
+        work.priority = spec.priority
+        work.qualityOfService = spec.qualityOfService
+        script.at(t, .makeOperation(work))
+        for d in definition.dependencies { script.at(t, .addDependency(spec.name, on: d)) }
+        let queue = definition.queue ?? "queue"
+        queueOf[spec.name] = queue
+        if !definition.hold {
+          use(queue, at: t)
+          script.at(t, .add(spec.name, to: queue))
+          if !busy.contains(queue) { busy.append(queue) }
+        }
+      case .add(let op, let target):
+        let queue = target ?? queueOf[op] ?? "queue"
+        use(queue, at: t)
+        script.at(t, .add(op, to: queue))
+      case .depend(let op, let dependencies):
+        for d in dependencies { script.at(t, .addDependency(op, on: d)) }
+      case .undepend(let op, let dependency): script.at(t, .removeDependency(op, on: dependency))
+      case .priority(let op, let p): script.at(t, .setPriority(op, p))
+      case .qos(let target, let qos):
+        script.at(t, queues.contains(target) && queueOf[target] == nil ? .setQueueQoS(target, qos) : .setOperationQoS(target, qos))
+      case .max(let name, let max): script.at(t, .setMax(name, Self.max(max)))
+      case .cancel(let op): script.at(t, .cancel(op))
+      case .cancelAll(let target):
+        for q in target.map({ [$0] }) ?? queues.sorted() { script.at(t, .cancelAll(q)) }
+      case .suspend(let name): script.at(t, .suspend(name))
+      case .resume(let name): script.at(t, .resume(name))
+      case .barrier(let name, let ticks):
+        use(name, at: t)
+        barriers[name, default: 0] += 1
+        script.at(t, .barrier(name, label: "\(name).barrier\(barriers[name] ?? 1)", ticks: ticks))
+      case .wait(_, let fromMain, _):
+        // The lab's caller waits; the real driver lets the clock run on (on the main thread,
+        // blocked: main-queue work waits, as it would).
+        if fromMain { script.at(t, .blockMainThread(ticks: step.end - t)) }
+      case .run, .step, .platform: break
+      case .machine: unplayed.append("`\(step.text)`: the real machine has its own cores")
+      case .tap, .frames: unplayed.append("`\(step.text)`: the lab plays the user and the display")
+      default: unplayed.append("`\(step.text)`")
+      }
+    }
+    return (script, unplayed)
+  }
+
+  static func max(_ setting: MaxSetting) -> Int? {
+    switch setting {
+    case .default: nil
+    case .count(let n): n
+    }
+  }
+
+  /// The lab's side of each operation, from its trace, in timeline order (by queue).
+  static func lanes(_ world: World, real run: RealRun) -> [SideBySide.Lane] {
+    var lab: [OpID: SideBySide.Run] = [:]
+    for e in world.trace {
+      guard let op = e.op else { continue }
+      switch e.kind {
+      case .started: lab[op, default: .init()].start = Double(e.tick)
+      case .skipped: lab[op, default: .init()].skipped = true
+      case .finished(let o):
+        lab[op, default: .init()].end = Double(e.tick)
+        lab[op, default: .init()].outcome = o
+      default: break
+      }
+    }
+    var real: [String: SideBySide.Run] = [:]
+    for m in run.marks {
+      let t = run.ticks(m)
+      switch m.kind {
+      case .started: if real[m.name]?.start == nil { real[m.name, default: .init()].start = t }
+      case .skipped: real[m.name, default: .init()].skipped = true
+      case .finished(let o):
+        real[m.name, default: .init()].end = t
+        real[m.name, default: .init()].outcome = o
+      default: break
+      }
+    }
+    var lanes: [SideBySide.Lane] = []
+    for (q, ops) in world.operationsByQueue().queued.enumerated() {
+      for op in ops where world.operation(op).mainThreadWork == nil {
+        let name = world.name(op)
+        lanes.append(SideBySide.Lane(name: name, queue: world.name(QueueID(q)), lab: lab[op] ?? .init(), real: real[name] ?? .init()))
+      }
+    }
+    return lanes
+  }
+
+  /// Runs the world on the real queue and compares.
+  static func run(
+    steps: [SwiftCode.Step], world: World, ms: Int, at column: Int, width: Int, ascii: Bool, interrupt: Interrupt?
+  ) throws(Diagnostic) -> String {
+    guard msRange.contains(ms) else {
+      throw Diagnostic(
+        column: column, length: String(ms).count,
+        message: "\(ms) ms a tick is out of range: give \(msRange.lowerBound) to \(msRange.upperBound)",
+        hint: "`real` alone plays 50 ms a tick; fewer ms is faster but thread wake-ups weigh more")
+    }
+    let (script, unplayed) = Self.script(steps)
+    guard script.steps.contains(where: { if case .makeOperation = $0.action { true } else { false } }) else {
+      throw Diagnostic(
+        column: 1, length: 4, message: "there is no operation to run on the real queue yet",
+        hint: "define some (`op a takes 3`), `run`, then `real` draws the real queue's timeline under the lab's")
+    }
+    let end = world.now
+    let grace: Tick = 2
+    let estimate = Double(end + grace) * Double(ms) / 1000
+    guard estimate <= wallLimitSeconds else {
+      let fits = Int(wallLimitSeconds * 1000 / Double(end + grace))
+      let way = fits >= msRange.lowerBound
+        ? "try `real \(fits)` (\(fits) ms a tick), or"
+        : "it is too long even at \(msRange.lowerBound) ms a tick:"
+      throw Diagnostic(
+        column: 1, length: 4,
+        message: "this world runs to t=\(end): about \(format(seconds: estimate)) on the real queue at \(ms) ms a tick, "
+          + "and the limit is \(Int(wallLimitSeconds)) s",
+        hint: "\(way) look at an earlier moment with `goto T` first")
+    }
+    let run = RealDriver.run(script, tickSeconds: Double(ms) / 1000, until: end, grace: grace, interrupt: interrupt)
+    let lanes = Self.lanes(world, real: run)
+    let (differences, matched, drift) = SideBySide.compare(lanes)
+
+    var out = "The same commands at the same ticks on Foundation's OperationQueue in this process, "
+      + "\(ms) ms a tick (\(format(seconds: Double(end + grace) * Double(ms) / 1000)) at most).\n"
+    if run.interrupted { out += "Stopped by Ctrl-C: the real run ends where it was.\n" }
+    out += "\n" + SideBySide.render(lanes, end: end, width: width, ascii: ascii) + "\n"
+    if differences.isEmpty {
+      out += "No differences: every start and finish on the real queue was within \(SideBySide.format(SideBySide.noise)) "
+        + "of a tick of the lab's (\(matched) events; the largest drift \(SideBySide.format(drift)) of a tick, timing noise).\n"
+    } else {
+      out += "\(differences.count) \(differences.count == 1 ? "difference" : "differences") beyond timing noise "
+        + "(more than \(SideBySide.format(SideBySide.noise)) of a tick), marked \(ascii ? "<>" : "≠"):\n"
+      for d in differences { out += "  • \(d.text)\n" }
+      out += "Timing noise: \(matched) \(matched == 1 ? "event" : "events") matched within \(SideBySide.format(SideBySide.noise)) of a tick "
+        + "(the largest drift \(SideBySide.format(drift))).\n"
+      for why in reasons(world, lanes: lanes, run: run) { out += why + "\n" }
+    }
+    if !unplayed.isEmpty {
+      out += "Not played on the real queue: " + unplayed.joined(separator: ", ") + ".\n"
+    }
+    if !run.pumpedMain, lanes.contains(where: { $0.queue == "main" }) {
+      out += "Main-queue work could not run: this lab is not on the main thread here.\n"
+    }
+    return out
+  }
+
+  /// What may explain the differences: the platform the lab imitates, the threads the
+  /// machine has, the lab's own machine.
+  static func reasons(_ world: World, lanes: [SideBySide.Lane], run: RealRun) -> [String] {
+    var reasons: [String] = []
+    if world.platform == .apple {
+      reasons.append(
+        "This process runs swift-corelibs-foundation (Linux), and the lab imitates Apple platforms "
+          + "(`platform apple`): where the two differ, `platform linux` shows what this queue does.")
+    }
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    var most = 0
+    for lane in lanes {
+      guard let s = lane.lab.start else { continue }
+      let overlapping = lanes.filter { o in
+        guard let os = o.lab.start else { return false }
+        return os <= s && (o.lab.end ?? .infinity) > s
+      }
+      most = Swift.max(most, overlapping.count)
+    }
+    if most > cores {
+      reasons.append(
+        "The lab ran \(most) operations at once; this machine has \(cores) \(cores == 1 ? "core" : "cores"), and "
+          + "libdispatch on Linux starts with a thread per core and adds threads slowly, so the real queue may start "
+          + "some late.")
+    }
+    if !run.unfinished.isEmpty {
+      reasons.append(
+        "Still unfinished on the real queue when the run ended at t=\(run.endTick) (\(run.endTick - world.now) ticks "
+          + "after the lab's now): \(run.unfinished.joined(separator: ", ")).")
+    }
+    return reasons
+  }
+
+  static func format(seconds: Double) -> String {
+    seconds < 10 ? "\(SideBySide.format(seconds).dropLast()) s" : "\(Int(seconds.rounded())) s"
+  }
+}
