@@ -5,7 +5,7 @@ import OpLabCore
 /// The shell's `real` builds one from the commands that made the lab's world; the differential
 /// tests build theirs by hand. ``RealDriver/run(_:tickSeconds:until:interrupt:)`` performs it in
 /// scaled real time. The queue named `main` is `OperationQueue.main`.
-public struct RealScript: Sendable {
+public struct RealScript: Sendable, Equatable {
   /// Actions in time order; actions at the same tick run in list order.
   public var steps: [RealStep]
 
@@ -19,7 +19,7 @@ public struct RealScript: Sendable {
 }
 
 /// An action at a tick.
-public struct RealStep: Sendable {
+public struct RealStep: Sendable, Equatable {
   public var tick: Tick
   public var action: RealAction
 
@@ -30,7 +30,7 @@ public struct RealStep: Sendable {
 }
 
 /// What an operation's code does, for a stand-in that takes real time.
-public struct RealWork: Sendable {
+public struct RealWork: Sendable, Equatable {
   /// The name, also the operation's `name` and its label in the log.
   public var name: String
   /// Ticks of work `main()` sleeps (for an asynchronous operation, the time until its callback).
@@ -62,7 +62,7 @@ public struct RealWork: Sendable {
 }
 
 /// Something done at a tick, on the driver's thread.
-public enum RealAction: Sendable {
+public enum RealAction: Sendable, Equatable {
   /// `let q = OperationQueue()` with a name, and optionally its max and QoS.
   case makeQueue(String)
   /// Creates the operation (not yet in a queue).

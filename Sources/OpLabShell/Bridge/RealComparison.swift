@@ -38,7 +38,9 @@ enum RealComparison {
         var work = RealWork(spec.name, ticks: spec.duration)
         switch spec.kind {
         case .plain: break
-        case .blocks(let blocks): work.blocks = blocks
+        case .blocks(let blocks):
+          work.blocks = blocks
+          work.ticks = blocks.reduce(0, +)
         case .async(let forgets):
           work.isAsynchronous = true
           work.forgetsFinish = forgets

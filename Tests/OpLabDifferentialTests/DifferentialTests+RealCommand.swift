@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// `real`, end to end: the built `oplab` runs a script that ends in `real`, so the real queue
+/// runs in its own process with the main thread pumped, as a learner's does (#21). Part of
+/// the serialized differential suite, so no other real run competes for threads.
+extension DifferentialTests {
+  /// Runs `oplab run` on `script` (wide, so no line wraps); its standard output.
+  static func oplab(_ script: String) throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-real-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = dir.appendingPathComponent("world.oplab")
+    try script.write(to: file, atomically: true, encoding: .utf8)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("oplab")
+    process.arguments = ["run", "--no-color", "--width", "200", file.path]
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return text
+  }
+
+  /// The drawing's rows: each operation's lab row and the real row under it.
+  static func rows(_ text: String) -> [(name: String, lab: String, real: String)] {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    var rows: [(String, String, String)] = []
+    for (i, line) in lines.enumerated() where line.contains(" lab   ") && i + 1 < lines.count {
+      let name = line.split(separator: " ").first.map(String.init) ?? ""
+      let lab = String(line[line.range(of: " lab   ")!.upperBound...])
+      let next = lines[i + 1]
+      let real = next.range(of: "real  ").map { String(next[$0.upperBound...]) } ?? ""
+      rows.append((name, lab, real))
+    }
+    return rows
+  }
+
+  @Test("real on a deterministic Linux world: a serial queue, a skip, a dependent on main; every real row is the lab's, no difference")
+  func realAgrees() throws {
+    let text = try Self.oplab("""
+      platform linux
+      queue q max 1
+      op a on q takes 2
+      op b on q takes 2 after a
+      op c on q takes 1 after b
+      op m on main takes 1 after a
+      step 1
+      cancel b
+      run
+      real 60
+      """)
+    let rows = Self.rows(text)
+    // The main queue is drawn first, as in `timeline`.
+    #expect(rows.map(\.name) == ["m", "a", "b", "c"], "\(text)")
+    #expect(rows.map(\.lab) == ["  █✓", "██✓", "  ✗", "  █✓"], "\(text)")
+    for row in rows { #expect(row.real == row.lab, "\(row.name): \(text)") }
+    #expect(text.contains("\nNo differences: every start and finish on the real queue was within 0.35 of a tick of the lab's (7 events;"), "\(text)")
+    #expect(!text.contains("Main-queue work could not run"))
+  }
+
+  @Test("real under platform apple on Linux: block operations and QoS differ, each difference listed and the platform named as the reason")
+  func realShowsDarwinDifference() throws {
+    let text = try Self.oplab("""
+      queue q max 2
+      suspend q
+      op blocks3 on q blocks 1,2,3
+      op bg on q qos background
+      op ui on q qos userInteractive
+      resume q
+      run
+      real 60
+      """)
+    // Apple runs the blocks side by side (3 ticks); corelibs one after another (6).
+    #expect(text.contains("  • blocks3 finished at t=3 in the lab, not on the real queue by the end\n"), "\(text)")
+    // Apple: priority order, FIFO (bg first); corelibs files QoS as priority (ui first).
+    #expect(text.contains("  • order: the lab started bg before ui, the real queue ui first\n"), "\(text)")
+    #expect(text.contains("  • bg ran from t≈1"), "\(text)")
+    #expect(text.contains("This process runs swift-corelibs-foundation (Linux), and the lab imitates Apple platforms"), "\(text)")
+    #expect(text.contains("Still unfinished on the real queue when the run ended at t=5 (2 ticks after the lab's now): blocks3."), "\(text)")
+    let rows = Self.rows(text)
+    #expect(rows.map(\.name) == ["blocks3", "bg", "ui"])
+    #expect(rows.map(\.lab) == ["███✓", "█✓", " █✓"])
+    #expect(rows.first?.real == "████ ≠")
+  }
+}
