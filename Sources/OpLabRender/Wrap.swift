@@ -148,7 +148,7 @@ public enum Wrap {
   /// Where a long line's continuation lines start, from the line's own shape:
   /// - an event line, `t=12  …` or `t=12 #40 …`: under the text after the tick;
   /// - a list item, `- …`, `• …` or `a) …`: under the text after the bullet;
-  /// - a labelled line, `usage: …`, `error: …`, `hint: …`: under the text after the label;
+  /// - a labelled line, `usage: …`, `error: …`, `hint: …`, `swift: …` (swift-echo): under the text after the label;
   /// - a table row, a first word then two or more spaces: under the second column;
   /// - anything else: two columns in from the line's own indent.
   /// An indent past half the width is cut back to two columns in.
@@ -173,7 +173,7 @@ public enum Wrap {
     return candidate <= width / 2 ? candidate : min(leading + 2, width / 2)
   }
 
-  static let labels = ["usage: ", "error: ", "hint: ", "warning: "]
+  static let labels = ["usage: ", "error: ", "hint: ", "warning: ", "swift: "]
 
   /// The width of `t=N ` or `t=N #S ` (with the spaces after it) at the start of `text`.
   static func eventPrefix(_ text: Substring) -> Int? {

@@ -175,4 +175,41 @@ import TestSupport
     _ = narrow.execute("op d2 takes 4 cancel-check every 1")
     #expect(narrow.execute("swift").output.contains("\n      if isCancelled { return }  // checked every 1 tick\n"))
   }
+
+  @Test("set swift-echo on: each command that changes the world is followed by its Swift; a subclass is named, the clock and looking echo nothing; off stops it; set alone shows it")
+  func echo() {
+    var options = ShellOptions()
+    options.width = 200
+    let i = Interpreter(options: options)
+    #expect(i.execute("set").output == "  swift-echo off: `set swift-echo on|off` switches\n")
+    #expect(i.execute("set swift-echo on").output == "  swift-echo on: each command that changes the world is followed by its Swift\n")
+    func echoed(_ line: String) -> [String] {
+      i.execute(line).output.split(separator: "\n").map(String.init).filter { $0.hasPrefix("  swift: ") || $0.hasPrefix("         ") }
+    }
+    #expect(echoed("queue downloads max 2") == [
+      "  swift: let downloads = OperationQueue()",
+      "         downloads.name = \"downloads\"",
+      "         downloads.maxConcurrentOperationCount = 2",
+    ])
+    #expect(echoed("op d1 on downloads takes 3") == [
+      "  swift: let d1 = BlockOperation { work(ticks: 3) }",
+      "         d1.name = \"d1\"",
+      "         downloads.addOperation(d1)",
+    ])
+    #expect(echoed("op d2 on downloads takes 4 cancel-check every 1 after d1") == [
+      "  swift: // D2Operation: an Operation subclass (`swift d2` shows it)",
+      "         let d2 = D2Operation()",
+      "         d2.name = \"d2\"",
+      "         d2.addDependency(d1)",
+      "         downloads.addOperation(d2)",
+    ])
+    #expect(echoed("step 2") == [])
+    #expect(echoed("timeline") == [])
+    #expect(echoed("cancel d2") == ["  swift: d2.cancel()  // only sets isCancelled: running code stops where it checks"])
+    #expect(echoed("tap") == ["  swift: // no code: the user taps; UIKit handles the touch on the main thread (1 tick)"])
+    #expect(i.execute("set swift-echo off").output == "  swift-echo off\n")
+    #expect(echoed("suspend downloads") == [])
+    // The setting is the lab's, not the world's: nothing of it is saved.
+    #expect(!i.script.contains { $0.text.hasPrefix("set") })
+  }
 }

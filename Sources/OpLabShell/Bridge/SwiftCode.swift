@@ -436,3 +436,46 @@ extension SwiftCode {
     return out
   }
 }
+
+extension SwiftCode {
+  /// `set swift-echo on`: the Swift of the last step alone, as a line or two after the
+  /// command's own output. An `Operation` subclass is named, not written out (`swift OP`
+  /// shows it); the clock moving on has no echo.
+  static func echo(_ steps: [Step]) -> String {
+    guard let last = steps.last else { return "" }
+    var code = Program()
+    for step in steps.dropLast() { code.add(step) }
+    let before = code.pieces.count
+    code.add(last)
+    let lines = code.pieces[before...].filter { !($0.lines.first?.hasPrefix("sleep(") ?? false) }.flatMap { $0.lines.dropFirst() }
+    var shown: [String] = []
+    var inClass: String?
+    for line in lines {
+      if let type = inClass {
+        if line == "}" {
+          shown.append("// \(type): an Operation subclass (`swift \(last.command.subject ?? "")` shows it)")
+          inClass = nil
+        }
+        continue
+      }
+      if line.hasPrefix("final class ") {
+        inClass = String(line.dropFirst("final class ".count).prefix { $0 != ":" })
+        continue
+      }
+      shown.append(line)
+    }
+    guard !shown.isEmpty else { return "" }
+    return shown.enumerated().map { i, line in (i == 0 ? "  swift: " : "         ") + line + "\n" }.joined()
+  }
+}
+
+extension Command {
+  /// The operation or queue a command is about, for pointing at `swift NAME`.
+  var subject: String? {
+    switch self {
+    case .op(let definition): definition.spec.name
+    case .queue(let name, _, _): name
+    default: nil
+    }
+  }
+}

@@ -13,6 +13,8 @@ public struct ShellOptions: Sendable {
   public var widthGiven = false
   /// ASCII-only drawing.
   public var ascii = false
+  /// `set swift-echo on`: each command that changes the world is followed by its Swift.
+  public var swiftEcho = false
   /// Colour (only on a terminal).
   public var color = false
   /// The platform a fresh world imitates.
@@ -155,6 +157,7 @@ public final class Interpreter {
       let scriptBefore = script.count
       if reply.error == nil, changesWorld(command), sim.journal.count > journalBefore {
         script.append((interruptedRun ? cutText() : Self.canonical(line), sim.journal.count))
+        if options.swiftEcho { reply.output += SwiftCode.echo(swiftSteps()) }
       }
       if keepsJournal, reply.error == nil { journal(command, line: line, scriptBefore: scriptBefore) }
       if reply.error == nil, !redoing, forgetsUndone(command) { undone.removeAll() }
@@ -510,6 +513,14 @@ public final class Interpreter {
         throw SimulationError.unknownOperation(name)
       }
       return Reply(output: SwiftCode.render(swiftSteps(), focus: name), preformatted: true)
+    case .set(let echo):
+      guard let echo else {
+        return Reply(output: "  swift-echo \(options.swiftEcho ? "on" : "off"): `set swift-echo on|off` switches\n")
+      }
+      options.swiftEcho = echo
+      return Reply(output: echo
+        ? "  swift-echo on: each command that changes the world is followed by its Swift\n"
+        : "  swift-echo off\n")
     case .real(let ms):
       let column = Lexer.tokens(line).dropFirst().first?.column ?? 1
       let text = try RealComparison.run(
@@ -588,7 +599,9 @@ public final class Interpreter {
   /// The commands that made the present world, each with the tick it ran at: the script
   /// replayed in a scratch lab, which is what `swift` turns into code.
   func swiftSteps() -> [SwiftCode.Step] {
-    let scratch = Interpreter(options: options)
+    var plain = options
+    plain.swiftEcho = false  // the scratch lab replays quietly
+    let scratch = Interpreter(options: plain)
     var steps: [SwiftCode.Step] = []
     for entry in script {
       let command = try? Parser.parse(entry.text, context: scratch.context)

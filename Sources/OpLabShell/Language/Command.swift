@@ -70,6 +70,8 @@ public enum Command: Hashable, Sendable {
   case graph
   /// `swift [OP|QUEUE]`: the Swift behind what was typed.
   case swift(target: String?)
+  /// `set [swift-echo on|off]`: a lab setting; alone, show them.
+  case set(swiftEcho: Bool?)
   /// `real [N]`: the world on Foundation's OperationQueue, N ms a tick (default 50).
   case real(msPerTick: Int?)
   /// `export KIND FILE`.
@@ -144,7 +146,7 @@ extension Command {
   /// lesson lets it run while a question about the world waits for its answer.
   public var onlyLooks: Bool {
     switch self {
-    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .help, .export: true
+    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .set, .help, .export: true
     case .machine(cores: nil), .platform(nil): true
     default: false
     }

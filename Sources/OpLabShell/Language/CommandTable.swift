@@ -344,7 +344,8 @@ public enum CommandTable {
         bails or fails; `async` the asynchronous pattern with its KVO, a forgotten finish()
         marked; dependencies, priorities, cancel, suspend, barriers and waits as their calls.
         work(ticks:) stands for the real work and sleep(ticks:) for the clock moving on. Taps,
-        frames and cores have no code: the lab plays the user and the machine.
+        frames and cores have no code: the lab plays the user and the machine. `set swift-echo on`
+        shows each command's Swift as you type it.
         """,
       examples: ["swift", "swift d1", "swift downloads"]),
     CommandSpec(
@@ -435,6 +436,16 @@ public enum CommandTable {
         queue does not finish it.
         """,
       examples: ["platform linux"]),
+    CommandSpec(
+      name: "set", aliases: [],
+      arguments: [.optional(.seq([.word("swift-echo"), .choice([.word("on"), .word("off")])]))],
+      options: [],
+      summary: "change a lab setting; alone, show the settings",
+      details: """
+        swift-echo on: after each command that changes the world, its Swift on Foundation's
+        OperationQueue, in a line or two (`swift` shows the whole program). Off by default.
+        """,
+      examples: ["set swift-echo on", "set"]),
     CommandSpec(
       name: "help", aliases: ["?"],
       arguments: [.optional(.value(.command, key: "command"))],

@@ -262,6 +262,7 @@ public enum Parser {
     case "graph": return .graph
     case "swift": return .swift(target: text("target"))
     case "real": return .real(msPerTick: int("ms"))
+    case "set": return .set(swiftEcho: has("swift-echo") ? has("on") : nil)
     case "export":
       let kind = ExportKind.allCases.first { has($0.rawValue) } ?? .timeline
       return .export(kind, file: text("file") ?? "")
