@@ -73,7 +73,7 @@ let package = Package(
     .testTarget(name: "OpLabRenderTests", dependencies: ["OpLabRender", "TestSupport"], exclude: ["Snapshots"]),
     .testTarget(name: "OpLabShellTests", dependencies: ["OpLabShell", "TestSupport"], exclude: ["Fixtures", "Snapshots"]),
     // Checks the simulator against the real Foundation OperationQueue, in scaled real time.
-    .testTarget(name: "OpLabDifferentialTests", dependencies: ["OpLabCore", "OpLabReal"]),
+    .testTarget(name: "OpLabDifferentialTests", dependencies: ["OpLabCore", "OpLabReal", "OpLabShell", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

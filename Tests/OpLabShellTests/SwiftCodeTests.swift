@@ -27,28 +27,6 @@ import TestSupport
     assertSnapshot(focused.joined(separator: "\n"), named: "swift-focus")
   }
 
-  /// Runs `swiftc` with `arguments` in `folder`: its status and what it said.
-  static func swiftc(_ arguments: [String], in folder: URL) throws -> (status: Int32, said: String) {
-    let compiler = Process()
-    compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    compiler.arguments = ["swiftc", "-swift-version", "6"] + arguments
-    compiler.currentDirectoryURL = folder
-    let said = Pipe()
-    compiler.standardError = said
-    compiler.standardOutput = said
-    try compiler.run()
-    let text = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    compiler.waitUntilExit()
-    return (compiler.terminationStatus, text)
-  }
-
-  /// A scratch folder, removed by the caller.
-  static func folder() throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-swift-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir
-  }
-
   /// A lab that has run `name`, a script of Examples/.
   static func example(_ name: String) throws -> Interpreter {
     let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -64,72 +42,19 @@ import TestSupport
     "pipeline.oplab", "cancel-all.oplab", "priorities.oplab", "frozen-ui.oplab", "two-cores.oplab", "linux-differences.oplab",
   ])
   func exportCompiles(example: String) throws {
-    let dir = try Self.folder()
+    let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
     let i = try Self.example(example)
     let reply = i.execute("export swift \(dir.path)/main.swift")
     #expect(reply.error == nil, "\(reply.error?.message ?? "")")
-    let result = try Self.swiftc(["-typecheck", "main.swift"], in: dir)
+    let result = try Swiftc.run(["-typecheck", "main.swift"], in: dir)
     #expect(result.status == 0 && !result.said.contains("warning:"), "\(example): \(result.said)")
-  }
-
-  @Test("The exported pipeline runs on the real OperationQueue and starts and finishes every operation as the lab did, each within a tick")
-  func exportRuns() throws {
-    let dir = try Self.folder()
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let i = try Self.example("pipeline.oplab")
-    try SwiftCode.export(i.swiftSteps(), tickSeconds: 0.1).write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
-    let built = try Self.swiftc(["main.swift", "-o", "world"], in: dir)
-    try #require(built.status == 0, "\(built.said)")
-    let run = Process()
-    run.executableURL = dir.appendingPathComponent("world")
-    let output = Pipe()
-    run.standardOutput = output
-    try run.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    run.waitUntilExit()
-    // The lab's trace, in the program's words: each operation's start and finish tick, and how it ended.
-    var lab: [String: (start: Int?, finish: Int?, how: String)] = [:]
-    for e in i.world.trace {
-      guard let op = e.op else { continue }
-      let name = i.world.name(op)
-      switch e.kind {
-      case .started: lab[name, default: (nil, nil, "")].start = e.tick
-      case .finished(let outcome):
-        lab[name, default: (nil, nil, "")].finish = e.tick
-        lab[name, default: (nil, nil, "")].how = switch outcome {
-        case .succeeded: "succeeded"
-        case .failed: "failed"
-        case .bailed: "returned early"
-        case .cancelled, .dropped: "cancelled"
-        }
-      default: break
-      }
-    }
-    var real: [String: (start: Int?, finish: Int?, how: String)] = [:]
-    for line in text.split(separator: "\n") {
-      let parts = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
-      guard parts.count >= 3, let tick = Int(parts[0].dropFirst(2)) else { continue }
-      let name = String(parts[1])
-      if parts[2] == "started" { real[name, default: (nil, nil, "")].start = tick }
-      if parts[2] == "finished" {
-        real[name, default: (nil, nil, "")].finish = tick
-        real[name, default: (nil, nil, "")].how = parts.count > 3 ? String(parts[3].dropFirst().dropLast()) : ""
-      }
-    }
-    #expect(Set(real.keys) == Set(lab.keys), "\(text)")
-    for (name, l) in lab {
-      let r = real[name]
-      #expect(r?.how == l.how, "\(name): \(text)")
-      #expect(abs((r?.finish ?? -9) - (l.finish ?? -9)) <= 1, "\(name) finished: \(text)")
-      if let s = l.start { #expect(abs((r?.start ?? -9) - s) <= 1, "\(name) started: \(text)") }
-    }
   }
 
   @Test("The world's Swift compiles in Swift 6 mode against Foundation, with the stand-ins defined")
   func compiles() throws {
     let code = try Self.world().execute("swift").output
-    let dir = try Self.folder()
+    let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
     try code.write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
     try """
@@ -142,7 +67,7 @@ import TestSupport
       enum WorkError: Error { case failed }
 
       """.write(to: dir.appendingPathComponent("standins.swift"), atomically: true, encoding: .utf8)
-    let result = try Self.swiftc(["-typecheck", "main.swift", "standins.swift"], in: dir)
+    let result = try Swiftc.run(["-typecheck", "main.swift", "standins.swift"], in: dir)
     #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
   }
 

@@ -219,6 +219,9 @@ enum SwiftCode {
           lines.append("final class \(type): Operation, @unchecked Sendable {")
           if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
           if spec.bailsIfDependencyCancelled { lines.append("  var bailed = false  // returned early: a dependency was cancelled") }
+          // The export's watcher tells a stop from work done: isCancelled alone cannot.
+          let stop = forExport ? "stopped = true; return" : "return"
+          if forExport, spec.cancellation != .never { lines.append("  var stopped = false  // saw isCancelled and returned") }
           lines.append("  override func main() {")
           if spec.bailsIfDependencyCancelled {
             lines.append("    if dependencies.contains(where: \\.isCancelled) { bailed = true; return }")
@@ -228,12 +231,12 @@ enum SwiftCode {
           case .never:
             lines.append("    work(ticks: \(ticks))")
           case .atStart:
-            lines += ["    guard !isCancelled else { return }", "    work(ticks: \(ticks))"]
+            lines += ["    guard !isCancelled else { \(stop) }", "    work(ticks: \(ticks))"]
           case .every(let n):
             lines += [
               "    var done = 0",
               "    while done < \(ticks) {",
-              "      if isCancelled { return }  // checked every \(n) \(n == 1 ? "tick" : "ticks")",
+              "      if isCancelled { \(stop) }  // checked every \(n) \(n == 1 ? "tick" : "ticks")",
               "      work(ticks: min(\(n), \(ticks) - done))",
               "      done += \(n)",
               "    }",
@@ -370,12 +373,12 @@ extension SwiftCode {
 
       /// Watches operations and prints their starts and finishes (polling: no KVO needed).
       final class Watcher: @unchecked Sendable {
-        private var operations: [(op: Operation, started: Bool, finished: Bool)] = []
+        private var operations: [(op: Operation, started: Bool, skipped: Bool, finished: Bool)] = []
         private let lock = NSLock()
 
         func add(_ op: Operation) {
           lock.lock()
-          operations.append((op, false, false))
+          operations.append((op, false, false, false))
           lock.unlock()
         }
 
@@ -390,14 +393,20 @@ extension SwiftCode {
             let name = op.name ?? "?"
             if !operations[i].started, op.isExecuting || op.isFinished {
               operations[i].started = true
-              if op.isExecuting || !op.isCancelled { say("\\(name) started") }
+              if op.isExecuting || !op.isCancelled {
+                say("\\(name) started")
+              } else {
+                operations[i].skipped = true  // cancelled before it started: main() never ran
+              }
             }
             if !operations[i].finished, op.isFinished {
               operations[i].finished = true
               let fields = Mirror(reflecting: op).children
               let failed = fields.contains { $0.label == "error" && "\\($0.value)" != "nil" }
               let bailed = fields.contains { $0.label == "bailed" && "\\($0.value)" == "true" }
-              let how = failed ? "failed" : bailed ? "returned early" : op.isCancelled ? "cancelled" : "succeeded"
+              let stopped = fields.contains { $0.label == "stopped" && "\\($0.value)" == "true" }
+              // Cancelled work that did not stop ran to the end: that is success, as in the lab.
+              let how = failed ? "failed" : bailed ? "returned early" : stopped || operations[i].skipped ? "cancelled" : "succeeded"
               say("\\(name) finished (\\(how))")
             }
             if !operations[i].finished { unfinished.append(name) }
