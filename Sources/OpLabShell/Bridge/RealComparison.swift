@@ -174,8 +174,8 @@ enum RealComparison {
     let lanes = Self.lanes(world, real: run)
     let (differences, matched, drift) = SideBySide.compare(lanes)
 
-    var out = "The same commands at the same ticks on Foundation's OperationQueue in this process, "
-      + "\(ms) ms a tick (\(format(seconds: Double(end + grace) * Double(ms) / 1000)) at most).\n"
+    var out = "Played on Foundation's OperationQueue at \(ms) ms a tick "
+      + "(\(format(seconds: Double(end + grace) * Double(ms) / 1000)) at most).\n"
     if run.interrupted { out += "Stopped by Ctrl-C: the real run ends where it was.\n" }
     out += "\n" + SideBySide.render(lanes, end: end, width: width, ascii: ascii) + "\n"
     if differences.isEmpty {
