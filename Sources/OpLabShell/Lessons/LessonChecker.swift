@@ -79,7 +79,7 @@ public enum LessonChecker {
     /// A prediction (or its second case): its reveal, proof, and the tick its answer names.
     func prediction(_ p: Prediction, _ what: String) -> Bool {
       if !run(p.reveal) { return false }
-      holds(p.verify, "\(what)'s proof")
+      holds(p.verify, "the \(what)'s proof")
       if p.verify.isEmpty {
         failures.append(LessonError(
           file: lesson.file, line: p.line, column: 1, message: "the \(what) has no verify: line, so nothing proves its answer",

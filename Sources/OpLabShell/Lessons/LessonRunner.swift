@@ -368,12 +368,10 @@ public final class LessonRunner {
     write(wrap("Try a second case like it. It runs in a what-if branch: the lesson's world comes back after it.") + "\n")
     let fork = interpreter.execute("fork")
     guard fork.error == nil else { return .next }
-    defer {
-      _ = interpreter.execute("unfork")
-      heldWarnings = []
-    }
     for c in again.setup { show(c.text, holdingWarnings: true) }
     let move = predict(again.prediction)
+    _ = interpreter.execute("unfork")
+    heldWarnings = []
     if move == .next { write("(Back in the lesson's world, at t=\(interpreter.world.now).)\n\n") }
     return move
   }
