@@ -204,8 +204,9 @@ public enum LessonParser {
         // `else:` is the message for the `check:` just above it.
         var checks: [CheckedCondition] = []
         var previous = ""
-        for entry in body where entry.key == "check" || entry.key == "else" {
+        for entry in body {
           defer { previous = entry.key }
+          guard entry.key == "check" || entry.key == "else" else { continue }
           let s = SourceLine(text: entry.value, line: entry.line, column: entry.column)
           if entry.key == "check" {
             checks += try conditions([s])
