@@ -289,6 +289,7 @@ import TestSupport
     ) { _ in }
     #expect(runner.completions(for: "gra") == ["graph"])
     #expect(runner.completions(for: "s") == ["save", "skip", "slots", "source", "status", "step", "suspend", "swift"])
+    #expect(runner.completions(for: "rest") == ["restart"])
     runner.run()
     #expect(runner.completions(for: "why ") == ["a", "b"])
   }

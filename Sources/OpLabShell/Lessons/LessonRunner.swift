@@ -7,8 +7,9 @@ import OpLabRender
 /// At a pause, Enter (or `next`) goes on, `back` returns to the previous pause, `quit`
 /// leaves with progress kept; any lab command can be typed in between. At a prediction
 /// the learner's line is their answer (a letter, or a choice's words), and a command that
-/// only looks runs; during a task it is a lab command, checked after each one, with
-/// `hint`, `skip` and `back`. `back N` is time travel, at any prompt.
+/// only looks runs; during a task it is a lab command, checked after each one that changes
+/// the world (see ``judge(_:startTick:startCount:)``), with `hint`, `skip`, `restart` and
+/// `back`. `back N` is time travel, at any prompt.
 public final class LessonRunner {
   let lesson: Lesson
   var interpreter: Interpreter
@@ -547,11 +548,11 @@ public final class LessonRunner {
   }
 
   /// Tab completion at a lesson's prompts: the lab's commands and names, and as a first
-  /// word the lesson's own (`next`, `back`, `hint`, `skip`, `quit`).
+  /// word the lesson's own (`next`, `back`, `hint`, `skip`, `restart`, `quit`).
   public func completions(for prefix: String) -> [String] {
     var words = interpreter.completions(for: prefix)
     if !prefix.contains(where: \.isWhitespace) {
-      words += ["next", "back", "hint", "skip", "quit"].filter { $0.hasPrefix(prefix.lowercased()) && !words.contains($0) }
+      words += ["next", "back", "hint", "skip", "restart", "quit"].filter { $0.hasPrefix(prefix.lowercased()) && !words.contains($0) }
       words.sort()
     }
     return words
