@@ -90,6 +90,7 @@ import TestSupport
     #expect(try settled("now 2"))
     #expect(try !settled("idle") && !settled("suspended q"))
     #expect(try settled("not overlap a b"))  // a finished before b started
+    #expect(try settled("overlap later a"))  // an operation made from now on starts after a finished
   }
 
   // MARK: Messages

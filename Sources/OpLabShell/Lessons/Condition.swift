@@ -281,10 +281,13 @@ public indirect enum Condition: Hashable, Sendable {
       return false
     case .overlap(let a, let b):
       if holds(in: world) { return true }
-      guard let x = record(a), let y = record(b) else { return false }
-      // One finished while the other had not started: the other can only start later.
-      if x.isFinished, Self.startTick(b, in: world) == nil || y.isFinished { return true }
-      if y.isFinished, Self.startTick(a, in: world) == nil || x.isFinished { return true }
+      // Once one has finished, the other had to start before that: one that starts later
+      // (or does not exist yet, and so can only start later) never overlaps it.
+      for (p, q) in [(a, b), (b, a)] {
+        guard let ended = record(q)?.finishedAt else { continue }
+        guard let began = Self.startTick(p, in: world) else { return true }
+        if began >= ended { return true }
+      }
       return false
     case .suspended(_, let at?):
       return world.now > at

@@ -453,6 +453,9 @@ public final class LessonRunner {
   struct Feedback {
     var lastSaid: String?
     var impossible = false
+    /// The checks that failed at the last judgement: when they change, the world changed in
+    /// a way that matters, and a message said before may be said again.
+    var failing: [Int] = []
   }
   var feedback = Feedback()
 
@@ -469,17 +472,24 @@ public final class LessonRunner {
     guard !done(t) else { return }
     let world = interpreter.world
     let failing = t.checks.filter { !$0.condition.holds(in: world) }
+    let indices = t.checks.indices.filter { !t.checks[$0].condition.holds(in: world) }
+    if indices != feedback.failing { feedback.lastSaid = nil }
+    feedback.failing = indices
     if let broken = failing.first(where: { $0.condition.settled(in: world) }) {
       let text = "✗ This can no longer succeed: \(explain(broken)) \(wayOut(t, startTick: startTick, startCount: startCount))"
       if text != feedback.lastSaid { write(wrap(text) + "\n") }
-      feedback = Feedback(lastSaid: text, impossible: true)
+      feedback.lastSaid = text
+      feedback.impossible = true
       return
     }
     if feedback.impossible {
-      feedback = Feedback(lastSaid: nil, impossible: false)
+      feedback.impossible = false
+      feedback.lastSaid = nil
       write("The task can succeed again from here, at t=\(world.now).\n")
     }
-    guard world.nextEventTick == nil, let missing = failing.first else { return }
+    // Back at the task's start (the learner's commands all taken back), there is nothing of
+    // theirs to judge.
+    guard interpreter.script.count > startCount, world.nextEventTick == nil, let missing = failing.first else { return }
     let text = "Not done yet: \(explain(missing)) (`hint` helps.)"
     if text != feedback.lastSaid { write(wrap(text) + "\n") }
     feedback.lastSaid = text
