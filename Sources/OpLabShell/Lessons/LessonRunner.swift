@@ -8,7 +8,7 @@ import OpLabRender
 /// leaves with progress kept; any lab command can be typed in between. At a prediction
 /// the learner's line is their answer (a letter, or a choice's words), and a command that
 /// only looks runs; during a task it is a lab command, checked after each one that changes
-/// the world (see ``judge(_:startTick:startCount:)``), with `hint`, `skip`, `restart` and
+/// the world (see ``judge(_:required:startCount:)``), with `hint`, `skip`, `restart` and
 /// `back`. `back N` is time travel, at any prompt.
 public final class LessonRunner {
   let lesson: Lesson
@@ -395,7 +395,9 @@ public final class LessonRunner {
     var hintsShown = 0
     handOver()
     // The task's starting state, for `restart` and for the ways out of an impossible task.
-    let start = (commands: interpreter.script.map(\.text), floor: interpreter.undoFloor, tick: interpreter.world.now)
+    let start = (commands: interpreter.script.map(\.text), floor: interpreter.undoFloor)
+    // What the checks name that the task's world already has (the rest the learner makes).
+    let required = Self.named(by: t, in: interpreter.world)
     feedback = Feedback()
     while !done(t) {
       switch readLine(prompt: "task> ") {
@@ -441,7 +443,7 @@ public final class LessonRunner {
           let before = worldMark
           free(raw, prompt: "task> ")
           // Feedback only after a command that changed the world or moved the clock.
-          if worldMark != before { judge(t, startTick: start.tick, startCount: start.commands.count) }
+          if worldMark != before { judge(t, required: required, startCount: start.commands.count) }
         }
       }
     }
@@ -468,7 +470,7 @@ public final class LessonRunner {
   /// succeed (and the exact way out), when it can again, and, once the world has come to
   /// rest (nothing left that can happen) short of the goal, what is still missing — each
   /// only when it differs from what was said last.
-  func judge(_ t: LessonTask, startTick: Tick, startCount: Int) {
+  func judge(_ t: LessonTask, required: Set<String>, startCount: Int) {
     guard !done(t) else { return }
     let world = interpreter.world
     let failing = t.checks.filter { !$0.condition.holds(in: world) }
@@ -476,7 +478,7 @@ public final class LessonRunner {
     if indices != feedback.failing { feedback.lastSaid = nil }
     feedback.failing = indices
     if let broken = failing.first(where: { $0.condition.settled(in: world) }) {
-      let text = "✗ This can no longer succeed: \(explain(broken)) \(wayOut(t, startTick: startTick, startCount: startCount))"
+      let text = "✗ This can no longer succeed: \(explain(broken)) \(wayOut(t, required: required, startCount: startCount))"
       if text != feedback.lastSaid { write(wrap(text) + "\n") }
       feedback.lastSaid = text
       feedback.impossible = true
@@ -495,6 +497,17 @@ public final class LessonRunner {
     feedback.lastSaid = text
   }
 
+  /// The operations and queues the task's checks name that `world` has.
+  static func named(by t: LessonTask, in world: World) -> Set<String> {
+    var found = Set<String>()
+    for c in t.checks {
+      let (ops, queues) = c.condition.names
+      found.formUnion(ops.filter { world.operationID(named: $0) != nil })
+      found.formUnion(queues.filter { world.queueID(named: $0) != nil }.map { "queue " + $0 })
+    }
+    return found
+  }
+
   /// A failed check in the lesson's words: its `else:` message with the world's facts.
   func explain(_ c: CheckedCondition) -> String {
     if let m = c.message { return LessonText.fill(m.text, world: interpreter.world) }
@@ -503,8 +516,8 @@ public final class LessonRunner {
   }
 
   /// The exact way back to a world where the task can still succeed: `undo` of the last
-  /// command, else `goto T` to the latest tick since the task began, else `restart`.
-  func wayOut(_ t: LessonTask, startTick: Tick, startCount: Int) -> String {
+  /// command, else `goto T` to the latest tick that works, else `restart`.
+  func wayOut(_ t: LessonTask, required: Set<String>, startCount: Int) -> String {
     func possible(_ world: World) -> Bool {
       !t.checks.contains { !$0.condition.holds(in: world) && $0.condition.settled(in: world) }
     }
@@ -515,11 +528,14 @@ public final class LessonRunner {
         return "`undo` takes back `\(last.text)` and returns to t=\(sim.world.now)."
       }
     }
+    // The latest tick that works — before the task's start too (a task may ask to go back
+    // in time), as long as what the checks name and the task's world had is still there.
     var tick = interpreter.world.now
-    while tick > startTick {
+    while tick > 0 {
       tick -= 1
       var sim = interpreter.sim
-      if (try? sim.rewind(to: tick)) != nil, possible(sim.world) {
+      guard (try? sim.rewind(to: tick)) != nil else { continue }
+      if Self.named(by: t, in: sim.world).isSuperset(of: required), possible(sim.world) {
         return "`goto \(tick)` goes back to t=\(tick), from where it can."
       }
     }
