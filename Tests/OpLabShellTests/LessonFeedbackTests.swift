@@ -307,6 +307,37 @@ import TestSupport
     #expect(out.contains("✓ Task done."))
   }
 
+  @Test("A task that asks to go back in time: its way out is a goto before the task's start")
+  func wayOutBeforeTheStart() throws {
+    let text = """
+      title: G
+      run:
+        queue q max 1
+        suspend q
+        op a on q takes 2
+        op b on q takes 1
+        step 1
+        resume q
+        run
+      task: From t=0, make b start before a.
+        hint: `restart` puts the world back as the task found it.
+        check: order started b a
+        else: a started at {started a} and b at {started b}: b must go first.
+        solution: goto 0
+        solution: priority b high
+        solution: resume q
+        solution: run
+      """
+    let lesson = try LessonParser.parse(text, file: "g.lesson")
+    #expect(LessonChecker.check(lesson).ok)
+    let out = flat(walk(lesson, ["priority b high", "goto 0", "priority b high", "resume q", "run"]))
+    #expect(out.contains("✗ This can no longer succeed: a started at t=1 and b at t=3: b must go first. `goto 0` goes back to t=0, from where it can."), "\(out)")
+    // (The lab's own note about going back past the lesson's commands comes between.)
+    #expect(out.contains("back at t=0 (That went back past the lesson's own commands"), "\(out)")
+    #expect(out.contains("rebuilds it.) The task can succeed again from here, at t=0."), "\(out)")
+    #expect(out.contains("✓ Task done."))
+  }
+
   @Test("A typed answer that names only some of the order is asked again, not graded")
   func incompleteAnswers() throws {
     let text = """
