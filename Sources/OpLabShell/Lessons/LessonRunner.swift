@@ -8,7 +8,7 @@ import OpLabRender
 /// leaves with progress kept; any lab command can be typed in between. At a prediction
 /// the learner's line is their answer (a letter, or a choice's words), and a command that
 /// only looks runs; during a task it is a lab command, checked after each one that changes
-/// the world (see ``judge(_:required:startCount:)``), with `hint`, `skip`, `restart` and
+/// the world (see ``judge(_:from:clockMoved:)``), with `hint`, `skip`, `restart` and
 /// `back`. `back N` is time travel, at any prompt.
 public final class LessonRunner {
   let lesson: Lesson
@@ -395,10 +395,10 @@ public final class LessonRunner {
     var hintsShown = 0
     handOver()
     // The task's starting state, for `restart` and for the ways out of an impossible task.
-    let start = (commands: interpreter.script.map(\.text), floor: interpreter.undoFloor)
-    // What the checks name that the task's world already has (the rest the learner makes).
-    let required = Self.named(by: t, in: interpreter.world)
-    feedback = Feedback()
+    let start = TaskStart(
+      commands: interpreter.script.map(\.text), floor: interpreter.undoFloor, tick: interpreter.world.now,
+      required: Self.named(by: t, in: interpreter.world), possible: Self.possible(t, in: interpreter.world))
+    feedback = Feedback(failing: failingChecks(t))
     while !done(t) {
       switch readLine(prompt: "task> ") {
       case .endOfInput: return .quit
@@ -418,7 +418,7 @@ public final class LessonRunner {
           } else {
             write("The task's starting world could not be rebuilt: `back` returns to the previous step.\n")
           }
-          feedback = Feedback()
+          feedback = Feedback(failing: failingChecks(t))
         case "hint":
           if hintsShown < t.hints.count {
             write("hint \(hintsShown + 1)/\(t.hints.count): \(t.hints[hintsShown])\n")
@@ -443,7 +443,9 @@ public final class LessonRunner {
           let before = worldMark
           free(raw, prompt: "task> ")
           // Feedback only after a command that changed the world or moved the clock.
-          if worldMark != before { judge(t, required: required, startCount: start.commands.count) }
+          if worldMark != before {
+            judge(t, from: start, clockMoved: worldMark[0] != before[0])
+          }
         }
       }
     }
@@ -461,6 +463,11 @@ public final class LessonRunner {
   }
   var feedback = Feedback()
 
+  /// Which of the task's checks fail now.
+  func failingChecks(_ t: LessonTask) -> [Int] {
+    t.checks.indices.filter { !t.checks[$0].condition.holds(in: interpreter.world) }
+  }
+
   /// The world's clock, trace and commands: when any of them moves, the world changed.
   var worldMark: [Int] {
     [interpreter.world.now, interpreter.world.trace.count, interpreter.script.count, interpreter.sim.journal.count]
@@ -468,17 +475,19 @@ public final class LessonRunner {
 
   /// After a command that changed the world: says at once when the task can no longer
   /// succeed (and the exact way out), when it can again, and, once the world has come to
-  /// rest (nothing left that can happen) short of the goal, what is still missing — each
-  /// only when it differs from what was said last.
-  func judge(_ t: LessonTask, required: Set<String>, startCount: Int) {
+  /// rest (nothing left that can happen) short of the goal after the clock moved or the
+  /// failing checks changed, what is still missing — each only when it differs from what
+  /// was said last.
+  func judge(_ t: LessonTask, from start: TaskStart, clockMoved: Bool) {
     guard !done(t) else { return }
     let world = interpreter.world
     let failing = t.checks.filter { !$0.condition.holds(in: world) }
-    let indices = t.checks.indices.filter { !t.checks[$0].condition.holds(in: world) }
-    if indices != feedback.failing { feedback.lastSaid = nil }
+    let indices = failingChecks(t)
+    let changed = indices != feedback.failing
+    if changed { feedback.lastSaid = nil }
     feedback.failing = indices
     if let broken = failing.first(where: { $0.condition.settled(in: world) }) {
-      let text = "✗ This can no longer succeed: \(explain(broken)) \(wayOut(t, required: required, startCount: startCount))"
+      let text = "✗ This can no longer succeed: \(explain(broken)) \(wayOut(t, from: start))"
       if text != feedback.lastSaid { write(wrap(text) + "\n") }
       feedback.lastSaid = text
       feedback.impossible = true
@@ -491,7 +500,11 @@ public final class LessonRunner {
     }
     // Back at the task's start (the learner's commands all taken back), there is nothing of
     // theirs to judge.
-    guard interpreter.script.count > startCount, world.nextEventTick == nil, let missing = failing.first else { return }
+    // Not done yet: once the world has come to rest, after the clock moved or something the
+    // checks look at changed (not after a setting that changes nothing they read).
+    guard interpreter.script.count > start.commands.count, world.nextEventTick == nil, changed || clockMoved,
+      let missing = failing.first
+    else { return }
     let text = "Not done yet: \(explain(missing)) (`hint` helps.)"
     if text != feedback.lastSaid { write(wrap(text) + "\n") }
     feedback.lastSaid = text
@@ -516,30 +529,50 @@ public final class LessonRunner {
   }
 
   /// The exact way back to a world where the task can still succeed: `undo` of the last
-  /// command, else `goto T` to the latest tick that works, else `restart`.
-  func wayOut(_ t: LessonTask, required: Set<String>, startCount: Int) -> String {
-    func possible(_ world: World) -> Bool {
-      !t.checks.contains { !$0.condition.holds(in: world) && $0.condition.settled(in: world) }
-    }
+  /// command, else `goto T` to the latest tick since the task began that works, else
+  /// `restart` — or, when the task's start cannot succeed either, an earlier `goto T`.
+  func wayOut(_ t: LessonTask, from start: TaskStart) -> String {
     let script = interpreter.script
-    if script.count > max(interpreter.undoFloor, startCount), let last = script.last {
+    if script.count > max(interpreter.undoFloor, start.commands.count), let last = script.last {
       var sim = interpreter.sim
-      if (try? sim.truncate(toActions: script.count >= 2 ? script[script.count - 2].journalEnd : 0)) != nil, possible(sim.world) {
+      if (try? sim.truncate(toActions: script.count >= 2 ? script[script.count - 2].journalEnd : 0)) != nil, Self.possible(t, in: sim.world) {
         return "`undo` takes back `\(last.text)` and returns to t=\(sim.world.now)."
       }
     }
-    // The latest tick that works — before the task's start too (a task may ask to go back
-    // in time), as long as what the checks name and the task's world had is still there.
-    var tick = interpreter.world.now
-    while tick > 0 {
-      tick -= 1
-      var sim = interpreter.sim
-      guard (try? sim.rewind(to: tick)) != nil else { continue }
-      if Self.named(by: t, in: sim.world).isSuperset(of: required), possible(sim.world) {
-        return "`goto \(tick)` goes back to t=\(tick), from where it can."
+    // The latest tick that works since the task began; then the task's start itself; then,
+    // for a task that asks to go back in time, an earlier tick — as long as what the checks
+    // name and the task's world had is still there.
+    func goto(_ ticks: [Tick]) -> String? {
+      for tick in ticks {
+        var sim = interpreter.sim
+        guard (try? sim.rewind(to: tick)) != nil else { continue }
+        if Self.named(by: t, in: sim.world).isSuperset(of: start.required), Self.possible(t, in: sim.world) {
+          return "`goto \(tick)` goes back to t=\(tick), from where it can."
+        }
       }
+      return nil
     }
-    return "`restart` puts the world back as the task found it."
+    let now = interpreter.world.now
+    if now > start.tick, let way = goto(Array((start.tick..<now).reversed())) { return way }
+    let restart = "`restart` puts the world back as the task found it."
+    if start.possible { return restart }
+    return goto(Array((0..<min(start.tick, now)).reversed())) ?? restart
+  }
+
+  /// Whether no check of `t` has failed for good in `world`.
+  static func possible(_ t: LessonTask, in world: World) -> Bool {
+    !t.checks.contains { !$0.condition.holds(in: world) && $0.condition.settled(in: world) }
+  }
+
+  /// A task's starting state: what `restart` rebuilds and what a way out must keep.
+  struct TaskStart {
+    var commands: [String]
+    var floor: Int
+    var tick: Tick
+    /// What the checks name that the task's world already has (the rest the learner makes).
+    var required: Set<String>
+    /// Whether the task could succeed from its start without going back in time.
+    var possible: Bool
   }
 
   func done(_ t: LessonTask) -> Bool { t.checks.allSatisfy { $0.condition.holds(in: interpreter.world) } }
