@@ -89,6 +89,7 @@ public final class LessonRunner {
       case .next: index += 1
       case .back:
         flushPage()
+        heldWarnings = []
         let target = previousPause(before: index)
         interpreter = Interpreter(options: options)
         replaySilently(upTo: target)
