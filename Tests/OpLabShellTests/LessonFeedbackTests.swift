@@ -219,6 +219,23 @@ import TestSupport
     ])
   }
 
+  @Test("lesson check refuses a typed order whose answer puts a same-tick tie in order")
+  func checkerRefusesATypedTie() throws {
+    let text = """
+      title: O
+      predict: In which order do a and b finish? (type the names)
+        answer: a b
+        reveal: op a takes 2
+        reveal: op b takes 2
+        reveal: run
+        verify: finished a at 2
+      """
+    let report = LessonChecker.check(try LessonParser.parse(text, file: "o.lesson"))
+    #expect(report.failures.map(\.message) == [
+      "the prediction's answer orders a tie: a and b both finished at t=2, and the real queue leaves their order unspecified",
+    ])
+  }
+
   @Test("Every lesson of the course passes lesson check, with a message for every task check and a second case in at least four")
   func courseIsChecked() throws {
     let files = try FileManager.default.contentsOfDirectory(atPath: Self.lessons.path).filter { $0.hasSuffix(".lesson") }.sorted()

@@ -116,6 +116,26 @@ public enum LessonChecker {
             hint: "ask about operations that \(finishing ? "finish" : "start") at different ticks"))
         }
       }
+      // An answer that lists operations in order ("b d c a") must not order a same-tick tie.
+      let listed = Answers.normalize(p.answer).split(separator: " ").map(String.init)
+      let world = interpreter.world
+      let byName = Dictionary(world.operationNames.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+      if listed.count >= 2, listed.allSatisfy({ byName[$0] != nil }) {
+        let finishing = question.contains("finish")
+        let names = listed.compactMap { byName[$0] }
+        let ticks = names.map { finishing ? world.operationID(named: $0).flatMap { world.operation($0).finishedAt } : Condition.startTick($0, in: world) }
+        outer: for i in names.indices {
+          for j in names.indices where j > i {
+            if let a = ticks[i], a == ticks[j] {
+              failures.append(LessonError(
+                file: lesson.file, line: p.line, column: 1,
+                message: "the \(what)'s answer orders a tie: \(names[i]) and \(names[j]) both \(finishing ? "finished" : "started") at t=\(a), and the real queue leaves their order unspecified",
+                hint: "ask about operations that \(finishing ? "finish" : "start") at different ticks"))
+              break outer
+            }
+          }
+        }
+      }
       return true
     }
     /// Whether the lab's world is as it was: the same clock and the same commands.
