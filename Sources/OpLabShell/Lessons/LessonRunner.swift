@@ -554,10 +554,24 @@ public final class LessonRunner {
       return nil
     }
     let now = interpreter.world.now
-    if now > start.tick, let way = goto(Array((start.tick..<now).reversed())) { return way }
+    if now > start.tick, let way = goto(candidates(from: start.tick, below: now)) { return way }
     let restart = "`restart` puts the world back as the task found it."
     if start.possible { return restart }
-    return goto(Array((0..<min(start.tick, now)).reversed())) ?? restart
+    return goto(candidates(from: 0, below: min(start.tick, now))) ?? restart
+  }
+
+  /// The ticks worth trying for `goto`, latest first: the world changes only where
+  /// something happens, so the latest tick that works is just before an event's tick, or
+  /// the last one of the range. At most 100 of them, so a long world stays quick.
+  func candidates(from low: Tick, below high: Tick) -> [Tick] {
+    guard high > low else { return [] }
+    var ticks: [Tick] = [high - 1]
+    for e in interpreter.world.trace.reversed() {
+      if e.tick <= low || ticks.count >= 100 { break }
+      if e.tick <= high, let last = ticks.last, e.tick - 1 < last { ticks.append(e.tick - 1) }
+    }
+    if let last = ticks.last, last > low, ticks.count < 100 { ticks.append(low) }
+    return ticks
   }
 
   /// Whether no check of `t` has failed for good in `world`.
