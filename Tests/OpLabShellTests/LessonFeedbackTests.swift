@@ -251,7 +251,10 @@ import TestSupport
         if case .task(let t) = item { #expect(t.checks.allSatisfy { $0.message != nil }) }
         if case .predict(let p) = item, p.again != nil { seconds += 1 }
       }
-      if seconds > 0 { withSecondCases += 1 }
+      if seconds > 0 {
+        withSecondCases += 1
+        #expect(report.summary.contains(", \(seconds) second case"), "\(report.summary)")
+      }
     }
     #expect(withSecondCases >= 4)
   }

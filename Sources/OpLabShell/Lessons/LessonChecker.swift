@@ -12,7 +12,9 @@ public enum LessonChecker {
     /// One line for the summary.
     public var summary: String {
       let c = lesson.counts
-      let what = "\(c.predictions) prediction\(c.predictions == 1 ? "" : "s"), \(c.tasks) task\(c.tasks == 1 ? "" : "s"), \(c.checkpoints) checkpoint\(c.checkpoints == 1 ? "" : "s")"
+      let seconds = lesson.items.filter { if case .predict(let p) = $0 { p.again != nil } else { false } }.count
+      let again = seconds == 0 ? "" : ", \(seconds) second case\(seconds == 1 ? "" : "s")"
+      let what = "\(c.predictions) prediction\(c.predictions == 1 ? "" : "s")\(again), \(c.tasks) task\(c.tasks == 1 ? "" : "s"), \(c.checkpoints) checkpoint\(c.checkpoints == 1 ? "" : "s")"
       return "lesson \(lesson.number) \(lesson.id): " + (ok ? "ok (\(what))" : "FAILED (\(failures.count) problem\(failures.count == 1 ? "" : "s"))")
     }
   }
