@@ -317,13 +317,15 @@ import TestSupport
         solution: run
       """
     let lesson = try LessonParser.parse(text, file: "r.lesson")
-    let raw = walk(lesson, ["run until 3", "tap", "restart", "status", "cancel b", "run"])
+    let raw = walk(lesson, ["run until 3", "tap", "restart", "status", "cancel b", "run", "restart"])
     let out = flat(raw)
     #expect(out.contains("now t=3 ✗ This can no longer succeed: b started at t=2: cancel it before t=2. `undo` takes back `run until 3` and returns to t=0."), "\(raw)")
     // After a second command one undo is not enough: the latest tick that works.
     #expect(out.contains("✗ This can no longer succeed: b started at t=2: cancel it before t=2. `goto 1` goes back to t=1, from where it can."), "\(raw)")
     #expect(out.contains("The world is back as the task found it, at t=0."))
     #expect(raw.contains("  b  ready, waiting for a slot\n"), "\(raw)")
+    // Where there is no task, `restart` is not taken for a command (`reset` would wipe the world).
+    #expect(out.contains("`restart` starts a task again, and there is no task here"), "\(raw)")
     #expect(out.contains("✓ Task done."))
   }
 
@@ -404,7 +406,9 @@ import TestSupport
         verify: not started save
       """
     let lesson = try LessonParser.parse(text, file: "w.lesson")
-    let out = walk(lesson, ["", "b"])
+    let out = walk(lesson, ["restart", "", "restart", "b"])
+    #expect(flat(out).contains("`restart` starts a task again, and there is no task here: `back` returns to the previous step."), "\(out)")
+    #expect(flat(out).contains("`restart` starts a task again, and this is a prediction"), "\(out)")
     let question = out.range(of: "? What happens to save?")
     let warning = out.range(of: "WARNING: depending on verify closes a dependency cycle")
     #expect(question != nil && warning != nil)

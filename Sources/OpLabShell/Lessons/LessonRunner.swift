@@ -120,6 +120,10 @@ public final class LessonRunner {
       case .line(let raw):
         let line = raw.trimmingWhitespace()
         if ["", "next", "n", "quit", "exit"].contains(line.lowercased()) { return true }
+        if line.lowercased() == "restart" {
+          write("`restart` starts a task again, and there is no task here: the lesson is complete.\n")
+          continue
+        }
         free(raw, prompt: "lesson \(lesson.number)> ")
       }
     }
@@ -276,6 +280,7 @@ public final class LessonRunner {
         case "back": return .back
         case "quit", "exit": return .quit
         case "hint", "skip": write("There is nothing to hint at here: read on with Enter.\n")
+        case "restart": write("`restart` starts a task again, and there is no task here: `back` returns to the previous step.\n")
         default: free(raw, prompt: "lesson \(lesson.number)> ")
         }
       }
@@ -302,6 +307,7 @@ public final class LessonRunner {
         case "back": return .back
         case "skip": answer = ""
         case "hint": write("A prediction has no hints: make your best guess (`skip` shows the answer).\n")
+        case "restart": write("`restart` starts a task again, and this is a prediction: make your best guess (`skip` shows the answer).\n")
         default:
           // A choice's letter, as typed or as listed: `b`, `b)`, `(b)`, `b.`; or its words.
           let letter = line.lowercased().filter { !"().:".contains($0) }
