@@ -28,8 +28,9 @@ import TestSupport
 
     task: Add an op c after b and run it.
       hint: op c after b
-      hint: then run
+      hint: then run; `restart` starts again
       check: finished c
+      else: c has not finished ({state c}): run.
       solution: op c on q after b
       solution: run
 
@@ -129,6 +130,8 @@ import TestSupport
     #expect(report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
       "7:11 the prediction's proof does not hold: finished a at 3",
       "8:1 the task is already done before the learner does anything",
+      "9:1 this check: has no else: message, so a learner who misses it would see the condition's raw words",
+      "8:1 no hint says how to get back to the task's starting state",
       "12:14 'x' is not a whole number",
     ])
   }
@@ -286,6 +289,7 @@ import TestSupport
     ) { _ in }
     #expect(runner.completions(for: "gra") == ["graph"])
     #expect(runner.completions(for: "s") == ["save", "skip", "slots", "source", "status", "step", "suspend", "swift"])
+    #expect(runner.completions(for: "rest") == ["restart"])
     runner.run()
     #expect(runner.completions(for: "why ") == ["a", "b"])
   }
@@ -427,16 +431,20 @@ import TestSupport
         op b takes 2
       task: Add c after b and run.
         check: depends c on b
+        else: c does not wait for b: make it with `after b`.
         check: finished c
+        else: c has not finished ({state c}).
         solution: op c takes 1 after b
         solution: run
       """
     let lesson = try LessonParser.parse(text, file: "m.lesson")
-    let (out, finished) = walk(lesson, ["op c takes 1", "run", "undo", "undo", "op c takes 1 after b", "run"])
+    let (out, finished) = walk(lesson, ["op c takes 1", "run", "status", "undo", "undo", "op c takes 1 after b", "run"])
     #expect(finished)
-    // `op c takes 1` leaves work scheduled: nothing is said until the run ends.
+    // `op c takes 1` leaves work scheduled: nothing is said until the run ends, and not
+    // again after `status`, which changes nothing.
     #expect(out.components(separatedBy: "Not done yet:").count - 1 == 1, "\(out)")
-    #expect(unwrapped(out).contains("Not done yet: `depends c on b` does not hold. `hint` helps; `undo` takes a command back.\n"), "\(out)")
+    #expect(unwrapped(out).contains("idle at t=2: every operation has finished\nNot done yet: c does not wait for b: make it with `after b`. (`hint` helps.)\n"), "\(out)")
+    #expect(!out.contains("depends c on b"), "\(out)")
     #expect(out.contains("✓ Task done."))
   }
 
@@ -468,7 +476,7 @@ import TestSupport
       title: A
       run:
         op a takes 1
-        op b takes 1
+        op b takes 2
       predict: In which order do they finish? (type the names)
         answer: a b
         reveal: run

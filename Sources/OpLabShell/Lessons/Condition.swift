@@ -137,6 +137,12 @@ public indirect enum Condition: Hashable, Sendable {
     return result
   }
 
+  /// The condition without its `not`s.
+  public var positive: Condition {
+    if case .not(let inner) = self { return inner.positive }
+    return self
+  }
+
   /// The tick a positive condition pins (`started X at 4`), if any.
   public var tick: Tick? {
     switch self {
@@ -172,21 +178,123 @@ public indirect enum Condition: Hashable, Sendable {
       return r.finishedAt.map { "\(name) finished at t=\($0)" } ?? "\(name) has not finished (\(r.phase))"
     case .started(let name, _):
       guard let r = record(name) else { return "there is no operation \(name)" }
-      return r.startedAt.map { "\(name) started at t=\($0)" } ?? "\(name) has not started (\(r.phase))"
+      if let t = Self.startTick(name, in: world) { return "\(name) started at t=\(t)" }
+      if let t = Self.skipTick(name, in: world) { return "\(name) never started: it was cancelled, and the queue skipped it at t=\(t)" }
+      return "\(name) has not started (\(r.phase))"
     case .order(let started, let names):
       let ticks = names.map { name -> (String, Tick?) in
-        let r = record(name)
-        return (name, started ? r?.startedAt : r?.finishedAt)
+        (name, started ? Self.startTick(name, in: world) : record(name)?.finishedAt)
       }
       return (started ? "started: " : "finished: ") + ticks.map { "\($0.0) \(when($0.1))" }.joined(separator: ", ")
     case .overlap(let a, let b):
       return [a, b].map { name in
         let r = record(name)
-        return "\(name) ran \(when(r?.startedAt))-\(r?.finishedAt.map { "t=\($0)" } ?? "on")"
+        return "\(name) ran \(when(Self.startTick(name, in: world)))-\(r?.finishedAt.map { "t=\($0)" } ?? "on")"
       }.joined(separator: ", ")
     case .outcome(let name, _): return record(name).map { "\(name) is \($0.phase)" + ($0.outcome.map { " (\($0))" } ?? "") }
     case .phase(let name, _): return record(name).map { "\(name) is \($0.phase)" }
     default: return nil
+    }
+  }
+
+  /// When OP's `main()` began: its `started` event. A cancelled operation the queue only
+  /// skipped never started (it finished without running), so it has none.
+  public static func startTick(_ name: String, in world: World) -> Tick? {
+    firstEvent(name, in: world) { $0 == .started }
+  }
+
+  /// When the queue skipped OP (cancelled before it started), if it did.
+  public static func skipTick(_ name: String, in world: World) -> Tick? {
+    firstEvent(name, in: world) { $0 == .skipped }
+  }
+
+  static func firstEvent(_ name: String, in world: World, _ match: (EventKind) -> Bool) -> Tick? {
+    guard let id = world.operationID(named: name) else { return nil }
+    for e in world.trace where e.op == id && match(e.kind) { return e.tick }
+    return nil
+  }
+
+  /// The tick an `order` condition compares for OP: when it started (never, if it was
+  /// skipped), or when it finished.
+  static func orderTick(_ name: String, started: Bool, in world: World) -> Tick? {
+    started ? startTick(name, in: world) : world.operationID(named: name).flatMap { world.operation($0).finishedAt }
+  }
+
+  /// Two operations an `order` condition (or one under `not`) compares that started (or
+  /// finished) at the same tick. The real queue leaves the order of a same-tick tie
+  /// unspecified, so a condition that depends on one grades nothing real.
+  public func tie(in world: World) -> (String, String, Tick)? {
+    switch self {
+    case .not(let inner): return inner.tie(in: world)
+    case .order(let started, let names):
+      let ticks = names.map { Self.orderTick($0, started: started, in: world) }
+      for i in names.indices {
+        for j in names.indices where j > i {
+          if let a = ticks[i], let b = ticks[j], a == b { return (names[i], names[j], a) }
+        }
+      }
+      return nil
+    default: return nil
+    }
+  }
+
+  /// Whether nothing the learner does from now on (without going back in time) can change
+  /// whether the condition holds: the trace only grows, so what happened stays happened.
+  /// Conservative: `false` whenever some future could still change it.
+  public func settled(in world: World) -> Bool {
+    func record(_ name: String) -> OperationRecord? { world.operationID(named: name).map { world.operation($0) } }
+    switch self {
+    case .not(let inner): return inner.settled(in: world)
+    case .finished(let name, let at):
+      guard let r = record(name) else { return false }
+      if r.isFinished { return true }
+      return at.map { world.now > $0 } ?? false
+    case .started(let name, let at):
+      guard let r = record(name) else { return false }
+      // Started, or finished (skipped) without starting: its first start is fixed.
+      if Self.startTick(name, in: world) != nil || r.isFinished || Self.skipTick(name, in: world) != nil { return true }
+      return at.map { world.now > $0 } ?? false
+    case .skipped(let name):
+      guard let r = record(name) else { return false }
+      return r.isFinished || Self.startTick(name, in: world) != nil || Self.skipTick(name, in: world) != nil
+    case .outcome(let name, _):
+      return record(name)?.isFinished ?? false
+    case .completed:
+      return holds(in: world)
+    case .order(let started, let names):
+      guard names.allSatisfy({ record($0) != nil }) else { return false }
+      func never(_ name: String) -> Bool {
+        guard let r = record(name) else { return false }
+        return started ? (Self.skipTick(name, in: world) != nil || (r.isFinished && Self.startTick(name, in: world) == nil)) : false
+      }
+      if names.contains(where: never) { return true }
+      let ticks = names.map { Self.orderTick($0, started: started, in: world) }
+      if ticks.allSatisfy({ $0 != nil }) { return true }
+      // A later one has its tick while an earlier one has none yet (it can only come later
+      // or at the same tick), or two are already out of order: broken for good.
+      for i in names.indices {
+        for j in names.indices where j > i {
+          guard let b = ticks[j] else { continue }
+          if let a = ticks[i] { if a >= b { return true } } else { return true }
+        }
+      }
+      return false
+    case .overlap(let a, let b):
+      if holds(in: world) { return true }
+      // Once one has finished, the other had to start before that: one that starts later
+      // (or does not exist yet, and so can only start later) never overlaps it.
+      for (p, q) in [(a, b), (b, a)] {
+        guard let ended = record(q)?.finishedAt else { continue }
+        guard let began = Self.startTick(p, in: world) else { return true }
+        if began >= ended { return true }
+      }
+      return false
+    case .suspended(_, let at?):
+      return world.now > at
+    case .now(let t):
+      return world.now > t
+    default:
+      return false
     }
   }
 
@@ -211,18 +319,14 @@ public indirect enum Condition: Hashable, Sendable {
     case .phase(let name, let phase): return op(name)?.phase == phase
     case .cancelled(let name): return op(name)?.isCancelled ?? false
     case .order(let started, let names):
-      let indices = names.map { name in
-        firstTick(name) { kind in
-          if started { return kind == .started || kind == .skipped }
-          if case .finished = kind { return true }
-          return false
-        }?.index
-      }
-      guard indices.allSatisfy({ $0 != nil }) else { return false }
-      let values = indices.compactMap { $0 }
+      // By tick, strictly: a same-tick tie is no order (the real queue leaves it unspecified),
+      // and a skipped operation never started.
+      let ticks = names.map { Self.orderTick($0, started: started, in: world) }
+      guard ticks.allSatisfy({ $0 != nil }) else { return false }
+      let values = ticks.compactMap { $0 }
       return zip(values, values.dropFirst()).allSatisfy { $0 < $1 }
     case .overlap(let a, let b):
-      guard let x = op(a), let y = op(b), let xs = x.startedAt, let ys = y.startedAt else { return false }
+      guard let x = op(a), let y = op(b), let xs = Self.startTick(a, in: world), let ys = Self.startTick(b, in: world) else { return false }
       let xe = x.finishedAt ?? Tick.max, ye = y.finishedAt ?? Tick.max
       return xs < ye && ys < xe
     case .idle: return world.isIdle

@@ -59,6 +59,15 @@ public struct SourceLine: Hashable, Sendable {
 public struct CheckedCondition: Hashable, Sendable {
   public var condition: Condition
   public var source: SourceLine
+  /// What the learner is told when this task condition fails, in the lesson's words
+  /// (`else:` under its `check:`), with `{…}` facts from the trace (see ``LessonText``).
+  public var message: SourceLine?
+
+  public init(condition: Condition, source: SourceLine, message: SourceLine? = nil) {
+    self.condition = condition
+    self.source = source
+    self.message = message
+  }
 }
 
 /// `predict:` — the learner commits to an answer, then the lab reveals the truth.
@@ -77,6 +86,29 @@ public struct Prediction: Sendable {
   public var explain: String
   /// Where it starts in the file.
   public var line: Int
+  /// A second, similar case offered after a wrong prediction (`again:`), played in a
+  /// what-if branch so the lesson's world goes on unchanged.
+  public var again: SecondCase?
+}
+
+/// `again:` — a second case to predict after a wrong answer: commands that set it up (in a
+/// what-if branch of the world as the first reveal left it), then a question like `predict:`'s.
+public struct SecondCase: Sendable {
+  /// The question.
+  public var question: String
+  /// Commands shown before the question (`setup:`).
+  public var setup: [SourceLine]
+  public var choices: [String]
+  public var answer: String
+  public var reveal: [SourceLine]
+  public var verify: [CheckedCondition]
+  public var explain: String
+  public var line: Int
+
+  /// The case as a prediction (without a further second case).
+  public var prediction: Prediction {
+    Prediction(question: question, choices: choices, answer: answer, reveal: reveal, verify: verify, explain: explain, line: line)
+  }
 }
 
 /// `task:` — a goal the learner reaches with lab commands; any path that makes the checks hold passes.

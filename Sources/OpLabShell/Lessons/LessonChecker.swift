@@ -12,14 +12,28 @@ public enum LessonChecker {
     /// One line for the summary.
     public var summary: String {
       let c = lesson.counts
-      let what = "\(c.predictions) prediction\(c.predictions == 1 ? "" : "s"), \(c.tasks) task\(c.tasks == 1 ? "" : "s"), \(c.checkpoints) checkpoint\(c.checkpoints == 1 ? "" : "s")"
+      let seconds = lesson.items.filter { if case .predict(let p) = $0 { p.again != nil } else { false } }.count
+      let again = seconds == 0 ? "" : ", \(seconds) second case\(seconds == 1 ? "" : "s")"
+      let what = "\(c.predictions) prediction\(c.predictions == 1 ? "" : "s")\(again), \(c.tasks) task\(c.tasks == 1 ? "" : "s"), \(c.checkpoints) checkpoint\(c.checkpoints == 1 ? "" : "s")"
       return "lesson \(lesson.number) \(lesson.id): " + (ok ? "ok (\(what))" : "FAILED (\(failures.count) problem\(failures.count == 1 ? "" : "s"))")
     }
   }
 
+  /// Whether a hint says how to get back to the task's starting state: it names
+  /// `restart`, or lab commands that go back (`goto T`, `undo`, `back N`), which the
+  /// checker runs after the solution to see that they do.
+  static func recovers(_ hint: String) -> Bool {
+    commands(in: hint).contains { $0 == "restart" || $0.hasPrefix("goto ") || $0 == "undo" || $0.hasPrefix("back ") }
+  }
+
+  /// The `code` spans of a text.
+  static func commands(in text: String) -> [String] {
+    text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+  }
+
   /// Checks one lesson in a fresh world.
   public static func check(_ lesson: Lesson, options: ShellOptions = ShellOptions()) -> Report {
-    let interpreter = Interpreter(options: options)
+    var interpreter = Interpreter(options: options)
     var failures: [LessonError] = []
     func fail(_ s: SourceLine, _ message: String, column: Int? = nil, hint: String? = nil) {
       failures.append(LessonError(file: lesson.file, line: s.line, column: column ?? s.column, message: message, hint: hint))
@@ -56,30 +70,95 @@ public enum LessonChecker {
         let seen = c.condition.observed(in: interpreter.world).map { ": \($0)" } ?? ""
         fail(c.source, "\(what) does not hold: \(c.source.text)", hint: "at t=\(interpreter.world.now)\(seen); `events` in the lesson's world shows why")
       }
+      // The real queue leaves the order of a same-tick tie unspecified: nothing may grade one.
+      for c in cs {
+        guard let (a, b, tick) = c.condition.tie(in: interpreter.world) else { continue }
+        guard case .order(let started, _) = c.condition.positive else { continue }
+        fail(c.source, "\(what) grades a tie: \(a) and \(b) both \(started ? "started" : "finished") at t=\(tick), and the real queue leaves their order unspecified: \(c.source.text)",
+             hint: "compare operations that \(started ? "start" : "finish") at different ticks, or make this an aside in the narrative")
+      }
     }
+    /// A prediction (or its second case): its reveal, proof, and the tick its answer names.
+    func prediction(_ p: Prediction, _ what: String) -> Bool {
+      if !run(p.reveal) { return false }
+      holds(p.verify, "the \(what)'s proof")
+      if p.verify.isEmpty {
+        failures.append(LessonError(
+          file: lesson.file, line: p.line, column: 1, message: "the \(what) has no verify: line, so nothing proves its answer",
+          hint: "add a condition that holds after the reveal, e.g. `verify: started f1 at 3`"))
+      }
+      // An answer that is a tick ("At which tick…?", "When…?", not "How many ticks…?")
+      // must agree with the ticks its proof pins.
+      let question = p.question.lowercased()
+      let asksForATick = (question.contains("which tick") || question.contains("what tick") || question.hasPrefix("when"))
+        && !question.contains("how many") && !question.contains("how long")
+      if asksForATick, let n = Tick(Answers.normalize(p.answer)) {
+        let ticks = p.verify.compactMap { $0.condition.tick }
+        if let first = p.verify.first(where: { $0.condition.tick != nil }), !ticks.contains(n) {
+          fail(first.source, "the answer says \(n), but the proof checks t=\(ticks.map(String.init).joined(separator: ", t=")): \(first.source.text)",
+               hint: "make `answer:` and `verify:` agree")
+        }
+      }
+      // An answer that names one operation as "first" or "last" among choices that are
+      // operations must not rest on a same-tick tie.
+      if question.contains("first") || question.contains("last"), !p.choices.isEmpty,
+        p.choices.allSatisfy({ interpreter.world.operationID(named: Answers.normalize($0)) != nil }),
+        let answer = p.choices.first(where: { Answers.matches($0, p.answer) })
+      {
+        let world = interpreter.world
+        let finishing = question.contains("finish")
+        func tick(_ name: String) -> Tick? {
+          finishing ? world.operationID(named: name).flatMap { world.operation($0).finishedAt } : Condition.startTick(name, in: world)
+        }
+        let name = Answers.normalize(answer)
+        if let t = tick(name), let other = p.choices.map(Answers.normalize).first(where: { $0 != name && tick($0) == t }) {
+          failures.append(LessonError(
+            file: lesson.file, line: p.line, column: 1,
+            message: "the \(what)'s answer rests on a tie: \(name) and \(other) both \(finishing ? "finished" : "started") at t=\(t), and the real queue leaves their order unspecified",
+            hint: "ask about operations that \(finishing ? "finish" : "start") at different ticks"))
+        }
+      }
+      // An answer that lists operations in order ("b d c a") must not order a same-tick tie.
+      let listed = Answers.normalize(p.answer).split(separator: " ").map(String.init)
+      let world = interpreter.world
+      let byName = Dictionary(world.operationNames.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+      if listed.count >= 2, listed.allSatisfy({ byName[$0] != nil }) {
+        let finishing = question.contains("finish")
+        let names = listed.compactMap { byName[$0] }
+        let ticks = names.map { finishing ? world.operationID(named: $0).flatMap { world.operation($0).finishedAt } : Condition.startTick($0, in: world) }
+        outer: for i in names.indices {
+          for j in names.indices where j > i {
+            if let a = ticks[i], a == ticks[j] {
+              failures.append(LessonError(
+                file: lesson.file, line: p.line, column: 1,
+                message: "the \(what)'s answer orders a tie: \(names[i]) and \(names[j]) both \(finishing ? "finished" : "started") at t=\(a), and the real queue leaves their order unspecified",
+                hint: "ask about operations that \(finishing ? "finish" : "start") at different ticks"))
+              break outer
+            }
+          }
+        }
+      }
+      return true
+    }
+    /// Whether the lab's world is as it was: the same clock and the same commands.
+    func state() -> (Tick, [String]) { (interpreter.world.now, interpreter.script.map(\.text)) }
     for item in lesson.items {
       switch item {
       case .text, .pause: break
       case .run(let commands):
         if !run(commands) { return Report(lesson: lesson, failures: failures) }
       case .predict(let p):
-        if !run(p.reveal) { return Report(lesson: lesson, failures: failures) }
-        holds(p.verify, "the prediction's proof")
-        if p.verify.isEmpty {
-          failures.append(LessonError(
-            file: lesson.file, line: p.line, column: 1, message: "the prediction has no verify: line, so nothing proves its answer",
-            hint: "add a condition that holds after the reveal, e.g. `verify: started f1 at 3`"))
-        }
-        // An answer that is a tick ("At which tick…?", "When…?", not "How many ticks…?")
-        // must agree with the ticks its proof pins.
-        let question = p.question.lowercased()
-        let asksForATick = (question.contains("which tick") || question.contains("what tick") || question.hasPrefix("when"))
-          && !question.contains("how many") && !question.contains("how long")
-        if asksForATick, let n = Tick(Answers.normalize(p.answer)) {
-          let ticks = p.verify.compactMap { $0.condition.tick }
-          if let first = p.verify.first(where: { $0.condition.tick != nil }), !ticks.contains(n) {
-            fail(first.source, "the answer says \(n), but the proof checks t=\(ticks.map(String.init).joined(separator: ", t=")): \(first.source.text)",
-                 hint: "make `answer:` and `verify:` agree")
+        if !prediction(p, "prediction") { return Report(lesson: lesson, failures: failures) }
+        if let again = p.again {
+          // Played in a what-if branch, as the runner does, so the lesson's world goes on unchanged.
+          let before = state()
+          _ = interpreter.execute("fork")
+          if !run(again.setup) || !prediction(again.prediction, "second case") { return Report(lesson: lesson, failures: failures) }
+          _ = interpreter.execute("unfork")
+          if state() != before {
+            failures.append(LessonError(
+              file: lesson.file, line: again.line, column: 1, message: "the second case changed the lesson's world",
+              hint: "its setup: and reveal: run in a what-if branch, which `unfork` must leave"))
           }
         }
       case .task(let t):
@@ -88,8 +167,48 @@ public enum LessonChecker {
             file: lesson.file, line: t.line, column: 1, message: "the task is already done before the learner does anything",
             hint: "its checks must fail until the learner acts"))
         }
+        for c in t.checks where c.message == nil {
+          fail(c.source, "this check: has no else: message, so a learner who misses it would see the condition's raw words",
+               column: 1, hint: "write, on the next line, `else:` and what went wrong and the way out, in the lesson's words")
+        }
+        if !t.hints.contains(where: LessonChecker.recovers) {
+          failures.append(LessonError(
+            file: lesson.file, line: t.line, column: 1, message: "no hint says how to get back to the task's starting state",
+            hint: "add one, e.g. hint: To start the task again from its starting state, type `restart`."))
+        }
+        let start = state()
         if !run(t.solution) { return Report(lesson: lesson, failures: failures) }
         holds(t.checks, "after the solution, the task's check")
+        // The messages' placeholders name what the world has.
+        for c in t.checks {
+          guard let m = c.message, let found = try? LessonText.placeholders(in: m.text) else { continue }
+          for p in found where !p.name.isEmpty {
+            let world = interpreter.world
+            let known = p.namesQueue ? world.queueID(named: p.name) != nil : world.operationID(named: p.name) != nil
+            if !known {
+              let guess = Suggest.closest(to: p.name, in: p.namesQueue ? world.allQueueNames : world.operationNames)
+              fail(m, "the message names '\(p.name)', and there is no such \(p.namesQueue ? "queue" : "operation")",
+                   column: m.column + p.offset, hint: guess.map { "did you mean '\($0)'?" })
+            }
+          }
+        }
+        // A hint that goes back with lab commands (`goto 8`, `undo`) must really reach the start.
+        if !t.hints.contains(where: { LessonChecker.commands(in: $0).contains("restart") }), let hint = t.hints.first(where: LessonChecker.recovers) {
+          let back = LessonChecker.commands(in: hint).filter { $0.hasPrefix("goto") || $0 == "undo" || $0.hasPrefix("back") }
+          let after = state()
+          for command in back { _ = interpreter.execute(command) }
+          if state() != start {
+            failures.append(LessonError(
+              file: lesson.file, line: t.line, column: 1,
+              message: "the hint's \(back.map { "`\($0)`" }.joined(separator: ", ")) does not bring back the task's starting state after the solution (t=\(start.0), \(start.1.count) commands; it leaves t=\(interpreter.world.now), \(interpreter.script.count))",
+              hint: "`restart` always does"))
+          }
+          // Back to where the solution left the world, for what follows.
+          if state() != after {
+            interpreter = Interpreter(options: options)
+            for command in after.1 { _ = interpreter.execute(command) }
+          }
+        }
       case .expect(let cs):
         holds(cs, "the checkpoint")
       }

@@ -29,7 +29,8 @@ public enum LessonParser {
   static let blockKeys: [String: [String]] = [
     "run": [],
     "predict": ["choice", "answer", "reveal", "verify", "explain"],
-    "task": ["hint", "check", "solution"],
+    "again": ["setup", "choice", "answer", "reveal", "verify", "explain"],
+    "task": ["hint", "check", "else", "solution"],
     "expect": [],
   ]
 
@@ -87,7 +88,7 @@ public enum LessonParser {
       if trimmed.count >= 3, trimmed.allSatisfy({ $0 == "-" }) { flush(); lesson.items.append(.pause); continue }
       // A line of a block at column 1 (`check: …` not indented under its `task:`).
       // (Only as the block's line is written, in lower case: "Hint: …" in a paragraph is narrative.)
-      if let (key, _, _) = directive(raw), raw.hasPrefix(key + ":"), let owner = blockKeys.first(where: { $0.value.contains(key) })?.key {
+      if let (key, _, _) = directive(raw), raw.hasPrefix(key + ":"), let owner = ["predict", "task", "again"].first(where: { blockKeys[$0]?.contains(key) == true }) {
         throw fail(number, 1, "'\(key):' belongs inside a \(owner): block", hint: "indent it under its \(owner): line")
       }
       guard let (key, value, valueColumn) = directive(raw), key == "title" || key == "id" || blockKeys[key] != nil else {
@@ -171,23 +172,67 @@ public enum LessonParser {
         if !value.isEmpty { list.insert(SourceLine(text: value, line: number, column: valueColumn), at: 0) }
         guard !list.isEmpty else { throw fail(number, 1, "expect: has no conditions") }
         lesson.items.append(.expect(try conditions(list)))
-      case "predict":
-        guard !value.isEmpty else { throw fail(number, 1, "predict: needs a question after the colon") }
+      case "predict", "again":
+        guard !value.isEmpty else { throw fail(number, 1, "\(key): needs a question after the colon") }
         let choices = sources("choice").map(\.text)
         if choices.count > 8, let ninth = sources("choice").dropFirst(8).first {
           throw fail(ninth.line, 1, "a prediction has at most 8 choices (a to h)", hint: "drop some, or ask for a typed answer")
         }
-        guard let answer = sources("answer").first else { throw missing("predict: needs an answer: line", hint: "the answer the learner's prediction is judged by") }
+        guard let answer = sources("answer").first else { throw missing("\(key): needs an answer: line", hint: "the answer the learner's prediction is judged by") }
         if !choices.isEmpty, !choices.contains(where: { Answers.matches(answer.text, $0) }) {
           throw fail(answer.line, answer.column, "the answer '\(answer.text)' is not one of the choices")
         }
-        lesson.items.append(.predict(Prediction(
-          question: value, choices: choices, answer: answer.text, reveal: sources("reveal"),
-          verify: try conditions(sources("verify")), explain: sources("explain").map(\.text).joined(separator: " "),
-          line: number)))
+        let verify = try conditions(sources("verify"))
+        let explain = sources("explain").map(\.text).joined(separator: " ")
+        if key == "predict" {
+          lesson.items.append(.predict(Prediction(
+            question: value, choices: choices, answer: answer.text, reveal: sources("reveal"),
+            verify: verify, explain: explain, line: number)))
+        } else {
+          // A second case belongs to the prediction just above it.
+          guard case .predict(var first)? = lesson.items.last else {
+            throw fail(number, 1, "again: must follow its predict: block", hint: "put it right after the predict: block it is a second case of")
+          }
+          if first.again != nil { throw fail(number, 1, "a prediction has one again: block", hint: "the first one is above") }
+          first.again = SecondCase(
+            question: value, setup: sources("setup"), choices: choices, answer: answer.text, reveal: sources("reveal"),
+            verify: verify, explain: explain, line: number)
+          lesson.items[lesson.items.count - 1] = .predict(first)
+        }
       case "task":
         guard !value.isEmpty else { throw fail(number, 1, "task: needs a goal after the colon") }
-        let checks = try conditions(sources("check"))
+        // `else:` is the message for the `check:` just above it.
+        var checks: [CheckedCondition] = []
+        var previous = ""
+        for entry in body {
+          defer { previous = entry.key }
+          guard entry.key == "check" || entry.key == "else" else { continue }
+          let s = SourceLine(text: entry.value, line: entry.line, column: entry.column)
+          if entry.key == "check" {
+            checks += try conditions([s])
+            continue
+          }
+          // Consecutive else: lines are one message.
+          if previous == "else", let last = checks.indices.last, let message = checks[last].message {
+            do {
+              _ = try LessonText.placeholders(in: s.text)
+            } catch {
+              throw fail(s.line, s.column + error.offset, error.message, hint: error.hint)
+            }
+            checks[last].message?.text = message.text + " " + s.text
+            continue
+          }
+          guard let last = checks.indices.last, checks[last].message == nil else {
+            throw fail(entry.line, max(1, entry.column - 6), checks.isEmpty ? "else: comes after the check: it explains" : "this check: has an else: already",
+                       hint: "write one else: line right under each check: line")
+          }
+          do {
+            _ = try LessonText.placeholders(in: s.text)
+          } catch {
+            throw fail(s.line, s.column + error.offset, error.message, hint: error.hint)
+          }
+          checks[last].message = s
+        }
         guard !checks.isEmpty else { throw missing("task: needs at least one check: line", hint: "checks say when the task is done") }
         let solution = sources("solution")
         guard !solution.isEmpty else { throw missing("task: needs a solution: line", hint: "skip shows it; lesson check runs it") }

@@ -7,8 +7,9 @@ import OpLabRender
 /// At a pause, Enter (or `next`) goes on, `back` returns to the previous pause, `quit`
 /// leaves with progress kept; any lab command can be typed in between. At a prediction
 /// the learner's line is their answer (a letter, or a choice's words), and a command that
-/// only looks runs; during a task it is a lab command, checked after each one, with
-/// `hint`, `skip` and `back`. `back N` is time travel, at any prompt.
+/// only looks runs; during a task it is a lab command, checked after each one that changes
+/// the world (see ``judge(_:from:clockMoved:)``), with `hint`, `skip`, `restart` and
+/// `back`. `back N` is time travel, at any prompt.
 public final class LessonRunner {
   let lesson: Lesson
   var interpreter: Interpreter
@@ -88,6 +89,7 @@ public final class LessonRunner {
       case .next: index += 1
       case .back:
         flushPage()
+        heldWarnings = []
         let target = previousPause(before: index)
         interpreter = Interpreter(options: options)
         replaySilently(upTo: target)
@@ -118,6 +120,10 @@ public final class LessonRunner {
       case .line(let raw):
         let line = raw.trimmingWhitespace()
         if ["", "next", "n", "quit", "exit"].contains(line.lowercased()) { return true }
+        if line.lowercased() == "restart" {
+          write("`restart` starts a task again, and there is no task here: the lesson is complete.\n")
+          continue
+        }
         free(raw, prompt: "lesson \(lesson.number)> ")
       }
     }
@@ -139,7 +145,8 @@ public final class LessonRunner {
       write(text)
       return .next
     case .run(let commands):
-      for c in commands { show(c.text) }
+      let setsUpPrediction = nextPrompt(after: index).map { if case .predict = lesson.items[$0] { true } else { false } } ?? false
+      for c in commands { show(c.text, holdingWarnings: setsUpPrediction) }
       write("\n")
       return .next
     case .expect:
@@ -153,10 +160,49 @@ public final class LessonRunner {
     }
   }
 
+  /// The lab's warnings held back while a prediction is set up, shown at its reveal.
+  var heldWarnings: [String] = []
+
+  /// The next item after `index` that waits for the learner's answer or work (a prediction
+  /// or a task), if any.
+  func nextPrompt(after index: Int) -> Int? {
+    lesson.items.indices.dropFirst(index + 1).first { i in
+      switch lesson.items[i] {
+      case .predict, .task: true
+      default: false
+      }
+    }
+  }
+
+  /// Splits a reply into what is shown now and the lab's own warnings (`WARNING:` events
+  /// and `note:` lines, with their wrapped continuation lines), which could give a
+  /// prediction's answer away before it is given.
+  static func separatingWarnings(_ text: String) -> (shown: String, warnings: [String]) {
+    var shown = "", warnings: [String] = []
+    var holdingIndent: Int?
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0) {
+      let indent = line.prefix { $0 == " " }.count
+      if let held = holdingIndent, indent > held, let last = warnings.indices.last {
+        warnings[last] += "\n" + line
+        continue
+      }
+      holdingIndent = nil
+      let rest = line.dropFirst(indent)
+      if line.contains("WARNING:") || rest.hasPrefix("note: ") {
+        warnings.append(String(line))
+        holdingIndent = indent
+      } else {
+        shown += line + "\n"
+      }
+    }
+    return (shown, warnings)
+  }
+
   /// Runs one of the lesson's commands, echoed as if typed.
+  /// - Parameter holdingWarnings: keep the lab's warnings for the next prediction's reveal.
   /// - Returns: `false` when it failed.
   @discardableResult
-  func show(_ command: String) -> Bool {
+  func show(_ command: String, holdingWarnings: Bool = false) -> Bool {
     write("  oplab> \(command)\n")
     // The lesson's own commands may take back the lesson's own (an `undo` in a run:
     // block), exactly as `lesson check` runs them; the learner's floor is set again at
@@ -167,7 +213,13 @@ public final class LessonRunner {
     interpreter.options.width = max(Wrap.narrowest, width - indentWidth)
     let reply = interpreter.execute(command)
     interpreter.options.width = width
-    if !reply.output.isEmpty { write(indent(reply.output)) }
+    var output = reply.output
+    if holdingWarnings, !reply.colorable {
+      let (shown, warnings) = Self.separatingWarnings(output)
+      output = shown
+      heldWarnings += warnings.map { indent($0 + "\n") }
+    }
+    if !output.isEmpty { write(indent(output)) }
     if reply.colorable { lastTimeline = (indent(reply.output), reply.output.filter { $0 == "\n" }.count) }
     if let e = reply.error { write(indent("error: \(e.message)\n")) }
     return reply.error == nil
@@ -228,6 +280,7 @@ public final class LessonRunner {
         case "back": return .back
         case "quit", "exit": return .quit
         case "hint", "skip": write("There is nothing to hint at here: read on with Enter.\n")
+        case "restart": write("`restart` starts a task again, and there is no task here: `back` returns to the previous step.\n")
         default: free(raw, prompt: "lesson \(lesson.number)> ")
         }
       }
@@ -254,6 +307,7 @@ public final class LessonRunner {
         case "back": return .back
         case "skip": answer = ""
         case "hint": write("A prediction has no hints: make your best guess (`skip` shows the answer).\n")
+        case "restart": write("`restart` starts a task again, and this is a prediction: make your best guess (`skip` shows the answer).\n")
         default:
           // A choice's letter, as typed or as listed: `b`, `b)`, `(b)`, `b.`; or its words.
           let letter = line.lowercased().filter { !"().:".contains($0) }
@@ -277,6 +331,8 @@ public final class LessonRunner {
           } else if !p.choices.isEmpty {
             let listed = letters.prefix(p.choices.count).map(String.init)
             write("Pick one of \(listed.joined(separator: ", ")) (a letter, or words of one choice; `skip` shows the answer).\n")
+          } else if let short = incomplete(line, for: p) {
+            write(short)
           } else {
             answer = line
           }
@@ -284,7 +340,13 @@ public final class LessonRunner {
       }
     }
     for c in p.reveal { show(c.text) }
+    if !heldWarnings.isEmpty {
+      write("The lab's warning from setting this up, held until you answered:\n")
+      for w in heldWarnings { write(w) }
+      heldWarnings = []
+    }
     var said = answer ?? ""
+    var wrong = false
     // Echoed inside a sentence: without the learner's own end punctuation.
     while let last = said.last, ".!?;:,".contains(last) { said.removeLast() }
     if said.isEmpty, answer?.isEmpty == false { said = answer ?? "" }
@@ -300,16 +362,50 @@ public final class LessonRunner {
       write(wrap("✓ You predicted \(said), and that is what happened.") + "\n")
     } else {
       write(wrap("✗ You predicted \(said); the simulation shows \(p.answer).") + "\n")
+      wrong = true
     }
     if !p.explain.isEmpty { write(wrap(p.explain) + "\n") }
     write("\n")
+    if wrong, let again = p.again { return secondCase(again) }
     return .next
   }
 
+  /// After a wrong prediction: a similar case to predict, in a what-if branch of the world,
+  /// left afterwards so the lesson goes on from the world the first reveal made.
+  func secondCase(_ again: SecondCase) -> Move {
+    write(wrap("Try a second case like it. It runs in a what-if branch: the lesson's world comes back after it.") + "\n")
+    let fork = interpreter.execute("fork")
+    guard fork.error == nil else { return .next }
+    for c in again.setup { show(c.text, holdingWarnings: true) }
+    let move = predict(again.prediction)
+    _ = interpreter.execute("unfork")
+    heldWarnings = []
+    if move == .next { write("(Back in the lesson's world, at t=\(interpreter.world.now).)\n\n") }
+    return move
+  }
+
+  /// Why a typed answer cannot be graded yet: it names fewer of the answer's items than the
+  /// question asks for (`b d` for `b d c a`). `nil` when it is complete enough to grade.
+  func incomplete(_ typed: String, for p: Prediction) -> String? {
+    let want = Answers.normalize(p.answer).split(separator: " ")
+    let got = Answers.normalize(typed).split(separator: " ")
+    guard want.count > 1, !got.isEmpty, got.count < want.count else { return nil }
+    // Only a list of names: each word one of the answer's, or an operation of the world.
+    let world = interpreter.world
+    let names = Set(world.operationNames.map { $0.lowercased() })
+    guard got.allSatisfy({ want.contains($0) || names.contains(String($0)) }) else { return nil }
+    return wrap("That names \(got.count) of the \(want.count) the question asks for: type all \(want.count), in order (or `skip` to see the answer).") + "\n"
+  }
+
   func task(_ t: LessonTask) -> Move {
-    write(wrap("★ Task: " + t.goal) + "\n  (type lab commands; `hint` for a hint, `skip` to see one solution, `undo` takes back a command)\n")
+    write(wrap("★ Task: " + t.goal) + "\n  (type lab commands; `hint` for a hint, `skip` to see one solution, `undo` takes back a command, `restart` starts the task again)\n")
     var hintsShown = 0
     handOver()
+    // The task's starting state, for `restart` and for the ways out of an impossible task.
+    let start = TaskStart(
+      commands: interpreter.script.map(\.text), floor: interpreter.undoFloor, tick: interpreter.world.now,
+      required: Self.named(by: t, in: interpreter.world), possible: Self.possible(t, in: interpreter.world))
+    feedback = Feedback(failing: failingChecks(t))
     while !done(t) {
       switch readLine(prompt: "task> ") {
       case .endOfInput: return .quit
@@ -322,6 +418,14 @@ public final class LessonRunner {
         case "back": return .back
         case "next":
           write("Not yet: the task is not done. `hint` helps, `skip` shows a solution.\n")
+        case "restart":
+          if rebuild(from: start.commands) {
+            interpreter.undoFloor = min(start.floor, interpreter.script.count)
+            write("The world is back as the task found it, at t=\(interpreter.world.now).\n")
+          } else {
+            write("The task's starting world could not be rebuilt: `back` returns to the previous step.\n")
+          }
+          feedback = Feedback(failing: failingChecks(t))
         case "hint":
           if hintsShown < t.hints.count {
             write("hint \(hintsShown + 1)/\(t.hints.count): \(t.hints[hintsShown])\n")
@@ -340,24 +444,156 @@ public final class LessonRunner {
           // own, never the lesson's (show() lifted the floor for the lesson's commands).
           interpreter.undoFloor = min(floor, interpreter.script.count)
           if !done(t) {
-            write("(That solution does not finish the task in this world as you left it: `undo` takes back your own commands; then `skip` again.)\n")
+            write("(That solution does not finish the task in this world as you left it: `restart` starts the task again; then `skip` again.)\n")
           }
         default:
-          let before = interpreter.script.count
+          let before = worldMark
           free(raw, prompt: "task> ")
-          // The world changed and has nothing left to do, yet the task is not done: say what
-          // is still missing, so the learner is not left guessing.
-          if interpreter.script.count != before, interpreter.world.nextEventTick == nil, !done(t),
-            let missing = t.checks.first(where: { !$0.condition.holds(in: interpreter.world) })
-          {
-            let seen = missing.condition.observed(in: interpreter.world).map { " (\($0))" } ?? ""
-            write("Not done yet: `\(missing.source.text)` does not hold\(seen). `hint` helps; `undo` takes a command back.\n")
+          // Feedback only after a command that changed the world or moved the clock.
+          if worldMark != before {
+            judge(t, from: start, clockMoved: worldMark[0] != before[0])
           }
         }
       }
     }
     write("✓ Task done.\n\n")
     return .next
+  }
+
+  /// What the learner was last told about the task, so nothing is said twice.
+  struct Feedback {
+    var lastSaid: String?
+    var impossible = false
+    /// The checks that failed at the last judgement: when they change, the world changed in
+    /// a way that matters, and a message said before may be said again.
+    var failing: [Int] = []
+  }
+  var feedback = Feedback()
+
+  /// Which of the task's checks fail now.
+  func failingChecks(_ t: LessonTask) -> [Int] {
+    t.checks.indices.filter { !t.checks[$0].condition.holds(in: interpreter.world) }
+  }
+
+  /// The world's clock, trace and commands: when any of them moves, the world changed.
+  var worldMark: [Int] {
+    [interpreter.world.now, interpreter.world.trace.count, interpreter.script.count, interpreter.sim.journal.count]
+  }
+
+  /// After a command that changed the world: says at once when the task can no longer
+  /// succeed (and the exact way out), when it can again, and, once the world has come to
+  /// rest (nothing left that can happen) short of the goal after the clock moved or the
+  /// failing checks changed, what is still missing — each only when it differs from what
+  /// was said last.
+  func judge(_ t: LessonTask, from start: TaskStart, clockMoved: Bool) {
+    guard !done(t) else { return }
+    let world = interpreter.world
+    let failing = t.checks.filter { !$0.condition.holds(in: world) }
+    let indices = failingChecks(t)
+    let changed = indices != feedback.failing
+    if changed { feedback.lastSaid = nil }
+    feedback.failing = indices
+    if let broken = failing.first(where: { $0.condition.settled(in: world) }) {
+      let text = "✗ This can no longer succeed: \(explain(broken)) \(wayOut(t, from: start))"
+      if text != feedback.lastSaid { write(wrap(text) + "\n") }
+      feedback.lastSaid = text
+      feedback.impossible = true
+      return
+    }
+    if feedback.impossible {
+      feedback.impossible = false
+      feedback.lastSaid = nil
+      write("The task can succeed again from here, at t=\(world.now).\n")
+    }
+    // Back at the task's start (the learner's commands all taken back), there is nothing of
+    // theirs to judge.
+    // Not done yet: once the world has come to rest, after the clock moved or something the
+    // checks look at changed (not after a setting that changes nothing they read).
+    guard interpreter.script.count > start.commands.count, world.nextEventTick == nil, changed || clockMoved,
+      let missing = failing.first
+    else { return }
+    let text = "Not done yet: \(explain(missing)) (`hint` helps.)"
+    if text != feedback.lastSaid { write(wrap(text) + "\n") }
+    feedback.lastSaid = text
+  }
+
+  /// The operations and queues the task's checks name that `world` has.
+  static func named(by t: LessonTask, in world: World) -> Set<String> {
+    var found = Set<String>()
+    for c in t.checks {
+      let (ops, queues) = c.condition.names
+      found.formUnion(ops.filter { world.operationID(named: $0) != nil })
+      found.formUnion(queues.filter { world.queueID(named: $0) != nil }.map { "queue " + $0 })
+    }
+    return found
+  }
+
+  /// A failed check in the lesson's words: its `else:` message with the world's facts.
+  func explain(_ c: CheckedCondition) -> String {
+    if let m = c.message { return LessonText.fill(m.text, world: interpreter.world) }
+    // A lesson `lesson check` has not passed: what the world shows, without the syntax.
+    return c.condition.observed(in: interpreter.world).map { "the task's goal is not met (\($0))." } ?? "the task's goal is not met."
+  }
+
+  /// The exact way back to a world where the task can still succeed: `undo` of the last
+  /// command, else `goto T` to the latest tick since the task began that works, else
+  /// `restart` — or, when the task's start cannot succeed either, an earlier `goto T`.
+  func wayOut(_ t: LessonTask, from start: TaskStart) -> String {
+    let script = interpreter.script
+    if script.count > max(interpreter.undoFloor, start.commands.count), let last = script.last {
+      var sim = interpreter.sim
+      if (try? sim.truncate(toActions: script.count >= 2 ? script[script.count - 2].journalEnd : 0)) != nil, Self.possible(t, in: sim.world) {
+        return "`undo` takes back `\(last.text)` and returns to t=\(sim.world.now)."
+      }
+    }
+    // The latest tick that works since the task began; then the task's start itself; then,
+    // for a task that asks to go back in time, an earlier tick — as long as what the checks
+    // name and the task's world had is still there.
+    func goto(_ ticks: [Tick]) -> String? {
+      for tick in ticks {
+        var sim = interpreter.sim
+        guard (try? sim.rewind(to: tick)) != nil else { continue }
+        if Self.named(by: t, in: sim.world).isSuperset(of: start.required), Self.possible(t, in: sim.world) {
+          return "`goto \(tick)` goes back to t=\(tick), from where it can."
+        }
+      }
+      return nil
+    }
+    let now = interpreter.world.now
+    if now > start.tick, let way = goto(candidates(from: start.tick, below: now)) { return way }
+    let restart = "`restart` puts the world back as the task found it."
+    if start.possible { return restart }
+    return goto(candidates(from: 0, below: min(start.tick, now))) ?? restart
+  }
+
+  /// The ticks worth trying for `goto`, latest first: the world changes only where
+  /// something happens, so the latest tick that works is just before an event's tick, or
+  /// the last one of the range. At most 100 of them, so a long world stays quick.
+  func candidates(from low: Tick, below high: Tick) -> [Tick] {
+    guard high > low else { return [] }
+    var ticks: [Tick] = [high - 1]
+    for e in interpreter.world.trace.reversed() {
+      if e.tick <= low || ticks.count >= 100 { break }
+      if e.tick <= high, let last = ticks.last, e.tick - 1 < last { ticks.append(e.tick - 1) }
+    }
+    if let last = ticks.last, last > low, ticks.count < 100 { ticks.append(low) }
+    return ticks
+  }
+
+  /// Whether no check of `t` has failed for good in `world`.
+  static func possible(_ t: LessonTask, in world: World) -> Bool {
+    !t.checks.contains { !$0.condition.holds(in: world) && $0.condition.settled(in: world) }
+  }
+
+  /// A task's starting state: what `restart` rebuilds and what a way out must keep.
+  struct TaskStart {
+    var commands: [String]
+    var floor: Int
+    var tick: Tick
+    /// What the checks name that the task's world already has (the rest the learner makes).
+    var required: Set<String>
+    /// Whether the task could succeed from its start without going back in time.
+    var possible: Bool
   }
 
   func done(_ t: LessonTask) -> Bool { t.checks.allSatisfy { $0.condition.holds(in: interpreter.world) } }
@@ -392,11 +628,11 @@ public final class LessonRunner {
   }
 
   /// Tab completion at a lesson's prompts: the lab's commands and names, and as a first
-  /// word the lesson's own (`next`, `back`, `hint`, `skip`, `quit`).
+  /// word the lesson's own (`next`, `back`, `hint`, `skip`, `restart`, `quit`).
   public func completions(for prefix: String) -> [String] {
     var words = interpreter.completions(for: prefix)
     if !prefix.contains(where: \.isWhitespace) {
-      words += ["next", "back", "hint", "skip", "quit"].filter { $0.hasPrefix(prefix.lowercased()) && !words.contains($0) }
+      words += ["next", "back", "hint", "skip", "restart", "quit"].filter { $0.hasPrefix(prefix.lowercased()) && !words.contains($0) }
       words.sort()
     }
     return words
