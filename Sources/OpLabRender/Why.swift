@@ -178,6 +178,8 @@ public enum Diagnoses {
       return "\(name) waits on \(world.name(dep)), which is in no queue and so never runs."
     case .strandedByRemoveDependency:
       return "\(name) is stranded: on Linux, removeDependency did not release it (a corelibs bug); only cancel() frees it."
+    case .countBelowZero:
+      return "\(name) is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0."
     case .notInQueue:
       return "\(name) is in no queue."
     case .mainThreadWaitingFor(let dep):
@@ -247,6 +249,8 @@ public enum Diagnoses {
       return "waits on \(world.name(dep))"
     case .strandedByRemoveDependency:
       return "is stranded: on Linux, removeDependency did not release it (a corelibs bug); only cancel() frees it"
+    case .countBelowZero:
+      return "is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0"
     case .notInQueue:
       return "is in no queue, so it never starts (`add \(world.name(op))` enqueues it)"
     case .mainThreadWaitingFor(let dep):

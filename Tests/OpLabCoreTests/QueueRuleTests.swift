@@ -310,6 +310,67 @@ import Testing
     }
   }
 
+  @Test("Linux: removing a finished dependency from a cancelled op takes its count to -1, so it waits until cancelled again; Darwin ignores it (rule 9)")
+  func removeFinishedDependencyFromCancelledOp() throws {
+    for platform in Platform.allCases {
+      var w = World(platform: platform)
+      let r = try w.createQueue(name: "r")
+      let q = try w.createQueue(name: "q")
+      try w.suspend(q)
+      let a = try w.addOperation(spec("a", 1), to: r)
+      let b = try w.addOperation(spec("b", 1), to: q, dependencies: [a])
+      try w.run(until: 2)
+      w.cancel(b)
+      try w.run(until: 3)
+      try w.removeDependency(b, on: a)
+      try w.run(until: 4)
+      try w.resume(q)
+      try w.run(until: 5)
+      let mark = w.trace.count
+      w.cancel(b)
+      w.runUntilIdle()
+      switch platform {
+      case .apple:
+        #expect(w.lines() == [
+          "0 main queue", "0 r queue", "0 q queue", "0 q suspended",
+          "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+          "0 b created", "0 b dep+a", "0 b enqueued",
+          "1 a finished", "1 b ready", "2 b cancel", "3 b dep-a",
+          "4 q resumed", "4 b skipped", "4 b cancelled", "5 b cancel",
+        ])
+        #expect(w.reasonText(mark) == "b cancel requested: no effect, already finished")
+      case .linux:
+        #expect(w.lines() == [
+          "0 main queue", "0 r queue", "0 q queue", "0 q suspended",
+          "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+          "0 b created", "0 b dep+a", "0 b enqueued",
+          "1 a finished", "1 b ready", "2 b cancel", "3 b dep-a", "3 b unready",
+          "4 q resumed", "5 b cancel", "5 b ready", "5 b skipped", "5 b cancelled",
+        ])
+        let removed = w.firstIndex("dep-a", "b")!
+        #expect(w.reasonText(removed) == "b no longer depends on a: corelibs counts a finished dependency off a cancelled operation: its unfinished count, zeroed by cancel(), is now −1, so isReady is false until cancel() is called again (rule 9)")
+        #expect(w.reasonText(mark) == "b cancel requested: cancel() sets corelibs' unfinished count back to 0, so isReady is true again")
+      }
+    }
+  }
+
+  @Test("Linux: between the removal and the second cancel, the op is not ready, its queue runs without it, and the diagnosis says why (rule 9)")
+  func countBelowZeroDiagnosis() throws {
+    var w = World(platform: .linux)
+    let a = try w.addOperation(spec("a", 1), to: .main)
+    let b = try w.createOperation(spec("b", 1), dependencies: [a])
+    w.runUntilIdle()
+    w.cancel(b)  // in no queue: on Linux it stays unfinished (rule 15)
+    try w.removeDependency(b, on: a)
+    #expect(!w.isReady(b))
+    let q = try w.createQueue(name: "q")
+    try w.enqueue(b, on: q)
+    #expect(w.runUntilIdle() == .stalled(Diagnosis(stuck: [StuckOperation(op: b, cause: .countBelowZero)], cycles: [])))
+    w.cancel(b)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.operation(b).outcome == .cancelled)
+  }
+
   @Test("Linux files an op with QoS but no priority under the mapped level on a concurrent queue only (rule 24)")
   func qosMapsToPriorityOnLinuxOnly() throws {
     func order(_ platform: Platform, max: Int) throws -> [String] {

@@ -39,6 +39,7 @@ import Testing
       .finishCalled, .forgotFinish, .asyncStartSawCancellation, .asyncStartForgotFinish, .afterFinish, .barrier, .blockSchedule, .allFinished, .stalled, .tapped,
       .frameDue, .frameDropped, .frameLimit, .waitReturned, .cpuShared(units: 3, cores: nil),
       .cpuShared(units: 1000, cores: 2), .ignoredOnMainQueue(.apple), .ignoredOnMainQueue(.linux),
+      .unfinishedCountBelowZero, .cancelledAgain,
     ]
     let triggers: [StartTrigger] = [.enqueued, .becameReady, .slotFreed(op), .resumed, .maxRaised, .cancelled]
     for t in triggers { all += [.picked(t, beat: nil), .picked(t, beat: other)] }

@@ -79,6 +79,11 @@ struct DifferentialTests {
   @Test("Rule 9 (Linux): removing an unfinished dependency strands the op until it is cancelled")
   func removeDependencyStrandsOnLinux() async throws { try await check(Scenarios.removeDependencyStrandsOnLinux) }
 
+  @Test("Rule 9 (Linux): removing a finished dependency from a cancelled op holds it until it is cancelled again")
+  func removeFinishedDependencyFromCancelledOnLinux() async throws {
+    try await check(Scenarios.removeFinishedDependencyFromCancelledOnLinux)
+  }
+
   @Test("Rules 15-16 (Linux): an op cancelled outside a queue stays unfinished until a queue skips it")
   func cancelOutsideQueueOnLinux() async throws { try await check(Scenarios.cancelOutsideQueueOnLinux) }
 

@@ -235,6 +235,19 @@ enum Scenarios {
     operations: [.init("A", on: "q", ticks: 3), .init("B", on: "r", ticks: 1, after: ["A"])],
     steps: [.at(0, .add("A", "B")), .at(1, .removeDependency("B", "A")), .at(2, .cancel("B"))])
 
+  /// Linux: B (after A) waits in the suspended q while A runs 0–1; B is cancelled at 2;
+  /// removing its finished dependency A at 3 takes corelibs' count, zeroed by the cancel, to
+  /// −1, so the resume at 4 does not start B; cancelling it again at 5 does: B skipped at 5.
+  static let removeFinishedDependencyFromCancelledOnLinux = Scenario(
+    name: "remove-finished-dependency-cancelled-linux",
+    platform: .linux,
+    queues: [QueueSpec("q"), QueueSpec("r")],
+    operations: [.init("A", on: "r", ticks: 1), .init("B", on: "q", ticks: 1, after: ["A"])],
+    steps: [
+      .at(0, .suspend("q")), .at(0, .add("A", "B")), .at(2, .cancel("B")), .at(3, .removeDependency("B", "A")),
+      .at(4, .resume("q")), .at(5, .cancel("B")),
+    ])
+
   /// Linux: A, cancelled at 0 while in no queue, stays unfinished, so B (after A) waits;
   /// A added at 1 is skipped then and B runs 1–2.
   static let cancelOutsideQueueOnLinux = Scenario(

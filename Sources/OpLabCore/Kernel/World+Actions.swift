@@ -205,16 +205,34 @@ extension World {
   }
 
   /// `op.removeDependency(dep)`. On Darwin a pending operation whose last unfinished
-  /// dependency is removed becomes ready. On Linux (corelibs) the count is not
-  /// decremented, so the operation is stranded until cancelled (rule 9).
+  /// dependency is removed becomes ready. On Linux (corelibs) the count is decremented only
+  /// when the removed dependency is finished and the operation cancelled (rule 9): an
+  /// unfinished one strands the operation until it is cancelled; a finished one, removed
+  /// from an operation cancelled before it started, takes the count that `cancel()` zeroed
+  /// to −1, so the operation is not ready until it is cancelled again.
   /// - Throws: ``SimulationError/notADependency(operation:dependency:)``.
   public mutating func removeDependency(_ op: OpID, on dep: OpID) throws(SimulationError) {
     guard edges.remove(dep, from: &operations[op.slot].dependencyList) else {
       throw .notADependency(operation: operations[op.slot].name, dependency: operations[dep.slot].name)
     }
     removeDependent(op, from: dep)
+    let r = operations[op.slot]
+    let waitsToStart = (r.phase == .created || r.phase == .pending || r.phase == .ready) && !r.dispatched
+    if operations[dep.slot].isFinished {
+      guard platform == .linux, r.isCancelled, waitsToStart else {
+        record(.dependencyRemoved(dep), op: op, reason: .command)
+        return
+      }
+      readiness[op.slot].countBelowZero = true
+      record(.dependencyRemoved(dep), op: op, queue: r.queue, reason: .unfinishedCountBelowZero)
+      if r.phase == .ready, let q = r.queue {
+        setPhase(op, .pending)
+        record(.unready, op: op, queue: q, from: .ready, to: .pending, reason: .unfinishedCountBelowZero)
+        notePossiblyStaleReadyEntry(on: q)
+      }
+      return
+    }
     record(.dependencyRemoved(dep), op: op, reason: .command)
-    guard !operations[dep.slot].isFinished else { return }
     guard platform == .apple else {
       operations[op.slot].stranded = true
       return
@@ -452,6 +470,13 @@ extension World {
       return
     }
     if r.isCancelled {
+      // Linux: cancel() sets the unfinished count to 0 again, whatever it was (rule 9).
+      if readiness[op.slot].countBelowZero, r.phase != .executing {
+        readiness[op.slot].countBelowZero = false
+        record(.cancelRequested, op: op, queue: r.queue, reason: .cancelledAgain)
+        becomeReadyIfPossible(op, reason: .cancelledAgain)
+        return
+      }
       record(.cancelRequested, op: op, queue: r.queue, reason: .alreadyCancelled)
       return
     }

@@ -216,6 +216,11 @@ public enum Reason: Hashable, Sendable {
   /// guards, Darwin as documented (or, where Darwin's documentation is silent, as the lab
   /// chose; see ``World/explain(_:about:)``).
   case ignoredOnMainQueue(Platform)
+  /// Linux: `removeDependency` of a finished dependency from an operation cancelled before
+  /// it started took corelibs' unfinished count to −1: not ready until cancelled again (rule 9).
+  case unfinishedCountBelowZero
+  /// Linux: `cancel()` on a cancelled operation whose count was below zero set it back to 0.
+  case cancelledAgain
 }
 
 /// What allowed an operation to start at the tick it did.

@@ -206,6 +206,8 @@ enum Codec {
     case .asyncStartForgotFinish: return 48
     case .ignoredOnMainQueue(.apple): return 49
     case .ignoredOnMainQueue(.linux): return 50
+    case .unfinishedCountBelowZero: return 51
+    case .cancelledAgain: return 52
     }
   }
 
@@ -262,6 +264,8 @@ enum Codec {
     case 48: return .asyncStartForgotFinish
     case 49: return .ignoredOnMainQueue(.apple)
     case 50: return .ignoredOnMainQueue(.linux)
+    case 51: return .unfinishedCountBelowZero
+    case 52: return .cancelledAgain
     default: corrupt("reason", code)
     }
   }
