@@ -59,10 +59,21 @@ public enum Why {
       let skippedBy = if case .async = other.spec.kind { "its own start() saw isCancelled and did not do the work" } else {
         "start() returned without running main()"
       }
-      let went = world.trace[i].kind == .skipped
-        ? "\(other.name) was skipped at \(at(i)): it was cancelled, so \(skippedBy)"
-        : "\(other.name) started at \(at(i))"
+      let went = switch world.trace[i].kind {
+      case .skipped: "\(other.name) was skipped at \(at(i)): it was cancelled, so \(skippedBy)"
+      case .dispatched: "\(other.name) took a slot at \(at(i)), to wait behind the running barrier block"
+      default: "\(other.name) started at \(at(i))"
+      }
       facts.append((i, "While it waited for a slot, \(went) (\(rule)).")) 
+    }
+    if let d = h.dispatched {
+      let barrier = h.started.flatMap { s -> String? in
+        if case .dispatchBarrierEnded(let b) = world.trace[s].reason { world.name(b) } else { nil }
+      }
+      facts.append((d, "It took a slot at \(at(d))\(because(d)), while the barrier block\(barrier.map { " " + $0 } ?? "") ran: "
+        + "the queue handed it to its dispatch queue, where it waited behind the block. From then on it held its slot: "
+        + "suspending the queue could not stop it, a cancel was seen only when it started, and which operations got the slots "
+        + "was decided then, by priority at that moment."))
     }
     for i in h.cancelRequests { facts.append((i, "cancel() reached it at \(at(i))\(because(i)).")) }
     if let s = h.started {

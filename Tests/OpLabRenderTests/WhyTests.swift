@@ -26,6 +26,33 @@ import Testing
       """)
   }
 
+  @Test("why says an op picked while a barrier block ran took its slot then, and what that means; one that waited sees it go ahead (rule 40)")
+  func heldBehindRunningBarrier() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 2)
+    try w.addOperation(OperationSpec(name: "a", duration: 2), to: q)
+    try w.run(until: 1)
+    try w.addBarrier(to: q, duration: 3)
+    try w.run(until: 3)
+    let l = try w.addOperation(OperationSpec(name: "l", duration: 2, priority: .low), to: q)
+    try w.run(until: 4)
+    let h1 = try w.addOperation(OperationSpec(name: "h1", duration: 1, priority: .high), to: q)
+    let h2 = try w.addOperation(OperationSpec(name: "h2", duration: 1, priority: .high), to: q)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(Why.render(l, in: w) == """
+      l was created at t=3.
+      It was added to q at t=3.
+      It became ready at t=3 (no unfinished dependencies).
+      It took a slot at t=3 (a slot was free when it was enqueued), while the barrier block q.barrier1 ran: the queue handed it to its dispatch queue, where it waited behind the block. From then on it held its slot: suspending the queue could not stop it, a cancel was seen only when it started, and which operations got the slots was decided then, by priority at that moment.
+      It started at t=5 (the barrier block q.barrier1 it waited behind ended).
+      It finished at t=7 (work done).
+
+      """)
+    // h1 took the barrier's slot at 5; h2 waited for the next one, and l held its slot since t=3.
+    #expect(Why.render(h1, in: w).contains("It started at t=5 (slot freed by q.barrier1; high like h2, but ahead in the line (FIFO))."))
+    #expect(Why.render(h2, in: w).contains("While it waited for a slot, h1 started at t=5 (same priority, ahead in the line: first in, first out)."))
+  }
+
   /// The last line of `why OP`: what holds it now.
   static func now(_ op: String, in w: World) throws -> String {
     let id = try #require(w.operationID(named: op))

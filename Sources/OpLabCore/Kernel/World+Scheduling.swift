@@ -5,6 +5,8 @@ extension World {
   /// `_schedule()` (rule 20): while the queue is not suspended and has free slots,
   /// start the best ready operation — highest level first, FIFO inside a level.
   /// Not-ready operations are never in the ready heap, so they keep their place.
+  /// While a barrier block runs, what the queue picks is dispatched and held behind it
+  /// (rule 40): it takes its slot now, picked by priority now, and starts when the block returns.
   mutating func pick(on q: QueueID, trigger: StartTrigger) {
     while !queues[q.slot].isSuspended, queues[q.slot].executingCount < queues[q.slot].effectiveMax,
       let op = popReady(q)
@@ -18,8 +20,9 @@ extension World {
     }
   }
 
-  /// Corelibs: the queue hands the operation to its backing dispatch queue, where it waits
-  /// behind a running barrier block. It holds its slot; suspension no longer stops it.
+  /// The queue hands the operation to its backing dispatch queue, where it waits behind a
+  /// running barrier block (rules 32 and 40). It holds its slot; suspension no longer stops it,
+  /// and a cancel is seen only when it starts.
   mutating func dispatchBehindBarrier(_ op: OpID, on q: QueueID, reason: Reason) {
     queues[q.slot].executingCount += 1
     operations[op.slot].holdsSlot = true
@@ -125,6 +128,12 @@ extension World {
     operations[op.slot].dispatched = false
     operations[op.slot].startedAt = now
     setPhase(op, .executing)
+    // A barrier is dispatched as a dispatch barrier (rule 40): what the queue dispatches
+    // while it runs waits behind it, and operations added from now on no longer depend on it.
+    if operations[op.slot].isBarrier, let q {
+      queues[q.slot].dispatchBarrier = op
+      if queues[q.slot].openBarrier == op { queues[q.slot].openBarrier = nil }
+    }
     prepareRelease(startingNow: op)
     let kind = operations[op.slot].spec.kind
     if operations[op.slot].isCancelled {
@@ -212,6 +221,16 @@ extension World {
       record(.kvoDidChange(.isFinished), op: op, queue: q, reason: reason)
     }
 
+    // A barrier block's end first starts what waited behind it, in the order it was
+    // dispatched (rule 40): those were ahead, on the dispatch queue, of whatever this finish
+    // releases (the release runs inside the block's work item).
+    if let q, queues[q.slot].dispatchBarrier == op {
+      queues[q.slot].dispatchBarrier = nil
+      let held = queues[q.slot].heldBehindBarrier
+      queues[q.slot].heldBehindBarrier = []
+      for waiting in held { start(waiting, reason: .dispatchBarrierEnded(op), holdsSlot: true) }
+    }
+
     // Dependents are released in the order their edges were added; the pooled list reads
     // newest first and the oldest is kept apart, so they are copied out (the oldest last)
     // and reversed. The buffer is reused (taken out of the world meanwhile, so a
@@ -254,12 +273,6 @@ extension World {
 
     guard let q else { return }
     if queues[q.slot].openBarrier == op { queues[q.slot].openBarrier = nil }
-    if queues[q.slot].dispatchBarrier == op {
-      queues[q.slot].dispatchBarrier = nil
-      let held = queues[q.slot].heldBehindBarrier
-      queues[q.slot].heldBehindBarrier = []
-      for waiting in held { start(waiting, reason: .dispatchBarrierEnded(op), holdsSlot: true) }
-    }
     // Every operation filed in a queue finishes from a slot; a corelibs empty-queue barrier holds none.
     if wasExecuting, holdsSlot {
       queues[q.slot].finishedMembers += 1
