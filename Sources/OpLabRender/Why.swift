@@ -120,6 +120,7 @@ public enum Why {
     if let cs = h.completionStarted {
       facts.append((cs, "Its completion block ran from \(at(cs))" + (h.completionFinished.map { " to \(at($0))." } ?? " and is still running.")))
     }
+    facts += unspecifiedOrders(of: op, history: h, in: world)
     // Stable: facts of one event keep the order they were added in.
     var lines = facts.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
     if h.enqueued == nil, h.finished == nil { lines.append("It was never added to a queue, so it cannot start.") }
@@ -129,6 +130,56 @@ public enum Why {
 }
 
 extension Why {
+  /// Where the real queue's order is unspecified and the lab chose one, what the choice was
+  /// (rule 4(b), rule 33), placed by the event it explains.
+  ///
+  /// - Dependents released together: a finishing operation keeps its dependents in a `Set`,
+  ///   so when several become ready at once on a queue that cannot start them all, which one
+  ///   takes the free slot is one of several possible orders.
+  /// - `cancelAllOperations()` racing a dependent it released: the loop cancels on the
+  ///   calling thread while a skipped operation finishes on a worker, so a dependent may start
+  ///   before the loop reaches it, or be cancelled first.
+  static func unspecifiedOrders(of op: OpID, history h: OperationHistory, in world: World) -> [(Int, String)] {
+    var facts: [(Int, String)] = []
+    let name = world.name(op)
+    if let r = h.ready, case .dependencyFinished(let released) = world.trace[r].reason, let q = world.operation(op).queue {
+      let tick = world.trace[r].tick
+      var group: [OpID] = []
+      var i = world.trace.firstIndex(atOrAfter: tick)
+      while i < world.trace.count, world.trace[i].tick == tick {
+        let e = world.trace[i]
+        if e.kind == .ready, e.queue == q, e.reason == .dependencyFinished(released), let other = e.op { group.append(other) }
+        i += 1
+      }
+      let startedAtOnce = group.filter { world.operation($0).startedAt == tick }
+      if group.count > 1, !startedAtOnce.isEmpty, startedAtOnce.count < group.count {
+        let names = Chains.list(count: group.count, limit: 6) { world.name(group[$0]) }
+        let winners = Chains.list(count: startedAtOnce.count, limit: 6) { world.name(startedAtOnce[$0]) }
+        facts.append((r, "\(world.name(released)) released \(names) at once, onto \(world.name(q)), which could not start them all: "
+          + "the real queue keeps an operation's dependents in a Set, so the order they become ready, and so which one takes the free slot, "
+          + "is one of several possible. The lab releases them in the order their dependencies were added, so \(winners) went first."))
+      }
+    }
+    if let s = h.started, world.trace[s].kind == .started,
+      let c = h.cancelRequests.first(where: { $0 > s && world.trace[$0].tick == world.trace[s].tick }),
+      case .cancelAll(let q) = world.trace[c].reason
+    {
+      // The same loop cancelled something before it started this one.
+      var i = s - 1, loopBefore = false
+      while i >= 0, world.trace[i].tick == world.trace[s].tick, !loopBefore {
+        if world.trace[i].kind == .cancelRequested, world.trace[i].reason == .cancelAll(q) { loopBefore = true }
+        i -= 1
+      }
+      if loopBefore {
+        facts.append((c, "\(name) started during cancelAllOperations() on \(world.name(q)), before the loop reached it: "
+          + "the real loop cancels on the calling thread while skipped operations finish on worker threads, so \(name) may start first "
+          + "or be cancelled first (and skipped); the order is one of several possible. The lab lets each cancel's consequences happen "
+          + "before the next cancel, so \(name) started."))
+      }
+    }
+    return facts
+  }
+
   /// The trace index of the first event at or after `tick`, from `start` on (for ordering facts).
   static func indexOfTick(_ tick: Tick, in world: World, after start: Int) -> Int {
     Swift.max(start, world.trace.firstIndex(atOrAfter: tick))

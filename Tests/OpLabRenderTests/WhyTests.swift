@@ -53,6 +53,63 @@ import Testing
     #expect(Why.render(h2, in: w).contains("While it waited for a slot, h1 started at t=5 (same priority, ahead in the line: first in, first out)."))
   }
 
+  @Test("why says that dependents released together onto a queue that cannot start them all went in one of several possible orders, and which the lab chose (rule 4)")
+  func dependentsReleasedTogether() throws {
+    var w = World()
+    let r = try w.createQueue(name: "r")
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let x = try w.addOperation(OperationSpec(name: "x"), to: r)
+    let d1 = try w.addOperation(OperationSpec(name: "d1"), to: q, dependencies: [x])
+    let d2 = try w.addOperation(OperationSpec(name: "d2", priority: .high), to: q, dependencies: [x])
+    #expect(w.runUntilIdle() == .idle)
+    let sentence = "x released d1, d2 at once, onto q, which could not start them all: the real queue keeps an operation's dependents in a Set, so the order they become ready, and so which one takes the free slot, is one of several possible. The lab releases them in the order their dependencies were added, so d1 went first."
+    #expect(Why.render(d2, in: w) == """
+      d2 was created at t=0.
+      It was added to q at t=0 (waits on 1 unfinished dependency).
+      It became ready at t=1 (dependency x finished).
+      \(sentence)
+      It started at t=2 (slot freed by d1).
+      It finished at t=3 (work done).
+
+      """)
+    #expect(Why.render(d1, in: w).contains(sentence))
+    // With a slot for each, they start together: no order to choose, nothing said.
+    var wide = World()
+    let r2 = try wide.createQueue(name: "r")
+    let q2 = try wide.createQueue(name: "q")
+    let x2 = try wide.addOperation(OperationSpec(name: "x"), to: r2)
+    let e1 = try wide.addOperation(OperationSpec(name: "e1"), to: q2, dependencies: [x2])
+    try wide.addOperation(OperationSpec(name: "e2"), to: q2, dependencies: [x2])
+    #expect(wide.runUntilIdle() == .idle)
+    #expect(!Why.render(e1, in: wide).contains("one of several possible"))
+  }
+
+  @Test("why says that a dependent started during cancelAllOperations() raced the loop, and which outcome the lab chose (rule 33)")
+  func cancelAllRace() throws {
+    var w = World()
+    let r = try w.createQueue(name: "r")
+    let q = try w.createQueue(name: "q")
+    let z = try w.addOperation(OperationSpec(name: "z", duration: 3), to: r)
+    let a = try w.addOperation(OperationSpec(name: "a"), to: q, dependencies: [z])
+    let b = try w.addOperation(OperationSpec(name: "b", duration: 2), to: q, dependencies: [a])
+    try w.run(until: 1)
+    w.cancelAll(q)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(Why.render(b, in: w) == """
+      b was created at t=0.
+      It was added to q at t=0 (waits on 1 unfinished dependency).
+      It became ready at t=1 (dependency a finished — it was cancelled, and cancellation does not propagate).
+      It started at t=1 (became ready with a slot free).
+      cancel() reached it at t=1 (cancelAllOperations() on q).
+      b started during cancelAllOperations() on q, before the loop reached it: the real loop cancels on the calling thread while skipped operations finish on worker threads, so b may start first or be cancelled first (and skipped); the order is one of several possible. The lab lets each cancel's consequences happen before the next cancel, so b started.
+      It ran to the end although cancelled: its code never checks isCancelled, so cancel() could not stop it.
+      It finished at t=3 (work done).
+
+      """)
+    // a was cancelled by the loop before it started: nothing raced for it.
+    #expect(!Why.render(a, in: w).contains("one of several possible"))
+  }
+
   /// The last line of `why OP`: what holds it now.
   static func now(_ op: String, in w: World) throws -> String {
     let id = try #require(w.operationID(named: op))
