@@ -44,7 +44,9 @@ public enum Why {
       guard let otherID = world.trace[i].op else { continue }
       let other = world.operation(otherID)
       let rule: String
-      if other.isBarrier {
+      if let mainRule = mainThreadRule(me: op, other: otherID, in: world) {
+        rule = mainRule
+      } else if other.isBarrier {
         rule = "a barrier goes before every priority"
       } else if let a = other.filedPriority, let b = me.filedPriority, a != b {
         rule = a > b ? "\(a) beats \(b)" : "it was picked before \(name) was ready"
@@ -65,6 +67,13 @@ public enum Why {
       default: "\(other.name) started at \(at(i))"
       }
       facts.append((i, "While it waited for a slot, \(went) (\(rule)).")) 
+    }
+    if let d = world.mainThreadDispatches[op], let r = h.ready, world.trace[r].tick < d || me.startedAt != d {
+      let waited = me.startedAt.map { $0 > d } ?? true
+      facts.append((
+        indexOfTick(d, in: world, after: r),
+        "OperationQueue.main dispatched it to the main thread at t=\(d), when it was ready and main's one operation slot was free"
+          + (waited ? ": from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes taps, frames and operations in that order)." : ".")))
     }
     if let d = h.dispatched {
       let barrier = h.started.flatMap { s -> String? in
@@ -130,6 +139,26 @@ public enum Why {
 }
 
 extension Why {
+  /// Why `other` went ahead of `me` on the main thread, when one of them is user-interface
+  /// work and the other an operation of OperationQueue.main (rule 42): the main thread takes
+  /// work in the order it became runnable there; `nil` when that is not the case.
+  static func mainThreadRule(me: OpID, other: OpID, in world: World) -> String? {
+    let mine = world.operation(me), theirs = world.operation(other)
+    guard mine.queue == .main, theirs.queue == .main else { return nil }
+    let ui: (OperationRecord) -> Bool = { $0.mainThreadWork == .tap || $0.mainThreadWork == .frame }
+    if mine.mainThreadWork == nil, ui(theirs), let came = theirs.enqueuedAt {
+      let what = theirs.mainThreadWork == .tap ? "the tap" : "the frame"
+      guard let d = world.mainThreadDispatches[me], came <= d else {
+        return "\(what) came at t=\(came), while \(mine.name) was not yet dispatched to the main thread (OperationQueue.main runs one operation at a time)"
+      }
+      return "\(what) had waited for the main thread since t=\(came); \(mine.name) became runnable there only at t=\(d), when OperationQueue.main dispatched it, and the main thread takes work in the order it became runnable"
+    }
+    if ui(mine), theirs.mainThreadWork == nil, let d = world.mainThreadDispatches[other], let came = mine.enqueuedAt, d <= came {
+      return "OperationQueue.main had dispatched it to the main thread at t=\(d), before \(mine.mainThreadWork == .tap ? "the tap" : "the frame") came, and the main thread takes work in the order it became runnable"
+    }
+    return nil
+  }
+
   /// Where the real queue's order is unspecified and the lab chose one, what the choice was
   /// (rule 4(b), rule 33), placed by the event it explains.
   ///

@@ -153,7 +153,7 @@ extension World {
     let r = operations[op.slot]
     let waiting = r.phase == .pending || r.phase == .ready
     record(.priorityChanged(priority), op: op, reason: waiting || r.phase == .created ? .command : .alreadyStarted)
-    guard waiting, !r.isBarrier, !r.dispatched, let q = r.queue else {
+    guard waiting, !r.isBarrier, !r.dispatched, !isDispatchedToMainThread(op), let q = r.queue else {
       operations[op.slot].spec.priority = priority
       return
     }
@@ -218,6 +218,7 @@ extension World {
     removeDependent(op, from: dep)
     let r = operations[op.slot]
     let waitsToStart = (r.phase == .created || r.phase == .pending || r.phase == .ready) && !r.dispatched
+      && !isDispatchedToMainThread(op)
     if operations[dep.slot].isFinished {
       guard platform == .linux, r.isCancelled, waitsToStart else {
         record(.dependencyRemoved(dep), op: op, reason: .command)
@@ -405,7 +406,9 @@ extension World {
     // Stored fields, not computed ones: those were read through a copy of the whole record.
     guard readiness[dep.slot].phase != .finished else { return }
     readiness[op.slot].unfinishedCount += 1
-    if readiness[op.slot].phase == .ready, !readiness[op.slot].ignoresDependencies, !operations[op.slot].dispatched {
+    if readiness[op.slot].phase == .ready, !readiness[op.slot].ignoresDependencies, !operations[op.slot].dispatched,
+      !isDispatchedToMainThread(op)
+    {
       setPhase(op, .pending)
       record(.unready, op: op, queue: operations[op.slot].queue, from: .ready, to: .pending, reason: .dependencyAdded(dep))
       if let q = operations[op.slot].queue { notePossiblyStaleReadyEntry(on: q) }
@@ -460,7 +463,12 @@ extension World {
   }
 
   mutating func pushReady(_ op: OpID, on q: QueueID) {
-    queues[q.slot].readyHeap.insert(ReadyEntry(level: operations[op.slot].level, place: operations[op.slot].place, op: op))
+    let entry = ReadyEntry(level: operations[op.slot].level, place: operations[op.slot].place, op: op)
+    if queues[q.slot].isMain, operations[op.slot].mainThreadWork == nil {
+      queues[q.slot].operationsHeap.insert(entry)  // until OperationQueue.main dispatches it (rule 42)
+    } else {
+      queues[q.slot].readyHeap.insert(entry)
+    }
   }
 
   mutating func cancel(_ op: OpID, because cause: Reason) {

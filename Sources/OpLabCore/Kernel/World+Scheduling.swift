@@ -8,6 +8,7 @@ extension World {
   /// While a barrier block runs, what the queue picks is dispatched and held behind it
   /// (rule 40): it takes its slot now, picked by priority now, and starts when the block returns.
   mutating func pick(on q: QueueID, trigger: StartTrigger) {
+    if queues[q.slot].isMain { dispatchToMainThread() }
     while !queues[q.slot].isSuspended, queues[q.slot].executingCount < queues[q.slot].effectiveMax,
       let op = popReady(q)
     {
@@ -31,13 +32,40 @@ extension World {
     record(.dispatched, op: op, queue: q, reason: reason)
   }
 
+  /// The main thread as a run loop (rule 42): OperationQueue.main picks its best ready
+  /// operation (priority, then FIFO) when its one operation slot is free, and dispatches it
+  /// to the main thread, where it takes its turn after the taps, frames and work that became
+  /// runnable there before it: its place in the main thread's line is taken now, not when
+  /// it was enqueued.
+  mutating func dispatchToMainThread() {
+    let m = QueueID.main.slot
+    guard queues[m].dispatchedOperation == nil else { return }
+    while let e = queues[m].operationsHeap.popMax() {
+      guard isCurrent(e, in: .main) else { continue }  // made unready, re-filed or started since
+      queues[m].dispatchedOperation = e.op
+      mainThreadDispatches[e.op] = now
+      operations[e.op.slot].place = takePlace()
+      queues[m].readyHeap.insert(ReadyEntry(level: QueuePriority.normal.rawValue, place: operations[e.op.slot].place, op: e.op))
+      return
+    }
+  }
+
+  /// Whether OperationQueue.main has dispatched the operation to the main thread, where it
+  /// waits for its turn: past its queue's pick, like one held behind a barrier block.
+  func isDispatchedToMainThread(_ op: OpID) -> Bool {
+    queues[QueueID.main.slot].dispatchedOperation == op && operations[op.slot].phase == .ready
+  }
+
   /// Whether a ready-heap entry still stands for an operation waiting to start (not a stale one).
   func isReadyToStart(_ e: ReadyEntry, on q: QueueID) -> Bool { isCurrent(e, in: q) }
 
   private func isCurrent(_ e: ReadyEntry, in q: QueueID) -> Bool {
     // Field by field: copying the whole record would retain its name, spec and edges.
-    operations[e.op.slot].phase == .ready && !operations[e.op.slot].dispatched && operations[e.op.slot].queue == q
-      && operations[e.op.slot].level == e.level && operations[e.op.slot].place == e.place
+    // An operation OperationQueue.main dispatched waits in the main thread's line at the
+    // level of taps and frames, whatever its priority (see ``dispatchToMainThread()``).
+    let level = q == .main && queues[q.slot].dispatchedOperation == e.op ? QueuePriority.normal.rawValue : operations[e.op.slot].level
+    return operations[e.op.slot].phase == .ready && !operations[e.op.slot].dispatched && operations[e.op.slot].queue == q
+      && level == e.level && operations[e.op.slot].place == e.place
   }
 
   /// Counts an entry of `q`'s ready heap that may have gone stale (see
@@ -273,6 +301,8 @@ extension World {
 
     guard let q else { return }
     if queues[q.slot].openBarrier == op { queues[q.slot].openBarrier = nil }
+    // OperationQueue.main's operation slot frees: the pick below dispatches its next one.
+    if queues[q.slot].dispatchedOperation == op { queues[q.slot].dispatchedOperation = nil }
     // Every operation filed in a queue finishes from a slot; a corelibs empty-queue barrier holds none.
     if wasExecuting, holdsSlot {
       queues[q.slot].finishedMembers += 1

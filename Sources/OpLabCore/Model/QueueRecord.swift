@@ -41,6 +41,13 @@ public struct QueueRecord: Sendable {
   var dispatchBarrier: OpID?
   /// Operations dispatched while `dispatchBarrier` runs, in dispatch order.
   var heldBehindBarrier: [OpID] = []
+  /// `main` only: its ready operations OperationQueue.main has not dispatched to the main
+  /// thread yet, best first by priority, then FIFO (rule 42). User-interface work is not here.
+  var operationsHeap = ReadyQueue()
+  /// `main` only: the operation OperationQueue.main has dispatched to the main thread and
+  /// that has not finished: it holds the queue's one operation slot, from its dispatch
+  /// (it then waits for the main thread behind work that became runnable earlier) to its finish.
+  var dispatchedOperation: OpID?
   /// Barriers created so far, for naming.
   var barrierCount = 0
 
