@@ -110,6 +110,29 @@ import Testing
     #expect(!Why.render(a, in: w).contains("one of several possible"))
   }
 
+  @Test("why says when OperationQueue.main dispatched an op to the main thread, and that a tap from before went first, whatever the priority (rule 42)")
+  func mainThreadOrder() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let d = try w.addOperation(OperationSpec(name: "d", duration: 4), to: q)
+    try w.addOperation(OperationSpec(name: "m", duration: 6), to: .main)
+    let x = try w.addOperation(OperationSpec(name: "x", priority: .veryHigh), to: .main, dependencies: [d])
+    try w.tap(at: 1)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(Why.render(x, in: w) == """
+      x was created at t=0.
+      It was added to main at t=0 (waits on 1 unfinished dependency).
+      It became ready at t=4 (dependency d finished).
+      OperationQueue.main dispatched it to the main thread at t=6, when it was ready and main's one operation slot was free: from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes taps, frames and operations in that order).
+      While it waited for a slot, main.tap1 started at t=6 (the tap had waited for the main thread since t=1; x became runnable there only at t=6, when OperationQueue.main dispatched it, and the main thread takes work in the order it became runnable).
+      It started at t=7 (slot freed by main.tap1).
+      It finished at t=8 (work done).
+
+      """)
+    let tap = try #require(w.operationID(named: "main.tap1"))
+    #expect(Why.render(tap, in: w).contains("It started at t=6 (slot freed by m; it became runnable on the main thread before x, whatever their priorities)."))
+  }
+
   /// The last line of `why OP`: what holds it now.
   static func now(_ op: String, in w: World) throws -> String {
     let id = try #require(w.operationID(named: op))

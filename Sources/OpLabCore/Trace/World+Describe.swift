@@ -189,6 +189,14 @@ extension World {
 
   private func beatRule(_ winner: OpID?, over other: OpID) -> String {
     guard let winner else { return "ahead of \(name(other))" }
+    // On the main thread, an operation of OperationQueue.main and a tap or a frame go in the
+    // order they became runnable there, whatever the priority (rule 42).
+    let w0 = operations[winner.slot], o0 = operations[other.slot]
+    if w0.queue == .main, o0.queue == .main, (w0.mainThreadWork == nil) != (o0.mainThreadWork == nil),
+      w0.level != 12, o0.level != 12
+    {
+      return "it became runnable on the main thread before \(name(other)), whatever their priorities"
+    }
     let w = operations[winner.slot].level, o = operations[other.slot].level
     if w != o { return "\(levelName(w, of: winner)) beats \(levelName(o, of: other)) \(name(other))" }
     // Earlier in the level's line: usually added earlier, but a priority change sends an
