@@ -104,8 +104,8 @@ public enum CommandTable {
       summary: "change the quality of service of an operation or a queue",
       details: """
         Sets qualityOfService. An operation without one runs at its queue's; a queue reports
-        default (main: userInteractive), as Foundation's source does. Apple's documentation
-        says background for queues you create: set it when it matters. Under `machine cores N`,
+        default (main: userInteractive, which cannot be changed), as Foundation's source does.
+        Apple's documentation says background for queues you create: set it when it matters. Under `machine cores N`,
         higher QoS gets more of busy cores. On Linux, an operation with a QoS but no explicit
         priority is filed under a matching priority when enqueued on a queue whose max is not 1.
         """,
@@ -130,7 +130,8 @@ public enum CommandTable {
         operation that has not started becomes ready at once, its dependencies ignored, and is
         skipped when the queue starts it, so its dependents can run early. `cancel all` is
         cancelAllOperations(), which cancels one operation at a time: consequences of each
-        cancel happen before the next. Without a queue, every queue is cancelled.
+        cancel happen before the next (in a real app they race with the loop; `why` says so).
+        Without a queue, every queue is cancelled. On Linux the main queue ignores it.
         """,
       examples: ["cancel d2", "cancel all downloads"]),
     CommandSpec(
@@ -138,7 +139,7 @@ public enum CommandTable {
       arguments: [.value(.queue, key: "queue")],
       options: [],
       summary: "stop a queue from starting operations",
-      details: "isSuspended = true: running operations finish; nothing new starts, not even cancelled ones.",
+      details: "isSuspended = true: running operations finish; nothing new starts, not even cancelled ones. The main queue ignores it.",
       examples: ["suspend downloads"]),
     CommandSpec(
       name: "resume", aliases: [],
