@@ -405,7 +405,7 @@ import Testing
           "4 q resumed", "5 b cancel", "5 b ready", "5 b skipped", "5 b cancelled",
         ])
         let removed = w.firstIndex("dep-a", "b")!
-        #expect(w.reasonText(removed) == "b no longer depends on a: corelibs counts a finished dependency off a cancelled operation: its unfinished count, zeroed by cancel(), is now −1, so isReady is false until cancel() is called again (rule 9)")
+        #expect(w.reasonText(removed) == "b no longer depends on a: removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)")
         #expect(w.reasonText(mark) == "b cancel requested: cancel() sets corelibs' unfinished count back to 0, so isReady is true again")
       }
     }

@@ -133,6 +133,29 @@ import Testing
     #expect(Why.render(tap, in: w).contains("It started at t=6 (slot freed by m; it became runnable on the main thread before x, whatever their priorities)."))
   }
 
+  @Test("Linux: why says a removed finished dependency took a cancelled op's count below zero, and that only another cancel frees it (rule 9)")
+  func countBelowZero() throws {
+    var w = World(platform: .linux)
+    let r = try w.createQueue(name: "r")
+    let q = try w.createQueue(name: "q")
+    try w.suspend(q)
+    let a = try w.addOperation(OperationSpec(name: "a"), to: r)
+    let b = try w.addOperation(OperationSpec(name: "b"), to: q, dependencies: [a])
+    try w.run(until: 2)
+    w.cancel(b)
+    try w.removeDependency(b, on: a)
+    try w.resume(q)
+    #expect(Why.render(b, in: w) == """
+      b was created at t=0.
+      It was added to q at t=0 (waits on 1 unfinished dependency).
+      It became ready at t=1 (dependency a finished).
+      cancel() reached it at t=2.
+      It stopped being ready at t=2 (removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)).
+      Now: b is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0.
+
+      """)
+  }
+
   /// The last line of `why OP`: what holds it now.
   static func now(_ op: String, in w: World) throws -> String {
     let id = try #require(w.operationID(named: op))

@@ -136,7 +136,7 @@ extension World {
     case .frameLimit: "the lab draws at most \(World.maxFrames) frames for one `frames` setting"
     case .waitReturned: "everything it waited for finished; the main thread is free again"
     case .unfinishedCountBelowZero:
-      "corelibs counts a finished dependency off a cancelled operation: its unfinished count, zeroed by cancel(), is now −1, so isReady is false until cancel() is called again (rule 9)"
+      "removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)"
     case .cancelledAgain: "cancel() sets corelibs' unfinished count back to 0, so isReady is true again"
     case .ignoredOnMainQueue(.linux): "corelibs does nothing on the main queue (`if !__mainQ`)"
     case .ignoredOnMainQueue(.apple): "the main queue is serial, with a fixed quality of service (Darwin)"
