@@ -84,7 +84,8 @@ public enum CommandTable {
       details: """
         op.removeDependency(dep). On Apple platforms an operation whose last unfinished
         dependency is removed becomes ready. On Linux (platform linux) corelibs forgets to
-        release it, so it is stranded until cancelled.
+        release it, so it is stranded until cancelled; and removing a finished dependency
+        from a cancelled operation that has not started makes it not ready until cancelled again.
         """,
       examples: ["undepend f2 on d2"]),
     CommandSpec(
@@ -416,7 +417,7 @@ public enum CommandTable {
         with a quality of service but no priority is queued at a matching priority;
         removeDependency leaves the operation waiting forever (a corelibs bug); a barrier on
         an empty queue runs at once, even when suspended; cancel() on an operation in no
-        queue does not finish it.
+        queue does not finish it; cancelAllOperations() does nothing on the main queue.
         """,
       examples: ["platform linux"]),
     CommandSpec(
