@@ -99,6 +99,7 @@ public enum Exporters {
     case .cpuShare: return "cpuShare"
     case .tapScheduled: return "tapScheduled"
     case .framesChanged: return "framesChanged"
+    case .ignoredOnMainQueue: return "ignoredOnMainQueue"
     }
   }
 
@@ -115,6 +116,7 @@ public enum Exporters {
     case .cpuLoad(let used), .cpuShare(let used): coresText(used)
     case .tapScheduled(let t): String(t)
     case .framesChanged(let every): every.map(String.init) ?? "off"
+    case .ignoredOnMainQueue(let request): World.code(of: request)
     default: nil
     }
   }

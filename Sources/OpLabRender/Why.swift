@@ -44,7 +44,9 @@ public enum Why {
       guard let otherID = world.trace[i].op else { continue }
       let other = world.operation(otherID)
       let rule: String
-      if other.isBarrier {
+      if let mainRule = mainThreadRule(me: op, other: otherID, in: world) {
+        rule = mainRule
+      } else if other.isBarrier {
         rule = "a barrier goes before every priority"
       } else if let a = other.filedPriority, let b = me.filedPriority, a != b {
         rule = a > b ? "\(a) beats \(b)" : "it was picked before \(name) was ready"
@@ -59,10 +61,28 @@ public enum Why {
       let skippedBy = if case .async = other.spec.kind { "its own start() saw isCancelled and did not do the work" } else {
         "start() returned without running main()"
       }
-      let went = world.trace[i].kind == .skipped
-        ? "\(other.name) was skipped at \(at(i)): it was cancelled, so \(skippedBy)"
-        : "\(other.name) started at \(at(i))"
+      let went = switch world.trace[i].kind {
+      case .skipped: "\(other.name) was skipped at \(at(i)): it was cancelled, so \(skippedBy)"
+      case .dispatched: "\(other.name) took a slot at \(at(i)), to wait behind the running barrier block"
+      default: "\(other.name) started at \(at(i))"
+      }
       facts.append((i, "While it waited for a slot, \(went) (\(rule)).")) 
+    }
+    if let d = world.mainThreadDispatches[op], let r = h.ready, world.trace[r].tick < d || me.startedAt != d {
+      let waited = me.startedAt.map { $0 > d } ?? true
+      facts.append((
+        indexOfTick(d, in: world, after: r),
+        "OperationQueue.main dispatched it to the main thread at t=\(d), when it was ready and main's one operation slot was free"
+          + (waited ? ": from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes taps, frames and operations in that order)." : ".")))
+    }
+    if let d = h.dispatched {
+      let barrier = h.started.flatMap { s -> String? in
+        if case .dispatchBarrierEnded(let b) = world.trace[s].reason { world.name(b) } else { nil }
+      }
+      facts.append((d, "It took a slot at \(at(d))\(because(d)), while the barrier block\(barrier.map { " " + $0 } ?? "") ran: "
+        + "the queue handed it to its dispatch queue, where it waited behind the block. From then on it held its slot: "
+        + "suspending the queue could not stop it, a cancel was seen only when it started, and which operations got the slots "
+        + "was decided then, by priority at that moment."))
     }
     for i in h.cancelRequests { facts.append((i, "cancel() reached it at \(at(i))\(because(i)).")) }
     if let s = h.started {
@@ -109,6 +129,7 @@ public enum Why {
     if let cs = h.completionStarted {
       facts.append((cs, "Its completion block ran from \(at(cs))" + (h.completionFinished.map { " to \(at($0))." } ?? " and is still running.")))
     }
+    facts += unspecifiedOrders(of: op, history: h, in: world)
     // Stable: facts of one event keep the order they were added in.
     var lines = facts.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
     if h.enqueued == nil, h.finished == nil { lines.append("It was never added to a queue, so it cannot start.") }
@@ -118,6 +139,76 @@ public enum Why {
 }
 
 extension Why {
+  /// Why `other` went ahead of `me` on the main thread, when one of them is user-interface
+  /// work and the other an operation of OperationQueue.main (rule 42): the main thread takes
+  /// work in the order it became runnable there; `nil` when that is not the case.
+  static func mainThreadRule(me: OpID, other: OpID, in world: World) -> String? {
+    let mine = world.operation(me), theirs = world.operation(other)
+    guard mine.queue == .main, theirs.queue == .main else { return nil }
+    let ui: (OperationRecord) -> Bool = { $0.mainThreadWork == .tap || $0.mainThreadWork == .frame }
+    if mine.mainThreadWork == nil, ui(theirs), let came = theirs.enqueuedAt {
+      let what = theirs.mainThreadWork == .tap ? "the tap" : "the frame"
+      guard let d = world.mainThreadDispatches[me], came <= d else {
+        return "\(what) came at t=\(came), while \(mine.name) was not yet dispatched to the main thread (OperationQueue.main runs one operation at a time)"
+      }
+      return "\(what) had waited for the main thread since t=\(came); \(mine.name) became runnable there only at t=\(d), when OperationQueue.main dispatched it, and the main thread takes work in the order it became runnable"
+    }
+    if ui(mine), theirs.mainThreadWork == nil, let d = world.mainThreadDispatches[other], let came = mine.enqueuedAt, d <= came {
+      return "OperationQueue.main had dispatched it to the main thread at t=\(d), before \(mine.mainThreadWork == .tap ? "the tap" : "the frame") came, and the main thread takes work in the order it became runnable"
+    }
+    return nil
+  }
+
+  /// Where the real queue's order is unspecified and the lab chose one, what the choice was
+  /// (rule 4(b), rule 33), placed by the event it explains.
+  ///
+  /// - Dependents released together: a finishing operation keeps its dependents in a `Set`,
+  ///   so when several become ready at once on a queue that cannot start them all, which one
+  ///   takes the free slot is one of several possible orders.
+  /// - `cancelAllOperations()` racing a dependent it released: the loop cancels on the
+  ///   calling thread while a skipped operation finishes on a worker, so a dependent may start
+  ///   before the loop reaches it, or be cancelled first.
+  static func unspecifiedOrders(of op: OpID, history h: OperationHistory, in world: World) -> [(Int, String)] {
+    var facts: [(Int, String)] = []
+    let name = world.name(op)
+    if let r = h.ready, case .dependencyFinished(let released) = world.trace[r].reason, let q = world.operation(op).queue {
+      let tick = world.trace[r].tick
+      var group: [OpID] = []
+      var i = world.trace.firstIndex(atOrAfter: tick)
+      while i < world.trace.count, world.trace[i].tick == tick {
+        let e = world.trace[i]
+        if e.kind == .ready, e.queue == q, e.reason == .dependencyFinished(released), let other = e.op { group.append(other) }
+        i += 1
+      }
+      let startedAtOnce = group.filter { world.operation($0).startedAt == tick }
+      if group.count > 1, !startedAtOnce.isEmpty, startedAtOnce.count < group.count {
+        let names = Chains.list(count: group.count, limit: 6) { world.name(group[$0]) }
+        let winners = Chains.list(count: startedAtOnce.count, limit: 6) { world.name(startedAtOnce[$0]) }
+        facts.append((r, "\(world.name(released)) released \(names) at once, onto \(world.name(q)), which could not start them all: "
+          + "the real queue keeps an operation's dependents in a Set, so the order they become ready, and so which one takes the free slot, "
+          + "is one of several possible. The lab releases them in the order their dependencies were added, so \(winners) went first."))
+      }
+    }
+    if let s = h.started, world.trace[s].kind == .started,
+      let c = h.cancelRequests.first(where: { $0 > s && world.trace[$0].tick == world.trace[s].tick }),
+      case .cancelAll(let q) = world.trace[c].reason
+    {
+      // The same loop cancelled something before it started this one.
+      var i = s - 1, loopBefore = false
+      while i >= 0, world.trace[i].tick == world.trace[s].tick, !loopBefore {
+        if world.trace[i].kind == .cancelRequested, world.trace[i].reason == .cancelAll(q) { loopBefore = true }
+        i -= 1
+      }
+      if loopBefore {
+        facts.append((c, "\(name) started during cancelAllOperations() on \(world.name(q)), before the loop reached it: "
+          + "the real loop cancels on the calling thread while skipped operations finish on worker threads, so \(name) may start first "
+          + "or be cancelled first (and skipped); the order is one of several possible. The lab lets each cancel's consequences happen "
+          + "before the next cancel, so \(name) started."))
+      }
+    }
+    return facts
+  }
+
   /// The trace index of the first event at or after `tick`, from `start` on (for ordering facts).
   static func indexOfTick(_ tick: Tick, in world: World, after start: Int) -> Int {
     Swift.max(start, world.trace.firstIndex(atOrAfter: tick))
@@ -178,6 +269,8 @@ public enum Diagnoses {
       return "\(name) waits on \(world.name(dep)), which is in no queue and so never runs."
     case .strandedByRemoveDependency:
       return "\(name) is stranded: on Linux, removeDependency did not release it (a corelibs bug); only cancel() frees it."
+    case .countBelowZero:
+      return "\(name) is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0."
     case .notInQueue:
       return "\(name) is in no queue."
     case .mainThreadWaitingFor(let dep):
@@ -247,6 +340,8 @@ public enum Diagnoses {
       return "waits on \(world.name(dep))"
     case .strandedByRemoveDependency:
       return "is stranded: on Linux, removeDependency did not release it (a corelibs bug); only cancel() frees it"
+    case .countBelowZero:
+      return "is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0"
     case .notInQueue:
       return "is in no queue, so it never starts (`add \(world.name(op))` enqueues it)"
     case .mainThreadWaitingFor(let dep):

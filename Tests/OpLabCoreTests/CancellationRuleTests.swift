@@ -219,4 +219,35 @@ import Testing
     #expect(diagnosis.stuck.map(\.op).contains(bad))
     #expect(w.invariantViolations().isEmpty)
   }
+
+  @Test("Unspecified orders, and the one the lab chose: dependents released together go in edge order; cancelAllOperations() lets each cancel settle, so a released dependent starts (rules 4, 33)")
+  func chosenOrders() throws {
+    var w = World()
+    let r = try w.createQueue(name: "r")
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let x = try w.addOperation(spec("x", 1), to: r)
+    try w.addOperation(spec("d1", 1), to: q, dependencies: [x])
+    try w.addOperation(spec("d2", 1, priority: .high), to: q, dependencies: [x])
+    w.runUntilIdle()
+    #expect(w.lines(from: 3) == [
+      "0 x created", "0 x enqueued", "0 x ready", "0 x started",
+      "0 d1 created", "0 d1 dep+x", "0 d1 enqueued", "0 d2 created", "0 d2 dep+x", "0 d2 enqueued",
+      "1 x finished", "1 d1 ready", "1 d1 started", "1 d2 ready", "2 d1 finished", "2 d2 started", "3 d2 finished",
+    ])
+
+    var c = World()
+    let r2 = try c.createQueue(name: "r")
+    let q2 = try c.createQueue(name: "q")
+    let z = try c.addOperation(spec("z", 3), to: r2)
+    let a = try c.addOperation(spec("a", 1), to: q2, dependencies: [z])
+    try c.addOperation(spec("b", 2), to: q2, dependencies: [a])
+    try c.run(until: 1)
+    let mark = c.trace.count
+    c.cancelAll(q2)
+    c.runUntilIdle()
+    #expect(c.lines(from: mark) == [
+      "1 a cancel", "1 a ready", "1 a skipped", "1 a cancelled", "1 b ready", "1 b started", "1 b cancel",
+      "3 z finished", "3 b finished",
+    ])
+  }
 }

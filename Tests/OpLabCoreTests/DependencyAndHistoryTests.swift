@@ -180,7 +180,7 @@ import Testing
   @Test("A refused action is not journalled")
   func refusedActionsAreNotJournalled() throws {
     var sim = Simulation()
-    #expect(throws: SimulationError.mainQueueCannotSuspend) { try sim.perform(.suspend(.main)) }
+    #expect(throws: SimulationError.invalidMaxConcurrent(-3)) { try sim.perform(.setMaxConcurrent(.main, -3)) }
     #expect(sim.journal.isEmpty)
   }
 }

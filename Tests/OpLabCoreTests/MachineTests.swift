@@ -142,6 +142,50 @@ import Testing
     #expect(w.operationCount(of: .main) == 0)
   }
 
+  @Test("The main thread takes work in the order it became runnable there: an op enqueued at 0 but dispatched at 6 goes after a tap from t=1, whatever its priority (rule 42)")
+  func mainThreadOrderIsWhenRunnable() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let d = try w.addOperation(spec("d", 4), to: q)
+    try w.addOperation(spec("m", 6), to: .main)
+    let x = try w.addOperation(spec("x", 1, priority: .veryHigh), to: .main, dependencies: [d])
+    try w.tap(at: 1)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.lines(from: 2) == [
+      "0 d created", "0 d enqueued", "0 d ready", "0 d started",
+      "0 m created", "0 m enqueued", "0 m ready", "0 m started",
+      "0 x created", "0 x dep+d", "0 x enqueued", "0 main tap@1",
+      "1 main.tap1 created", "1 main.tap1 enqueued", "1 main.tap1 ready",
+      // x is ready at 4, but m holds OperationQueue.main's one operation slot until 6.
+      "4 d finished", "4 x ready",
+      "6 m finished", "6 main.tap1 started", "7 main.tap1 finished", "7 x started", "8 x finished",
+    ])
+    #expect(w.mainThreadDispatches[x] == 6)
+  }
+
+  @Test("An op that becomes ready while taps hold the main thread is dispatched at once: it goes after the taps already there and before a later one (rule 42)")
+  func dispatchedWhileTapsRun() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let d = try w.addOperation(spec("d", 2), to: q)
+    let x = try w.addOperation(spec("x", 2), to: .main, dependencies: [d])
+    for _ in 0..<3 { try w.tap(at: 1) }
+    try w.tap(at: 3)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.lines(from: 2) == [
+      "0 d created", "0 d enqueued", "0 d ready", "0 d started",
+      "0 x created", "0 x dep+d", "0 x enqueued", "0 main tap@1", "0 main tap@1", "0 main tap@1", "0 main tap@3",
+      "1 main.tap1 created", "1 main.tap1 enqueued", "1 main.tap1 ready", "1 main.tap1 started",
+      "1 main.tap2 created", "1 main.tap2 enqueued", "1 main.tap2 ready",
+      "1 main.tap3 created", "1 main.tap3 enqueued", "1 main.tap3 ready",
+      "2 d finished", "2 x ready", "2 main.tap1 finished", "2 main.tap2 started",
+      "3 main.tap4 created", "3 main.tap4 enqueued", "3 main.tap4 ready", "3 main.tap2 finished", "3 main.tap3 started",
+      "4 main.tap3 finished", "4 x started", "6 x finished", "6 main.tap4 started", "7 main.tap4 finished",
+    ])
+    // No operation held OperationQueue.main's slot: x was dispatched the moment it was ready.
+    #expect(w.mainThreadDispatches[x] == 2)
+  }
+
   @Test("Downloads on a background queue: the tap is answered at once")
   func tapAnsweredAtOnce() throws {
     var w = World()

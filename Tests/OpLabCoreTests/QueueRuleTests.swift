@@ -287,6 +287,63 @@ import Testing
     #expect(w.lines(only: ["wait", "waitStalled"]) == ["0 world wait", "0 world waitStalled"])
   }
 
+  @Test("An op picked while a barrier block runs takes its slot then, by priority then, and waits behind the block; suspension does not stop it (rule 40)")
+  func heldBehindRunningBarrier() throws {
+    for platform in Platform.allCases {
+      var w = World(platform: platform)
+      let q = try w.createQueue(name: "q", maxConcurrent: 2)
+      try w.addOperation(spec("a", 2), to: q)
+      try w.run(until: 1)
+      try w.addBarrier(to: q, duration: 3)
+      try w.run(until: 3)
+      let l = try w.addOperation(spec("l", 1, priority: .low), to: q)
+      try w.run(until: 4)
+      let h1 = try w.addOperation(spec("h1", 2, priority: .high), to: q)
+      try w.addOperation(spec("h2", 1, priority: .high), to: q)
+      try w.suspend(q)
+      try w.run(until: 7)
+      try w.resume(q)
+      w.runUntilIdle()
+      #expect(w.lines(from: 2) == [
+        "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+        "1 q.barrier1 created", "1 q.barrier1 barrier", "1 q.barrier1 dep+a", "1 q.barrier1 enqueued",
+        "2 a finished", "2 q.barrier1 ready", "2 q.barrier1 started",
+        "3 l created", "3 l enqueued", "3 l ready", "3 l dispatched",
+        "4 h1 created", "4 h1 enqueued", "4 h1 ready", "4 h2 created", "4 h2 enqueued", "4 h2 ready", "4 q suspended",
+        "5 q.barrier1 finished", "5 l started", "6 l finished",
+        "7 q resumed", "7 h1 started", "7 h2 started", "8 h2 finished", "9 h1 finished",
+      ], "\(platform)")
+      #expect(w.reasonText(w.firstIndex("started", "l")!) == "l started on q: the barrier block q.barrier1 it waited behind ended")
+      #expect(w.dependencies(of: l).isEmpty && w.dependencies(of: h1).isEmpty)
+    }
+  }
+
+  @Test("A cancelled op waiting behind a running barrier block is skipped when the block returns, not at the cancel (rules 40, 13)")
+  func cancelledBehindRunningBarrier() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    try w.addOperation(spec("a", 2), to: q)
+    try w.run(until: 1)
+    try w.addBarrier(to: q, duration: 3)
+    let p = try w.addOperation(spec("p", 1), to: q)
+    try w.run(until: 3)
+    let c = try w.addOperation(spec("c", 1), to: q)
+    w.cancel(p)
+    try w.run(until: 4)
+    w.cancel(c)
+    w.runUntilIdle()
+    #expect(w.lines(from: 2) == [
+      "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+      "1 q.barrier1 created", "1 q.barrier1 barrier", "1 q.barrier1 dep+a", "1 q.barrier1 enqueued",
+      "1 p created", "1 p enqueued", "1 p dep+q.barrier1",
+      "2 a finished", "2 q.barrier1 ready", "2 q.barrier1 started",
+      "3 c created", "3 c enqueued", "3 c ready", "3 c dispatched", "3 p cancel", "3 p ready", "3 p dispatched",
+      "4 c cancel",
+      "5 q.barrier1 finished", "5 c skipped", "5 p skipped", "5 c cancelled", "5 p cancelled",
+    ])
+    #expect(w.dependencies(of: c).isEmpty)
+  }
+
   @Test("removeDependency readies the op on Darwin but strands it on Linux until cancelled (rule 9)")
   func removeDependencyInBothModes() throws {
     for platform in Platform.allCases {
@@ -308,6 +365,67 @@ import Testing
         #expect(w.operation(op).outcome == .cancelled)
       }
     }
+  }
+
+  @Test("Linux: removing a finished dependency from a cancelled op takes its count to -1, so it waits until cancelled again; Darwin ignores it (rule 9)")
+  func removeFinishedDependencyFromCancelledOp() throws {
+    for platform in Platform.allCases {
+      var w = World(platform: platform)
+      let r = try w.createQueue(name: "r")
+      let q = try w.createQueue(name: "q")
+      try w.suspend(q)
+      let a = try w.addOperation(spec("a", 1), to: r)
+      let b = try w.addOperation(spec("b", 1), to: q, dependencies: [a])
+      try w.run(until: 2)
+      w.cancel(b)
+      try w.run(until: 3)
+      try w.removeDependency(b, on: a)
+      try w.run(until: 4)
+      try w.resume(q)
+      try w.run(until: 5)
+      let mark = w.trace.count
+      w.cancel(b)
+      w.runUntilIdle()
+      switch platform {
+      case .apple:
+        #expect(w.lines() == [
+          "0 main queue", "0 r queue", "0 q queue", "0 q suspended",
+          "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+          "0 b created", "0 b dep+a", "0 b enqueued",
+          "1 a finished", "1 b ready", "2 b cancel", "3 b dep-a",
+          "4 q resumed", "4 b skipped", "4 b cancelled", "5 b cancel",
+        ])
+        #expect(w.reasonText(mark) == "b cancel requested: no effect, already finished")
+      case .linux:
+        #expect(w.lines() == [
+          "0 main queue", "0 r queue", "0 q queue", "0 q suspended",
+          "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+          "0 b created", "0 b dep+a", "0 b enqueued",
+          "1 a finished", "1 b ready", "2 b cancel", "3 b dep-a", "3 b unready",
+          "4 q resumed", "5 b cancel", "5 b ready", "5 b skipped", "5 b cancelled",
+        ])
+        let removed = w.firstIndex("dep-a", "b")!
+        #expect(w.reasonText(removed) == "b no longer depends on a: removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)")
+        #expect(w.reasonText(mark) == "b cancel requested: cancel() sets corelibs' unfinished count back to 0, so isReady is true again")
+      }
+    }
+  }
+
+  @Test("Linux: between the removal and the second cancel, the op is not ready, its queue runs without it, and the diagnosis says why (rule 9)")
+  func countBelowZeroDiagnosis() throws {
+    var w = World(platform: .linux)
+    let a = try w.addOperation(spec("a", 1), to: .main)
+    let b = try w.createOperation(spec("b", 1), dependencies: [a])
+    w.runUntilIdle()
+    w.cancel(b)  // in no queue: on Linux it stays unfinished (rule 15)
+    try w.removeDependency(b, on: a)
+    #expect(!w.isReady(b))
+    let q = try w.createQueue(name: "q")
+    try w.enqueue(b, on: q)
+    #expect(w.runUntilIdle() == .stalled(Diagnosis(stuck: [StuckOperation(op: b, cause: .countBelowZero)], cycles: [])))
+    w.cancel(b)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.operation(b).outcome == .cancelled)
   }
 
   @Test("Linux files an op with QoS but no priority under the mapped level on a concurrent queue only (rule 24)")

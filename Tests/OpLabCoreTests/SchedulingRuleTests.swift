@@ -163,16 +163,52 @@ import Testing
     #expect(w.reasonText(w.firstIndex("started", "f1")!) == "f1 started on filters: became ready with a slot free")
   }
 
-  @Test("The main queue is serial and refuses suspension and a new limit, as the real setters are ignored (rules 26, 31)")
-  func mainQueueIsFixed() throws {
+  @Test("Apple: the main queue ignores suspension, a new limit and a new quality of service, and says why; cancelAllOperations() cancels (rules 26, 31, 33, 41)")
+  func mainQueueIsFixedOnApple() throws {
     var w = World()
-    #expect(throws: SimulationError.mainQueueCannotSuspend) { try w.suspend(.main) }
-    #expect(throws: SimulationError.mainQueueMaxIsFixed) { try w.setMaxConcurrent(.main, to: 4) }
-    try w.addOperation(spec("a", 1), to: .main)
+    try w.addOperation(spec("a", 2), to: .main)
     try w.addOperation(spec("b", 1), to: .main)
+    let mark = w.trace.count
+    try w.suspend(.main)
+    try w.setMaxConcurrent(.main, to: 4)
+    w.setQualityOfService(.main, to: .background)
+    w.cancelAll(.main)
+    try w.resume(.main)
     w.runUntilIdle()
-    #expect(w.lines(only: ["started"]) == ["0 a started", "1 b started"])
+    #expect(w.lines(from: mark) == [
+      "0 main ignored:suspend", "0 main ignored:max=4", "0 main ignored:qos=background",
+      "0 a cancel", "0 b cancel", "0 main ignored:resume",
+      "2 a finished", "2 b skipped", "2 b cancelled",
+    ])
+    #expect(w.reasonText(mark) == "main isSuspended = true ignored: Darwin's documentation does not say what suspending the main queue does; the lab keeps it running, as corelibs does")
+    #expect(w.reasonText(mark + 1) == "main maxConcurrentOperationCount = 4 ignored: the main queue runs one operation at a time (Darwin's documentation of OperationQueue.main)")
+    #expect(w.reasonText(mark + 2) == "main qualityOfService = .background ignored: the main queue's quality of service is userInteractive and cannot be changed (Darwin's documentation)")
     #expect(w.queue(.main).reportedQualityOfService == .userInteractive)
+    #expect(w.queue(.main).effectiveMax == 1 && !w.queue(.main).isSuspended)
+  }
+
+  @Test("Linux: corelibs' `if !__mainQ` makes the main queue ignore suspension, a limit, a quality of service and cancelAllOperations() (rules 26, 31, 33, 41)")
+  func mainQueueGuardsOnLinux() throws {
+    var w = World(platform: .linux)
+    try w.addOperation(spec("a", 2), to: .main)
+    try w.addOperation(spec("b", 1), to: .main)
+    let mark = w.trace.count
+    try w.suspend(.main)
+    try w.setMaxConcurrent(.main, to: nil)
+    w.setQualityOfService(.main, to: .utility)
+    w.cancelAll(.main)
+    try w.resume(.main)
+    w.runUntilIdle()
+    #expect(w.lines(from: mark) == [
+      "0 main ignored:suspend", "0 main ignored:max=default", "0 main ignored:qos=utility", "0 main ignored:cancelAll",
+      "0 main ignored:resume", "2 a finished", "2 b started", "3 b finished",
+    ])
+    for i in mark..<(mark + 5) {
+      #expect(w.reasonText(i).hasSuffix("ignored: corelibs wraps it in `if !__mainQ`, so it does nothing on the main queue"))
+    }
+    #expect(w.reasonText(mark + 3).hasPrefix("main cancelAllOperations() ignored"))
+    // A negative limit is checked before the guard, as corelibs' setter does.
+    #expect(throws: SimulationError.invalidMaxConcurrent(-2)) { try w.setMaxConcurrent(.main, to: -2) }
   }
 
   @Test("Enqueueing an operation twice, or a finished one, is refused with what the real API does (rule 39)")

@@ -79,11 +79,27 @@ struct DifferentialTests {
   @Test("Rule 9 (Linux): removing an unfinished dependency strands the op until it is cancelled")
   func removeDependencyStrandsOnLinux() async throws { try await check(Scenarios.removeDependencyStrandsOnLinux) }
 
+  @Test("Rule 9 (Linux): removing a finished dependency from a cancelled op holds it until it is cancelled again")
+  func removeFinishedDependencyFromCancelledOnLinux() async throws {
+    try await check(Scenarios.removeFinishedDependencyFromCancelledOnLinux)
+  }
+
   @Test("Rules 15-16 (Linux): an op cancelled outside a queue stays unfinished until a queue skips it")
   func cancelOutsideQueueOnLinux() async throws { try await check(Scenarios.cancelOutsideQueueOnLinux) }
 
   @Test("Rules 19 and 40: on a serial queue a barrier runs after earlier ops and before a later veryHigh one")
   func barrierOnSerialQueue() async throws { try await check(Scenarios.barrierOnSerialQueue) }
+
+  @Test("Rules 40 and 31: an op added while a barrier block runs is dispatched behind it at once, so a suspend does not stop it")
+  func suspendBehindRunningBarrier() async throws { try await check(Scenarios.suspendBehindRunningBarrier) }
+
+  @Test("Rules 40 and 20: which ops get the slots behind a running barrier is decided when they are dispatched, by priority then")
+  func priorityDecidedAtDispatchBehindBarrier() async throws {
+    try await check(Scenarios.priorityDecidedAtDispatchBehindBarrier)
+  }
+
+  @Test("Rules 40 and 13: a cancelled op held behind a running barrier is skipped when the block returns, not at the cancel")
+  func cancelBehindRunningBarrier() async throws { try await check(Scenarios.cancelBehindRunningBarrier) }
 
   // MARK: - The comparison
 

@@ -235,6 +235,19 @@ enum Scenarios {
     operations: [.init("A", on: "q", ticks: 3), .init("B", on: "r", ticks: 1, after: ["A"])],
     steps: [.at(0, .add("A", "B")), .at(1, .removeDependency("B", "A")), .at(2, .cancel("B"))])
 
+  /// Linux: B (after A) waits in the suspended q while A runs 0–1; B is cancelled at 2;
+  /// removing its finished dependency A at 3 takes corelibs' count, zeroed by the cancel, to
+  /// −1, so the resume at 4 does not start B; cancelling it again at 5 does: B skipped at 5.
+  static let removeFinishedDependencyFromCancelledOnLinux = Scenario(
+    name: "remove-finished-dependency-cancelled-linux",
+    platform: .linux,
+    queues: [QueueSpec("q"), QueueSpec("r")],
+    operations: [.init("A", on: "r", ticks: 1), .init("B", on: "q", ticks: 1, after: ["A"])],
+    steps: [
+      .at(0, .suspend("q")), .at(0, .add("A", "B")), .at(2, .cancel("B")), .at(3, .removeDependency("B", "A")),
+      .at(4, .resume("q")), .at(5, .cancel("B")),
+    ])
+
   /// Linux: A, cancelled at 0 while in no queue, stays unfinished, so B (after A) waits;
   /// A added at 1 is skipped then and B runs 1–2.
   static let cancelOutsideQueueOnLinux = Scenario(
@@ -254,4 +267,45 @@ enum Scenarios {
       .init("C", on: "q", ticks: 1, priority: .veryHigh),
     ],
     steps: [.at(0, .add("A", "B")), .at(1, .barrier("q", label: "barrier", ticks: 1)), .at(1, .add("C"))])
+
+  /// A barrier added at 1 waits for A 0–2 and runs 2–5 as a dispatch barrier. D, added at 3
+  /// while it runs, no longer depends on it: the queue dispatches D at once and D waits behind
+  /// the block, holding its slot, so the suspend at 4 does not stop it: D 5–6. (Resumed at 7.)
+  static let suspendBehindRunningBarrier = Scenario(
+    name: "suspend-behind-running-barrier",
+    queues: [QueueSpec("q")],
+    operations: [.init("A", on: "q", ticks: 2), .init("D", on: "q", ticks: 1)],
+    steps: [
+      .at(0, .add("A")), .at(1, .barrier("q", label: "barrier", ticks: 3)), .at(3, .add("D")),
+      .at(4, .suspend("q")), .at(7, .resume("q")),
+    ])
+
+  /// Max 2: the barrier runs 2–5 in one slot. The low L, added at 3, takes the other slot at
+  /// once and waits behind the block; the high H1 and H2, added at 4, find no slot. At 5 L
+  /// starts (its slot was decided at 3) and the barrier's slot goes to H1; H2 waits for L:
+  /// L 5–6, H1 5–7, H2 6–7.
+  static let priorityDecidedAtDispatchBehindBarrier = Scenario(
+    name: "priority-at-dispatch-behind-barrier",
+    queues: [QueueSpec("q", max: 2)],
+    operations: [
+      .init("A", on: "q", ticks: 2), .init("L", on: "q", ticks: 1, priority: .low),
+      .init("H1", on: "q", ticks: 2, priority: .high), .init("H2", on: "q", ticks: 1, priority: .high),
+    ],
+    steps: [
+      .at(0, .add("A")), .at(1, .barrier("q", label: "barrier", ticks: 3)), .at(3, .add("L")),
+      .at(4, .add("H1", "H2")),
+    ])
+
+  /// The barrier runs 2–5. P, added at 1 while the barrier waited, depends on it; C, added at
+  /// 3 while it runs, is dispatched and waits behind it. Cancelling P at 3 makes it ready, so it
+  /// too is dispatched behind the block; C is cancelled at 4. Both are skipped only when the
+  /// block returns, at 5, not at their cancels.
+  static let cancelBehindRunningBarrier = Scenario(
+    name: "cancel-behind-running-barrier",
+    queues: [QueueSpec("q")],
+    operations: [.init("A", on: "q", ticks: 2), .init("P", on: "q", ticks: 1), .init("C", on: "q", ticks: 1)],
+    steps: [
+      .at(0, .add("A")), .at(1, .barrier("q", label: "barrier", ticks: 3)), .at(1, .add("P")),
+      .at(3, .add("C")), .at(3, .cancel("P")), .at(4, .cancel("C")),
+    ])
 }

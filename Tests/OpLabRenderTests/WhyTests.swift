@@ -26,6 +26,136 @@ import Testing
       """)
   }
 
+  @Test("why says an op picked while a barrier block ran took its slot then, and what that means; one that waited sees it go ahead (rule 40)")
+  func heldBehindRunningBarrier() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 2)
+    try w.addOperation(OperationSpec(name: "a", duration: 2), to: q)
+    try w.run(until: 1)
+    try w.addBarrier(to: q, duration: 3)
+    try w.run(until: 3)
+    let l = try w.addOperation(OperationSpec(name: "l", duration: 2, priority: .low), to: q)
+    try w.run(until: 4)
+    let h1 = try w.addOperation(OperationSpec(name: "h1", duration: 1, priority: .high), to: q)
+    let h2 = try w.addOperation(OperationSpec(name: "h2", duration: 1, priority: .high), to: q)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(Why.render(l, in: w) == """
+      l was created at t=3.
+      It was added to q at t=3.
+      It became ready at t=3 (no unfinished dependencies).
+      It took a slot at t=3 (a slot was free when it was enqueued), while the barrier block q.barrier1 ran: the queue handed it to its dispatch queue, where it waited behind the block. From then on it held its slot: suspending the queue could not stop it, a cancel was seen only when it started, and which operations got the slots was decided then, by priority at that moment.
+      It started at t=5 (the barrier block q.barrier1 it waited behind ended).
+      It finished at t=7 (work done).
+
+      """)
+    // h1 took the barrier's slot at 5; h2 waited for the next one, and l held its slot since t=3.
+    #expect(Why.render(h1, in: w).contains("It started at t=5 (slot freed by q.barrier1; high like h2, but ahead in the line (FIFO))."))
+    #expect(Why.render(h2, in: w).contains("While it waited for a slot, h1 started at t=5 (same priority, ahead in the line: first in, first out)."))
+  }
+
+  @Test("why says that dependents released together onto a queue that cannot start them all went in one of several possible orders, and which the lab chose (rule 4)")
+  func dependentsReleasedTogether() throws {
+    var w = World()
+    let r = try w.createQueue(name: "r")
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    let x = try w.addOperation(OperationSpec(name: "x"), to: r)
+    let d1 = try w.addOperation(OperationSpec(name: "d1"), to: q, dependencies: [x])
+    let d2 = try w.addOperation(OperationSpec(name: "d2", priority: .high), to: q, dependencies: [x])
+    #expect(w.runUntilIdle() == .idle)
+    let sentence = "x released d1, d2 at once, onto q, which could not start them all: the real queue keeps an operation's dependents in a Set, so the order they become ready, and so which one takes the free slot, is one of several possible. The lab releases them in the order their dependencies were added, so d1 went first."
+    #expect(Why.render(d2, in: w) == """
+      d2 was created at t=0.
+      It was added to q at t=0 (waits on 1 unfinished dependency).
+      It became ready at t=1 (dependency x finished).
+      \(sentence)
+      It started at t=2 (slot freed by d1).
+      It finished at t=3 (work done).
+
+      """)
+    #expect(Why.render(d1, in: w).contains(sentence))
+    // With a slot for each, they start together: no order to choose, nothing said.
+    var wide = World()
+    let r2 = try wide.createQueue(name: "r")
+    let q2 = try wide.createQueue(name: "q")
+    let x2 = try wide.addOperation(OperationSpec(name: "x"), to: r2)
+    let e1 = try wide.addOperation(OperationSpec(name: "e1"), to: q2, dependencies: [x2])
+    try wide.addOperation(OperationSpec(name: "e2"), to: q2, dependencies: [x2])
+    #expect(wide.runUntilIdle() == .idle)
+    #expect(!Why.render(e1, in: wide).contains("one of several possible"))
+  }
+
+  @Test("why says that a dependent started during cancelAllOperations() raced the loop, and which outcome the lab chose (rule 33)")
+  func cancelAllRace() throws {
+    var w = World()
+    let r = try w.createQueue(name: "r")
+    let q = try w.createQueue(name: "q")
+    let z = try w.addOperation(OperationSpec(name: "z", duration: 3), to: r)
+    let a = try w.addOperation(OperationSpec(name: "a"), to: q, dependencies: [z])
+    let b = try w.addOperation(OperationSpec(name: "b", duration: 2), to: q, dependencies: [a])
+    try w.run(until: 1)
+    w.cancelAll(q)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(Why.render(b, in: w) == """
+      b was created at t=0.
+      It was added to q at t=0 (waits on 1 unfinished dependency).
+      It became ready at t=1 (dependency a finished — it was cancelled, and cancellation does not propagate).
+      It started at t=1 (became ready with a slot free).
+      cancel() reached it at t=1 (cancelAllOperations() on q).
+      b started during cancelAllOperations() on q, before the loop reached it: the real loop cancels on the calling thread while skipped operations finish on worker threads, so b may start first or be cancelled first (and skipped); the order is one of several possible. The lab lets each cancel's consequences happen before the next cancel, so b started.
+      It ran to the end although cancelled: its code never checks isCancelled, so cancel() could not stop it.
+      It finished at t=3 (work done).
+
+      """)
+    // a was cancelled by the loop before it started: nothing raced for it.
+    #expect(!Why.render(a, in: w).contains("one of several possible"))
+  }
+
+  @Test("why says when OperationQueue.main dispatched an op to the main thread, and that a tap from before went first, whatever the priority (rule 42)")
+  func mainThreadOrder() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let d = try w.addOperation(OperationSpec(name: "d", duration: 4), to: q)
+    try w.addOperation(OperationSpec(name: "m", duration: 6), to: .main)
+    let x = try w.addOperation(OperationSpec(name: "x", priority: .veryHigh), to: .main, dependencies: [d])
+    try w.tap(at: 1)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(Why.render(x, in: w) == """
+      x was created at t=0.
+      It was added to main at t=0 (waits on 1 unfinished dependency).
+      It became ready at t=4 (dependency d finished).
+      OperationQueue.main dispatched it to the main thread at t=6, when it was ready and main's one operation slot was free: from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes taps, frames and operations in that order).
+      While it waited for a slot, main.tap1 started at t=6 (the tap had waited for the main thread since t=1; x became runnable there only at t=6, when OperationQueue.main dispatched it, and the main thread takes work in the order it became runnable).
+      It started at t=7 (slot freed by main.tap1).
+      It finished at t=8 (work done).
+
+      """)
+    let tap = try #require(w.operationID(named: "main.tap1"))
+    #expect(Why.render(tap, in: w).contains("It started at t=6 (slot freed by m; it became runnable on the main thread before x, whatever their priorities)."))
+  }
+
+  @Test("Linux: why says a removed finished dependency took a cancelled op's count below zero, and that only another cancel frees it (rule 9)")
+  func countBelowZero() throws {
+    var w = World(platform: .linux)
+    let r = try w.createQueue(name: "r")
+    let q = try w.createQueue(name: "q")
+    try w.suspend(q)
+    let a = try w.addOperation(OperationSpec(name: "a"), to: r)
+    let b = try w.addOperation(OperationSpec(name: "b"), to: q, dependencies: [a])
+    try w.run(until: 2)
+    w.cancel(b)
+    try w.removeDependency(b, on: a)
+    try w.resume(q)
+    #expect(Why.render(b, in: w) == """
+      b was created at t=0.
+      It was added to q at t=0 (waits on 1 unfinished dependency).
+      It became ready at t=1 (dependency a finished).
+      cancel() reached it at t=2.
+      It stopped being ready at t=2 (removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)).
+      Now: b is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0.
+
+      """)
+  }
+
   /// The last line of `why OP`: what holds it now.
   static func now(_ op: String, in w: World) throws -> String {
     let id = try #require(w.operationID(named: op))

@@ -300,12 +300,6 @@ import Testing
     Case(["queue q max 0", "op a on q"], "add a to queue", col: 5, "'a' is already in a queue and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException", hint: "define a new operation with `op` instead"),
     Case(["platform linux", "op a", "run"], "add a", col: 5, "'a' is finished and cannot be added to a queue again: the real addOperation(_:) crashes the process (fatalError: \"operations finished, executing or already in a queue cannot be enqueued\")", hint: "define a new operation with `op` instead"),
     Case(["op a hold", "cancel a"], "add a", col: 5, "'a' is finished and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException", hint: "define a new operation with `op` instead"),
-    // The main queue is serial and cannot be suspended
-    Case([], "max main 2", col: 5, "the main queue is always serial: OperationQueue.main ignores changes to maxConcurrentOperationCount", hint: "for work side by side, use a queue of your own: queue work max N"),
-    Case([], "max main default", col: 5, "the main queue is always serial: OperationQueue.main ignores changes to maxConcurrentOperationCount", hint: "for work side by side, use a queue of your own: queue work max N"),
-    Case([], "queue main max 2", col: 7, "the main queue is always serial: OperationQueue.main ignores changes to maxConcurrentOperationCount", hint: "for work side by side, use a queue of your own: queue work max N"),
-    Case([], "suspend main", col: 9, "the main queue cannot be suspended: OperationQueue.main ignores isSuspended = true", hint: "to pause work, put it on a queue of your own (queue work, op … on work) and suspend that"),
-    Case([], "resume main", col: 8, "the main queue cannot be suspended: OperationQueue.main ignores isSuspended = true", hint: "to pause work, put it on a queue of your own (queue work, op … on work) and suspend that"),
     // Time travel and branches
     Case([], "unfork", col: 1, "there is no what-if branch to leave", hint: "start one with `fork`"),
     Case(["fork", "unfork"], "unfork", col: 1, "there is no what-if branch to leave", hint: "start one with `fork`"),

@@ -94,16 +94,44 @@ import TestSupport
     let i = Interpreter()
     _ = run(["op a takes 3"], i)
     let before = i.world.trace
-    let (_, errors) = run(["add a", "suspend main", "max main 3", "op b after zz", "goto 99"], i)
+    let (_, errors) = run(["add a", "op b after zz", "goto 99"], i)
     #expect(errors.map(\.message) == [
       "'a' is executing and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException",
-      "the main queue cannot be suspended: OperationQueue.main ignores isSuspended = true",
-      "the main queue is always serial: OperationQueue.main ignores changes to maxConcurrentOperationCount",
       "there is no operation named 'zz'",
       "tick 99 is in the future (the clock is at 0)",
     ])
-    #expect(errors.map(\.column) == [5, 9, 5, 12, 6])
+    #expect(errors.map(\.column) == [5, 12, 6])
     #expect(i.world.trace == before)
+  }
+
+  @Test("What the main queue ignores is a notice with the reason, per platform, not an error (rules 26, 31, 33, 41)")
+  func mainQueueIgnoresWithNotice() {
+    let i = Interpreter()
+    let (apple, appleErrors) = run(["op a on main takes 3", "suspend main", "max main 3", "qos main utility", "cancel all main"], i)
+    #expect(appleErrors.isEmpty)
+    #expect(unwrapped(apple, width: 80) == """
+        t=0  a enqueued on main
+        t=0  a ready: no unfinished dependencies
+        t=0  a started on main: a slot was free when it was enqueued
+        t=0  main isSuspended = true ignored: Darwin's documentation does not say what suspending the main queue does; the lab keeps it running, as corelibs does
+        t=0  main maxConcurrentOperationCount = 3 ignored: the main queue runs one operation at a time (Darwin's documentation of OperationQueue.main)
+        t=0  main qualityOfService = .utility ignored: the main queue's quality of service is userInteractive and cannot be changed (Darwin's documentation)
+        t=0  a cancel requested: cancelAllOperations() on main
+
+      """)
+    let l = Interpreter()
+    let (linux, linuxErrors) = run(["platform linux", "op a on main takes 3", "cancel all main", "resume main"], l)
+    #expect(linuxErrors.isEmpty)
+    #expect(unwrapped(linux, width: 80) == """
+        t=0  world platform set to linux
+        t=0  a enqueued on main
+        t=0  a ready: no unfinished dependencies
+        t=0  a started on main: a slot was free when it was enqueued
+        t=0  main cancelAllOperations() ignored: corelibs wraps it in `if !__mainQ`, so it does nothing on the main queue
+        t=0  main isSuspended = false ignored: corelibs wraps it in `if !__mainQ`, so it does nothing on the main queue
+
+      """)
+    #expect(!l.world.operation(l.world.operationID(named: "a")!).isCancelled)
   }
 
   @Test("run reports a stall with what the real program would do")

@@ -47,6 +47,9 @@ public enum StallCause: Hashable, Sendable {
   case dependencyNotInQueue(OpID)
   /// Linux: `removeDependency` removed an unfinished dependency without releasing it (rule 9).
   case strandedByRemoveDependency
+  /// Linux: `removeDependency` of a finished dependency from a cancelled operation took its
+  /// unfinished count to −1; only another `cancel()` makes it ready (rule 9).
+  case countBelowZero
   /// Created but never added to a queue.
   case notInQueue
   /// A wait called on the main thread, holding it until this unfinished operation finishes.
@@ -61,7 +64,7 @@ extension StallCause {
     switch self {
     case .waitingOn(let op), .dependencyNotInQueue(let op), .mainThreadWaitingFor(let op): op
     case .slotsHeld(_, let by): by.count == 1 ? by[0] : nil
-    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .notInQueue: nil
+    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .countBelowZero, .notInQueue: nil
     }
   }
 }
@@ -200,6 +203,7 @@ extension World {
         }
       }
     }
+    if readiness[op.slot].countBelowZero, r.phase != .executing { return .countBelowZero }
     switch r.phase {
     case .ready, .executing:
       let queue = queues[q.slot]

@@ -12,6 +12,9 @@ public struct OperationHistory: Hashable, Sendable {
   public var firstReady: Int?
   /// Indices of `unready` events: a new dependency made it wait again.
   public var unready: [Int] = []
+  /// Index of the `dispatched` event: it took a slot while a barrier block ran, and waited
+  /// behind the block (rule 40).
+  public var dispatched: Int?
   /// Index of the `started` or `skipped` event.
   public var started: Int?
   /// Indices of the `cancelRequested` events.
@@ -24,9 +27,10 @@ public struct OperationHistory: Hashable, Sendable {
   public var completionStarted: Int?
   /// Index of the completion block's end.
   public var completionFinished: Int?
-  /// Indices of the `started` or `skipped` events of operations of the same queue that went
-  /// ahead while this one was ready and waiting (a skipped one was cancelled and never ran:
-  /// read the event's kind before saying it started).
+  /// Indices of the `started`, `skipped` or `dispatched` events of operations of the same
+  /// queue that took a slot ahead of this one while it was ready and waiting (a skipped one
+  /// was cancelled and never ran; a dispatched one took its slot to wait behind a barrier
+  /// block: read the event's kind before saying it started).
   public var overtakenBy: [Int] = []
   /// Its queuePriority changes (each sends a waiting operation to the tail of its new level, rule 23).
   public var priorityChanges: [Int] = []
@@ -142,6 +146,9 @@ extension World {
         case .unready:
           waitingSince = nil
           h.unready.append(i)
+        case .dispatched:
+          h.dispatched = i
+          waitingSince = nil
         case .started, .skipped:
           h.started = i
           waitingSince = nil
@@ -153,8 +160,9 @@ extension World {
         case .completionFinished: h.completionFinished = i
         default: break
         }
-      } else if waitingSince != nil, e.queue == queue, e.kind == .started || e.kind == .skipped {
-        h.overtakenBy.append(i)
+      } else if waitingSince != nil, e.queue == queue, e.kind == .started || e.kind == .skipped || e.kind == .dispatched {
+        // One that was dispatched behind a barrier block took its slot then, not when it starts.
+        if case .dispatchBarrierEnded = e.reason {} else { h.overtakenBy.append(i) }
       }
     }
     h.favoured.removeAll { $0.lighter.isEmpty }

@@ -25,12 +25,13 @@ extension World {
   }
 
   /// Sets `maxConcurrentOperationCount`. Lowering never stops running operations;
-  /// raising starts waiting ones at once (rule 28). `0` runs nothing.
+  /// raising starts waiting ones at once (rule 28). `0` runs nothing. The main queue
+  /// ignores it: it is always serial (rule 26).
   /// - Parameter max: the new limit, or `nil` for the default (−1, no limit).
-  /// - Throws: for `main` (always serial) or a limit below 0.
+  /// - Throws: for a limit below 0 (the real setter checks it first, on every queue).
   public mutating func setMaxConcurrent(_ q: QueueID, to max: Int?) throws(SimulationError) {
-    if queues[q.slot].isMain { throw .mainQueueMaxIsFixed }
     if let n = max, n < 0 { throw .invalidMaxConcurrent(n) }
+    if mainQueueIgnores(.maxConcurrent(max), on: q) { return }
     queues[q.slot].maxConcurrent = max
     queues[q.slot].firstActivity = queues[q.slot].firstActivity ?? now
     record(.maxChanged(max), queue: q, reason: .command)
@@ -39,26 +40,28 @@ extension World {
   }
 
   /// `isSuspended = true`: stops new starts only; running operations finish (rule 31).
-  /// - Throws: for `main`, whose setter the real API ignores.
+  /// The main queue ignores it (``mainQueueIgnores(_:on:)``).
+  /// - Throws: nothing at present; kept throwing like the other queue settings.
   public mutating func suspend(_ q: QueueID) throws(SimulationError) {
-    if queues[q.slot].isMain { throw .mainQueueCannotSuspend }
+    if mainQueueIgnores(.suspend, on: q) { return }
     queues[q.slot].isSuspended = true
     queues[q.slot].firstActivity = queues[q.slot].firstActivity ?? now
     record(.suspended, queue: q, reason: .command)
   }
 
-  /// `isSuspended = false`: the queue picks at once.
-  /// - Throws: for `main`, whose setter the real API ignores.
+  /// `isSuspended = false`: the queue picks at once. The main queue ignores it.
+  /// - Throws: nothing at present; kept throwing like the other queue settings.
   public mutating func resume(_ q: QueueID) throws(SimulationError) {
-    if queues[q.slot].isMain { throw .mainQueueCannotSuspend }
+    if mainQueueIgnores(.resume, on: q) { return }
     queues[q.slot].isSuspended = false
     record(.resumed, queue: q, reason: .command)
     pick(on: q, trigger: .resumed)
     settle()
   }
 
-  /// Sets the queue's `qualityOfService`.
+  /// Sets the queue's `qualityOfService`. The main queue's stays `userInteractive` (rule 41).
   public mutating func setQualityOfService(_ q: QueueID, to qos: QualityOfService) {
+    if mainQueueIgnores(.qualityOfService(qos), on: q) { return }
     queues[q.slot].qualityOfService = qos
     record(.qualityOfServiceChanged(qos), queue: q, reason: .command)
   }
@@ -132,8 +135,10 @@ extension World {
 
   /// `cancelAllOperations()`: cancels the queue's unfinished operations (barriers included)
   /// one at a time, in insertion order. Not atomic: each cancel's consequences happen before
-  /// the next one (rule 33), so a dependent can start during the loop.
+  /// the next one (rule 33), so a dependent can start during the loop. On Linux the main
+  /// queue ignores it (``mainQueueIgnores(_:on:)``).
   public mutating func cancelAll(_ q: QueueID) {
+    if mainQueueIgnores(.cancelAll, on: q) { return }
     for op in unfinishedMembers(of: q) where operations[op.slot].mainThreadWork == nil {
       cancel(op, because: .cancelAll(q))
       settle()
@@ -148,7 +153,7 @@ extension World {
     let r = operations[op.slot]
     let waiting = r.phase == .pending || r.phase == .ready
     record(.priorityChanged(priority), op: op, reason: waiting || r.phase == .created ? .command : .alreadyStarted)
-    guard waiting, !r.isBarrier, !r.dispatched, let q = r.queue else {
+    guard waiting, !r.isBarrier, !r.dispatched, !isDispatchedToMainThread(op), let q = r.queue else {
       operations[op.slot].spec.priority = priority
       return
     }
@@ -200,16 +205,35 @@ extension World {
   }
 
   /// `op.removeDependency(dep)`. On Darwin a pending operation whose last unfinished
-  /// dependency is removed becomes ready. On Linux (corelibs) the count is not
-  /// decremented, so the operation is stranded until cancelled (rule 9).
+  /// dependency is removed becomes ready. On Linux (corelibs) the count is decremented only
+  /// when the removed dependency is finished and the operation cancelled (rule 9): an
+  /// unfinished one strands the operation until it is cancelled; a finished one, removed
+  /// from an operation cancelled before it started, takes the count that `cancel()` zeroed
+  /// to −1, so the operation is not ready until it is cancelled again.
   /// - Throws: ``SimulationError/notADependency(operation:dependency:)``.
   public mutating func removeDependency(_ op: OpID, on dep: OpID) throws(SimulationError) {
     guard edges.remove(dep, from: &operations[op.slot].dependencyList) else {
       throw .notADependency(operation: operations[op.slot].name, dependency: operations[dep.slot].name)
     }
     removeDependent(op, from: dep)
+    let r = operations[op.slot]
+    let waitsToStart = (r.phase == .created || r.phase == .pending || r.phase == .ready) && !r.dispatched
+      && !isDispatchedToMainThread(op)
+    if operations[dep.slot].isFinished {
+      guard platform == .linux, r.isCancelled, waitsToStart else {
+        record(.dependencyRemoved(dep), op: op, reason: .command)
+        return
+      }
+      readiness[op.slot].countBelowZero = true
+      record(.dependencyRemoved(dep), op: op, queue: r.queue, reason: .unfinishedCountBelowZero)
+      if r.phase == .ready, let q = r.queue {
+        setPhase(op, .pending)
+        record(.unready, op: op, queue: q, from: .ready, to: .pending, reason: .unfinishedCountBelowZero)
+        notePossiblyStaleReadyEntry(on: q)
+      }
+      return
+    }
     record(.dependencyRemoved(dep), op: op, reason: .command)
-    guard !operations[dep.slot].isFinished else { return }
     guard platform == .apple else {
       operations[op.slot].stranded = true
       return
@@ -262,6 +286,22 @@ extension World {
   }
 
   // MARK: - Helpers
+
+  /// Whether the main queue ignores `request` on the current platform; when it does, the
+  /// request is recorded as ignored, with the reason, and nothing else changes.
+  ///
+  /// Linux: corelibs wraps `cancelAllOperations()` and the setters of `isSuspended`,
+  /// `maxConcurrentOperationCount` and `qualityOfService` in `if !__mainQ`, so all four do
+  /// nothing there. Apple: the main queue is documented to run one operation at a time and to
+  /// keep the quality of service `userInteractive` ("cannot be changed");
+  /// `cancelAllOperations()` is documented with no exception, so it cancels. What suspending
+  /// the main queue does is not documented: the lab ignores it as corelibs does.
+  mutating func mainQueueIgnores(_ request: MainQueueRequest, on q: QueueID) -> Bool {
+    guard queues[q.slot].isMain else { return false }
+    if platform == .apple, request == .cancelAll { return false }
+    record(.ignoredOnMainQueue(request), queue: q, reason: .ignoredOnMainQueue(platform))
+    return true
+  }
 
   /// Throws unless `name` can name a new operation.
   /// - Parameter hash: the name's ``NameIndex/hash(_:)``, when the caller has it already.
@@ -366,7 +406,9 @@ extension World {
     // Stored fields, not computed ones: those were read through a copy of the whole record.
     guard readiness[dep.slot].phase != .finished else { return }
     readiness[op.slot].unfinishedCount += 1
-    if readiness[op.slot].phase == .ready, !readiness[op.slot].ignoresDependencies, !operations[op.slot].dispatched {
+    if readiness[op.slot].phase == .ready, !readiness[op.slot].ignoresDependencies, !operations[op.slot].dispatched,
+      !isDispatchedToMainThread(op)
+    {
       setPhase(op, .pending)
       record(.unready, op: op, queue: operations[op.slot].queue, from: .ready, to: .pending, reason: .dependencyAdded(dep))
       if let q = operations[op.slot].queue { notePossiblyStaleReadyEntry(on: q) }
@@ -421,7 +463,12 @@ extension World {
   }
 
   mutating func pushReady(_ op: OpID, on q: QueueID) {
-    queues[q.slot].readyHeap.insert(ReadyEntry(level: operations[op.slot].level, place: operations[op.slot].place, op: op))
+    let entry = ReadyEntry(level: operations[op.slot].level, place: operations[op.slot].place, op: op)
+    if queues[q.slot].isMain, operations[op.slot].mainThreadWork == nil {
+      queues[q.slot].operationsHeap.insert(entry)  // until OperationQueue.main dispatches it (rule 42)
+    } else {
+      queues[q.slot].readyHeap.insert(entry)
+    }
   }
 
   mutating func cancel(_ op: OpID, because cause: Reason) {
@@ -431,6 +478,13 @@ extension World {
       return
     }
     if r.isCancelled {
+      // Linux: cancel() sets the unfinished count to 0 again, whatever it was (rule 9).
+      if readiness[op.slot].countBelowZero, r.phase != .executing {
+        readiness[op.slot].countBelowZero = false
+        record(.cancelRequested, op: op, queue: r.queue, reason: .cancelledAgain)
+        becomeReadyIfPossible(op, reason: .cancelledAgain)
+        return
+      }
       record(.cancelRequested, op: op, queue: r.queue, reason: .alreadyCancelled)
       return
     }

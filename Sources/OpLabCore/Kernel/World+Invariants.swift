@@ -56,7 +56,8 @@ extension World {
         problems.append("\(r.name) has an outcome but is not finished")
       }
       let unfinishedDeps = edges.operations(in: r.dependencyList).count { !operations[$0.slot].isFinished }
-      let waiting = r.phase == .created || r.phase == .pending || (r.phase == .ready && !r.dispatched)
+      let handedOver = r.dispatched || isDispatchedToMainThread(OpID(i))
+      let waiting = r.phase == .created || r.phase == .pending || (r.phase == .ready && !handedOver)
       if waiting, Int(unfinishedCount) < unfinishedDeps {
         problems.append("\(r.name) counts \(unfinishedCount) unfinished dependencies but has \(unfinishedDeps)")
       }
@@ -65,7 +66,7 @@ extension World {
         problems.append("\(r.name) counts \(unfinishedCount) unfinished dependencies but lists \(unfinishedDeps)")
       }
       // One handed to the dispatch queue keeps the ready phase, whatever it waits on since.
-      if r.phase == .ready && !r.dispatched && !isReady { problems.append("\(r.name) is in the ready phase but not isReady") }
+      if r.phase == .ready && !handedOver && !isReady { problems.append("\(r.name) is in the ready phase but not isReady") }
       if unfinishedCount < 0 { problems.append("\(r.name) counts \(unfinishedCount) unfinished dependencies") }
       if r.phase == .pending && isReady { problems.append("\(r.name) is pending but isReady") }
     }

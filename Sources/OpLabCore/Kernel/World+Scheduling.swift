@@ -5,7 +5,10 @@ extension World {
   /// `_schedule()` (rule 20): while the queue is not suspended and has free slots,
   /// start the best ready operation — highest level first, FIFO inside a level.
   /// Not-ready operations are never in the ready heap, so they keep their place.
+  /// While a barrier block runs, what the queue picks is dispatched and held behind it
+  /// (rule 40): it takes its slot now, picked by priority now, and starts when the block returns.
   mutating func pick(on q: QueueID, trigger: StartTrigger) {
+    if queues[q.slot].isMain { dispatchToMainThread() }
     while !queues[q.slot].isSuspended, queues[q.slot].executingCount < queues[q.slot].effectiveMax,
       let op = popReady(q)
     {
@@ -18,8 +21,9 @@ extension World {
     }
   }
 
-  /// Corelibs: the queue hands the operation to its backing dispatch queue, where it waits
-  /// behind a running barrier block. It holds its slot; suspension no longer stops it.
+  /// The queue hands the operation to its backing dispatch queue, where it waits behind a
+  /// running barrier block (rules 32 and 40). It holds its slot; suspension no longer stops it,
+  /// and a cancel is seen only when it starts.
   mutating func dispatchBehindBarrier(_ op: OpID, on q: QueueID, reason: Reason) {
     queues[q.slot].executingCount += 1
     operations[op.slot].holdsSlot = true
@@ -28,13 +32,40 @@ extension World {
     record(.dispatched, op: op, queue: q, reason: reason)
   }
 
+  /// The main thread as a run loop (rule 42): OperationQueue.main picks its best ready
+  /// operation (priority, then FIFO) when its one operation slot is free, and dispatches it
+  /// to the main thread, where it takes its turn after the taps, frames and work that became
+  /// runnable there before it: its place in the main thread's line is taken now, not when
+  /// it was enqueued.
+  mutating func dispatchToMainThread() {
+    let m = QueueID.main.slot
+    guard queues[m].dispatchedOperation == nil else { return }
+    while let e = queues[m].operationsHeap.popMax() {
+      guard isCurrent(e, in: .main) else { continue }  // made unready, re-filed or started since
+      queues[m].dispatchedOperation = e.op
+      mainThreadDispatches[e.op] = now
+      operations[e.op.slot].place = takePlace()
+      queues[m].readyHeap.insert(ReadyEntry(level: QueuePriority.normal.rawValue, place: operations[e.op.slot].place, op: e.op))
+      return
+    }
+  }
+
+  /// Whether OperationQueue.main has dispatched the operation to the main thread, where it
+  /// waits for its turn: past its queue's pick, like one held behind a barrier block.
+  func isDispatchedToMainThread(_ op: OpID) -> Bool {
+    queues[QueueID.main.slot].dispatchedOperation == op && operations[op.slot].phase == .ready
+  }
+
   /// Whether a ready-heap entry still stands for an operation waiting to start (not a stale one).
   func isReadyToStart(_ e: ReadyEntry, on q: QueueID) -> Bool { isCurrent(e, in: q) }
 
   private func isCurrent(_ e: ReadyEntry, in q: QueueID) -> Bool {
     // Field by field: copying the whole record would retain its name, spec and edges.
-    operations[e.op.slot].phase == .ready && !operations[e.op.slot].dispatched && operations[e.op.slot].queue == q
-      && operations[e.op.slot].level == e.level && operations[e.op.slot].place == e.place
+    // An operation OperationQueue.main dispatched waits in the main thread's line at the
+    // level of taps and frames, whatever its priority (see ``dispatchToMainThread()``).
+    let level = q == .main && queues[q.slot].dispatchedOperation == e.op ? QueuePriority.normal.rawValue : operations[e.op.slot].level
+    return operations[e.op.slot].phase == .ready && !operations[e.op.slot].dispatched && operations[e.op.slot].queue == q
+      && level == e.level && operations[e.op.slot].place == e.place
   }
 
   /// Counts an entry of `q`'s ready heap that may have gone stale (see
@@ -125,6 +156,12 @@ extension World {
     operations[op.slot].dispatched = false
     operations[op.slot].startedAt = now
     setPhase(op, .executing)
+    // A barrier is dispatched as a dispatch barrier (rule 40): what the queue dispatches
+    // while it runs waits behind it, and operations added from now on no longer depend on it.
+    if operations[op.slot].isBarrier, let q {
+      queues[q.slot].dispatchBarrier = op
+      if queues[q.slot].openBarrier == op { queues[q.slot].openBarrier = nil }
+    }
     prepareRelease(startingNow: op)
     let kind = operations[op.slot].spec.kind
     if operations[op.slot].isCancelled {
@@ -212,6 +249,16 @@ extension World {
       record(.kvoDidChange(.isFinished), op: op, queue: q, reason: reason)
     }
 
+    // A barrier block's end first starts what waited behind it, in the order it was
+    // dispatched (rule 40): those were ahead, on the dispatch queue, of whatever this finish
+    // releases (the release runs inside the block's work item).
+    if let q, queues[q.slot].dispatchBarrier == op {
+      queues[q.slot].dispatchBarrier = nil
+      let held = queues[q.slot].heldBehindBarrier
+      queues[q.slot].heldBehindBarrier = []
+      for waiting in held { start(waiting, reason: .dispatchBarrierEnded(op), holdsSlot: true) }
+    }
+
     // Dependents are released in the order their edges were added; the pooled list reads
     // newest first and the oldest is kept apart, so they are copied out (the oldest last)
     // and reversed. The buffer is reused (taken out of the world meanwhile, so a
@@ -254,12 +301,8 @@ extension World {
 
     guard let q else { return }
     if queues[q.slot].openBarrier == op { queues[q.slot].openBarrier = nil }
-    if queues[q.slot].dispatchBarrier == op {
-      queues[q.slot].dispatchBarrier = nil
-      let held = queues[q.slot].heldBehindBarrier
-      queues[q.slot].heldBehindBarrier = []
-      for waiting in held { start(waiting, reason: .dispatchBarrierEnded(op), holdsSlot: true) }
-    }
+    // OperationQueue.main's operation slot frees: the pick below dispatches its next one.
+    if queues[q.slot].dispatchedOperation == op { queues[q.slot].dispatchedOperation = nil }
     // Every operation filed in a queue finishes from a slot; a corelibs empty-queue barrier holds none.
     if wasExecuting, holdsSlot {
       queues[q.slot].finishedMembers += 1

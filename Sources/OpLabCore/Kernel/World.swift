@@ -43,6 +43,9 @@ public struct World: Sendable {
   public internal(set) var frames: FrameClock?
   /// The `wait … from main` blocking the main thread now, if any.
   public internal(set) var mainThreadWait: OpID?
+  /// When OperationQueue.main dispatched each of its operations to the main thread (rule
+  /// 42): from then on it waits there in the order work became runnable on the main thread.
+  public internal(set) var mainThreadDispatches: [OpID: Tick] = [:]
 
   var cpu = CPUState()
   /// Every dependency edge, both ways (see ``OperationRecord/dependencyList`` and

@@ -163,8 +163,12 @@ struct Readiness: Sendable {
   var phase: OpPhase = .created
   /// Set by `cancel()` on an operation that has not started: dependencies are ignored (rule 13).
   var ignoresDependencies = false
+  /// Linux: `removeDependency` of a finished dependency from a cancelled operation took
+  /// corelibs' unfinished count below the 0 that `cancel()` left (rule 9): `isReady` is
+  /// false until `cancel()` is called again, which sets the count back to 0.
+  var countBelowZero = false
 
   /// `isReady`: no unfinished dependency is counted against it. Like the real flag, this
   /// is independent of the phase: a finished operation is ready.
-  var isReady: Bool { ignoresDependencies || unfinishedCount == 0 }
+  var isReady: Bool { !countBelowZero && (ignoresDependencies || unfinishedCount == 0) }
 }

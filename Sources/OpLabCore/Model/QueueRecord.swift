@@ -34,13 +34,20 @@ public struct QueueRecord: Sendable {
   /// ``staleReadyEntries``, which alone decides when the heap is compacted: compacting at
   /// other times would change which operation a pick is said to have gone before.
   var possiblyStaleReadyEntries = 0
-  /// The newest barrier that has not finished: later operations wait for it (rule 40).
+  /// The newest barrier that has not started: later operations wait for it (rule 40).
   var openBarrier: OpID?
-  /// A corelibs empty-queue barrier running on the backing dispatch queue: operations the
-  /// queue dispatches meanwhile wait behind it (rule 32).
+  /// A barrier block running on the backing dispatch queue (rule 40; on an empty queue,
+  /// corelibs' rule 32): operations the queue dispatches meanwhile wait behind it.
   var dispatchBarrier: OpID?
   /// Operations dispatched while `dispatchBarrier` runs, in dispatch order.
   var heldBehindBarrier: [OpID] = []
+  /// `main` only: its ready operations OperationQueue.main has not dispatched to the main
+  /// thread yet, best first by priority, then FIFO (rule 42). User-interface work is not here.
+  var operationsHeap = ReadyQueue()
+  /// `main` only: the operation OperationQueue.main has dispatched to the main thread and
+  /// that has not finished: it holds the queue's one operation slot, from its dispatch
+  /// (it then waits for the main thread behind work that became runnable earlier) to its finish.
+  var dispatchedOperation: OpID?
   /// Barriers created so far, for naming.
   var barrierCount = 0
 

@@ -15,10 +15,6 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
   case invalidSpec(String)
   /// Enqueueing an operation that is not fresh (rule 39).
   case cannotEnqueue(operation: String, phase: OpPhase, platform: Platform)
-  /// `OperationQueue.main` ignores `isSuspended` (rule 31).
-  case mainQueueCannotSuspend
-  /// `OperationQueue.main` is always serial (rule 26).
-  case mainQueueMaxIsFixed
   /// A `maxConcurrentOperationCount` below −1 crashes (rule 26).
   case invalidMaxConcurrent(Int)
   /// The operation does not depend on the other one.
@@ -49,10 +45,6 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
         + (platform == .apple
           ? "the real addOperation(_:) raises NSInvalidArgumentException"
           : "the real addOperation(_:) crashes the process (fatalError: \"operations finished, executing or already in a queue cannot be enqueued\")")
-    case .mainQueueCannotSuspend:
-      "the main queue cannot be suspended: OperationQueue.main ignores isSuspended = true"
-    case .mainQueueMaxIsFixed:
-      "the main queue is always serial: OperationQueue.main ignores changes to maxConcurrentOperationCount"
     case .invalidMaxConcurrent(let n):
       "maxConcurrentOperationCount must be 0 or more, or default (-1); the real setter crashes on \(n)"
     case .notADependency(let op, let dep): "'\(op)' does not depend on '\(dep)'"

@@ -113,6 +113,27 @@ public enum EventKind: Hashable, Sendable {
   case tapScheduled(Tick)
   /// The display's frame requests changed: a frame every so many ticks, or none.
   case framesChanged(every: Tick?)
+  /// A request the main queue ignores: nothing changed. The reason,
+  /// ``Reason/ignoredOnMainQueue(_:)``, says which Foundation ignores it and why.
+  case ignoredOnMainQueue(MainQueueRequest)
+}
+
+/// A setter or call on `OperationQueue.main` that does nothing there (rules 26, 31, 33, 41).
+///
+/// Corelibs wraps `cancelAllOperations()` and the setters of `isSuspended`,
+/// `maxConcurrentOperationCount` and `qualityOfService` in `if !__mainQ`; Darwin documents
+/// the main queue as serial and its quality of service as fixed.
+public enum MainQueueRequest: Hashable, Sendable {
+  /// `isSuspended = true`.
+  case suspend
+  /// `isSuspended = false`.
+  case resume
+  /// `maxConcurrentOperationCount = n` (`nil`: the default, −1).
+  case maxConcurrent(Int?)
+  /// `qualityOfService = qos`.
+  case qualityOfService(QualityOfService)
+  /// `cancelAllOperations()`.
+  case cancelAll
 }
 
 /// Why an ``Event`` happened: the cause `why` explains.
@@ -191,6 +212,15 @@ public enum Reason: Hashable, Sendable {
   case waitReturned
   /// The cores are shared: this many units of work run on this many cores (`nil`: unlimited).
   case cpuShared(units: Int32, cores: Int32?)
+  /// The main queue ignores the request on this platform: corelibs by its `if !__mainQ`
+  /// guards, Darwin as documented (or, where Darwin's documentation is silent, as the lab
+  /// chose; see ``World/explain(_:about:)``).
+  case ignoredOnMainQueue(Platform)
+  /// Linux: `removeDependency` of a finished dependency from an operation cancelled before
+  /// it started took corelibs' unfinished count to −1: not ready until cancelled again (rule 9).
+  case unfinishedCountBelowZero
+  /// Linux: `cancel()` on a cancelled operation whose count was below zero set it back to 0.
+  case cancelledAgain
 }
 
 /// What allowed an operation to start at the tick it did.

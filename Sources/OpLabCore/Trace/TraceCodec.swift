@@ -87,6 +87,12 @@ enum Codec {
     case .tapScheduled(let t): w.signed(Int64(t)); return 39
     case .framesChanged(nil): return 40
     case .framesChanged(let n?): w.signed(Int64(n)); return 41
+    case .ignoredOnMainQueue(.suspend): return 42
+    case .ignoredOnMainQueue(.resume): return 43
+    case .ignoredOnMainQueue(.maxConcurrent(nil)): return 44
+    case .ignoredOnMainQueue(.maxConcurrent(let n?)): w.signed(Int64(n)); return 45
+    case .ignoredOnMainQueue(.qualityOfService(let q)): w.signed(Int64(q.rawValue)); return 46
+    case .ignoredOnMainQueue(.cancelAll): return 47
     }
   }
 
@@ -133,6 +139,12 @@ enum Codec {
     case 39: .tapScheduled(Tick(r.signed()))
     case 40: .framesChanged(every: nil)
     case 41: .framesChanged(every: Tick(r.signed()))
+    case 42: .ignoredOnMainQueue(.suspend)
+    case 43: .ignoredOnMainQueue(.resume)
+    case 44: .ignoredOnMainQueue(.maxConcurrent(nil))
+    case 45: .ignoredOnMainQueue(.maxConcurrent(Int(r.signed())))
+    case 46: .ignoredOnMainQueue(.qualityOfService(qualityOfService(r.signed())))
+    case 47: .ignoredOnMainQueue(.cancelAll)
     default: corrupt("event kind", code)
     }
   }
@@ -192,6 +204,10 @@ enum Codec {
     case .cpuShared(let units, let cores?): w.signed(Int64(units)); w.signed(Int64(cores)); return 46
     case .asyncStartSawCancellation: return 47
     case .asyncStartForgotFinish: return 48
+    case .ignoredOnMainQueue(.apple): return 49
+    case .ignoredOnMainQueue(.linux): return 50
+    case .unfinishedCountBelowZero: return 51
+    case .cancelledAgain: return 52
     }
   }
 
@@ -246,6 +262,10 @@ enum Codec {
       return .cpuShared(units: units, cores: r.int32())
     case 47: return .asyncStartSawCancellation
     case 48: return .asyncStartForgotFinish
+    case 49: return .ignoredOnMainQueue(.apple)
+    case 50: return .ignoredOnMainQueue(.linux)
+    case 51: return .unfinishedCountBelowZero
+    case 52: return .cancelledAgain
     default: corrupt("reason", code)
     }
   }

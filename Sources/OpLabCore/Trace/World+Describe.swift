@@ -76,10 +76,13 @@ extension World {
     case .tapScheduled(let t): what = "a tap is coming at t=\(t)"
     case .framesChanged(let every):
       what = every.map { "the display asks for a frame every \($0) \($0 == 1 ? "tick" : "ticks")" } ?? "the display stops asking for frames"
+    case .ignoredOnMainQueue(let request): what = "\(Self.code(of: request)) ignored"
     }
     let why: String
     switch e.kind {
     case .kvoWillChange, .kvoDidChange: why = ""  // the state change beside it says why
+    case .ignoredOnMainQueue(let request):
+      if case .ignoredOnMainQueue(let p) = e.reason { why = Self.mainQueueIgnores(request, on: p) } else { why = explain(e.reason) }
     case .finished(.succeeded) where e.op.map { operations[$0.slot].isCancelled } ?? false:
       why = explain(e.reason, about: e.op) + ", although cancelled: its code did not stop"
     default: why = explain(e.reason, about: e.op)
@@ -132,12 +135,44 @@ extension World {
     case .frameDropped: "it could not start before the next frame was due (the main thread was busy)"
     case .frameLimit: "the lab draws at most \(World.maxFrames) frames for one `frames` setting"
     case .waitReturned: "everything it waited for finished; the main thread is free again"
+    case .unfinishedCountBelowZero:
+      "removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)"
+    case .cancelledAgain: "cancel() sets corelibs' unfinished count back to 0, so isReady is true again"
+    case .ignoredOnMainQueue(.linux): "corelibs does nothing on the main queue (`if !__mainQ`)"
+    case .ignoredOnMainQueue(.apple): "the main queue is serial, with a fixed quality of service (Darwin)"
     case .cpuShared(let units, let cores):
       if let cores {
         "\(units) running \(units == 1 ? "job" : "jobs") on \(cores) \(cores == 1 ? "core" : "cores")"
       } else {
         "unlimited cores"
       }
+    }
+  }
+
+  /// The Swift of a request the main queue ignores: `isSuspended = true`.
+  public static func code(of request: MainQueueRequest) -> String {
+    switch request {
+    case .suspend: "isSuspended = true"
+    case .resume: "isSuspended = false"
+    case .maxConcurrent(let n): "maxConcurrentOperationCount = \(n.map(String.init) ?? "default")"
+    case .qualityOfService(let q): "qualityOfService = .\(q)"
+    case .cancelAll: "cancelAllOperations()"
+    }
+  }
+
+  /// Why the main queue ignores a request on a platform (rules 26, 31, 33, 41).
+  static func mainQueueIgnores(_ request: MainQueueRequest, on platform: Platform) -> String {
+    switch (platform, request) {
+    case (.linux, _):
+      "corelibs wraps it in `if !__mainQ`, so it does nothing on the main queue"
+    case (.apple, .maxConcurrent):
+      "the main queue runs one operation at a time (Darwin's documentation of OperationQueue.main)"
+    case (.apple, .qualityOfService):
+      "the main queue's quality of service is userInteractive and cannot be changed (Darwin's documentation)"
+    case (.apple, .suspend), (.apple, .resume):
+      "Darwin's documentation does not say what suspending the main queue does; the lab keeps it running, as corelibs does"
+    case (.apple, .cancelAll):
+      "the lab ignored it"  // not recorded: Darwin's cancelAllOperations() cancels on the main queue too
     }
   }
 
@@ -154,6 +189,14 @@ extension World {
 
   private func beatRule(_ winner: OpID?, over other: OpID) -> String {
     guard let winner else { return "ahead of \(name(other))" }
+    // On the main thread, an operation of OperationQueue.main and a tap or a frame go in the
+    // order they became runnable there, whatever the priority (rule 42).
+    let w0 = operations[winner.slot], o0 = operations[other.slot]
+    if w0.queue == .main, o0.queue == .main, (w0.mainThreadWork == nil) != (o0.mainThreadWork == nil),
+      w0.level != 12, o0.level != 12
+    {
+      return "it became runnable on the main thread before \(name(other)), whatever their priorities"
+    }
     let w = operations[winner.slot].level, o = operations[other.slot].level
     if w != o { return "\(levelName(w, of: winner)) beats \(levelName(o, of: other)) \(name(other))" }
     // Earlier in the level's line: usually added earlier, but a priority change sends an

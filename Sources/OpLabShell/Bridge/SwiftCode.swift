@@ -62,6 +62,9 @@ enum SwiftCode {
     /// the main thread stays free for main-queue work, as in the lab.
     var forExport = false
 
+    /// What `cancelAllOperations()` does on the main queue, as a comment.
+    static let mainCancelAllNote = "  // Linux's Foundation ignores this on the main queue"
+
     mutating func add(_ step: Step) {
       var lines: [String] = []
       var names: Set<String> = []
@@ -113,26 +116,32 @@ enum SwiftCode {
       case .qos(let target, let qos):
         names.insert(target)
         let isQueue = declared.contains(target) && queueOf[target] == nil
-        lines.append("\(isQueue ? queue(target) : SwiftCode.variable(target)).qualityOfService = .\(qos)")
+        lines.append("\(isQueue ? queue(target) : SwiftCode.variable(target)).qualityOfService = .\(qos)"
+          + (isQueue && target == "main" ? "  // ignored: the main queue's stays userInteractive" : ""))
       case .max(let name, let max):
         names.insert(name)
-        lines.append("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))")
+        lines.append("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))"
+          + (name == "main" ? "  // ignored: the main queue is always serial" : ""))
       case .cancel(let op):
         names.insert(op)
         lines.append("\(SwiftCode.variable(op)).cancel()  // only sets isCancelled: running code stops where it checks")
       case .cancelAll(let target):
         if let target {
           names.insert(target)
-          lines.append("\(queue(target)).cancelAllOperations()")
+          lines.append("\(queue(target)).cancelAllOperations()" + (target == "main" ? Self.mainCancelAllNote : ""))
         } else {
-          for q in declared.sorted() { names.insert(q); lines.append("\(queue(q)).cancelAllOperations()") }
+          for q in declared.sorted() {
+            names.insert(q)
+            lines.append("\(queue(q)).cancelAllOperations()" + (q == "main" ? Self.mainCancelAllNote : ""))
+          }
         }
       case .suspend(let name):
         names.insert(name)
-        lines.append("\(queue(name)).isSuspended = true  // running work goes on; nothing new starts")
+        lines.append("\(queue(name)).isSuspended = true  // "
+          + (name == "main" ? "ignored on the main queue" : "running work goes on; nothing new starts"))
       case .resume(let name):
         names.insert(name)
-        lines.append("\(queue(name)).isSuspended = false")
+        lines.append("\(queue(name)).isSuspended = false" + (name == "main" ? "  // ignored on the main queue" : ""))
       case .barrier(let name, let ticks):
         names.insert(name)
         lines.append("\(queue(name)).addBarrierBlock { work(ticks: \(ticks)) }")

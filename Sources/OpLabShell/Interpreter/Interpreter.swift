@@ -228,8 +228,6 @@ public final class Interpreter {
 
   private func hint(for error: SimulationError) -> String? {
     switch error {
-    case .mainQueueMaxIsFixed: "for work side by side, use a queue of your own: queue work max N"
-    case .mainQueueCannotSuspend: "to pause work, put it on a queue of your own (queue work, op … on work) and suspend that"
     case .cannotEnqueue: "define a new operation with `op` instead"
     case .tickNotReached: "use `step` or `run` to move forward"
     case .invalidCores: "e.g. `machine cores 4`, or `machine unlimited` for a core per running piece of work"

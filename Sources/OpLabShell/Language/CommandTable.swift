@@ -84,7 +84,8 @@ public enum CommandTable {
       details: """
         op.removeDependency(dep). On Apple platforms an operation whose last unfinished
         dependency is removed becomes ready. On Linux (platform linux) corelibs forgets to
-        release it, so it is stranded until cancelled.
+        release it, so it is stranded until cancelled; and removing a finished dependency
+        from a cancelled operation that has not started makes it not ready until cancelled again.
         """,
       examples: ["undepend f2 on d2"]),
     CommandSpec(
@@ -104,8 +105,8 @@ public enum CommandTable {
       summary: "change the quality of service of an operation or a queue",
       details: """
         Sets qualityOfService. An operation without one runs at its queue's; a queue reports
-        default (main: userInteractive), as Foundation's source does. Apple's documentation
-        says background for queues you create: set it when it matters. Under `machine cores N`,
+        default (main: userInteractive, which cannot be changed), as Foundation's source does.
+        Apple's documentation says background for queues you create: set it when it matters. Under `machine cores N`,
         higher QoS gets more of busy cores. On Linux, an operation with a QoS but no explicit
         priority is filed under a matching priority when enqueued on a queue whose max is not 1.
         """,
@@ -130,7 +131,8 @@ public enum CommandTable {
         operation that has not started becomes ready at once, its dependencies ignored, and is
         skipped when the queue starts it, so its dependents can run early. `cancel all` is
         cancelAllOperations(), which cancels one operation at a time: consequences of each
-        cancel happen before the next. Without a queue, every queue is cancelled.
+        cancel happen before the next (in a real app they race with the loop; `why` says so).
+        Without a queue, every queue is cancelled. On Linux the main queue ignores it.
         """,
       examples: ["cancel d2", "cancel all downloads"]),
     CommandSpec(
@@ -138,7 +140,7 @@ public enum CommandTable {
       arguments: [.value(.queue, key: "queue")],
       options: [],
       summary: "stop a queue from starting operations",
-      details: "isSuspended = true: running operations finish; nothing new starts, not even cancelled ones.",
+      details: "isSuspended = true: running operations finish; nothing new starts, not even cancelled ones. The main queue ignores it.",
       examples: ["suspend downloads"]),
     CommandSpec(
       name: "resume", aliases: [],
@@ -433,7 +435,7 @@ public enum CommandTable {
         with a quality of service but no priority is queued at a matching priority;
         removeDependency leaves the operation waiting forever (a corelibs bug); a barrier on
         an empty queue runs at once, even when suspended; cancel() on an operation in no
-        queue does not finish it.
+        queue does not finish it; cancelAllOperations() does nothing on the main queue.
         """,
       examples: ["platform linux"]),
     CommandSpec(

@@ -54,6 +54,11 @@ extension World {
     case .cpuShare(let s): "share=\(share(s))"
     case .tapScheduled(let t): "tap@\(t)"
     case .framesChanged(let every): "frames=\(every.map(String.init) ?? "off")"
+    case .ignoredOnMainQueue(.suspend): "ignored:suspend"
+    case .ignoredOnMainQueue(.resume): "ignored:resume"
+    case .ignoredOnMainQueue(.maxConcurrent(let max)): "ignored:max=\(max.map(String.init) ?? "default")"
+    case .ignoredOnMainQueue(.qualityOfService(let q)): "ignored:qos=\(q)"
+    case .ignoredOnMainQueue(.cancelAll): "ignored:cancelAll"
     }
   }
 

@@ -29,9 +29,43 @@ struct TraceOracle {
     var queueOf: [OpID: QueueID] = [:]
     var place = 0
     let platform = world.platform
+    // The main thread as a run loop (rule 42): OperationQueue.main dispatches its best ready
+    // operation when none of its operations is dispatched or running; the main thread then
+    // takes that one, taps, frames and waits in the order they became runnable there.
+    var mainInFlight: OpID?
+    var mainKey: [OpID: (level: Int, place: Int)] = [:]
+    var inFlightFinishing = false
+    // A corelibs barrier on an empty queue goes straight to the dispatch queue (rule 32).
+    var emptyQueueBarriers: Set<OpID> = []
+    func isMainOperation(_ op: OpID) -> Bool {
+      queueOf[op] == .main && world.operation(op).mainThreadWork == nil && !emptyQueueBarriers.contains(op)
+    }
+    func dispatchOnMain() {
+      guard mainInFlight == nil else { return }
+      let waiting = (ready[.main] ?? []).filter { isMainOperation($0) && !started.contains($0) }
+      guard let best = waiting.max(by: { a, b in
+        let ka = key[a]!, kb = key[b]!
+        return ka.level != kb.level ? ka.level < kb.level : ka.place > kb.place
+      }) else { return }
+      mainInFlight = best
+      place += 1
+      mainKey[best] = (0, place)
+    }
 
     for (seq, e) in world.trace.enumerated() {
       let at = "event #\(seq) (t=\(e.tick) \(world.describe(e)))"
+      // The finish of the operation in flight on main releases its dependents first; then
+      // the queue dispatches its next one, before anything else happens on main.
+      let partOfFinish: Bool
+      switch e.kind {
+      case .ready, .kvoWillChange, .kvoDidChange: partOfFinish = true
+      default: partOfFinish = false
+      }
+      if inFlightFinishing, !partOfFinish, e.queue == .main || e.op.map({ queueOf[$0] == .main }) == true {
+        inFlightFinishing = false
+        mainInFlight = nil
+        dispatchOnMain()
+      }
       switch e.kind {
       case .queueCreated(let m): max[e.queue!] = m
       case .maxChanged(let m): max[e.queue!] = m
@@ -43,7 +77,7 @@ struct TraceOracle {
       case .barrierAdded: barriers.insert(e.op!)
       case .priorityChanged(let p):
         let op = e.op!
-        let waiting = phaseIsWaiting.contains(op) && !barriers.contains(op) && !dispatched.contains(op)
+        let waiting = phaseIsWaiting.contains(op) && !barriers.contains(op) && !dispatched.contains(op) && op != mainInFlight
         guard waiting, let k = key[op], let q = queueOf[op] else {
           priority[op] = p
           continue
@@ -68,13 +102,14 @@ struct TraceOracle {
         }
       case .dependencyAdded(let d):
         // An op already dispatched behind a corelibs barrier is past waiting on anything new.
-        if !dispatched.contains(e.op!) { deps[e.op!, default: []].append(d) }
+        if !dispatched.contains(e.op!), e.op != mainInFlight { deps[e.op!, default: []].append(d) }
       case .dependencyRemoved(let d):
         if let i = deps[e.op!]?.firstIndex(of: d) { deps[e.op!]!.remove(at: i) }
       case .cancelRequested:
         if !finished.contains(e.op!) { cancelled.insert(e.op!) }
       case .enqueued:
         let op = e.op!, q = e.queue!
+        if e.reason == .emptyQueueBarrier { emptyQueueBarriers.insert(op) }
         place += 1
         phaseIsWaiting.insert(op)
         queueOf[op] = q
@@ -91,7 +126,9 @@ struct TraceOracle {
           level = 0
         }
         key[op] = (level, place)
-      case .ready: ready[e.queue!, default: []].insert(e.op!)
+      case .ready:
+        ready[e.queue!, default: []].insert(e.op!)
+        if e.queue == .main, isMainOperation(e.op!), !inFlightFinishing { dispatchOnMain() }
       case .unready: ready[e.queue!, default: []].remove(e.op!)
       case .dispatched, .started, .skipped:
         let op = e.op!, q = e.queue!
@@ -126,9 +163,16 @@ struct TraceOracle {
         let limit = q == .main ? 1 : ((max[q] ?? nil) ?? Int.max)
         if suspended.contains(q) { problems.append("\(at): started on a suspended queue") }
         if executing[q, default: 0] >= limit { problems.append("\(at): started with \(executing[q, default: 0]) of \(limit) slots busy") }
-        let candidates = ready[q] ?? []
-        if let k = key[op], let better = candidates.first(where: { c in
-          guard let ck = key[c] else { return false }
+        var candidates = ready[q] ?? []
+        var keyOf = key
+        if q == .main {
+          // Only the dispatched operation competes for the main thread, at its dispatch's place.
+          if isMainOperation(op), op != mainInFlight { problems.append("\(at): an operation of main started without being dispatched") }
+          candidates = candidates.filter { !isMainOperation($0) || $0 == mainInFlight }
+          if let m = mainInFlight { keyOf[m] = mainKey[m] }
+        }
+        if let k = keyOf[op], let better = candidates.first(where: { c in
+          guard let ck = keyOf[c] else { return false }
           return ck.level > k.level || (ck.level == k.level && ck.place < k.place)
         }) {
           problems.append("\(at): picked over the better \(world.name(better))")
@@ -148,6 +192,7 @@ struct TraceOracle {
         }
         finished.insert(op)
         phaseIsWaiting.remove(op)
+        if op == mainInFlight { inFlightFinishing = true }
         if holdsSlot.remove(op) != nil, let q = e.queue { executing[q, default: 0] -= 1 }
       case .completionStarted:
         if !finished.contains(e.op!) { problems.append("\(at): completion block before finish") }
