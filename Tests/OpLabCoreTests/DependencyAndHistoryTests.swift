@@ -133,7 +133,7 @@ import Testing
     try sim.rewind(to: last + 1)
     #expect(sim.journal.last == .runUntil(last + 1))
     var replay = World()
-    for action in sim.journal { try replay.perform(action) }
+    for action in sim.journal { _ = try replay.perform(action) }
     #expect(replay.now == last + 1 && replay.trace == sim.world.trace)
     #expect(replay.lines() == [
       "0 main queue",
@@ -169,7 +169,7 @@ import Testing
     ])
     #expect(sim.world.mainThreadWait == OpID(1))
     var replay = World()
-    for action in sim.journal { try replay.perform(action) }
+    for action in sim.journal { _ = try replay.perform(action) }
     #expect(replay.now == 3 && replay.trace == sim.world.trace)
     try sim.perform(.runUntilIdle)
     #expect(sim.world.lines(from: 15) == [

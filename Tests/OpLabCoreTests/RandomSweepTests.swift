@@ -13,7 +13,7 @@ import Testing
   ) -> (Simulation, [String: OperationSpec], [String]) {
     var random = RandomActions(seed: seed, machine: machine)
     var sim = Simulation(world: World(platform: seed % 3 == 0 ? .linux : .apple))
-    if let cores { try? sim.perform(.setCores(cores)) }
+    if let cores { _ = try? sim.perform(.setCores(cores)) }
     var specs: [String: OperationSpec] = [:]
     var counter = 0
     var problems: [String] = []
@@ -28,7 +28,7 @@ import Testing
       }
       problems += sim.world.invariantViolations().map { "after \(action): \($0)" }
     }
-    try? sim.perform(.runUntilIdle)
+    _ = try? sim.perform(.runUntilIdle)
     problems += sim.world.invariantViolations().map { "after the final run: \($0)" }
     return (sim, specs, problems)
   }

@@ -247,7 +247,9 @@ extension TerminalTests {
       .write(to: script, atomically: true, encoding: .utf8)
     let target = state.appendingPathComponent("out/big.jsonl")
     try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-    let out = try session(["source \(script.path)\\r", "<SLEEP 14>", "export events \(target.path)\\r", "<SLEEP 0.2>", "<TERM>"], state: state)
+    // The export of 30,000 operations takes over half a second: SIGTERM comes 0.05 s in.
+    let out = try session(
+      ["source \(script.path)\\r", "<WAIT idle at t=>", "<SLEEP 0.5>", "<QUICK>export events \(target.path)\\r", "<TERM>"], state: state)
     #expect(out.hasSuffix("\nexit 143\n"), "\(out.suffix(300))")
     #expect(!out.contains("wrote events"), "the export finished before the signal: the test proves nothing")
     #expect(try FileManager.default.contentsOfDirectory(atPath: target.deletingLastPathComponent().path) == [])

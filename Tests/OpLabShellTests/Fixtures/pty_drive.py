@@ -3,9 +3,11 @@
 
 Usage: pty_drive.py PROGRAM [ARG...] -- BURST...   (bursts use Python escapes: \\t, \\r, \\x03, \\x1b[A;
 the burst <KILL> sends SIGKILL, as a crash would; <TERM> sends SIGTERM; <SLEEP N> reads the
-output for N seconds, for a command that takes long; a burst that starts
-with <HOLD> is typed and then nothing is read for 2 s, so a long output fills the terminal
-and the program is left blocked in the middle of writing it)
+output for N seconds, for a command that takes long; <WAIT TEXT> reads the output until TEXT
+has appeared (at most 120 s); a burst that starts with <HOLD> is typed and then nothing is
+read for 2 s, so a long output fills the terminal and the program is left blocked in the
+middle of writing it; one that starts with <QUICK> is typed and read for only 0.05 s, so the
+next burst (a signal) reaches a command that has just begun)
 Prints everything the program wrote, then a last line "exit N".
 Used by TerminalTests: the child gets the pty as its controlling terminal, so Ctrl-C
 reaches it as SIGINT exactly as in a real terminal.
@@ -46,17 +48,26 @@ for burst in bursts:
     if burst == "<TERM>":
         os.kill(pid, 15)
         break
+    if burst.startswith("<WAIT ") and burst.endswith(">"):
+        text = burst[len("<WAIT "):-1].encode("utf-8")
+        end = time.time() + 120
+        while text not in output and time.time() < end:
+            drain(0.05)
+        continue
     if burst.startswith("<SLEEP ") and burst.endswith(">"):
         drain(float(burst[len("<SLEEP "):-1]))
         continue
     hold = burst.startswith("<HOLD>")
+    quick = burst.startswith("<QUICK>")
     if hold:
         burst = burst[len("<HOLD>"):]
+    if quick:
+        burst = burst[len("<QUICK>"):]
     os.write(fd, codecs.decode(burst, "unicode_escape").encode("utf-8"))
     if hold:
         time.sleep(2.0)
     else:
-        drain(0.4)
+        drain(0.05 if quick else 0.4)
 deadline = time.time() + 10
 status = None
 while time.time() < deadline:
