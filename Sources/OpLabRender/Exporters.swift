@@ -99,6 +99,8 @@ public enum Exporters {
     case .cpuShare: return "cpuShare"
     case .tapScheduled: return "tapScheduled"
     case .framesChanged: return "framesChanged"
+    case .startCalled: return "startCalled"
+    case .executionBlockAdded: return "executionBlockAdded"
     }
   }
 
@@ -115,6 +117,7 @@ public enum Exporters {
     case .cpuLoad(let used), .cpuShare(let used): coresText(used)
     case .tapScheduled(let t): String(t)
     case .framesChanged(let every): every.map(String.init) ?? "off"
+    case .executionBlockAdded(let t): String(t)
     default: nil
     }
   }

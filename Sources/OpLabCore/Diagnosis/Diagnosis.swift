@@ -176,7 +176,10 @@ extension World {
   private func blockageWithoutCycles(of op: OpID) -> StallCause? {
     let r = operations[op.slot]
     if r.isFinished { return nil }
-    if case .wait = r.mainThreadWork { return stallCause(of: op, cycleOf: [:]) }
+    switch r.mainThreadWork {
+    case .wait?, .waitForOperations?, .start?: return stallCause(of: op, cycleOf: [:])
+    default: break
+    }
     return r.jammed ? .neverCallsFinish : nil
   }
 
@@ -199,6 +202,11 @@ extension World {
           return .mainThreadWaitingFor(holdout)
         }
       }
+    }
+    if r.phase == .executing, let work = r.mainThreadWork, work == .waitForOperations || work == .start,
+      let holdout = callTargets(of: op).first(where: { !operations[$0.slot].isFinished })
+    {
+      return .mainThreadWaitingFor(holdout)
     }
     switch r.phase {
     case .ready, .executing:

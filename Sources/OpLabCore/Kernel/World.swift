@@ -55,8 +55,11 @@ public struct World: Sendable {
   /// The operation started before the latest, whose release ``prepareRelease(startingNow:)``
   /// takes a step further (a prefetch hint's bookkeeping; it decides nothing).
   var startedBefore = OpID(-1)
-  /// User-interface work created so far, for naming: taps, frames, waits on main.
-  var mainThreadWorkCount = (taps: 0, frames: 0, waits: 0)
+  /// User-interface work created so far, for naming: taps, frames, waits and start() calls on main.
+  var mainThreadWorkCount = (taps: 0, frames: 0, waits: 0, starts: 0)
+  /// What each `waitUntilFinished()` or `start()` call on the main thread is about, by the
+  /// call's operation (``MainThreadWork/waitForOperations``, ``MainThreadWork/start``).
+  var callTargetsByCall: [OpID: [OpID]] = [:]
   /// Names to operations (operations never lose their names, so creation order is the
   /// order of ``operations``).
   var opNames = NameIndex()

@@ -113,6 +113,10 @@ public enum EventKind: Hashable, Sendable {
   case tapScheduled(Tick)
   /// The display's frame requests changed: a frame every so many ticks, or none.
   case framesChanged(every: Tick?)
+  /// `start()` was called by hand on ``Event/op`` and did nothing (the reason says why).
+  case startCalled
+  /// `addExecutionBlock(_:)`: a block of this many ticks was added to the BlockOperation.
+  case executionBlockAdded(Tick)
 }
 
 /// Why an ``Event`` happened: the cause `why` explains.
@@ -191,6 +195,15 @@ public enum Reason: Hashable, Sendable {
   case waitReturned
   /// The cores are shared: this many units of work run on this many cores (`nil`: unlimited).
   case cpuShared(units: Int32, cores: Int32?)
+  /// `start()` called by hand, on the main thread, by this call (``MainThreadWork/start``).
+  case startedByHand(OpID)
+  /// An asynchronous operation's `start()` returns once its work has begun: the call is over.
+  case asyncStartReturned
+  /// `main()` returned at once because this dependency did not succeed (`only-if-deps-succeeded`).
+  case dependencyDidNotSucceed(OpID)
+  /// By the time the main thread got to a `start()` call, the operation could not be
+  /// started any more: the real call raises there. The lab skipped it.
+  case startNoLongerPossible(OpID)
 }
 
 /// What allowed an operation to start at the tick it did.

@@ -87,6 +87,8 @@ enum Codec {
     case .tapScheduled(let t): w.signed(Int64(t)); return 39
     case .framesChanged(nil): return 40
     case .framesChanged(let n?): w.signed(Int64(n)); return 41
+    case .startCalled: return 42
+    case .executionBlockAdded(let t): w.signed(Int64(t)); return 43
     }
   }
 
@@ -133,6 +135,8 @@ enum Codec {
     case 39: .tapScheduled(Tick(r.signed()))
     case 40: .framesChanged(every: nil)
     case 41: .framesChanged(every: Tick(r.signed()))
+    case 42: .startCalled
+    case 43: .executionBlockAdded(Tick(r.signed()))
     default: corrupt("event kind", code)
     }
   }
@@ -192,6 +196,10 @@ enum Codec {
     case .cpuShared(let units, let cores?): w.signed(Int64(units)); w.signed(Int64(cores)); return 46
     case .asyncStartSawCancellation: return 47
     case .asyncStartForgotFinish: return 48
+    case .startedByHand(let op): w.signed(Int64(op.index)); return 49
+    case .asyncStartReturned: return 50
+    case .dependencyDidNotSucceed(let op): w.signed(Int64(op.index)); return 51
+    case .startNoLongerPossible(let op): w.signed(Int64(op.index)); return 52
     }
   }
 
@@ -246,6 +254,10 @@ enum Codec {
       return .cpuShared(units: units, cores: r.int32())
     case 47: return .asyncStartSawCancellation
     case 48: return .asyncStartForgotFinish
+    case 49: return .startedByHand(r.op())
+    case 50: return .asyncStartReturned
+    case 51: return .dependencyDidNotSucceed(r.op())
+    case 52: return .startNoLongerPossible(r.op())
     default: corrupt("reason", code)
     }
   }

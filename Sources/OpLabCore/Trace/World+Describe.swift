@@ -66,9 +66,9 @@ extension World {
     case .dependencyRemoved(let dep): what = "no longer depends on \(name(dep))"
     case .cycleClosed(let dep): what = "WARNING: depending on \(name(dep)) closes a dependency cycle; these operations can never start"
     case .barrierAdded: what = "barrier added to \(e.queue.map { name($0) } ?? "?")"
-    case .waitStarted: what = "waitUntilAllOperationsAreFinished() began"
-    case .waitEnded: what = "waitUntilAllOperationsAreFinished() returned"
-    case .waitStalled: what = "waitUntilAllOperationsAreFinished() would block forever"
+    case .waitStarted: what = "\(waitCall(e)) began"
+    case .waitEnded: what = "\(waitCall(e)) returned"
+    case .waitStalled: what = "\(waitCall(e)) would block forever"
     case .platformChanged(let p): what = "platform set to \(p.rawValue)"
     case .machineChanged(let cores): what = "machine set to \(cores.map { "\($0) \($0 == 1 ? "core" : "cores")" } ?? "unlimited cores")"
     case .cpuLoad(let used): what = "CPU busy: \(used == 0 ? "idle" : Machine.describe(used))"
@@ -76,6 +76,11 @@ extension World {
     case .tapScheduled(let t): what = "a tap is coming at t=\(t)"
     case .framesChanged(let every):
       what = every.map { "the display asks for a frame every \($0) \($0 == 1 ? "tick" : "ticks")" } ?? "the display stops asking for frames"
+    case .startCalled: what = "start() called by hand"
+    case .executionBlockAdded(let t):
+      let count: Int
+      if let op = e.op, case .blocks(let blocks) = operations[op.slot].spec.kind { count = blocks.count } else { count = 0 }
+      what = "addExecutionBlock: a block of \(t) \(t == 1 ? "tick" : "ticks")" + (count > 0 ? " (\(count) blocks now)" : "")
     }
     let why: String
     switch e.kind {
@@ -132,12 +137,32 @@ extension World {
     case .frameDropped: "it could not start before the next frame was due (the main thread was busy)"
     case .frameLimit: "the lab draws at most \(World.maxFrames) frames for one `frames` setting"
     case .waitReturned: "everything it waited for finished; the main thread is free again"
+    case .startedByHand(let call):
+      switch operations[op?.slot ?? 0].spec.kind {
+      case .async where op != nil: "start() called by hand on the main thread (\(name(call))): its own start() begins the work and returns"
+      default: "start() called by hand on the main thread (\(name(call))): main() runs there, blocking it until it returns"
+      }
+    case .asyncStartReturned: "an asynchronous operation's start() returns once its work has begun"
+    case .dependencyDidNotSucceed(let dep):
+      "returned at once: dependency \(name(dep)) did not succeed (\(operations[dep.slot].outcome.map { "\($0)" } ?? "unfinished"))"
+    case .startNoLongerPossible(let target):
+      "by the time the main thread got to it, \(name(target)) could not be started any more (the real call raises there); nothing started"
     case .cpuShared(let units, let cores):
       if let cores {
         "\(units) running \(units == 1 ? "job" : "jobs") on \(cores) \(cores == 1 ? "core" : "cores")"
       } else {
         "unlimited cores"
       }
+    }
+  }
+
+  /// The wait an event of a wait is about: on queues, or on operations.
+  private func waitCall(_ e: Event) -> String {
+    guard let op = e.op else { return "waitUntilAllOperationsAreFinished()" }
+    switch operations[op.slot].mainThreadWork {
+    case .wait?: return "waitUntilAllOperationsAreFinished()"
+    case .waitForOperations?: return "waitUntilFinished() on " + callTargets(of: op).map { name($0) }.joined(separator: ", ")
+    default: return "waitUntilFinished()"
     }
   }
 
@@ -165,7 +190,11 @@ extension World {
   /// files above every priority (a barrier, or a wait called from the main thread).
   func levelName(_ level: Int8, of op: OpID) -> String {
     guard level == 12 else { return QueuePriority(rawValue: level)?.description ?? "\(level)" }
-    if case .wait = operations[op.slot].mainThreadWork { return "a wait from main" }
+    switch operations[op.slot].mainThreadWork {
+    case .wait?, .waitForOperations?: return "a wait from main"
+    case .start?: return "a start() call from main"
+    default: break
+    }
     return "barrier"
   }
 }

@@ -54,6 +54,8 @@ extension World {
     case .cpuShare(let s): "share=\(share(s))"
     case .tapScheduled(let t): "tap@\(t)"
     case .framesChanged(let every): "frames=\(every.map(String.init) ?? "off")"
+    case .startCalled: "startCalled"
+    case .executionBlockAdded(let t): "addBlock=\(t)"
     }
   }
 
