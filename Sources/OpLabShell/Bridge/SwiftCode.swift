@@ -43,6 +43,7 @@ enum SwiftCode {
       out += "// WorkError.failed the error of work that fails.\n"
       out += "import Foundation\n\n"
       if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
+      if code.needsSucceeded { out += succeededHelper.joined(separator: "\n") + "\n\n" }
     }
     out += pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
     return out
@@ -58,6 +59,10 @@ enum SwiftCode {
     var busy: [String] = []
     var now: Tick = 0
     var needsAsyncBase = false
+    /// Whether an operation needs `succeeded(_:)` (`only-if-deps-succeeded`).
+    var needsSucceeded = false
+    /// The asynchronous operations, whose start() returns at once.
+    var asyncOperations: Set<String> = []
     /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
     /// the main thread stays free for main-queue work, as in the lab.
     var forExport = false
@@ -95,12 +100,38 @@ enum SwiftCode {
           lines.append("\(queue(queueName)).addOperation(\(v))")
           if !busy.contains(queueName) { busy.append(queueName) }
         }
-      case .add(let op, let target):
-        let queueName = target ?? queueOf[op] ?? "queue"
-        names.formUnion([op, queueName])
+      case .add(let ops, let target, let wait):
+        let queueName = target ?? ops.first.flatMap { queueOf[$0] } ?? "queue"
+        names.formUnion(ops + [queueName])
         lines.insert(contentsOf: declare(queueName), at: 1)
-        lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(op)))")
+        if ops.count == 1, wait == nil {
+          lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(ops[0])))")
+        } else {
+          let list = "[" + ops.map(SwiftCode.variable).joined(separator: ", ") + "]"
+          if let wait {
+            now = step.end  // the call returns when the work is done
+            if forExport, !wait.fromMain || wait.until != nil {
+              lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)")
+              lines.append("sleep(ticks: \(step.end - step.tick))  // the lab waited on its own thread; here the clock runs on")
+            } else {
+              if wait.fromMain { lines.append("// called on the main thread: nothing else runs there until it returns") }
+              if wait.until != nil { lines.append("// (the lab stopped its clock before this wait returned)") }
+              lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: true)  // inserts all, then schedules once")
+            }
+          } else {
+            lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
+          }
+        }
         if !busy.contains(queueName) { busy.append(queueName) }
+      case .start(let op):
+        names.insert(op)
+        lines.append("// called on the main thread, for an operation in no queue")
+        lines.append("\(SwiftCode.variable(op)).start()  " + (asyncOperations.contains(op)
+          ? "// begins the work and returns at once"
+          : "// main() runs here, on the main thread, until it returns"))
+      case .blocks(let op, let ticks):
+        names.insert(op)
+        lines.append("\(SwiftCode.variable(op)).addExecutionBlock { work(ticks: \(ticks)) }  // before it starts: after, it raises")
       case .depend(let op, let dependencies):
         names.formUnion([op] + dependencies)
         for d in dependencies { lines.append("\(SwiftCode.variable(op)).addDependency(\(SwiftCode.variable(d)))") }
@@ -136,6 +167,16 @@ enum SwiftCode {
       case .barrier(let name, let ticks):
         names.insert(name)
         lines.append("\(queue(name)).addBarrierBlock { work(ticks: \(ticks)) }")
+      case .wait(let target?, let fromMain, let until) where queueOf[target] != nil:
+        now = step.end  // the call returns when the operation is done: that is where the time went
+        names.insert(target)
+        if forExport, !fromMain || until != nil {
+          lines.append("sleep(ticks: \(step.end - step.tick))  // the lab waited on its own thread; here the clock runs on")
+        } else {
+          if fromMain { lines.append("// called on the main thread: nothing else runs there until it returns") }
+          if until != nil { lines.append("// (the lab stopped its clock before this wait returned)") }
+          lines.append("\(SwiftCode.variable(target)).waitUntilFinished()")
+        }
       case .wait(let target, let fromMain, let until):
         now = step.end  // the call returns when the work is done: that is where the time went
         let queues = target.map { [$0] } ?? busy
@@ -195,6 +236,7 @@ enum SwiftCode {
         for b in blocks.dropFirst() { lines.append("\(v).addExecutionBlock { work(ticks: \(b)) }") }
       case .async(let forgets):
         needsAsyncBase = true
+        asyncOperations.insert(spec.name)
         let type = SwiftCode.typeName(spec.name)
         lines += [
           "final class \(type): AsyncOperation, @unchecked Sendable {",
@@ -212,16 +254,24 @@ enum SwiftCode {
         ]
       case .plain:
         let simple = spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
+          && !spec.bailsUnlessDependenciesSucceeded
         if simple {
           lines.append("let \(v) = BlockOperation { work(ticks: \(spec.duration)) }")
         } else {
           let type = SwiftCode.typeName(spec.name)
           lines.append("final class \(type): Operation, @unchecked Sendable {")
           if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
-          if spec.bailsIfDependencyCancelled { lines.append("  var bailed = false  // returned early: a dependency was cancelled") }
+          if spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded {
+            lines.append("  var bailed = false  // returned early: " + (spec.bailsUnlessDependenciesSucceeded
+              ? "a dependency did not succeed" : "a dependency was cancelled"))
+          }
           lines.append("  override func main() {")
           if spec.bailsIfDependencyCancelled {
             lines.append("    if dependencies.contains(where: \\.isCancelled) { bailed = true; return }")
+          }
+          if spec.bailsUnlessDependenciesSucceeded {
+            needsSucceeded = true
+            lines.append("    if !dependencies.allSatisfy(succeeded) { bailed = true; return }  // e.g. no image to filter")
           }
           let ticks = spec.failsAt ?? spec.duration
           switch spec.cancellation {
@@ -266,6 +316,19 @@ enum SwiftCode {
     "  override var isExecuting: Bool { state == .executing }",
     "  override var isFinished: Bool { state == .finished }",
     "  func finish() { state = .finished }",
+    "}",
+  ]
+
+  /// Whether an operation did its work, for `only-if-deps-succeeded`: finished, not
+  /// cancelled, and neither failed (`error`) nor returned early (`bailed`). A stand-in: a real
+  /// app would pass the result itself (the downloaded image) from one operation to the next.
+  static let succeededHelper = [
+    "/// Whether an operation did its work: finished, not cancelled, no error, not returned early.",
+    "func succeeded(_ op: Operation) -> Bool {",
+    "  guard op.isFinished, !op.isCancelled else { return false }",
+    "  return !Mirror(reflecting: op).children.contains {",
+    "    ($0.label == \"error\" && \"\\($0.value)\" != \"nil\") || ($0.label == \"bailed\" && \"\\($0.value)\" == \"true\")",
+    "  }",
     "}",
   ]
 
@@ -421,6 +484,7 @@ extension SwiftCode {
       """
     out += "// MARK: - The world\n\n"
     if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
+    if code.needsSucceeded { out += succeededHelper.joined(separator: "\n") + "\n\n" }
     out += code.pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n\n"
     out += """
       // MARK: - The end: the work is waited for (the main thread kept running meanwhile)

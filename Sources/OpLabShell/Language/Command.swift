@@ -6,8 +6,9 @@ public enum Command: Hashable, Sendable {
   case queue(name: String, max: MaxSetting?, qos: QualityOfService?)
   /// `op NAME ...`: define an operation.
   case op(OperationDefinition)
-  /// `add OP [to QUEUE]`.
-  case add(op: String, queue: String?)
+  /// `add OP[,OP...] [to QUEUE] [wait [from main] [until T]]`: one operation without a wait is
+  /// `addOperation(_:)`; a list, or a wait, is `addOperations(_:waitUntilFinished:)`.
+  case add(ops: [String], queue: String?, wait: WaitCaller? = nil)
   /// `depend OP on A[,B...]`.
   case depend(op: String, on: [String])
   /// `undepend OP on A`.
@@ -28,8 +29,13 @@ public enum Command: Hashable, Sendable {
   case resume(queue: String)
   /// `barrier QUEUE [takes N]`.
   case barrier(queue: String, takes: Int)
-  /// `wait [QUEUE] [from main [until T]]`.
-  case wait(queue: String?, fromMain: Bool, until: Tick? = nil)
+  /// `wait [QUEUE|OP] [from main [until T]]`: `waitUntilAllOperationsAreFinished()` on a
+  /// queue (or every queue), or `waitUntilFinished()` on an operation.
+  case wait(target: String?, fromMain: Bool, until: Tick? = nil)
+  /// `start OP`: `start()` called by hand on the main thread.
+  case start(op: String)
+  /// `blocks OP +D`: `addExecutionBlock(_:)` with a block of D ticks.
+  case blocks(op: String, adding: Int)
   /// `machine [cores N|unlimited]`: `nil` shows the machine; `.some(nil)` is unlimited.
   case machine(cores: Int??)
   /// `tap [at T]`: `nil` is now.
@@ -99,6 +105,18 @@ public enum MaxSetting: Hashable, Sendable {
     case .default: nil
     case .count(let n): n
     }
+  }
+}
+
+/// Who waits for `add … wait`: the lab's own thread, or the main thread; `until` stops
+/// the lab's clock there if the wait has not returned (what a wait cut short is saved as).
+public struct WaitCaller: Hashable, Sendable {
+  public var fromMain: Bool
+  public var until: Tick?
+
+  public init(fromMain: Bool, until: Tick? = nil) {
+    self.fromMain = fromMain
+    self.until = until
   }
 }
 

@@ -29,6 +29,7 @@ public enum CommandTable {
         .seq([.word("after"), .value(.opList, key: "after")]),
         .seq([.word("cancel-check"), .choice([.seq([.word("every"), .value(.positive, key: "every")]), .word("start"), .word("never")])]),
         .word("bail-if-dep-cancelled"),
+        .word("only-if-deps-succeeded"),
         .seq([.word("fails"), .word("at"), .value(.duration, key: "failsAt")]),
         .seq([.word("completion"), .value(.duration, key: "completion")]),
         .seq([.word("async"), .optional(.word("forgets-finish"))]),
@@ -42,7 +43,9 @@ public enum CommandTable {
         `after` adds dependencies, on operations of any queue. `cancel-check` says how its code
         polls isCancelled: every N ticks, only at the start of main(), or never (the default,
         like a plain BlockOperation). `bail-if-dep-cancelled` returns at once when a dependency
-        was cancelled (the dependencies.contains(where: \\.isCancelled) idiom). `fails at N`
+        was cancelled (the dependencies.contains(where: \\.isCancelled) idiom);
+        `only-if-deps-succeeded` returns at once unless every dependency succeeded (a filter
+        whose download failed or was cancelled has no image to work on). `fails at N`
         finishes it, failed, after N ticks: isFinished does not mean success. `completion N`
         gives it a completion block of N ticks, which runs after it finishes, even if cancelled.
         `blocks` makes a BlockOperation with one execution block per duration (its blocks are its
@@ -55,16 +58,29 @@ public enum CommandTable {
       ]),
     CommandSpec(
       name: "add", aliases: ["enqueue"],
-      arguments: [.value(.op, key: "op")],
-      options: [.seq([.word("to"), .value(.queue, key: "to")])],
-      summary: "enqueue an operation defined with `hold`",
+      arguments: [.value(.opList, key: "op")],
+      options: [
+        .seq([.word("to"), .value(.queue, key: "to")]),
+        .seq([
+          .word("wait"), .optional(.seq([.word("from"), .word("main")])),
+          .optional(.seq([.word("until"), .value(.runTarget, key: "until")])),
+        ]),
+      ],
+      summary: "enqueue operations defined with `hold` (several at once: addOperations)",
       details: """
         queue.addOperation(op). An operation can be added only once: adding one that is
         already in a queue, executing or finished raises NSInvalidArgumentException on Apple
         platforms and crashes on Linux, so the lab refuses it. Without `to`, it goes to the
-        queue named when it was defined, or `queue`.
+        queue named when it was defined, or `queue`. A list, `add A,B,C`, is
+        addOperations(_:waitUntilFinished:): every operation is inserted first, then the queue
+        picks once, so on a serial queue a later one of higher priority starts first (one
+        addOperation at a time would have started A at once). If one of them is not new,
+        none is added. `wait` blocks the caller until those operations have finished (not
+        their completion blocks): the lab's own thread, or with `from main` the main thread,
+        which freezes the user interface meanwhile and deadlocks if one of them needs main.
+        `until T` stops the clock at T if the wait has not returned (how a wait cut short is saved).
         """,
-      examples: ["add later", "add later to downloads"]),
+      examples: ["add later", "add later to downloads", "add a,b,c to serial", "add a,b wait from main"]),
     CommandSpec(
       name: "depend", aliases: [],
       arguments: [.value(.op, key: "op"), .word("on"), .value(.opList, key: "deps")],
@@ -159,12 +175,13 @@ public enum CommandTable {
       examples: ["barrier downloads takes 1"]),
     CommandSpec(
       name: "wait", aliases: [],
-      arguments: [.optional(.value(.queue, key: "queue"))],
+      arguments: [.optional(.value(.opOrQueue, key: "target"))],
       options: [.seq([.word("from"), .word("main")]), .seq([.word("until"), .value(.runTarget, key: "until")])],
-      summary: "waitUntilAllOperationsAreFinished on a queue (or all), optionally from the main thread",
+      summary: "waitUntilAllOperationsAreFinished on a queue (or all), or waitUntilFinished on an operation",
       details: """
         Advances the clock until every operation in the queue has finished (not their
-        completion blocks). When it could never return, the lab stops and says why: the real
+        completion blocks); given an operation, op.waitUntilFinished() waits for that one, with
+        the same rules (an operation in no queue that nobody starts never finishes). When it could never return, the lab stops and says why: the real
         call would block forever. `from main` makes the call on the main thread: it takes the
         main thread (after the work running there) and keeps it until the wait returns, so
         taps, frames and main-queue work wait too — and work that needs the main thread first
@@ -172,7 +189,38 @@ public enum CommandTable {
         by then; the main thread stays blocked, and later runs go on waiting (a saved session
         writes a wait from main cut short by Ctrl-C, back or goto this way).
         """,
-      examples: ["wait downloads", "wait", "wait downloads from main", "wait downloads from main until 5"]),
+      examples: ["wait downloads", "wait", "wait d1", "wait downloads from main", "wait d1 from main", "wait downloads from main until 5"]),
+    CommandSpec(
+      name: "start", aliases: [],
+      arguments: [.value(.op, key: "op")],
+      options: [],
+      summary: "call start() by hand on an operation in no queue, on the main thread",
+      details: """
+        op.start() called on the main thread, for an operation defined with `hold` and never
+        added. The call waits for the main thread like any work there. A synchronous operation
+        then runs on the main thread, blocking it (taps and frames wait) until it finishes;
+        an asynchronous one begins its work and start() returns at once. A cancelled operation
+        is finished without running, which releases its dependents: on Linux this is the only
+        way to finish one cancelled outside a queue (on Apple platforms cancel() finished it
+        already, and start() on a finished operation returns at once). start() on an
+        operation that is not ready or is executing raises NSInvalidArgumentException on
+        Apple platforms and crashes on Linux; on one in a queue it is an error too (the queue
+        starts it): the lab refuses these and changes nothing.
+        """,
+      examples: ["start later"]),
+    CommandSpec(
+      name: "blocks", aliases: [],
+      arguments: [.value(.op, key: "op"), .value(.plusDuration, key: "block")],
+      options: [],
+      summary: "add an execution block to a BlockOperation before it starts",
+      details: """
+        blockOperation.addExecutionBlock { work(ticks: D) }. A `blocks` operation gets one more
+        block; a plain operation that just works (`op x takes N`) is a BlockOperation with one
+        block, so it becomes two. Once the operation has started or finished, the real call
+        raises NSInvalidArgumentException on Apple platforms and crashes on Linux: the lab
+        refuses it.
+        """,
+      examples: ["blocks b +3"]),
     CommandSpec(
       name: "machine", aliases: [],
       arguments: [.optional(.seq([.word("cores"), .choice([.word("unlimited"), .value(.positive, key: "cores")])]))],

@@ -35,6 +35,8 @@ public enum ValueKind: Hashable, Sendable {
   case command
   /// An existing operation or queue.
   case opOrQueue
+  /// A block's length in ticks after a `+` (`blocks OP +3`).
+  case plusDuration
 
   /// How the value is named in usage lines and messages.
   public var placeholder: String {
@@ -52,6 +54,7 @@ public enum ValueKind: Hashable, Sendable {
     case .file: "FILE"
     case .command: "COMMAND"
     case .opOrQueue: "OP|QUEUE"
+    case .plusDuration: "+D"
     }
   }
 
@@ -73,6 +76,7 @@ public enum ValueKind: Hashable, Sendable {
     case .file: "a file path"
     case .command: "a command name"
     case .opOrQueue: "an operation or queue name"
+    case .plusDuration: "a block's ticks after a plus sign (e.g. +3)"
     }
   }
 }

@@ -153,7 +153,7 @@ public enum Parser {
     case .qos: QualityOfService.allCases.map(\.description)
     case .platform: Platform.allCases.map(\.rawValue)
     case .command: CommandTable.all.map(\.name)
-    case .newName, .count, .positive, .duration, .tick, .runTarget, .durations, .file: []
+    case .newName, .count, .positive, .duration, .tick, .runTarget, .durations, .file, .plusDuration: []
     }
   }
 
@@ -186,6 +186,7 @@ public enum Parser {
       s.qualityOfService = text("qos").flatMap { QualityOfService(name: $0) }
       if let every = int("every") { s.cancellation = .every(every) } else if has("start") { s.cancellation = .atStart }
       s.bailsIfDependencyCancelled = has("bail-if-dep-cancelled")
+      s.bailsUnlessDependenciesSucceeded = has("only-if-deps-succeeded")
       s.failsAt = int("failsAt")
       s.completion = int("completion")
       if has("async") { s.kind = .async(forgetsFinish: has("forgets-finish")) }
@@ -215,7 +216,10 @@ public enum Parser {
           hint: "use a tick from 0 to \(s.duration)")
       }
       return .op(OperationDefinition(spec: s, queue: text("on"), dependencies: list("after"), hold: has("hold")))
-    case "add": return .add(op: text("op") ?? "", queue: text("to"))
+    case "add":
+      return .add(ops: list("op"), queue: text("to"), wait: has("wait") ? WaitCaller(fromMain: has("main"), until: int("until")) : nil)
+    case "start": return .start(op: text("op") ?? "")
+    case "blocks": return .blocks(op: text("op") ?? "", adding: Int(text("block")?.dropFirst() ?? "") ?? 0)
     case "depend": return .depend(op: text("op") ?? "", on: list("deps"))
     case "undepend": return .undepend(op: text("op") ?? "", on: text("dep") ?? "")
     case "priority": return .priority(op: text("op") ?? "", QueuePriority(name: text("priority") ?? "") ?? .normal)
@@ -232,7 +236,7 @@ public enum Parser {
           column: word.column, length: word.length, message: "`until` goes with `from main`",
           hint: "a wait from the lab's own thread leaves nothing behind: `run until \(t.text)` stops there")
       }
-      return .wait(queue: text("queue"), fromMain: has("main"), until: int("until"))
+      return .wait(target: text("target"), fromMain: has("main"), until: int("until"))
     case "machine":
       if has("unlimited") { return .machine(cores: .some(nil)) }
       return .machine(cores: int("cores").map { .some($0) })
@@ -536,6 +540,11 @@ struct Matcher {
       return Self.checkNumber(s, minimum: 1)
     case .duration:
       return Self.checkNumber(s, minimum: 0, maximum: OperationSpec.maxDuration)
+    case .plusDuration:
+      guard s.hasPrefix("+") else {
+        return ("'\(s)' does not start with +", "write the new block's ticks after a plus sign, as in: blocks \(tokens.dropFirst().first?.text ?? "OP") +3")
+      }
+      return Self.checkNumber(String(s.dropFirst()), minimum: 0, maximum: OperationSpec.maxDuration)
     case .tick:
       return Self.checkNumber(s, minimum: 0, maximum: World.maxTick)
     case .runTarget:
