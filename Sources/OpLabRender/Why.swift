@@ -111,7 +111,10 @@ public enum Why {
     }
     // Stable: facts of one event keep the order they were added in.
     var lines = facts.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
-    if h.enqueued == nil, h.finished == nil { lines.append("It was never added to a queue, so it cannot start.") }
+    if h.enqueued == nil, h.finished == nil, h.started == nil {
+      lines.append("It was never added to a queue, so it cannot start (unless `start \(name)` calls start() by hand).")
+    }
+    if let current = Status.current(of: op, in: world) { lines.append("Now it " + current + ".") }
     if h.blockage != nil, let chain = Diagnoses.chainSentence(of: op, in: world) { lines.append("Now: " + chain) }
     return lines.joined(separator: "\n") + "\n"
   }
@@ -181,7 +184,7 @@ public enum Diagnoses {
     case .notInQueue:
       return "\(name) is in no queue."
     case .mainThreadWaitingFor(let dep):
-      return "\(name) blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
+      return "\(name) blocks the main thread in \(call(op, in: world)), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
     }
   }
 
@@ -248,9 +251,18 @@ public enum Diagnoses {
     case .strandedByRemoveDependency:
       return "is stranded: on Linux, removeDependency did not release it (a corelibs bug); only cancel() frees it"
     case .notInQueue:
-      return "is in no queue, so it never starts (`add \(world.name(op))` enqueues it)"
+      return "is in no queue, so it never starts (`add \(world.name(op))` enqueues it; `start \(world.name(op))` runs it by hand)"
     case .mainThreadWaitingFor(let dep):
-      return "blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for \(world.name(dep))"
+      return "blocks the main thread in \(call(op, in: world)), waiting for \(world.name(dep))"
+    }
+  }
+
+  /// The call a piece of main-thread work is: the wait or start() that blocks the main thread.
+  static func call(_ op: OpID, in world: World) -> String {
+    switch world.operation(op).mainThreadWork {
+    case .waitForOperations?: "waitUntilFinished()"
+    case .start?: "start()"
+    default: "waitUntilAllOperationsAreFinished()"
     }
   }
 

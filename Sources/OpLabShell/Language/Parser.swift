@@ -521,7 +521,7 @@ struct Matcher {
       return ("there is no queue named '\(s)'", didYouMean(context.queues) ?? "create it first: queue \(s)")
     case .opOrQueue:
       if context.isOperation(s) || context.isQueue(s) { return nil }
-      return ("there is no operation or queue named '\(s)'", didYouMean(context.operations + context.queues))
+      return ("there is no operation or queue named '\(s)'", didYouMean(context.operations + context.queues) ?? "create it first: queue \(s), or op \(s)")
     case .opList:
       for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
         if name.isEmpty { return ("an empty name in the list '\(s)'", "separate names with single commas") }
