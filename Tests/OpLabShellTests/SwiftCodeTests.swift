@@ -146,6 +146,19 @@ import TestSupport
     #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
   }
 
+  @Test("export swift of every kind of command type-checks too: batched adds, waits on operations, start(), addExecutionBlock (#20)")
+  func exportEveryCommandCompiles() throws {
+    let dir = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let i = try Self.world()
+    let program = SwiftCode.export(i.swiftSteps())
+    #expect(program.contains("DispatchQueue.main.async { more.start() }"))
+    #expect(program.contains("filters.addOperations([h1, h2], waitUntilFinished: false)"))
+    try program.write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+    let result = try Self.swiftc(["-typecheck", "main.swift"], in: dir)
+    #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
+  }
+
   @Test("Names become Swift names: words joined in camel case, a leading digit or a keyword made safe")
   func names() {
     #expect(SwiftCode.variable("fetch-image") == "fetchImage")

@@ -126,6 +126,11 @@ enum SwiftCode {
       case .start(let op):
         names.insert(op)
         lines.append("// called on the main thread, for an operation in no queue")
+        if forExport {
+          // The lab's own commands go on meanwhile: the call runs when the main thread gets to it.
+          lines.append("DispatchQueue.main.async { \(SwiftCode.variable(op)).start() }  // runs when the main thread is free")
+          break
+        }
         lines.append("\(SwiftCode.variable(op)).start()  " + (asyncOperations.contains(op)
           ? "// begins the work and returns at once"
           : "// main() runs here, on the main thread, until it returns"))
