@@ -32,6 +32,16 @@ import Testing
     Case(line: "op x blocks 1,2,3", expected: .op(OperationDefinition(spec: OperationSpec(name: "x", kind: .blocks([1, 2, 3]))))),
     Case(line: "add d1", expected: .add(ops: ["d1"], queue: nil)),
     Case(line: "add d1 to downloads", expected: .add(ops: ["d1"], queue: "downloads")),
+    Case(line: "add d1,d2,f1 to downloads", expected: .add(ops: ["d1", "d2", "f1"], queue: "downloads")),
+    Case(line: "add d1,d2 wait", expected: .add(ops: ["d1", "d2"], queue: nil, wait: WaitCaller(fromMain: false))),
+    Case(line: "add d1 wait from main to downloads", expected: .add(ops: ["d1"], queue: "downloads", wait: WaitCaller(fromMain: true))),
+    Case(line: "add d1,d2 to queue wait until 7", expected: .add(ops: ["d1", "d2"], queue: "queue", wait: WaitCaller(fromMain: false, until: 7))),
+    Case(line: "wait d1", expected: .wait(target: "d1", fromMain: false)),
+    Case(line: "wait d1 from main until 3", expected: .wait(target: "d1", fromMain: true, until: 3)),
+    Case(line: "start d1", expected: .start(op: "d1")),
+    Case(line: "blocks d1 +3", expected: .blocks(op: "d1", adding: 3)),
+    Case(line: "op x only-if-deps-succeeded after d1", expected: .op(OperationDefinition(
+      spec: { var s = OperationSpec(name: "x"); s.bailsUnlessDependenciesSucceeded = true; return s }(), dependencies: ["d1"]))),
     Case(line: "depend f1 on d1,d2", expected: .depend(op: "f1", on: ["d1", "d2"])),
     Case(line: "undepend f1 on d1", expected: .undepend(op: "f1", on: "d1")),
     Case(line: "priority f1 low", expected: .priority(op: "f1", .low)),
@@ -112,6 +122,10 @@ import Testing
 
   static let bad: [ErrorCase] = [
     ErrorCase(line: "stpe 3", column: 1, message: "unknown command 'stpe'", hint: "did you mean 'step'? Type 'help' for the list of commands."),
+    ErrorCase(line: "add d1,dd2", column: 8, message: "there is no operation named 'dd2'", hint: "did you mean 'd2'?"),
+    ErrorCase(line: "blocks d1 3", column: 11, message: "'3' does not start with +", hint: "write the new block's ticks after a plus sign, as in: blocks d1 +3"),
+    ErrorCase(line: "blocks d1 +x", column: 11, message: "'x' is not a whole number"),
+    ErrorCase(line: "start downloads", column: 7, message: "'downloads' is a queue, not an operation", hint: "usage: start OP"),
     ErrorCase(line: "frobnicate", column: 1, message: "unknown command 'frobnicate'", hint: "Type 'help' for the list of commands."),
     ErrorCase(line: "wait downloads until 5", column: 16, message: "`until` goes with `from main`", hint: "a wait from the lab's own thread leaves nothing behind: `run until 5` stops there"),
     ErrorCase(line: "op x takse 3", column: 6, message: "unexpected 'takse'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'fails', 'completion', 'async', 'blocks' or 'hold'", hint: "did you mean 'takes'?"),

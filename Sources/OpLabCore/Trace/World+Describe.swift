@@ -85,6 +85,11 @@ extension World {
     let why: String
     switch e.kind {
     case .kvoWillChange, .kvoDidChange: why = ""  // the state change beside it says why
+    case .waitEnded where e.op.map({ operations[$0.slot].mainThreadWork == nil }) ?? false:
+      why = "it finished"
+    case .waitEnded where e.op.map({ operations[$0.slot].mainThreadWork == .waitForOperations }) ?? false:
+      let targets = e.op.map { callTargets(of: $0) } ?? []
+      why = targets.map { name($0) }.joined(separator: ", ") + (targets.count == 1 ? " finished" : " all finished")
     case .finished(.succeeded) where e.op.map { operations[$0.slot].isCancelled } ?? false:
       why = explain(e.reason, about: e.op) + ", although cancelled: its code did not stop"
     default: why = explain(e.reason, about: e.op)
