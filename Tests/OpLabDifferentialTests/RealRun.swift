@@ -125,6 +125,8 @@ struct RealRun: Sendable {
         }
       case .setPriority(let name, let p): ops[name]!.queuePriority = Operation.QueuePriority(p)
       case .removeDependency(let name, let dep): ops[name]!.removeDependency(ops[dep]!)
+      case .addBatch(let names, let q): queues[q]!.addOperations(names.map { ops[$0]! }, waitUntilFinished: false)
+      case .startByHand(let name): ops[name]!.start()
       }
     }
 
