@@ -204,4 +204,25 @@ import Testing
         : "Now it runs on the main thread (start() was called there), in no queue: Apple documents OperationQueue.current only as typically nil outside an operation a queue started.\n"))
     }
   }
+
+  @Test("op a,b,c defines each alike and adds them with one addOperations; undo takes them all back")
+  func operationList() throws {
+    let i = wide()
+    _ = run(["queue thumbs max 1"], i)
+    #expect(run(["op t1,t2,t3 on thumbs takes 2"], i) == """
+        t=0  t1 enqueued on thumbs
+        t=0  t1 ready: no unfinished dependencies
+        t=0  t2 enqueued on thumbs
+        t=0  t2 ready: no unfinished dependencies
+        t=0  t3 enqueued on thumbs
+        t=0  t3 ready: no unfinished dependencies
+        t=0  t1 started on thumbs: a slot was free when it was enqueued; normal like t2, but ahead in the line (FIFO)
+
+      """)
+    #expect(run(["swift t3"], i).contains("thumbs.addOperations([t1, t2, t3], waitUntilFinished: false)  // inserts all, then schedules once\n"))
+    #expect(i.world.operation(try #require(i.world.operationID(named: "t3"))).spec.duration == 2)
+    _ = run(["undo"], i)
+    #expect(i.world.operationID(named: "t1") == nil && i.world.operationID(named: "t3") == nil)
+    #expect(run(["op h1,h2 hold"], i) == "  h1,h2 defined, in no queue yet (`add h1,h2` to enqueue them)\n")
+  }
 }

@@ -249,7 +249,11 @@ import Testing
     Case([], "op .a", col: 4, "'.a' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     Case([], "op a$", col: 4, "'a$' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     Case([], "op a/b", col: 4, "'a/b' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
-    Case([], "op a,b", col: 4, "'a,b' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
+    // `op a,b` defines two operations alike (#20); a list with a hole, a bad or a repeated name is refused at that name.
+    Case([], "op a,,b", col: 6, "an empty name in the list 'a,,b'", hint: "separate names with single commas"),
+    Case([], "op a,2b,b", col: 6, "'2b' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
+    Case([], "op a,b,a", col: 8, "'a' is named twice in the list 'a,b,a'", hint: "give each operation its own name"),
+    Case(["op b"], "op a,b", col: 6, "the name 'b' is already taken", hint: "pick another name, or `reset` to start again"),
     // A combining mark after a space is part of the space's Character: it still makes a token.
     Case([], "op \u{301}", col: 3, "'\u{301}' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     Case([], "op\t\u{114BB}", col: 4, "'\u{114BB}' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),

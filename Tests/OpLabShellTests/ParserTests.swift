@@ -42,6 +42,11 @@ import Testing
     Case(line: "blocks d1 +3", expected: .blocks(op: "d1", adding: 3)),
     Case(line: "op x only-if-deps-succeeded after d1", expected: .op(OperationDefinition(
       spec: { var s = OperationSpec(name: "x"); s.bailsUnlessDependenciesSucceeded = true; return s }(), dependencies: ["d1"]))),
+    Case(line: "op x,y on downloads takes 2", expected: .op({
+      var d = OperationDefinition(spec: OperationSpec(name: "x", duration: 2), queue: "downloads")
+      d.alike = ["y"]
+      return d
+    }())),
     Case(line: "depend f1 on d1,d2", expected: .depend(op: "f1", on: ["d1", "d2"])),
     Case(line: "undepend f1 on d1", expected: .undepend(op: "f1", on: "d1")),
     Case(line: "priority f1 low", expected: .priority(op: "f1", .low)),

@@ -84,6 +84,27 @@ enum SwiftCode {
         }
         if let max { lines.append("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))") }
         if let qos { lines.append("\(queue(name)).qualityOfService = .\(qos)") }
+      case .op(let definition) where !definition.alike.isEmpty:
+        // Each operation alike, then one addOperations.
+        let all = [definition.spec.name] + definition.alike
+        let queueName = definition.queue ?? "queue"
+        names.formUnion(all + definition.dependencies)
+        for name in all {
+          queueOf[name] = queueName
+          var spec = definition.spec
+          spec.name = name
+          lines += operation(spec)
+          for dependency in definition.dependencies { lines.append("\(SwiftCode.variable(name)).addDependency(\(SwiftCode.variable(dependency)))") }
+        }
+        if definition.hold {
+          lines.append("// held: in no queue until `add`")
+        } else {
+          names.insert(queueName)
+          lines.insert(contentsOf: declare(queueName), at: 1)
+          let list = "[" + all.map(SwiftCode.variable).joined(separator: ", ") + "]"
+          lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
+          if !busy.contains(queueName) { busy.append(queueName) }
+        }
       case .op(let definition):
         let name = definition.spec.name
         let queueName = definition.queue ?? "queue"
@@ -387,8 +408,9 @@ extension SwiftCode {
       code.add(step)
       lastTick = Swift.max(lastTick, step.end)
       if case .op(let definition) = step.command {
-        let v = variable(definition.spec.name)
-        code.pieces[code.pieces.count - 1].lines.append("watch(\(v))  // prints its states as event lines")
+        for name in [definition.spec.name] + definition.alike {
+          code.pieces[code.pieces.count - 1].lines.append("watch(\(variable(name)))  // prints its states as event lines")
+        }
       }
     }
     var out = """

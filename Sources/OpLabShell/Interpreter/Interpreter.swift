@@ -363,6 +363,23 @@ public final class Interpreter {
       let (out, _) = try perform([.createQueue(name: name, maxConcurrent: max?.value, qualityOfService: qos)])
       let shown = max.map { m in m.value.map(String.init) ?? "default" } ?? "default"
       return Reply(output: "  queue \(name) created (max \(shown)\(qos.map { ", qos \($0)" } ?? ""))\n" + out)
+    case .op(let def) where !def.alike.isEmpty:
+      // `op a,b,c …`: each defined alike, then one addOperations for all.
+      let target = def.queue ?? "queue"
+      let q = try queue(target)
+      let deps = try def.dependencies.map(op)
+      let names = [def.spec.name] + def.alike
+      var actions: [Action] = names.map { name in
+        var spec = def.spec
+        spec.name = name
+        return .createOperation(spec, dependencies: deps, queue: nil)
+      }
+      let first = world.operations.count
+      if !def.hold { actions.append(.enqueueAll(names.indices.map { OpID(first + $0) }, on: q, wait: nil)) }
+      let (out, _) = try perform(actions)
+      if def.queue != nil { for name in names { declaredQueue[name] = target } }
+      let list = names.joined(separator: ",")
+      return Reply(output: def.hold ? "  \(list) defined, in no queue yet (`add \(list)` to enqueue them)\n" + out : out)
     case .op(let def):
       let target = def.queue ?? "queue"
       let q = try queue(target)

@@ -145,6 +145,9 @@ public struct OperationDefinition: Hashable, Sendable {
   public var dependencies: [String]
   /// `hold`: define only, do not enqueue.
   public var hold: Bool
+  /// More operations defined alike, `op a,b,c …` (the spec's name is the first): added
+  /// together with one `addOperations`.
+  public var alike: [String] = []
 
   /// Creates a definition.
   public init(spec: OperationSpec, queue: String? = nil, dependencies: [String] = [], hold: Bool = false) {

@@ -20,7 +20,7 @@ public enum CommandTable {
       examples: ["queue downloads max 2", "queue filters max 1 qos userInitiated", "queue downloads max default"]),
     CommandSpec(
       name: "op", aliases: ["operation"],
-      arguments: [.value(.newName, key: "name")],
+      arguments: [.value(.newNames, key: "name")],
       options: [
         .seq([.word("on"), .value(.queue, key: "on")]),
         .seq([.word("takes"), .value(.duration, key: "takes")]),
@@ -51,10 +51,12 @@ public enum CommandTable {
         `blocks` makes a BlockOperation with one execution block per duration (its blocks are its
         work: no `takes`, `fails at` or `cancel-check` with them). `async` makes an
         asynchronous operation that calls finish() itself; `forgets-finish` never does.
+        Several names, `op a,b,c …`, define one operation each, alike, and add them with one
+        addOperations call (see `help add`: the queue picks once, after all are in).
         """,
       examples: [
         "op d1 on downloads takes 5", "op f1 on filters takes 2 after d1",
-        "op sync takes 4 cancel-check every 1 completion 1", "op later takes 2 hold",
+        "op sync takes 4 cancel-check every 1 completion 1", "op later takes 2 hold", "op t1,t2,t3 on thumbnails takes 2",
       ]),
     CommandSpec(
       name: "add", aliases: ["enqueue"],

@@ -4,6 +4,8 @@ import OpLabCore
 public enum ValueKind: Hashable, Sendable {
   /// A name for something new (identifier).
   case newName
+  /// Names for new operations, separated by commas (`op a,b,c`).
+  case newNames
   /// An existing operation.
   case op
   /// An existing queue.
@@ -42,6 +44,7 @@ public enum ValueKind: Hashable, Sendable {
   public var placeholder: String {
     switch self {
     case .newName: "NAME"
+    case .newNames: "NAME[,NAME...]"
     case .op: "OP"
     case .queue: "QUEUE"
     case .opList: "OP[,OP...]"
@@ -61,7 +64,7 @@ public enum ValueKind: Hashable, Sendable {
   /// A phrase for "expected …" messages.
   public var phrase: String {
     switch self {
-    case .newName: "a name"
+    case .newName, .newNames: "a name"
     case .op: "an operation name"
     case .queue: "a queue name"
     case .opList: "operation names separated by commas"

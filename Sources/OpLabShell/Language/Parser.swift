@@ -153,7 +153,7 @@ public enum Parser {
     case .qos: QualityOfService.allCases.map(\.description)
     case .platform: Platform.allCases.map(\.rawValue)
     case .command: CommandTable.all.map(\.name)
-    case .newName, .count, .positive, .duration, .tick, .runTarget, .durations, .file, .plusDuration: []
+    case .newName, .newNames, .count, .positive, .duration, .tick, .runTarget, .durations, .file, .plusDuration: []
     }
   }
 
@@ -176,12 +176,13 @@ public enum Parser {
       let max: MaxSetting? = has("default") || int("max") == -1 ? .default : int("max").map { .count($0) }
       return .queue(name: name, max: max, qos: text("qos").flatMap { QualityOfService(name: $0) })
     case "op":
-      if let t = bag.values["name"]?.first, context.isOperation(name) || context.isQueue(name) {
+      let names = list("name")
+      if let t = bag.values["name"]?.first, names.count == 1, context.isOperation(name) || context.isQueue(name) {
         throw ParseError(
           column: t.column, length: t.length, message: "the name '\(name)' is already taken",
           hint: "pick another name, or `reset` to start again")
       }
-      var s = OperationSpec(name: name, duration: int("takes") ?? 1)
+      var s = OperationSpec(name: names.first ?? name, duration: int("takes") ?? 1)
       s.priority = text("priority").flatMap { QueuePriority(name: $0) }
       s.qualityOfService = text("qos").flatMap { QualityOfService(name: $0) }
       if let every = int("every") { s.cancellation = .every(every) } else if has("start") { s.cancellation = .atStart }
@@ -215,7 +216,9 @@ public enum Parser {
           message: "fails at \(f) is after the operation's \(s.duration) \(s.duration == 1 ? "tick" : "ticks") of work",
           hint: "use a tick from 0 to \(s.duration)")
       }
-      return .op(OperationDefinition(spec: s, queue: text("on"), dependencies: list("after"), hold: has("hold")))
+      var definition = OperationDefinition(spec: s, queue: text("on"), dependencies: list("after"), hold: has("hold"))
+      definition.alike = Array(names.dropFirst())
+      return .op(definition)
     case "add":
       return .add(ops: list("op"), queue: text("to"), wait: has("wait") ? WaitCaller(fromMain: has("main"), until: int("until")) : nil)
     case "start": return .start(op: text("op") ?? "")
@@ -485,7 +488,17 @@ struct Matcher {
   /// In a comma-separated list that ``check(_:_:)`` refused, the characters of the first
   /// item it refused (so the error points at `bx` in `a,bx`); `nil` for other values.
   private func refusedItem(_ kind: ValueKind, _ t: Token) -> Range<Int>? {
-    guard kind == .opList || kind == .durations else { return nil }
+    guard kind == .opList || kind == .durations || kind == .newNames else { return nil }
+    if kind == .newNames {
+      var offset = 0, seen = Set<String>()
+      for item in t.text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+        if item.isEmpty || !World.isValidName(item) || context.isOperation(item) || context.isQueue(item) || !seen.insert(item).inserted {
+          return offset..<(offset + max(1, item.count))
+        }
+        offset += item.count + 1
+      }
+      return nil
+    }
     var offset = 0
     for item in t.text.split(separator: ",", omittingEmptySubsequences: false) {
       let text = String(item)
@@ -505,6 +518,17 @@ struct Matcher {
       Suggest.closest(to: s, in: candidates).map { "did you mean '\($0)'?" }
     }
     switch kind {
+    case .newNames:
+      var seen = Set<String>()
+      for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+        if name.isEmpty { return ("an empty name in the list '\(s)'", "separate names with single commas") }
+        if let problem = check(.newName, Token(name, column: t.column)) { return problem }
+        if context.isOperation(name) || context.isQueue(name) {
+          return ("the name '\(name)' is already taken", "pick another name, or `reset` to start again")
+        }
+        if !seen.insert(name).inserted { return ("'\(name)' is named twice in the list '\(s)'", "give each operation its own name") }
+      }
+      return nil
     case .newName:
       if World.isValidName(s) { return nil }
       if World.reservedNames.contains(s.lowercased()) {
