@@ -101,6 +101,8 @@ public enum Exporters {
     case .framesChanged: return "framesChanged"
     case .startCalled: return "startCalled"
     case .executionBlockAdded: return "executionBlockAdded"
+    case .gated: return "gated"
+    case .gateOpened: return "gateOpened"
     }
   }
 
@@ -118,6 +120,7 @@ public enum Exporters {
     case .tapScheduled(let t): String(t)
     case .framesChanged(let every): every.map(String.init) ?? "off"
     case .executionBlockAdded(let t): String(t)
+    case .gated(let g), .gateOpened(let g): world.gateName(g)
     default: nil
     }
   }

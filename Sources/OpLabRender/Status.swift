@@ -84,6 +84,7 @@ public enum Status {
     let deps = world.dependencies(of: op).filter { !world.operation($0).isBarrier }
     parts.append(deps.isEmpty ? "no dependencies" : "dependencies [\(deps.map { world.name($0) }.joined(separator: ", "))]")
     if case .blocks(let blocks) = r.spec.kind { parts.append("\(blocks.count) execution \(blocks.count == 1 ? "block" : "blocks")") }
+    if let g = world.gate(of: op) { parts.append("gate \(world.gates[Int(g)].name) \(world.gates[Int(g)].isOpen ? "open" : "closed")") }
     if let current = current(of: op, in: world) { parts.append(current) }
     return parts.joined(separator: "; ")
   }
@@ -116,7 +117,13 @@ public enum Status {
     var text = "\(r.name)  "
     switch r.phase {
     case .created: text += "not in a queue"
-    case .pending: text += "pending (waiting on dependencies)"
+    case .pending:
+      let depsDone = world.dependencies(of: op).allSatisfy { world.operation($0).isFinished }
+      if depsDone, let g = world.gate(of: op), !world.gates[Int(g)].isOpen {
+        text += "pending (isReady waits for gate \(world.gates[Int(g)].name), closed)"
+      } else {
+        text += "pending (waiting on dependencies)"
+      }
     case .ready:
       let queue = r.queue.map { world.queue($0) }
       if r.dispatched {

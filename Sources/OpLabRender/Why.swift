@@ -185,6 +185,8 @@ public enum Diagnoses {
       return "\(name) is in no queue."
     case .mainThreadWaitingFor(let dep):
       return "\(name) blocks the main thread in \(call(op, in: world)), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
+    case .gateClosed(let g):
+      return "\(name)'s dependencies are done, but its isReady waits for gate \(world.gateName(g)), which is closed: `open \(world.gateName(g))` opens it."
     }
   }
 
@@ -254,6 +256,8 @@ public enum Diagnoses {
       return "is in no queue, so it never starts (`add \(world.name(op))` enqueues it; `start \(world.name(op))` runs it by hand)"
     case .mainThreadWaitingFor(let dep):
       return "blocks the main thread in \(call(op, in: world)), waiting for \(world.name(dep))"
+    case .gateClosed(let g):
+      return "waits for gate \(world.gateName(g)), which is closed (`open \(world.gateName(g))` opens it)"
     }
   }
 

@@ -270,4 +270,43 @@ import Testing
     ])
     #expect(w.reasonText(w.firstIndex("bailed", "filter")!) == "filter finished (bailed): returned at once: dependency bad did not succeed (failed)")
   }
+
+  // MARK: gates
+
+  @Test("A gate holds an operation whose dependencies are done until it opens; its KVO on isReady lets the queue pick; a cancel lets it through", arguments: Platform.allCases)
+  func gate(platform: Platform) throws {
+    var w = World(platform: platform)
+    let q = try w.createQueue(name: "q", maxConcurrent: 2)
+    let mark = w.trace.count
+    let login = try w.addOperation(spec("login"), to: q)
+    let fetch = try w.createOperation(spec("fetch", 2), dependencies: [login])
+    try w.gate(fetch, named: "net")
+    try w.enqueue(fetch, on: q)
+    let other = try w.createOperation(spec("other", 5))
+    try w.gate(other, named: "net")
+    try w.enqueue(other, on: q)
+    try w.step(2)
+    #expect(!w.isReady(fetch) && w.operation(fetch).phase == .pending)
+    #expect(w.blockage(of: fetch) == .gateClosed(0))
+    #expect(throws: SimulationError.startNotReady(operation: "held", waitingOn: ["gate net"], platform: platform)) {
+      let held = try w.createOperation(spec("held"))
+      try w.gate(held, named: "net")
+      try w.callStart(held)
+    }
+    w.cancel(other)
+    try w.openGate(named: "net")
+    w.runUntilIdle()
+    #expect(w.lines(from: mark, only: ["gate", "open:net", "will:isReady", "did:isReady", "ready", "started", "skipped", "cancel", "cancelled", "finished"]) == [
+      "0 login ready", "0 login started",
+      "0 fetch gate=net", "0 other gate=net",
+      "1 login finished",
+      "2 held gate=net",
+      "2 other cancel", "2 other ready", "2 other skipped", "2 other cancelled",
+      "2 world open:net", "2 fetch will:isReady", "2 fetch did:isReady", "2 fetch ready", "2 fetch started",
+      "4 fetch finished",
+    ], "\(platform)")
+    #expect(w.reasonText(w.firstIndex("ready", "fetch")!) == "fetch ready: gate net opened: its isReady override now reads true, and KVO told the queue")
+    #expect(throws: SimulationError.gateAfterDefinition("login")) { try w.gate(login, named: "net") }
+    #expect(throws: SimulationError.unknownGate("nope")) { try w.openGate(named: "nope") }
+  }
 }

@@ -23,7 +23,7 @@ import Testing
     .waitStarted, .waitEnded, .waitStalled, .platformChanged(.apple), .platformChanged(.linux),
     .machineChanged(cores: nil), .machineChanged(cores: 1024), .cpuLoad(used: 0), .cpuLoad(used: Int64.max),
     .cpuShare(240_240), .tapScheduled(World.maxTick), .framesChanged(every: nil), .framesChanged(every: 16),
-    .startCalled, .executionBlockAdded(0), .executionBlockAdded(1 << 40),
+    .startCalled, .executionBlockAdded(0), .executionBlockAdded(1 << 40), .gated(0), .gateOpened(Int32.max),
   ]
 
   /// One of every `Reason` case, and every start trigger with and without a beaten op.
@@ -37,7 +37,7 @@ import Testing
       .finishCalled, .forgotFinish, .asyncStartSawCancellation, .asyncStartForgotFinish, .afterFinish, .barrier, .blockSchedule, .allFinished, .stalled, .tapped,
       .frameDue, .frameDropped, .frameLimit, .waitReturned, .cpuShared(units: 3, cores: nil),
       .cpuShared(units: 1000, cores: 2), .startedByHand(op), .asyncStartReturned, .dependencyDidNotSucceed(other),
-      .startNoLongerPossible(op),
+      .startNoLongerPossible(op), .gateOpened(2),
     ]
     let triggers: [StartTrigger] = [.enqueued, .becameReady, .slotFreed(op), .resumed, .maxRaised, .cancelled]
     for t in triggers { all += [.picked(t, beat: nil), .picked(t, beat: other)] }

@@ -225,4 +225,28 @@ import Testing
     #expect(i.world.operationID(named: "t1") == nil && i.world.operationID(named: "t3") == nil)
     #expect(run(["op h1,h2 hold"], i) == "  h1,h2 defined, in no queue yet (`add h1,h2` to enqueue them)\n")
   }
+
+  @Test("op … gate G waits for `open G`: why and status say so, and opening it posts KVO on isReady; the Swift overrides isReady")
+  func gate() throws {
+    let i = wide()
+    _ = run(["queue net max 2", "op login on net", "op fetch on net takes 2 after login gate reachable", "step 2"], i)
+    #expect(run(["why fetch"], i).hasSuffix(
+      "Now: fetch's dependencies are done, but its isReady waits for gate reachable, which is closed: `open reachable` opens it.\n"))
+    #expect(run(["status"], i).contains("  fetch  pending (isReady waits for gate reachable, closed)\n"))
+    #expect(run(["open reachable"], i) == """
+        t=2  gate reachable opens
+        t=2  fetch willChangeValue(forKey: "isReady")
+        t=2  fetch didChangeValue(forKey: "isReady")
+        t=2  fetch ready: gate reachable opened: its isReady override now reads true, and KVO told the queue
+        t=2  fetch started on net: became ready with a slot free
+
+      """)
+    let swift = run(["swift fetch"], i)
+    #expect(swift.contains("  override var isReady: Bool { super.isReady && (gate.isOpen || isCancelled) }\n"))
+    #expect(swift.contains("let fetch = FetchOperation(gate: reachable)\n"))
+    let unknown = try #require(i.execute("open nowhere").error)
+    #expect(unknown.message == "there is no gate named 'nowhere'")
+    let blocks = try #require(i.execute("op b blocks 1 gate reachable").error)
+    #expect(blocks.message.hasPrefix("a gate goes in an Operation subclass's isReady"))
+  }
 }

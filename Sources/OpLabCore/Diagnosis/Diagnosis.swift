@@ -51,6 +51,8 @@ public enum StallCause: Hashable, Sendable {
   case notInQueue
   /// A wait called on the main thread, holding it until this unfinished operation finishes.
   case mainThreadWaitingFor(OpID)
+  /// Its dependencies are done, but its custom `isReady` waits for a closed gate (an index into ``World/gates``).
+  case gateClosed(Int32)
 }
 
 extension StallCause {
@@ -61,7 +63,7 @@ extension StallCause {
     switch self {
     case .waitingOn(let op), .dependencyNotInQueue(let op), .mainThreadWaitingFor(let op): op
     case .slotsHeld(_, let by): by.count == 1 ? by[0] : nil
-    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .notInQueue: nil
+    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .notInQueue, .gateClosed: nil
     }
   }
 }
@@ -221,6 +223,7 @@ extension World {
       if let inCycle = blocking.first(where: { cycleOf[$0.index] != nil }) { return .waitingOn(inCycle) }
       if let loose = blocking.first(where: { operations[$0.slot].queue == nil }) { return .dependencyNotInQueue(loose) }
       if let first = blocking.first { return .waitingOn(first) }
+      if readiness[op.slot].gateClosed, let g = gateOfOperation[op] { return .gateClosed(g) }
       return .strandedByRemoveDependency
     }
   }

@@ -125,7 +125,8 @@ extension World {
     if let q = r.queue { return .startInQueue(operation: r.name, queue: queues[q.slot].name, platform: platform) }
     if pendingStartCall(on: op) != nil { return .startAlreadyCalled(r.name) }
     if !readiness[op.slot].isReady {
-      let waiting = dependencies(of: op).filter { !operations[$0.slot].isFinished }.map { operations[$0.slot].name }
+      var waiting = dependencies(of: op).filter { !operations[$0.slot].isFinished }.map { operations[$0.slot].name }
+      if readiness[op.slot].gateClosed, let g = gateOfOperation[op] { waiting.append("gate " + gates[Int(g)].name) }
       return .startNotReady(operation: r.name, waitingOn: waiting, platform: platform)
     }
     return nil
@@ -204,4 +205,68 @@ extension World {
     operations[op.slot].spec.kind = .blocks(blocks + [duration])
     record(.executionBlockAdded(duration), op: op, queue: r.queue, reason: .command)
   }
+}
+
+/// A condition operations wait on besides their dependencies: a custom `isReady` that
+/// reads `super.isReady && (gate.isOpen || isCancelled)`, told to the queue by KVO when the
+/// gate opens (the advanced pattern of operation conditions: "the network is reachable").
+public struct Gate: Hashable, Sendable {
+  /// The gate's name.
+  public let name: String
+  /// Whether it has opened (gates open once).
+  public internal(set) var isOpen = false
+  /// The operations whose `isReady` waits for it, in the order they were gated.
+  public internal(set) var operations: [OpID] = []
+}
+
+extension World {
+  /// Makes `op`'s `isReady` also wait for the gate called `name` (made, closed, on first
+  /// use), as an `isReady` override in its class would. Only before the operation is
+  /// added anywhere: the class is fixed when the operation is made.
+  /// - Throws: ``SimulationError/gateAfterDefinition(_:)`` for an operation that is in a
+  ///   queue, started or finished; ``SimulationError/invalidName(_:)`` for a bad name.
+  public mutating func gate(_ op: OpID, named name: String) throws(SimulationError) {
+    guard Self.isValidName(name) else { throw .invalidName(name) }
+    let r = operations[op.slot]
+    guard r.phase == .created, r.queue == nil, r.mainThreadWork == nil, !r.isBarrier, gateOfOperation[op] == nil,
+      pendingStartCall(on: op) == nil
+    else { throw .gateAfterDefinition(r.name) }
+    let index: Int
+    if let existing = gates.firstIndex(where: { $0.name == name }) {
+      index = existing
+    } else {
+      index = gates.count
+      gates.append(Gate(name: name))
+    }
+    gates[index].operations.append(op)
+    gateOfOperation[op] = Int32(index)
+    if !gates[index].isOpen { readiness[op.slot].gateClosed = true }
+    record(.gated(Int32(index)), op: op, reason: .command)
+  }
+
+  /// Opens the gate: each operation waiting for it posts `willChangeValue`/`didChangeValue`
+  /// for `isReady`, so its queue reads the new value and, ready now, picks.
+  /// - Throws: ``SimulationError/unknownGate(_:)``.
+  public mutating func openGate(named name: String) throws(SimulationError) {
+    guard let g = gates.firstIndex(where: { $0.name == name }) else { throw .unknownGate(name) }
+    record(.gateOpened(Int32(g)), reason: gates[g].isOpen ? .alreadyFinished : .command)
+    guard !gates[g].isOpen else { return }
+    gates[g].isOpen = true
+    for op in gates[g].operations {
+      readiness[op.slot].gateClosed = false
+      guard readiness[op.slot].phase == .pending, readiness[op.slot].isReady, let q = operations[op.slot].queue else { continue }
+      // The gate's own KVO (an asynchronous operation's ready posts its pair itself).
+      if case .async = operations[op.slot].spec.kind {} else {
+        record(.kvoWillChange(.isReady), op: op, queue: q, reason: .gateOpened(Int32(g)))
+        record(.kvoDidChange(.isReady), op: op, queue: q, reason: .gateOpened(Int32(g)))
+      }
+      becomeReadyIfPossible(op, reason: .gateOpened(Int32(g)))
+    }
+    settle()
+  }
+}
+
+extension World {
+  /// The gate `op`'s `isReady` waits for, if any (an index into ``gates``).
+  public func gate(of op: OpID) -> Int32? { gateOfOperation[op] }
 }

@@ -60,6 +60,10 @@ public struct World: Sendable {
   /// What each `waitUntilFinished()` or `start()` call on the main thread is about, by the
   /// call's operation (``MainThreadWork/waitForOperations``, ``MainThreadWork/start``).
   var callTargetsByCall: [OpID: [OpID]] = [:]
+  /// The gates custom `isReady` overrides wait on, in creation order (``gate(_:named:)``).
+  public internal(set) var gates: [Gate] = []
+  /// Each gated operation's gate, an index into ``gates``.
+  var gateOfOperation: [OpID: Int32] = [:]
   /// Names to operations (operations never lose their names, so creation order is the
   /// order of ``operations``).
   var opNames = NameIndex()

@@ -163,8 +163,12 @@ struct Readiness: Sendable {
   var phase: OpPhase = .created
   /// Set by `cancel()` on an operation that has not started: dependencies are ignored (rule 13).
   var ignoresDependencies = false
+  /// Its custom `isReady` also waits for a gate that is closed (``World/gate(_:named:)``).
+  var gateClosed = false
 
-  /// `isReady`: no unfinished dependency is counted against it. Like the real flag, this
-  /// is independent of the phase: a finished operation is ready.
-  var isReady: Bool { ignoresDependencies || unfinishedCount == 0 }
+  /// `isReady`: no unfinished dependency is counted against it, and no closed gate holds it
+  /// (a gated operation's override reads `super.isReady && (gate.isOpen || isCancelled)`,
+  /// so a cancel lets it through too). Like the real flag, this is independent of the
+  /// phase: a finished operation is ready.
+  var isReady: Bool { ignoresDependencies || (unfinishedCount == 0 && !gateClosed) }
 }

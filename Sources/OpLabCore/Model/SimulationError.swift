@@ -47,6 +47,10 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
   case notABlockOperation(String)
   /// `addExecutionBlock(_:)` after the operation started (rule 38).
   case blockAfterStart(operation: String, phase: OpPhase, platform: Platform)
+  /// A gate is part of an operation's class: it is given when the operation is defined.
+  case gateAfterDefinition(String)
+  /// No gate has that name.
+  case unknownGate(String)
 
   public var description: String {
     switch self {
@@ -100,6 +104,9 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
     case .notABlockOperation(let name):
       "'\(name)' is not a BlockOperation: only a BlockOperation has addExecutionBlock(_:) "
         + "(in the lab: one made with `blocks`, or a plain `takes N` operation, which is BlockOperation { work })"
+    case .gateAfterDefinition(let name):
+      "'\(name)' is already defined: a gate is part of its class (its isReady override), so give it with `op \(name) … gate G`"
+    case .unknownGate(let name): "there is no gate named '\(name)'"
     case .blockAfterStart(let name, let phase, let platform):
       "'\(name)' is \(phase == .finished ? "finished" : "executing"): adding an execution block now "
         + (platform == .apple

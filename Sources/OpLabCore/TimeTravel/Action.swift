@@ -62,6 +62,10 @@ public enum Action: Hashable, Sendable {
   case start(OpID)
   /// ``World/addExecutionBlock(_:duration:)``.
   case addExecutionBlock(OpID, duration: Tick)
+  /// ``World/gate(_:named:)``: the operation's `isReady` also waits for the gate.
+  case gate(OpID, String)
+  /// ``World/openGate(named:)``.
+  case openGate(String)
 
   /// Whether this is a wait (from anywhere). A wait records its start, so one cut short by
   /// an interrupt or by time travel is replaced in the journal from the state before it
@@ -190,6 +194,10 @@ extension World {
     case .addExecutionBlock(let op, let duration):
       if op.slot >= operations.count { throw .unknownOperation("\(op)") }
       try addExecutionBlock(op, duration: duration)
+    case .gate(let op, let name):
+      if op.slot >= operations.count { throw .unknownOperation("\(op)") }
+      try gate(op, named: name)
+    case .openGate(let name): try openGate(named: name)
     case .tap(let t): try tap(at: t)
     case .frames(let every, let from, let until): try setFrames(every: every, from: from, until: until)
     }

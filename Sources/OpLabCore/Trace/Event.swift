@@ -117,6 +117,10 @@ public enum EventKind: Hashable, Sendable {
   case startCalled
   /// `addExecutionBlock(_:)`: a block of this many ticks was added to the BlockOperation.
   case executionBlockAdded(Tick)
+  /// ``Event/op``'s custom `isReady` also waits for this gate (an index into ``World/gates``).
+  case gated(Int32)
+  /// The gate opened: each operation waiting for it is told, by KVO on `isReady`.
+  case gateOpened(Int32)
 }
 
 /// Why an ``Event`` happened: the cause `why` explains.
@@ -204,6 +208,8 @@ public enum Reason: Hashable, Sendable {
   /// By the time the main thread got to a `start()` call, the operation could not be
   /// started any more: the real call raises there. The lab skipped it.
   case startNoLongerPossible(OpID)
+  /// The gate opened and posted KVO for `isReady` (an index into ``World/gates``).
+  case gateOpened(Int32)
 }
 
 /// What allowed an operation to start at the tick it did.

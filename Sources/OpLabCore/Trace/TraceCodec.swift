@@ -89,6 +89,8 @@ enum Codec {
     case .framesChanged(let n?): w.signed(Int64(n)); return 41
     case .startCalled: return 42
     case .executionBlockAdded(let t): w.signed(Int64(t)); return 43
+    case .gated(let g): w.signed(Int64(g)); return 44
+    case .gateOpened(let g): w.signed(Int64(g)); return 45
     }
   }
 
@@ -137,6 +139,8 @@ enum Codec {
     case 41: .framesChanged(every: Tick(r.signed()))
     case 42: .startCalled
     case 43: .executionBlockAdded(Tick(r.signed()))
+    case 44: .gated(r.int32())
+    case 45: .gateOpened(r.int32())
     default: corrupt("event kind", code)
     }
   }
@@ -200,6 +204,7 @@ enum Codec {
     case .asyncStartReturned: return 50
     case .dependencyDidNotSucceed(let op): w.signed(Int64(op.index)); return 51
     case .startNoLongerPossible(let op): w.signed(Int64(op.index)); return 52
+    case .gateOpened(let g): w.signed(Int64(g)); return 53
     }
   }
 
@@ -258,6 +263,7 @@ enum Codec {
     case 50: return .asyncStartReturned
     case 51: return .dependencyDidNotSucceed(r.op())
     case 52: return .startNoLongerPossible(r.op())
+    case 53: return .gateOpened(r.int32())
     default: corrupt("reason", code)
     }
   }

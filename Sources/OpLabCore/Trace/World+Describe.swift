@@ -14,6 +14,8 @@ extension World {
     switch e.kind {
     case .tapScheduled(let t):
       return t == e.tick ? "the user taps (the tap needs the main thread)" : "the user will tap at t=\(t) (the tap will need the main thread)"
+    case .gateOpened(let g):
+      return e.reason == .alreadyFinished ? "gate \(gateName(g)) opened: no effect, it was open" : "gate \(gateName(g)) opens"
     case .framesChanged(let every):
       let text = every.map { "the display asks for a frame every \($0) \($0 == 1 ? "tick" : "ticks") (each needs the main thread)" }
         ?? "the display stops asking for frames"
@@ -77,6 +79,8 @@ extension World {
     case .framesChanged(let every):
       what = every.map { "the display asks for a frame every \($0) \($0 == 1 ? "tick" : "ticks")" } ?? "the display stops asking for frames"
     case .startCalled: what = "start() called by hand"
+    case .gated(let g): what = "isReady also waits for gate \(gateName(g))" + (gates[Int(g)].isOpen ? " (open)" : " (closed)")
+    case .gateOpened(let g): what = "gate \(gateName(g)) opened"
     case .executionBlockAdded(let t):
       let count: Int
       if let op = e.op, case .blocks(let blocks) = operations[op.slot].spec.kind { count = blocks.count } else { count = 0 }
@@ -150,6 +154,7 @@ extension World {
     case .asyncStartReturned: "an asynchronous operation's start() returns once its work has begun"
     case .dependencyDidNotSucceed(let dep):
       "returned at once: dependency \(name(dep)) did not succeed (\(operations[dep.slot].outcome.map { "\($0)" } ?? "unfinished"))"
+    case .gateOpened(let g): "gate \(gateName(g)) opened: its isReady override now reads true, and KVO told the queue"
     case .startNoLongerPossible(let target):
       "by the time the main thread got to it, \(name(target)) could not be started any more (the real call raises there); nothing started"
     case .cpuShared(let units, let cores):
@@ -160,6 +165,9 @@ extension World {
       }
     }
   }
+
+  /// A gate's name.
+  public func gateName(_ g: Int32) -> String { g >= 0 && Int(g) < gates.count ? gates[Int(g)].name : "?" }
 
   /// The wait an event of a wait is about: on queues, or on operations.
   private func waitCall(_ e: Event) -> String {

@@ -44,6 +44,7 @@ enum SwiftCode {
       out += "import Foundation\n\n"
       if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
       if code.needsSucceeded { out += succeededHelper.joined(separator: "\n") + "\n\n" }
+      if code.needsGate { out += gateBase.joined(separator: "\n") + "\n\n" }
     }
     out += pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
     return out
@@ -63,6 +64,10 @@ enum SwiftCode {
     var needsSucceeded = false
     /// The asynchronous operations, whose start() returns at once.
     var asyncOperations: Set<String> = []
+    /// Whether an operation waits for a gate (the `Gate` stand-in is shown then).
+    var needsGate = false
+    /// The gates declared so far.
+    var gatesDeclared: Set<String> = []
     /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
     /// the main thread stays free for main-queue work, as in the lab.
     var forExport = false
@@ -93,7 +98,7 @@ enum SwiftCode {
           queueOf[name] = queueName
           var spec = definition.spec
           spec.name = name
-          lines += operation(spec)
+          lines += gateDeclaration(definition.gate) + operation(spec, gate: definition.gate)
           for dependency in definition.dependencies { lines.append("\(SwiftCode.variable(name)).addDependency(\(SwiftCode.variable(dependency)))") }
         }
         if definition.hold {
@@ -110,7 +115,7 @@ enum SwiftCode {
         let queueName = definition.queue ?? "queue"
         queueOf[name] = queueName
         names.formUnion([name] + definition.dependencies)
-        lines += operation(definition.spec)
+        lines += gateDeclaration(definition.gate) + operation(definition.spec, gate: definition.gate)
         let v = SwiftCode.variable(name)
         for dependency in definition.dependencies { lines.append("\(v).addDependency(\(SwiftCode.variable(dependency)))") }
         if definition.hold {
@@ -155,6 +160,8 @@ enum SwiftCode {
         lines.append("\(SwiftCode.variable(op)).start()  " + (asyncOperations.contains(op)
           ? "// begins the work and returns at once"
           : "// main() runs here, on the main thread, until it returns"))
+      case .open(let gate):
+        lines.append("\(SwiftCode.variable(gate)).open()  // KVO on isReady tells each waiting operation's queue")
       case .blocks(let op, let ticks):
         names.insert(op)
         lines.append("\(SwiftCode.variable(op)).addExecutionBlock { work(ticks: \(ticks)) }  // before it starts: after, it raises")
@@ -253,9 +260,24 @@ enum SwiftCode {
     /// The operation's declaration: a BlockOperation when its work is one plain call, else
     /// an Operation subclass whose `main()` (or `start()`, when asynchronous) shows how it
     /// polls isCancelled, bails or fails.
-    mutating func operation(_ spec: OperationSpec) -> [String] {
+    /// `let G = Gate()` the first time a gate is named.
+    mutating func gateDeclaration(_ gate: String?) -> [String] {
+      guard let gate, !gatesDeclared.contains(gate) else { return [] }
+      gatesDeclared.insert(gate)
+      needsGate = true
+      return ["let \(SwiftCode.variable(gate)) = Gate()  // a condition besides the dependencies, closed for now"]
+    }
+
+    mutating func operation(_ spec: OperationSpec, gate: String? = nil) -> [String] {
       let v = SwiftCode.variable(spec.name)
       var lines: [String] = []
+      // A gated operation keeps its gate, and its isReady asks it (a cancel lets it through).
+      let gated = gate.map { g in [
+        "  let gate: Gate",
+        "  init(gate: Gate) { self.gate = gate; super.init() }",
+        "  override var isReady: Bool { super.isReady && (gate.isOpen || isCancelled) }",
+      ] } ?? []
+      let made = gate.map { "(gate: \(SwiftCode.variable($0)))" } ?? "()"
       switch spec.kind {
       case .blocks(let blocks):
         lines.append("let \(v) = BlockOperation { work(ticks: \(blocks.first ?? 0)) }")
@@ -266,6 +288,7 @@ enum SwiftCode {
         let type = SwiftCode.typeName(spec.name)
         lines += [
           "final class \(type): AsyncOperation, @unchecked Sendable {",
+        ] + gated + [
           "  override func start() {",
           "    guard !isCancelled else { finish(); return }",
           "    state = .executing",
@@ -276,16 +299,17 @@ enum SwiftCode {
           "    }",
           "  }",
           "}",
-          "let \(v) = \(type)()",
+          "let \(v) = \(type)\(made)",
         ]
       case .plain:
         let simple = spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
-          && !spec.bailsUnlessDependenciesSucceeded
+          && !spec.bailsUnlessDependenciesSucceeded && gate == nil
         if simple {
           lines.append("let \(v) = BlockOperation { work(ticks: \(spec.duration)) }")
         } else {
           let type = SwiftCode.typeName(spec.name)
           lines.append("final class \(type): Operation, @unchecked Sendable {")
+          lines += gated
           if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
           if spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded {
             lines.append("  var bailed = false  // returned early: " + (spec.bailsUnlessDependenciesSucceeded
@@ -316,10 +340,11 @@ enum SwiftCode {
             ]
           }
           if spec.failsAt != nil { lines.append("    error = WorkError.failed  // fails at \(ticks)") }
-          lines += ["  }", "}", "let \(v) = \(type)()"]
+          lines += ["  }", "}", "let \(v) = \(type)\(made)"]
         }
       }
       lines.append("\(v).name = \(SwiftCode.literal(spec.name))")
+      if let gate { lines.append("\(SwiftCode.variable(gate)).add(\(v))") }
       if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
       if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
       if let c = spec.completion {
@@ -354,6 +379,26 @@ enum SwiftCode {
     "  guard op.isFinished, !op.isCancelled else { return false }",
     "  return !Mirror(reflecting: op).children.contains {",
     "    ($0.label == \"error\" && \"\\($0.value)\" != \"nil\") || ($0.label == \"bailed\" && \"\\($0.value)\" == \"true\")",
+    "  }",
+    "}",
+  ]
+
+  /// A condition operations wait on besides their dependencies, for `gate`: opening it
+  /// posts KVO for `isReady` on each operation waiting, so their queues look again.
+  static let gateBase = [
+    "/// A condition operations wait on besides their dependencies (the network is reachable).",
+    "/// Opening it posts KVO for isReady on each waiting operation: else its queue never looks again.",
+    "final class Gate: @unchecked Sendable {",
+    "  private let lock = NSLock()",
+    "  private var opened = false",
+    "  private var waiting: [Operation] = []",
+    "  var isOpen: Bool { lock.lock(); defer { lock.unlock() }; return opened }",
+    "  func add(_ op: Operation) { lock.lock(); waiting.append(op); lock.unlock() }",
+    "  func open() {",
+    "    lock.lock(); let ops = waiting; lock.unlock()",
+    "    for op in ops { op.willChangeValue(forKey: \"isReady\") }",
+    "    lock.lock(); opened = true; lock.unlock()",
+    "    for op in ops { op.didChangeValue(forKey: \"isReady\") }",
     "  }",
     "}",
   ]
@@ -512,6 +557,7 @@ extension SwiftCode {
     out += "// MARK: - The world\n\n"
     if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
     if code.needsSucceeded { out += succeededHelper.joined(separator: "\n") + "\n\n" }
+    if code.needsGate { out += gateBase.joined(separator: "\n") + "\n\n" }
     out += code.pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n\n"
     out += """
       // MARK: - The end: the work is waited for (the main thread kept running meanwhile)

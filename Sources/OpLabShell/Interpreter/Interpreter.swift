@@ -212,7 +212,7 @@ public final class Interpreter {
   private func changesWorld(_ command: Command) -> Bool {
     switch command {
     case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
-      .barrier, .wait, .start, .blocks, .step, .run, .tap, .frames:
+      .barrier, .wait, .start, .blocks, .open, .step, .run, .tap, .frames:
       true
     case .machine(let cores):
       cores != nil
@@ -369,17 +369,30 @@ public final class Interpreter {
       let q = try queue(target)
       let deps = try def.dependencies.map(op)
       let names = [def.spec.name] + def.alike
-      var actions: [Action] = names.map { name in
+      let first = world.operations.count
+      var actions: [Action] = []
+      for (k, name) in names.enumerated() {
         var spec = def.spec
         spec.name = name
-        return .createOperation(spec, dependencies: deps, queue: nil)
+        actions.append(.createOperation(spec, dependencies: deps, queue: nil))
+        if let gate = def.gate { actions.append(.gate(OpID(first + k), gate)) }
       }
-      let first = world.operations.count
       if !def.hold { actions.append(.enqueueAll(names.indices.map { OpID(first + $0) }, on: q, wait: nil)) }
       let (out, _) = try perform(actions)
       if def.queue != nil { for name in names { declaredQueue[name] = target } }
       let list = names.joined(separator: ",")
       return Reply(output: def.hold ? "  \(list) defined, in no queue yet (`add \(list)` to enqueue them)\n" + out : out)
+    case .op(let def) where def.gate != nil:
+      // The gate is part of its class: made in no queue, gated, then added.
+      let target = def.queue ?? "queue"
+      let q = try queue(target)
+      let deps = try def.dependencies.map(op)
+      let id = OpID(world.operations.count)
+      var actions: [Action] = [.createOperation(def.spec, dependencies: deps, queue: nil), .gate(id, def.gate ?? "")]
+      if !def.hold { actions.append(.enqueue(id, on: q)) }
+      let (out, _) = try perform(actions)
+      if def.queue != nil { declaredQueue[def.spec.name] = target }
+      return Reply(output: def.hold ? "  \(def.spec.name) defined, in no queue yet (`add \(def.spec.name)` to enqueue it)\n" + out : out)
     case .op(let def):
       let target = def.queue ?? "queue"
       let q = try queue(target)
@@ -411,6 +424,8 @@ public final class Interpreter {
       return Reply(output: out + note)
     case .blocks(let name, let ticks):
       return Reply(output: try perform([.addExecutionBlock(try op(name), duration: ticks)]).0)
+    case .open(let gate):
+      return Reply(output: try perform([.openGate(gate)]).0)
     case .depend(let name, let deps):
       let id = try op(name)
       let (out, results) = try perform(try deps.map { .addDependency(id, on: try op($0)) })

@@ -36,6 +36,8 @@ public enum Command: Hashable, Sendable {
   case start(op: String)
   /// `blocks OP +D`: `addExecutionBlock(_:)` with a block of D ticks.
   case blocks(op: String, adding: Int)
+  /// `open GATE`: the gate opens, and the operations waiting for it post KVO for `isReady`.
+  case open(gate: String)
   /// `machine [cores N|unlimited]`: `nil` shows the machine; `.some(nil)` is unlimited.
   case machine(cores: Int??)
   /// `tap [at T]`: `nil` is now.
@@ -148,6 +150,8 @@ public struct OperationDefinition: Hashable, Sendable {
   /// More operations defined alike, `op a,b,c …` (the spec's name is the first): added
   /// together with one `addOperations`.
   public var alike: [String] = []
+  /// `gate G`: its `isReady` also waits for this gate.
+  public var gate: String?
 
   /// Creates a definition.
   public init(spec: OperationSpec, queue: String? = nil, dependencies: [String] = [], hold: Bool = false) {

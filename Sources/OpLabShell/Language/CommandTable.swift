@@ -30,6 +30,7 @@ public enum CommandTable {
         .seq([.word("cancel-check"), .choice([.seq([.word("every"), .value(.positive, key: "every")]), .word("start"), .word("never")])]),
         .word("bail-if-dep-cancelled"),
         .word("only-if-deps-succeeded"),
+        .seq([.word("gate"), .value(.gateName, key: "gate")]),
         .seq([.word("fails"), .word("at"), .value(.duration, key: "failsAt")]),
         .seq([.word("completion"), .value(.duration, key: "completion")]),
         .seq([.word("async"), .optional(.word("forgets-finish"))]),
@@ -51,6 +52,9 @@ public enum CommandTable {
         `blocks` makes a BlockOperation with one execution block per duration (its blocks are its
         work: no `takes`, `fails at` or `cancel-check` with them). `async` makes an
         asynchronous operation that calls finish() itself; `forgets-finish` never does.
+        `gate G` gives it a custom isReady that also waits for gate G (made closed on first
+        use; `open G` opens it): super.isReady && (G.isOpen || isCancelled), so a cancel
+        still lets it through to be skipped.
         Several names, `op a,b,c …`, define one operation each, alike, and add them with one
         addOperations call (see `help add`: the queue picks once, after all are in).
         """,
@@ -210,6 +214,21 @@ public enum CommandTable {
         starts it): the lab refuses these and changes nothing.
         """,
       examples: ["start later"]),
+    CommandSpec(
+      name: "open", aliases: [],
+      arguments: [.value(.gate, key: "gate")],
+      options: [],
+      summary: "open a gate: the operations whose isReady waits for it can start",
+      details: """
+        A gate is a condition an operation waits on besides its dependencies (`op … gate G`):
+        its class overrides isReady as super.isReady && (G.isOpen || isCancelled), the
+        pattern of operation conditions (the network is reachable, the user has logged in).
+        The queue reads isReady only when told: opening the gate posts
+        willChangeValue/didChangeValue(forKey: "isReady") for each operation waiting for it,
+        so those whose dependencies are done become ready and their queues pick. Without
+        that KVO the queue would never look again. Gates open once.
+        """,
+      examples: ["open network"]),
     CommandSpec(
       name: "blocks", aliases: [],
       arguments: [.value(.op, key: "op"), .value(.plusDuration, key: "block")],

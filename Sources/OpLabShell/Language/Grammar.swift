@@ -39,6 +39,10 @@ public enum ValueKind: Hashable, Sendable {
   case opOrQueue
   /// A block's length in ticks after a `+` (`blocks OP +3`).
   case plusDuration
+  /// A gate's name, new or existing (`op … gate network`).
+  case gateName
+  /// An existing gate (`open network`).
+  case gate
 
   /// How the value is named in usage lines and messages.
   public var placeholder: String {
@@ -58,6 +62,7 @@ public enum ValueKind: Hashable, Sendable {
     case .command: "COMMAND"
     case .opOrQueue: "OP|QUEUE"
     case .plusDuration: "+D"
+    case .gateName, .gate: "GATE"
     }
   }
 
@@ -80,6 +85,8 @@ public enum ValueKind: Hashable, Sendable {
     case .command: "a command name"
     case .opOrQueue: "an operation or queue name"
     case .plusDuration: "a block's ticks after a plus sign (e.g. +3)"
+    case .gateName: "a gate's name"
+    case .gate: "the name of a gate (made by `op … gate NAME`)"
     }
   }
 }

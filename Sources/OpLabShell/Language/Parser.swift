@@ -73,6 +73,14 @@ public struct ParseContext: Sendable {
     }
   }
 
+  /// Gate names, in creation order (none for a context made from lists).
+  public var gates: [String] {
+    switch source {
+    case .lists: []
+    case .world(let world): world.gates.map(\.name)
+    }
+  }
+
   /// Whether a queue has this name.
   public func isQueue(_ name: String) -> Bool {
     switch source {
@@ -153,6 +161,7 @@ public enum Parser {
     case .qos: QualityOfService.allCases.map(\.description)
     case .platform: Platform.allCases.map(\.rawValue)
     case .command: CommandTable.all.map(\.name)
+    case .gateName, .gate: context.gates
     case .newName, .newNames, .count, .positive, .duration, .tick, .runTarget, .durations, .file, .plusDuration: []
     }
   }
@@ -216,12 +225,19 @@ public enum Parser {
           message: "fails at \(f) is after the operation's \(s.duration) \(s.duration == 1 ? "tick" : "ticks") of work",
           hint: "use a tick from 0 to \(s.duration)")
       }
+      if let t = bag.values["gate"]?.first, bag.values["blocks"] != nil {
+        throw ParseError(
+          column: t.column, length: t.length, message: "a gate goes in an Operation subclass's isReady: the lab gates plain and async operations, not a BlockOperation",
+          hint: "make a plain operation: op NAME takes N gate \(t.text)")
+      }
       var definition = OperationDefinition(spec: s, queue: text("on"), dependencies: list("after"), hold: has("hold"))
+      definition.gate = text("gate")
       definition.alike = Array(names.dropFirst())
       return .op(definition)
     case "add":
       return .add(ops: list("op"), queue: text("to"), wait: has("wait") ? WaitCaller(fromMain: has("main"), until: int("until")) : nil)
     case "start": return .start(op: text("op") ?? "")
+    case "open": return .open(gate: text("gate") ?? "")
     case "blocks": return .blocks(op: text("op") ?? "", adding: Int(text("block")?.dropFirst() ?? "") ?? 0)
     case "depend": return .depend(op: text("op") ?? "", on: list("deps"))
     case "undepend": return .undepend(op: text("op") ?? "", on: text("dep") ?? "")
@@ -518,6 +534,12 @@ struct Matcher {
       Suggest.closest(to: s, in: candidates).map { "did you mean '\($0)'?" }
     }
     switch kind {
+    case .gateName:
+      if World.isValidName(s) { return nil }
+      return ("'\(s)' is not a valid gate name", "names use letters, digits, '-', '_' and '.', and start with a letter")
+    case .gate:
+      if context.gates.contains(s) { return nil }
+      return ("there is no gate named '\(s)'", didYouMean(context.gates) ?? "a gate is made by the first operation that waits for it: op NAME gate \(s)")
     case .newNames:
       var seen = Set<String>()
       for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {

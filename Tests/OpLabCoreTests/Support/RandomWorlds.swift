@@ -32,6 +32,11 @@ struct RandomActions {
       return pick(ops).map { .start($0) }
     case 16..<20:
       return pick(ops).map { .addExecutionBlock($0, duration: Int.random(in: 0...3, using: &rng)) }
+    case 20..<24:
+      guard let op = pick(ops), let gate = pick(["g1", "g2"]) else { return nil }
+      return .gate(op, gate)
+    case 24..<26:
+      return pick(["g1", "g2"]).map { .openGate($0) }
     default:
       return nil
     }

@@ -56,6 +56,8 @@ extension World {
     case .framesChanged(let every): "frames=\(every.map(String.init) ?? "off")"
     case .startCalled: "startCalled"
     case .executionBlockAdded(let t): "addBlock=\(t)"
+    case .gated(let g): "gate=\(world.gateName(g))"
+    case .gateOpened(let g): "open:\(world.gateName(g))"
     }
   }
 
