@@ -249,4 +249,15 @@ import Testing
     let blocks = try #require(i.execute("op b blocks 1 gate reachable").error)
     #expect(blocks.message.hasPrefix("a gate goes in an Operation subclass's isReady"))
   }
+
+  @Test("The timeline draws an operation started by hand under main, beside the call that runs it and a wait on it")
+  func timeline() {
+    let i = wide()
+    _ = run(["op x takes 3 hold", "tap at 1", "start x", "op y takes 2", "wait y from main", "run"], i)
+    let lines = run(["timeline"], i).split(separator: "\n").map(String.init)
+    #expect(lines.contains("  main.start1 ███✓  start() of x"))
+    #expect(lines.contains("  main.wait1  ░░░✓  the main thread waits for y"))
+    #expect(lines.contains("  x           ███✓  started by hand, in no queue"))
+    #expect(lines.contains("  taps         ░░█✓  1 tap, 1 delayed, longest wait 2 ticks"))
+  }
 }
