@@ -271,6 +271,21 @@ import Testing
     #expect(w.reasonText(w.firstIndex("bailed", "filter")!) == "filter finished (bailed): returned at once: dependency bad did not succeed (failed)")
   }
 
+  @Test("only-if-deps-succeeded reads `dependencies`, which hides the queue's barriers (rule 7): a cancelled barrier does not make it return early")
+  func onlyIfDependenciesSucceededIgnoresBarriers() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 1)
+    try w.addOperation(spec("a", 2), to: q)
+    let barrier = try w.addBarrier(to: q)
+    var filter = spec("filter")
+    filter.bailsUnlessDependenciesSucceeded = true
+    let f = try w.addOperation(filter, to: q)
+    w.cancel(barrier)
+    w.runUntilIdle()
+    #expect(w.dependencies(of: f) == [barrier])
+    #expect(w.operation(barrier).outcome == .cancelled && w.operation(f).outcome == .succeeded)
+  }
+
   // MARK: gates
 
   @Test("A gate holds an operation whose dependencies are done until it opens; its KVO on isReady lets the queue pick; a cancel lets it through", arguments: Platform.allCases)

@@ -159,7 +159,10 @@ extension World {
       return
     }
     if operations[op.slot].spec.bailsUnlessDependenciesSucceeded,
-      let failed = edges.first(in: operations[op.slot].dependencyList, where: { operations[$0.slot].outcome != .succeeded })
+      // `dependencies` hides the queue's barrier operations (rule 7): only the learner's count.
+      let failed = edges.first(in: operations[op.slot].dependencyList, where: {
+        operations[$0.slot].outcome != .succeeded && !operations[$0.slot].isBarrier
+      })
     {
       schedule(.finishNow(op, .bailed, .dependencyDidNotSucceed(failed), generation: generation), at: now)
       return
