@@ -205,7 +205,8 @@ public enum CommandTable {
         op.start() called on the main thread, for an operation defined with `hold` and never
         added. The call waits for the main thread like any work there. A synchronous operation
         then runs on the main thread, blocking it (taps and frames wait) until it finishes;
-        an asynchronous one begins its work and start() returns at once. A cancelled operation
+        an asynchronous one begins its work and start() returns at once. The lab's clock does not
+        move with the call: `run` sees it through. A cancelled operation
         is finished without running, which releases its dependents: on Linux this is the only
         way to finish one cancelled outside a queue (on Apple platforms cancel() finished it
         already, and start() on a finished operation returns at once). start() on an
@@ -392,7 +393,14 @@ public enum CommandTable {
       arguments: [],
       options: [],
       summary: "show every queue and operation now",
-      details: "Per queue: limit, suspension and counts; per operation: its state; when nothing more can happen, how many are unfinished.",
+      details: """
+        Per queue: limit, suspension and counts, and what the queue reports: operationCount and
+        the operations array, in insertion order (barriers left out). Per operation: its state,
+        then isReady, isExecuting, isFinished and isCancelled as its properties read now, its
+        dependencies, its execution blocks, its gate, and while it runs OperationQueue.current
+        inside it (its queue, and whether that is the main thread). When nothing more can
+        happen, how many are unfinished.
+        """,
       examples: ["status"]),
     CommandSpec(
       name: "graph", aliases: [],
