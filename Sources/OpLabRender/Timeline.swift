@@ -317,7 +317,7 @@ public enum Timeline {
     var items = [
       "\(g.executing) executing", "\(g.cancelledExecuting) executing, cancel requested", "\(g.ready) ready, waiting for a slot",
       "\(g.pending) waiting on dependencies", "\(g.finished) finished", "\(g.cancelled) cancelled (skipped, or stopped)", "\(g.failed) failed",
-      "\(g.bailed) returned early (dependency cancelled)", "\(g.completion) completion block", "\(g.suspended) suspended",
+      "\(g.bailed) returned early (its dependency check)", "\(g.completion) completion block", "\(g.suspended) suspended",
     ]
     if shared {
       items.insert("\(g.sharedExecuting) executing on a shared core", at: 1)

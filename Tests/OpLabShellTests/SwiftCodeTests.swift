@@ -62,6 +62,7 @@ import TestSupport
 
   @Test("export swift writes a main.swift for every example that type-checks in Swift 6 mode, warning-free", arguments: [
     "pipeline.oplab", "cancel-all.oplab", "priorities.oplab", "frozen-ui.oplab", "two-cores.oplab", "linux-differences.oplab",
+    "direct-calls.oplab",
   ])
   func exportCompiles(example: String) throws {
     let dir = try Self.folder()
