@@ -162,6 +162,9 @@ public enum Diagnoses {
       {
         return "\(name) was cancelled before it started; its own start() saw that and returned without calling finish(), so it holds its slot forever."
       }
+      if world.operation(op).queue == nil {
+        return "\(name) finished its work but never called finish(), so it never finishes (started by hand, it holds no queue's slot)."
+      }
       return "\(name) finished its work but never called finish(), so it holds its slot forever."
     case .queueSuspended(let q):
       return "\(name) is ready, but \(world.name(q)) is suspended: resume it."

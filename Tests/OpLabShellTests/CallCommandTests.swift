@@ -260,4 +260,13 @@ import Testing
     #expect(lines.contains("  x           ███✓  started by hand, in no queue"))
     #expect(lines.contains("  taps         ░░█✓  1 tap, 1 delayed, longest wait 2 ticks"))
   }
+
+  @Test("An asynchronous operation started by hand that never calls finish() is named as such when the queues are idle, and holds no slot")
+  func startedByHandNeverFinishes() {
+    let i = wide()
+    _ = run(["op x async forgets-finish takes 2 hold", "op y hold", "start x"], i)
+    let out = run(["run"], i)
+    #expect(out.contains("  t=2  x work ended without calling finish(): it never calls finish(), so it never finishes (started by hand, it holds no queue's slot)\n"))
+    #expect(out.hasSuffix("  idle at t=2: every operation in a queue has finished; y is in no queue, never started (`add y` enqueues it); x, started by hand, never calls finish()\n"))
+  }
 }

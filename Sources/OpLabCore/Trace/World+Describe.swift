@@ -133,7 +133,10 @@ extension World {
     case .dependencyWasCancelled(let op): "returned at once: dependency \(name(op)) was cancelled"
     case .cancelledOutsideQueue: "cancel() on an operation in no queue finishes it at once (Darwin)"
     case .finishCalled: "its work called finish()"
-    case .forgotFinish: "it never calls finish(), so it holds its slot forever"
+    case .forgotFinish:
+      op.map { operations[$0.slot].queue == nil } == true
+        ? "it never calls finish(), so it never finishes (started by hand, it holds no queue's slot)"
+        : "it never calls finish(), so it holds its slot forever"
     case .asyncStartSawCancellation: "its own start() saw isCancelled and called finish() without doing the work"
     case .asyncStartForgotFinish: "it saw isCancelled and returned early, so it holds its slot forever"
     case .afterFinish: "completion blocks run after finish, outside the queue's slots"
