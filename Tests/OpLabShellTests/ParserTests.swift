@@ -161,7 +161,7 @@ import Testing
     ErrorCase(line: "run until", column: 11, message: "'run' needs more: expected a tick (0 or more) or an operation name"),
     ErrorCase(line: "depend f1 d1", column: 11, message: "unexpected 'd1'; expected 'on'"),
     ErrorCase(line: "platform windows", column: 10, message: "'windows' is not a platform", hint: "use apple or linux"),
-    ErrorCase(line: "export picture x", column: 8, message: "unexpected 'picture'; expected 'timeline', 'events', 'trace' or 'mermaid'"),
+    ErrorCase(line: "export picture x", column: 8, message: "unexpected 'picture'; expected 'timeline', 'events', 'trace', 'mermaid' or 'swift'"),
     ErrorCase(line: "help stepp", column: 6, message: "there is no command 'stepp'", hint: "did you mean 'step'?"),
     ErrorCase(line: "op x blocks 1,,2", column: 15, message: "'' is not a whole number"),
   ]
