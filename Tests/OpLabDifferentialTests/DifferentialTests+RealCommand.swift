@@ -86,4 +86,34 @@ extension DifferentialTests {
     #expect(rows.map(\.lab) == ["███✓", "█✓", " █✓"])
     #expect(rows.first?.real == "████ ≠")
   }
+
+  @Test("real plays the direct calls: addOperations, a gate opened, only-if-deps-succeeded after a failure, start() by hand on the main thread, addExecutionBlock; every real row is the lab's")
+  func realPlaysDirectCalls() throws {
+    let text = try Self.oplab("""
+      platform linux
+      queue q max 1
+      op a,b on q takes 1 hold
+      op c on q takes 1 priority high hold
+      add a,b,c to q
+      op fetch on q takes 1 fails at 1
+      op filter on q takes 1 after fetch only-if-deps-succeeded
+      op g on q takes 1 gate ready
+      step 5
+      open ready
+      op h takes 2 hold
+      start h
+      op blk blocks 1 hold
+      blocks blk +1
+      add blk
+      run
+      real 60
+      """)
+    let rows = Self.rows(text)
+    // addOperations picks once: the high-priority c first. filter returns early (↩): fetch failed.
+    #expect(rows.map(\.name) == ["blk", "a", "b", "c", "fetch", "filter", "g", "h"], "\(text)")
+    #expect(rows.map(\.lab) == ["     ██✓", " █✓", "  █✓", "█✓", "   █!", "    ↩", "     █✓", "     ██✓"], "\(text)")
+    for row in rows { #expect(row.real == row.lab, "\(row.name): \(text)") }
+    #expect(text.contains("\nstarted by hand (in no queue)\n"), "\(text)")
+    #expect(text.contains("\nNo differences: "), "\(text)")
+  }
 }

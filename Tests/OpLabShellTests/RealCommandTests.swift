@@ -140,4 +140,42 @@ import Testing
     #expect(reply.output.contains("  a lab   █✓\n"))
     #expect(i.script.map(\.text) == before.0 && i.world.trace.count == before.1)
   }
+
+  @Test("The direct calls become their real calls: addOperations for a list, start() by hand, a gate and its opening, a block added to a block operation (one added to a subclass is said not to be played)")
+  func directCalls() {
+    let i = Self.lab([
+      "queue q2",
+      "op a,b takes 1 hold",
+      "add a,b to q2",
+      "op g takes 1 gate ready only-if-deps-succeeded after a",
+      "op h takes 2 hold",
+      "op blk blocks 1 hold",
+      "blocks blk +2",
+      "blocks h +1",
+      "start h",
+      "open ready",
+    ])
+    let (script, unplayed) = RealComparison.script(i.swiftSteps())
+    var g = RealWork("g", ticks: 1)
+    g.gate = "ready"
+    g.bailsUnlessDependenciesSucceeded = true
+    var blk = RealWork("blk", ticks: 1)
+    blk.blocks = [1]
+    #expect(script.steps == [
+      RealStep(tick: 0, action: .makeQueue("q2")),
+      RealStep(tick: 0, action: .makeOperation(RealWork("a", ticks: 1))),
+      RealStep(tick: 0, action: .makeOperation(RealWork("b", ticks: 1))),
+      RealStep(tick: 0, action: .addBatch(["a", "b"], to: "q2")),
+      RealStep(tick: 0, action: .makeOperation(g)),
+      RealStep(tick: 0, action: .addDependency("g", on: "a")),
+      RealStep(tick: 0, action: .makeQueue("queue")),
+      RealStep(tick: 0, action: .add("g", to: "queue")),
+      RealStep(tick: 0, action: .makeOperation(RealWork("h", ticks: 2))),
+      RealStep(tick: 0, action: .makeOperation(blk)),
+      RealStep(tick: 0, action: .addBlock("blk", ticks: 2)),
+      RealStep(tick: 0, action: .startByHand("h")),
+      RealStep(tick: 0, action: .openGate("ready")),
+    ], "\(script.steps)")
+    #expect(unplayed == ["`blocks h +1`: its stand-in is an Operation subclass, not a BlockOperation"])
+  }
 }

@@ -147,11 +147,17 @@ enum RealComparison {
       }
     }
     var lanes: [SideBySide.Lane] = []
-    for (q, ops) in world.operationsByQueue().queued.enumerated() {
+    let (queued, inNoQueue) = world.operationsByQueue()
+    for (q, ops) in queued.enumerated() {
       for op in ops where world.operation(op).mainThreadWork == nil {
         let name = world.name(op)
         lanes.append(SideBySide.Lane(name: name, queue: world.name(QueueID(q)), lab: lab[op] ?? .init(), real: real[name] ?? .init()))
       }
+    }
+    // Operations started by hand run where start() was called: on the main thread.
+    for op in inNoQueue where lab[op] != nil || real[world.name(op)] != nil {
+      let name = world.name(op)
+      lanes.append(SideBySide.Lane(name: name, queue: "started by hand (in no queue)", lab: lab[op] ?? .init(), real: real[name] ?? .init()))
     }
     return lanes
   }
