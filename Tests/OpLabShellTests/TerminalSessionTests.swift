@@ -83,7 +83,8 @@ extension TerminalTests {
     let state = stateFolder()
     defer { try? FileManager.default.removeItem(at: state) }
     let first = try session(
-      ["frames every 1\\r", "op a on main takes 3000000\\r", "run\\r", "<SLEEP 1>", "\\x03", "<SLEEP 1>", "<KILL>"], state: state)
+      // The run ends by itself after 100,000 frames (about a second here): Ctrl-C comes 0.3 s in.
+      ["frames every 1\\r", "op a on main takes 3000000000\\r", "<QUICK>run\\r", "<SLEEP 0.25>", "\\x03", "<SLEEP 1>", "<KILL>"], state: state)
     let stopped = try #require(first.firstMatch(of: /interrupted at t=(\d+);/)?.output.1, "\(first.suffix(300))")
     let recovered = try session(["\\x04"], state: state, arguments: ["--recover"])
     #expect(recovered.contains("Recovered the last session: 3 commands replayed; the clock is at t=\(stopped)."), "\(recovered)")
