@@ -71,6 +71,17 @@ extension DifferentialTests {
     }
   }
 
+  @Test("An exported asynchronous operation that forgets finish() on its error path holds the real serial queue's slot forever, as in the lab: the one before it fails and finishes, the one after never starts")
+  func exportedForgottenFinishOnErrorPathStalls() throws {
+    let lab = Interpreter()
+    for line in ["queue net max 1", "op flaky on net fails at 1 async", "op lost on net takes 3 fails at 2 async forgets-finish", "op save on net", "run"] {
+      try #require(lab.execute(line).error == nil, "\(line)")
+    }
+    let text = try Self.exportAndRun(lab)
+    Self.expectSameRun(lab, text)
+    #expect(text.contains("stalled: lost, save never finished"), "\(text)")
+  }
+
   @Test("The exported pipeline example runs on the real OperationQueue and starts and finishes every operation as the lab did, each within a tick")
   func exportedPipelineRuns() throws {
     let lab = Interpreter()

@@ -39,8 +39,9 @@ enum SwiftCode {
     if focus == nil {
       out += "// The Swift behind this world, on Foundation's OperationQueue. Stand-ins:\n"
       out += "// work(ticks:) is an operation's real work, startWork(ticks:then:) work that\n"
-      out += "// calls back when done, sleep(ticks:) the lab's clock moving on, and\n"
-      out += "// WorkError.failed the error of work that fails.\n"
+      out += "// calls back when done (with failing: true, back with its error),\n"
+      out += "// sleep(ticks:) the lab's clock moving on, and WorkError.failed the error\n"
+      out += "// of work that fails.\n"
       out += "import Foundation\n\n"
       if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
     }
@@ -205,20 +206,34 @@ enum SwiftCode {
       case .async(let forgets):
         needsAsyncBase = true
         let type = SwiftCode.typeName(spec.name)
+        lines += ["final class \(type): AsyncOperation, @unchecked Sendable {"]
+        if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
         lines += [
-          "final class \(type): AsyncOperation, @unchecked Sendable {",
           "  override func start() {",
           "    guard !isCancelled else { finish(); return }",
           "    state = .executing",
-          forgets ? "    startWork(ticks: \(spec.duration)) {" : "    startWork(ticks: \(spec.duration)) { [self] in",
-          forgets
-            ? "      // finish()  ← forgets-finish: never called, so isFinished never becomes true"
-            : "      finish()",
-          "    }",
-          "  }",
-          "}",
-          "let \(v) = \(type)()",
         ]
+        if let ticks = spec.failsAt {
+          // Work that fails calls back with its error: the error path is where a finish() goes missing.
+          lines.append("    startWork(ticks: \(ticks), failing: true) { [self] error in")
+          lines += forgets
+            ? [
+              "      if let error {",
+              "        self.error = error",
+              "        return  // ← forgets-finish: no finish() on this error path, so isFinished never becomes true",
+              "      }",
+              "      finish()",
+            ]
+            : ["      self.error = error", "      finish()"]
+        } else {
+          lines += [
+            forgets ? "    startWork(ticks: \(spec.duration)) {" : "    startWork(ticks: \(spec.duration)) { [self] in",
+            forgets
+              ? "      // finish()  ← forgets-finish: never called, so isFinished never becomes true"
+              : "      finish()",
+          ]
+        }
+        lines += ["    }", "  }", "}", "let \(v) = \(type)()"]
       case .plain:
         let simple = spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
         if simple {
@@ -376,6 +391,13 @@ extension SwiftCode {
       /// Work that calls back when it is done (a network request, say).
       func startWork(ticks: Int, then done: @escaping @Sendable () -> Void) {
         DispatchQueue.global().asyncAfter(deadline: .now() + Double(ticks) * tickSeconds) { done() }
+      }
+
+      /// Work that calls back when it is done, with its error if it failed.
+      func startWork(ticks: Int, failing: Bool, then done: @escaping @Sendable (Error?) -> Void) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Double(ticks) * tickSeconds) {
+          done(failing ? WorkError.failed : nil)
+        }
       }
 
       enum WorkError: Error { case failed }
