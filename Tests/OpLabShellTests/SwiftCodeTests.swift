@@ -157,7 +157,7 @@ import TestSupport
           startWork(ticks: 2, failing: true) { [self] error in
             if let error {
               self.error = error
-              return  // ← forgets-finish: no finish() on this error path, so isFinished never becomes true
+              return  // ← forgets-finish: this error path never calls finish()
             }
             finish()
           }

@@ -220,7 +220,7 @@ enum SwiftCode {
             ? [
               "      if let error {",
               "        self.error = error",
-              "        return  // ← forgets-finish: no finish() on this error path, so isFinished never becomes true",
+              "        return  // ← forgets-finish: this error path never calls finish()",
               "      }",
               "      finish()",
             ]
@@ -274,7 +274,8 @@ enum SwiftCode {
       if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
       if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
       if let c = spec.completion {
-        lines.append("\(v).completionBlock = { work(ticks: \(c)) }  // on a background thread, after it finishes")
+        lines.append("// its completion block runs after it finishes, on a background thread")
+        lines.append("\(v).completionBlock = { work(ticks: \(c)) }")
       }
       return lines
     }
