@@ -9,7 +9,8 @@ public struct RealRun: Sendable {
   public var tickSeconds: Double
   /// How late the driver performed its latest action, in ticks (the worst lateness).
   public var worstActionLateness: Double
-  /// Whether every operation had finished and every queue emptied when the run ended.
+  /// Whether every operation added to a queue had finished, every queue emptied and the
+  /// expected marks were logged when the run ended.
   public var drained: Bool
   /// Whether `interrupt` stopped the run early.
   public var interrupted: Bool
@@ -37,7 +38,7 @@ public struct RealRun: Sendable {
 /// corelibs walks unretained pointers to dependents when an operation finishes (rule 18).
 public enum RealDriver {
   public static func run(
-    _ script: RealScript, tickSeconds: Double, until endTick: Tick, grace: Tick = 2,
+    _ script: RealScript, tickSeconds: Double, until endTick: Tick, grace: Tick = 2, expectedMarks: Int = 0,
     interrupt: (() -> Bool)? = nil
   ) -> RealRun {
     let log = RealLog()
@@ -45,6 +46,7 @@ public enum RealDriver {
     var queues: [String: OperationQueue] = [:]
     var ops: [String: Operation] = [:]
     var made: [String] = []
+    var added: Set<String> = []
     func queue(_ name: String) -> OperationQueue {
       if name == "main" { return OperationQueue.main }
       if let q = queues[name] { return q }
@@ -85,7 +87,11 @@ public enum RealDriver {
       case .makeOperation(let work):
         ops[work.name] = standIn(for: work, tickSeconds: tickSeconds, log: log)
         made.append(work.name)
-      case .add(let op, let q): if let op = ops[op] { queue(q).addOperation(op) }
+      case .add(let name, let q):
+        if let op = ops[name] {
+          queue(q).addOperation(op)
+          added.insert(name)
+        }
       case .addDependency(let op, let dep):
         if let op = ops[op], let dep = ops[dep] { op.addDependency(dep) }
       case .removeDependency(let op, let dep):
@@ -112,13 +118,18 @@ public enum RealDriver {
     }
 
     // Until the end tick, then a little longer while work is still finishing.
-    let allFinished = { ops.values.allSatisfy(\.isFinished) && queues.values.allSatisfy { $0.operationCount == 0 } }
+    let allFinished = {
+      log.count >= expectedMarks && added.allSatisfy { ops[$0]?.isFinished != false }
+        && queues.values.allSatisfy { $0.operationCount == 0 }
+    }
     if !interrupted, pass(until: Double(endTick) * tickSeconds + 0.45 * tickSeconds) {
       let deadline = Double(endTick + grace) * tickSeconds
       while !allFinished(), log.elapsed < deadline, pass(until: min(deadline, log.elapsed + 0.01)) {}
+      // A moment more, for what finishes just after (a completion block, a late mark).
+      if allFinished() { _ = pass(until: log.elapsed + 0.5 * tickSeconds) }
     }
-    let unfinished = made.filter { ops[$0]?.isFinished == false }
-    let drained = unfinished.isEmpty && queues.values.allSatisfy { $0.operationCount == 0 }
+    let unfinished = made.filter { added.contains($0) && ops[$0]?.isFinished == false }
+    let drained = allFinished()
     if !drained {
       for q in queues.values {
         q.cancelAllOperations()

@@ -1,13 +1,13 @@
 import Foundation
 import OpLabCore
-import Synchronization
+import OpLabReal
 
-/// A scenario run on Foundation's real `OperationQueue`, in scaled real time:
-/// every operation's `main()` sleeps `ticks × tickSeconds`, and the test thread performs
-/// the actions at `tick × tickSeconds` after the origin.
+/// A scenario run on Foundation's real `OperationQueue`, in scaled real time, by the driver
+/// the lab's `real` uses (``OpLabReal/RealDriver``): every operation's `main()` sleeps
+/// `ticks × tickSeconds`, and a dedicated thread performs the actions at `tick × tickSeconds`.
 struct RealRun: Sendable {
   /// What the run logged, in the order it was logged.
-  let marks: [RealMark]
+  let marks: [OpLabReal.RealMark]
   /// The tick length used, in seconds.
   let tickSeconds: Double
   /// How late the test thread performed its latest-running action, in ticks (the worst lateness).
@@ -27,7 +27,10 @@ struct RealRun: Sendable {
   ) async -> RealRun {
     await withCheckedContinuation { (done: CheckedContinuation<RealRun, Never>) in
       let thread = Thread {
-        done.resume(returning: drive(scenario, tickSeconds: tickSeconds, expecting: expecting, endTick: endTick))
+        let run = RealDriver.run(
+          script(scenario), tickSeconds: tickSeconds, until: endTick, grace: 25, expectedMarks: expecting)
+        done.resume(returning: RealRun(
+          marks: run.marks, tickSeconds: tickSeconds, worstActionLateness: run.worstActionLateness, drained: run.drained))
       }
       thread.name = "differential-driver"
       thread.start()
@@ -69,252 +72,44 @@ struct RealRun: Sendable {
     return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
   }
 
-  // MARK: - The driver (runs on its own thread)
-
-  private static func drive(_ scenario: Scenario, tickSeconds: Double, expecting: Int, endTick: Tick) -> RealRun {
-    let clock = ContinuousClock()
-    let log = EventLog(clock: clock)
-
-    var queues: [String: OperationQueue] = [:]
-    for spec in scenario.queues {
-      let q = OperationQueue()
-      q.name = spec.name
-      if let max = spec.maxConcurrent { q.maxConcurrentOperationCount = max }
-      queues[spec.name] = q
-    }
-    var ops: [String: Operation] = [:]
-    for spec in scenario.operations {
-      let op: Operation
-      if let blocks = spec.blocks {
-        op = TimedBlockOperation(label: spec.name, blockSeconds: blocks.map { Double($0) * tickSeconds }, log: log)
-      } else {
-        op = TimedOperation(spec, tickSeconds: tickSeconds, log: log)
-      }
-      if let p = spec.priority { op.queuePriority = Operation.QueuePriority(p) }
-      if let qos = spec.qualityOfService { op.qualityOfService = Foundation.QualityOfService(qos) }
-      if spec.hasCompletion {
-        let label = spec.name
-        op.completionBlock = { log.mark("complete \(label)") }
-      }
-      ops[spec.name] = op
+  /// The scenario as the shared driver's script: queues, operations and dependencies at tick 0,
+  /// before its first action.
+  static func script(_ scenario: Scenario) -> RealScript {
+    var script = RealScript()
+    for q in scenario.queues {
+      script.at(0, .makeQueue(q.name))
+      if let max = q.maxConcurrent { script.at(0, .setMax(q.name, max)) }
     }
     for spec in scenario.operations {
-      for dep in spec.dependencies { ops[spec.name]?.addDependency(ops[dep]!) }
+      var work = RealWork(spec.name, ticks: spec.ticks)
+      work.blocks = spec.blocks
+      work.priority = spec.priority
+      work.qualityOfService = spec.qualityOfService
+      work.checksCancellationEvery = spec.checksCancellationEvery
+      work.bailsIfDependencyCancelled = spec.bailsIfDependencyCancelled
+      work.completionTicks = spec.hasCompletion ? 0 : nil
+      script.at(0, .makeOperation(work))
     }
-
-    log.startClock()
-    var worstLateness = 0.0
+    for spec in scenario.operations {
+      for dep in spec.dependencies { script.at(0, .addDependency(spec.name, on: dep)) }
+    }
     for step in scenario.steps {
-      let lateness = sleep(until: Double(step.tick) * tickSeconds, since: log.origin, clock: clock)
-      worstLateness = max(worstLateness, lateness / tickSeconds)
+      let action: RealAction
       switch step.action {
       case .enqueue(let names):
-        for name in names { queues[scenario.operation(named: name).queue]!.addOperation(ops[name]!) }
-      case .cancel(let name): ops[name]!.cancel()
-      case .cancelAll(let q): queues[q]!.cancelAllOperations()
-      case .suspend(let q): queues[q]!.isSuspended = true
-      case .resume(let q): queues[q]!.isSuspended = false
-      case .setMax(let q, let max):
-        queues[q]!.maxConcurrentOperationCount = max ?? OperationQueue.defaultMaxConcurrentOperationCount
-      case .barrier(let q, let label, let ticks):
-        let seconds = Double(ticks) * tickSeconds
-        queues[q]!.addBarrierBlock {
-          log.mark("start \(label)")
-          Thread.sleep(forTimeInterval: seconds)
-          log.mark("finish \(label)")
-        }
-      case .setPriority(let name, let p): ops[name]!.queuePriority = Operation.QueuePriority(p)
-      case .removeDependency(let name, let dep): ops[name]!.removeDependency(ops[dep]!)
+        for name in names { script.at(step.tick, .add(name, to: scenario.operation(named: name).queue)) }
+        continue
+      case .cancel(let name): action = .cancel(name)
+      case .cancelAll(let q): action = .cancelAll(q)
+      case .suspend(let q): action = .suspend(q)
+      case .resume(let q): action = .resume(q)
+      case .setMax(let q, let max): action = .setMax(q, max)
+      case .barrier(let q, let label, let ticks): action = .barrier(q, label: label, ticks: ticks)
+      case .setPriority(let name, let p): action = .setPriority(name, p)
+      case .removeDependency(let name, let dep): action = .removeDependency(name, on: dep)
       }
+      script.at(step.tick, action)
     }
-
-    // Wait for the expected events and empty queues, then a little longer to catch strays.
-    let deadline = Double(endTick + 25) * tickSeconds
-    var drained = false
-    while elapsed(since: log.origin, clock: clock) < deadline {
-      if log.count >= expecting, queues.values.allSatisfy({ $0.operationCount == 0 }) {
-        drained = true
-        break
-      }
-      Thread.sleep(forTimeInterval: 0.002)
-    }
-    Thread.sleep(forTimeInterval: 0.5 * tickSeconds)
-    if !drained {
-      // Unblock whatever is stuck, and keep every operation alive for good: corelibs walks
-      // unretained pointers to dependents when an operation finishes (spec rule 18).
-      for q in queues.values {
-        q.cancelAllOperations()
-        q.isSuspended = false
-      }
-      _ = Unmanaged.passRetained(Array(ops.values) as NSArray)
-    }
-    // The operations stay alive until here, after their dependencies finished (rule 18).
-    return withExtendedLifetime(ops) {
-      RealRun(marks: log.snapshot, tickSeconds: tickSeconds, worstActionLateness: worstLateness, drained: drained)
-    }
-  }
-
-  /// Sleeps until `offset` seconds after `origin`.
-  /// - Returns: how late it woke, in seconds (0 when the offset had not yet passed).
-  private static func sleep(until offset: Double, since origin: ContinuousClock.Instant, clock: ContinuousClock)
-    -> Double
-  {
-    let remaining = offset - elapsed(since: origin, clock: clock)
-    if remaining > 0 { Thread.sleep(forTimeInterval: remaining) }
-    return max(0, elapsed(since: origin, clock: clock) - offset)
-  }
-
-  fileprivate static func elapsed(since origin: ContinuousClock.Instant, clock: ContinuousClock) -> Double {
-    elapsed(since: origin, now: clock.now)
-  }
-
-  fileprivate static func elapsed(since origin: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Double {
-    let d = now - origin
-    return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
-  }
-}
-
-/// One logged event: seconds since the origin, and a label such as `"start A"`.
-struct RealMark: Sendable {
-  var seconds: Double
-  var label: String
-}
-
-/// The lock-protected log every operation, block and completion block writes to.
-final class EventLog: Sendable {
-  private let clock: ContinuousClock
-  private let state: Mutex<(origin: ContinuousClock.Instant, marks: [RealMark])>
-
-  init(clock: ContinuousClock) {
-    self.clock = clock
-    state = Mutex((clock.now, []))
-  }
-
-  /// Sets the origin to now: tick 0.
-  func startClock() { state.withLock { $0.origin = clock.now } }
-
-  /// Tick 0.
-  var origin: ContinuousClock.Instant { state.withLock { $0.origin } }
-
-  /// Records `label` at the current time.
-  func mark(_ label: String) {
-    let now = clock.now
-    state.withLock {
-      $0.marks.append(RealMark(seconds: RealRun.elapsed(since: $0.origin, now: now), label: label))
-    }
-  }
-
-  /// How many events were logged.
-  var count: Int { state.withLock { $0.marks.count } }
-
-  /// Everything logged so far.
-  var snapshot: [RealMark] { state.withLock { $0.marks } }
-}
-
-/// Logs a cancelled operation's skip: `start()` finds `isCancelled` and never calls `main()`.
-private func startLoggingSkip(_ op: Operation, label: String, log: EventLog, start: () -> Void) {
-  if op.isCancelled {
-    log.mark("skip \(label)")
-    start()
-    log.mark("finish \(label)")
-  } else {
-    start()
-  }
-}
-
-/// A plain operation whose `main()` sleeps, logging its start and finish.
-///
-/// Like the simulator's ``OpLabCore/CancellationCheck/every(_:)``, a cooperative operation
-/// checks `isCancelled` when `main()` begins and after every `n` ticks of work, except at the end.
-final class TimedOperation: Operation, @unchecked Sendable {
-  private let label: String
-  private let ticks: Tick
-  private let tickSeconds: Double
-  private let checkEvery: Tick?
-  private let bails: Bool
-  private let log: EventLog
-
-  init(_ spec: OperationSpecification, tickSeconds: Double, log: EventLog) {
-    label = spec.name
-    ticks = spec.ticks
-    self.tickSeconds = tickSeconds
-    checkEvery = spec.checksCancellationEvery
-    bails = spec.bailsIfDependencyCancelled
-    self.log = log
-    super.init()
-    name = label
-  }
-
-  override func start() { startLoggingSkip(self, label: label, log: log) { super.start() } }
-
-  override func main() {
-    log.mark("start \(label)")
-    defer { log.mark("finish \(label)") }
-    if bails, dependencies.contains(where: \.isCancelled) { return }
-    guard let every = checkEvery else {
-      Thread.sleep(forTimeInterval: Double(ticks) * tickSeconds)
-      return
-    }
-    var done: Tick = 0
-    while done < ticks {
-      if isCancelled { return }
-      let chunk = min(every, ticks - done)
-      Thread.sleep(forTimeInterval: Double(chunk) * tickSeconds)
-      done += chunk
-    }
-  }
-}
-
-/// A real `BlockOperation` whose execution blocks sleep, logging each block and the whole.
-final class TimedBlockOperation: BlockOperation, @unchecked Sendable {
-  private let label: String
-  private let log: EventLog
-
-  init(label: String, blockSeconds: [Double], log: EventLog) {
-    self.label = label
-    self.log = log
-    super.init()
-    name = label
-    for (i, seconds) in blockSeconds.enumerated() {
-      addExecutionBlock {
-        log.mark("start \(label)#\(i + 1)")
-        Thread.sleep(forTimeInterval: seconds)
-        log.mark("finish \(label)#\(i + 1)")
-      }
-    }
-  }
-
-  override func start() { startLoggingSkip(self, label: label, log: log) { super.start() } }
-
-  override func main() {
-    log.mark("start \(label)")
-    super.main()
-    log.mark("finish \(label)")
-  }
-}
-
-extension Operation.QueuePriority {
-  /// The Foundation priority for a simulator priority.
-  init(_ p: QueuePriority) {
-    switch p {
-    case .veryLow: self = .veryLow
-    case .low: self = .low
-    case .normal: self = .normal
-    case .high: self = .high
-    case .veryHigh: self = .veryHigh
-    }
-  }
-}
-
-extension Foundation.QualityOfService {
-  /// The Foundation quality of service for a simulator one.
-  init(_ qos: OpLabCore.QualityOfService) {
-    switch qos {
-    case .background: self = .background
-    case .utility: self = .utility
-    case .default: self = .default
-    case .userInitiated: self = .userInitiated
-    case .userInteractive: self = .userInteractive
-    }
+    return script
   }
 }
