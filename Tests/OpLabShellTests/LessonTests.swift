@@ -136,6 +136,24 @@ import TestSupport
     ])
   }
 
+  @Test("lesson check refuses `real` in a lesson's commands, before it runs: what it prints changes from run to run; the lesson's Swift views (`swift OP`) are fine")
+  func checkRefusesReal() throws {
+    let text = """
+      title: Real
+      run:
+        op a takes 2
+        swift a
+      predict: When does a finish?
+        answer: 2
+        reveal: real 20
+        verify: finished a at 2
+      """
+    let report = LessonChecker.check(try LessonParser.parse(text, file: "r.lesson"))
+    #expect(report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
+      "7:11 a lesson cannot run `real`: it plays the world in real time, so what it prints changes from run to run",
+    ])
+  }
+
   @Test("lesson check catches an answer that disagrees with its proof's tick, and names no one can find, even under not")
   func checkCatchesAnswerAndNames() throws {
     let text = """
