@@ -47,6 +47,7 @@ public enum RealDriver {
     var ops: [String: Operation] = [:]
     var made: [String] = []
     var added: Set<String> = []
+    var gates: [String: Gate] = [:]
     func queue(_ name: String) -> OperationQueue {
       if name == "main" { return OperationQueue.main }
       if let q = queues[name] { return q }
@@ -85,13 +86,28 @@ public enum RealDriver {
       switch step.action {
       case .makeQueue(let name): _ = queue(name)
       case .makeOperation(let work):
-        ops[work.name] = standIn(for: work, tickSeconds: tickSeconds, log: log)
+        let gate = work.gate.map { name in gates[name] ?? { let g = Gate(); gates[name] = g; return g }() }
+        ops[work.name] = standIn(for: work, tickSeconds: tickSeconds, log: log, gate: gate)
         made.append(work.name)
       case .add(let name, let q):
         if let op = ops[name] {
           queue(q).addOperation(op)
           added.insert(name)
         }
+      case .addBatch(let names, let q):
+        let batch = names.compactMap { ops[$0] }
+        queue(q).addOperations(batch, waitUntilFinished: false)
+        added.formUnion(names)
+      case .startByHand(let name):
+        guard let op = ops[name] else { break }
+        if onMain {
+          DispatchQueue.main.async { op.start() }  // when the main thread gets to it
+        } else {
+          op.start()
+        }
+      case .addBlock(let name, let ticks):
+        (ops[name] as? TimedBlockOperation)?.addBlock(seconds: Double(ticks) * tickSeconds)
+      case .openGate(let name): gates[name]?.open()
       case .addDependency(let op, let dep):
         if let op = ops[op], let dep = ops[dep] { op.addDependency(dep) }
       case .removeDependency(let op, let dep):

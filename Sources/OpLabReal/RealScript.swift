@@ -48,6 +48,10 @@ public struct RealWork: Sendable, Equatable {
   public var checksCancellationAtStart = false
   /// `main()` returns at once when a dependency was cancelled.
   public var bailsIfDependencyCancelled = false
+  /// `main()` returns at once unless every dependency succeeded.
+  public var bailsUnlessDependenciesSucceeded = false
+  /// Its `isReady` also waits for this gate: `super.isReady && (gate.isOpen || isCancelled)`.
+  public var gate: String?
   /// The work fails after this many ticks.
   public var failsAfter: Tick?
   /// A completion block that sleeps this many ticks.
@@ -69,6 +73,16 @@ public enum RealAction: Sendable, Equatable {
   case makeOperation(RealWork)
   /// `queue.addOperation(op)`.
   case add(String, to: String)
+  /// `queue.addOperations(ops, waitUntilFinished: false)`: all inserted, then one pick.
+  case addBatch([String], to: String)
+  /// `op.start()` called by hand: on the main thread when the driver runs there (queued to
+  /// it, as a call the main thread gets to), else on the driver's thread, where a
+  /// synchronous operation's `main()` then runs.
+  case startByHand(String)
+  /// `op.addExecutionBlock { … }` on a block operation, the block sleeping `ticks`.
+  case addBlock(String, ticks: Tick)
+  /// Opens a gate: each operation waiting for it gets KVO on `isReady`.
+  case openGate(String)
   /// `op.addDependency(dependency)`.
   case addDependency(String, on: String)
   /// `op.removeDependency(dependency)`.

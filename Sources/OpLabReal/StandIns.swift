@@ -3,15 +3,16 @@ import OpLabCore
 
 /// Builds the real operation that stands in for `work`: its code sleeps where the lab's work
 /// takes ticks, and logs what it does.
-func standIn(for work: RealWork, tickSeconds: Double, log: RealLog) -> Operation {
+func standIn(for work: RealWork, tickSeconds: Double, log: RealLog, gate: Gate?) -> Operation {
   let op: Operation
   if let blocks = work.blocks {
-    op = TimedBlockOperation(label: work.name, blockSeconds: blocks.map { Double($0) * tickSeconds }, log: log)
+    op = TimedBlockOperation(label: work.name, blockSeconds: blocks.map { Double($0) * tickSeconds }, log: log, gate: gate)
   } else if work.isAsynchronous {
-    op = TimedAsyncOperation(work, tickSeconds: tickSeconds, log: log)
+    op = TimedAsyncOperation(work, tickSeconds: tickSeconds, log: log, gate: gate)
   } else {
-    op = TimedOperation(work, tickSeconds: tickSeconds, log: log)
+    op = TimedOperation(work, tickSeconds: tickSeconds, log: log, gate: gate)
   }
+  gate?.waiting.append(op)
   op.name = work.name
   if let p = work.priority { op.queuePriority = Operation.QueuePriority(p) }
   if let q = work.qualityOfService { op.qualityOfService = Foundation.QualityOfService(q) }
@@ -23,6 +24,33 @@ func standIn(for work: RealWork, tickSeconds: Double, log: RealLog) -> Operation
     }
   }
   return op
+}
+
+/// A condition an operation's custom `isReady` waits for, opened once.
+final class Gate: @unchecked Sendable {
+  private let lock = NSLock()
+  private var opened = false
+  /// The operations whose `isReady` reads it.
+  var waiting: [Operation] = []
+
+  var isOpen: Bool { lock.withLock { opened } }
+
+  /// Opens it, posting the KVO on `isReady` the queues watch.
+  func open() {
+    for op in waiting { op.willChangeValue(forKey: "isReady") }
+    lock.withLock { opened = true }
+    for op in waiting { op.didChangeValue(forKey: "isReady") }
+  }
+}
+
+/// A stand-in that remembers how it ended, for a dependent that runs only if it succeeded.
+protocol EndsKnown: AnyObject {
+  var ending: Outcome? { get }
+}
+
+/// Whether every dependency (barriers aside, as `dependencies` shows them) succeeded.
+private func dependenciesSucceeded(_ op: Operation) -> Bool {
+  op.dependencies.allSatisfy { ($0 as? EndsKnown)?.ending == .succeeded }
 }
 
 /// Logs a cancelled operation's skip: `start()` finds `isCancelled` and never calls `main()`.
@@ -40,28 +68,39 @@ private func startLoggingSkip(_ op: Operation, label: String, log: RealLog, star
 ///
 /// Like the simulator's ``OpLabCore/CancellationCheck/every(_:)``, a cooperative operation
 /// checks `isCancelled` when `main()` begins and after every `n` ticks of work, except at the end.
-public final class TimedOperation: Operation, @unchecked Sendable {
+final class TimedOperation: Operation, EndsKnown, @unchecked Sendable {
   private let work: RealWork
   private let tickSeconds: Double
   private let log: RealLog
+  private let gate: Gate?
+  private let endLock = NSLock()
+  private var ended: Outcome?
 
-  public init(_ work: RealWork, tickSeconds: Double, log: RealLog) {
+  init(_ work: RealWork, tickSeconds: Double, log: RealLog, gate: Gate? = nil) {
     self.work = work
     self.tickSeconds = tickSeconds
     self.log = log
+    self.gate = gate
     super.init()
     name = work.name
   }
 
-  public override func start() { startLoggingSkip(self, label: work.name, log: log) { super.start() } }
+  var ending: Outcome? { endLock.withLock { ended } }
 
-  public override func main() {
+  override var isReady: Bool { super.isReady && (gate?.isOpen ?? true || isCancelled) }
+
+  override func start() { startLoggingSkip(self, label: work.name, log: log) { super.start() } }
+
+  override func main() {
     log.mark(work.name, .started)
-    log.mark(work.name, .finished(perform()))
+    let outcome = perform()
+    endLock.withLock { ended = outcome }
+    log.mark(work.name, .finished(outcome))
   }
 
   private func perform() -> Outcome {
     if work.bailsIfDependencyCancelled, dependencies.contains(where: \.isCancelled) { return .bailed }
+    if work.bailsUnlessDependenciesSucceeded, !dependenciesSucceeded(self) { return .bailed }
     let ticks = work.failsAfter ?? work.ticks
     let ending: Outcome = work.failsAfter == nil ? .succeeded : .failed
     if let every = work.checksCancellationEvery {
@@ -82,27 +121,32 @@ public final class TimedOperation: Operation, @unchecked Sendable {
 
 /// An asynchronous operation: `start()` begins work that calls back after its ticks, and the
 /// callback calls `finish()` (unless the work forgets to), with the KVO the queue watches.
-public final class TimedAsyncOperation: Operation, @unchecked Sendable {
+final class TimedAsyncOperation: Operation, EndsKnown, @unchecked Sendable {
   private let work: RealWork
   private let tickSeconds: Double
   private let log: RealLog
+  private let gate: Gate?
   private let lock = NSLock()
   private var executing = false
   private var finished = false
 
-  public init(_ work: RealWork, tickSeconds: Double, log: RealLog) {
+  init(_ work: RealWork, tickSeconds: Double, log: RealLog, gate: Gate? = nil) {
     self.work = work
     self.tickSeconds = tickSeconds
     self.log = log
+    self.gate = gate
     super.init()
     name = work.name
   }
 
-  public override var isAsynchronous: Bool { true }
-  public override var isExecuting: Bool { lock.withLock { executing } }
-  public override var isFinished: Bool { lock.withLock { finished } }
+  var ending: Outcome? { isFinished ? (isCancelled && !lock.withLock({ executing }) ? .cancelled : .succeeded) : nil }
 
-  public override func start() {
+  override var isReady: Bool { super.isReady && (gate?.isOpen ?? true || isCancelled) }
+  override var isAsynchronous: Bool { true }
+  override var isExecuting: Bool { lock.withLock { executing } }
+  override var isFinished: Bool { lock.withLock { finished } }
+
+  override func start() {
     if isCancelled {
       log.mark(work.name, .skipped)
       set(executing: false, finished: true)
@@ -131,27 +175,39 @@ public final class TimedAsyncOperation: Operation, @unchecked Sendable {
 }
 
 /// A real `BlockOperation` whose execution blocks sleep, logging each block and the whole.
-public final class TimedBlockOperation: BlockOperation, @unchecked Sendable {
+final class TimedBlockOperation: BlockOperation, EndsKnown, @unchecked Sendable {
   private let label: String
   private let log: RealLog
+  private let gate: Gate?
+  private var count = 0
 
-  public init(label: String, blockSeconds: [Double], log: RealLog) {
+  init(label: String, blockSeconds: [Double], log: RealLog, gate: Gate? = nil) {
     self.label = label
     self.log = log
+    self.gate = gate
     super.init()
     name = label
-    for (i, seconds) in blockSeconds.enumerated() {
-      addExecutionBlock {
-        log.mark(label, .blockStarted(i + 1))
-        Thread.sleep(forTimeInterval: seconds)
-        log.mark(label, .blockFinished(i + 1))
-      }
+    for seconds in blockSeconds { addBlock(seconds: seconds) }
+  }
+
+  /// `addExecutionBlock`: a block that sleeps `seconds`, logging its start and end.
+  func addBlock(seconds: Double) {
+    count += 1
+    let (label, log, i) = (label, log, count)
+    addExecutionBlock {
+      log.mark(label, .blockStarted(i))
+      Thread.sleep(forTimeInterval: seconds)
+      log.mark(label, .blockFinished(i))
     }
   }
 
-  public override func start() { startLoggingSkip(self, label: label, log: log) { super.start() } }
+  var ending: Outcome? { isFinished ? (isCancelled ? .cancelled : .succeeded) : nil }
 
-  public override func main() {
+  override var isReady: Bool { super.isReady && (gate?.isOpen ?? true || isCancelled) }
+
+  override func start() { startLoggingSkip(self, label: label, log: log) { super.start() } }
+
+  override func main() {
     log.mark(label, .started)
     super.main()
     log.mark(label, .finished(.succeeded))

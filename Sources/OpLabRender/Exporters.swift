@@ -100,6 +100,10 @@ public enum Exporters {
     case .tapScheduled: return "tapScheduled"
     case .framesChanged: return "framesChanged"
     case .ignoredOnMainQueue: return "ignoredOnMainQueue"
+    case .startCalled: return "startCalled"
+    case .executionBlockAdded: return "executionBlockAdded"
+    case .gated: return "gated"
+    case .gateOpened: return "gateOpened"
     }
   }
 
@@ -117,6 +121,8 @@ public enum Exporters {
     case .tapScheduled(let t): String(t)
     case .framesChanged(let every): every.map(String.init) ?? "off"
     case .ignoredOnMainQueue(let request): World.code(of: request)
+    case .executionBlockAdded(let t): String(t)
+    case .gated(let g), .gateOpened(let g): world.gateName(g)
     default: nil
     }
   }

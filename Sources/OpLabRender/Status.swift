@@ -24,12 +24,21 @@ public enum Status {
       line += ", qos \(queue.reportedQualityOfService)"
       line += " | executing \(count(.executing)), ready \(count(.ready)), pending \(count(.pending)), finished \(count(.finished))"
       out += line + "\n"
-      for op in members { out += "  " + describe(op, in: world) + "\n" }
+      // What the real queue reports: operationCount and operations (barriers excluded, rule 37).
+      let listed = world.unfinishedMembers(of: q).filter { world.operation($0).mainThreadWork == nil && !world.operation($0).isBarrier }
+      out += "  operationCount \(listed.count), operations [\(listed.map { world.name($0) }.joined(separator: ", "))]\n"
+      for op in members {
+        out += "  " + describe(op, in: world) + "\n"
+        if let flags = flags(op, in: world) { out += "    " + flags + "\n" }
+      }
       if queue.isMain { out += responsiveness(world) }
     }
     if !held.isEmpty {
       out += "in no queue:\n"
-      for op in held { out += "  " + describe(op, in: world) + "\n" }
+      for op in held {
+        out += "  " + describe(op, in: world) + "\n"
+        if let flags = flags(op, in: world) { out += "    " + flags + "\n" }
+      }
     }
     if world.runningCompletions > 0 { out += "completion blocks running: \(world.runningCompletions)\n" }
     if let stall = Verdicts.stallLine(in: world) { out += stall }
@@ -63,13 +72,58 @@ public enum Status {
     return out
   }
 
+  /// An operation's public flags, its dependencies and its blocks, as its properties read
+  /// now, and where its code runs; `nil` for what is not an operation the learner defined
+  /// (taps, frames, calls on the main thread, barriers).
+  static func flags(_ op: OpID, in world: World) -> String? {
+    let r = world.operation(op)
+    guard r.mainThreadWork == nil, !r.isBarrier else { return nil }
+    var parts = [
+      "isReady \(world.isReady(op)), isExecuting \(r.isExecuting), isFinished \(r.isFinished), isCancelled \(r.isCancelled)"
+    ]
+    let deps = world.dependencies(of: op).filter { !world.operation($0).isBarrier }
+    parts.append(deps.isEmpty ? "no dependencies" : "dependencies [\(deps.map { world.name($0) }.joined(separator: ", "))]")
+    if case .blocks(let blocks) = r.spec.kind { parts.append("\(blocks.count) execution \(blocks.count == 1 ? "block" : "blocks")") }
+    if let g = world.gate(of: op) { parts.append("gate \(world.gates[Int(g)].name) \(world.gates[Int(g)].isOpen ? "open" : "closed")") }
+    if let current = current(of: op, in: world) { parts.append(current) }
+    return parts.joined(separator: "; ")
+  }
+
+  /// `OperationQueue.current` as the running operation's code would read it: its queue, and
+  /// whether that is the main thread; `nil` when it is not running.
+  public static func current(of op: OpID, in world: World) -> String? {
+    let r = world.operation(op)
+    guard r.phase == .executing, !r.jammed, r.mainThreadWork == nil else { return nil }
+    let isAsync: Bool
+    if case .async = r.spec.kind { isAsync = true } else { isAsync = false }
+    guard let q = r.queue else {
+      // Started by hand, on the main thread.
+      if isAsync { return "ran its start() on the main thread; the work it began runs elsewhere" }
+      let current = world.platform == .linux
+        ? "OperationQueue.current is main (corelibs answers main on the main thread)"
+        : "Apple documents OperationQueue.current only as typically nil outside an operation a queue started"
+      return "runs on the main thread (start() was called there), in no queue: \(current)"
+    }
+    let thread = world.queue(q).isMain ? "the main thread" : "one of \(world.name(q))'s threads, not the main thread"
+    if isAsync {
+      return "ran its start() on \(thread) with OperationQueue.current \(world.name(q)); the work it began runs elsewhere, where OperationQueue.current is nil"
+    }
+    return "runs on \(thread): OperationQueue.current is \(world.name(q))"
+  }
+
   /// One operation's state in a few words, e.g. `d2  executing since t=3 (cancel requested)`.
   public static func describe(_ op: OpID, in world: World) -> String {
     let r = world.operation(op)
     var text = "\(r.name)  "
     switch r.phase {
     case .created: text += "not in a queue"
-    case .pending: text += "pending (waiting on dependencies)"
+    case .pending:
+      let depsDone = world.dependencies(of: op).allSatisfy { world.operation($0).isFinished }
+      if depsDone, let g = world.gate(of: op), !world.gates[Int(g)].isOpen {
+        text += "pending (isReady waits for gate \(world.gates[Int(g)].name), closed)"
+      } else {
+        text += "pending (waiting on dependencies)"
+      }
     case .ready:
       let queue = r.queue.map { world.queue($0) }
       if r.dispatched {
@@ -84,6 +138,12 @@ public enum Status {
     case .executing:
       if case .wait(let scope) = r.mainThreadWork {
         text += "blocking the main thread since t=\(r.startedAt ?? 0), waiting for \(scope.map { world.name($0) } ?? "every queue")"
+      } else if r.mainThreadWork == .waitForOperations {
+        text += "blocking the main thread since t=\(r.startedAt ?? 0) in waitUntilFinished(), waiting for "
+          + world.callTargets(of: op).map { world.name($0) }.joined(separator: ", ")
+      } else if r.mainThreadWork == .start {
+        text += "blocking the main thread since t=\(r.startedAt ?? 0) in start(), running "
+          + world.callTargets(of: op).map { world.name($0) }.joined(separator: ", ")
       } else {
         text += r.jammed ? "executing forever (never calls finish())" : "executing since t=\(r.startedAt ?? 0)"
         if let rate = world.cpuRate(of: op), rate < Machine.subTicks {

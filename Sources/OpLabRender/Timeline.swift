@@ -58,7 +58,10 @@ public enum Timeline {
     let width = min(max(Self.widths.lowerBound, width), Self.widths.upperBound)
     let byQueue = world.operationsByQueue().queued
     let shownQueues = queues.isEmpty ? world.queueIDs.filter { !byQueue[Int($0.index)].isEmpty } : queues
-    let ops = Array(Set(shownQueues)).sorted().flatMap { byQueue[Int($0.index)] }
+    // Operations started by hand (in no queue) run on the main thread: drawn under main.
+    let handStarted = world.operations.indices.filter { world.operations[$0].queue == nil && world.operations[$0].startedAt != nil }
+      .map { OpID($0) }
+    let ops = Array(Set(shownQueues)).sorted().flatMap { byQueue[Int($0.index)] + ($0 == .main ? handStarted : []) }
     guard !shownQueues.isEmpty else { return "no operations in a queue yet\n" }
 
     // Labels are as wide as the longest name shown (in a window, of what did something there).
@@ -137,7 +140,7 @@ public enum Timeline {
         if !taps.isEmpty { uiRows.append(("taps", taps)) }
         if !frames.isEmpty { uiRows.append(("frames", frames)) }
       }
-      for op in byQueue[Int(q.index)] {
+      for op in byQueue[Int(q.index)] + (queue.isMain ? handStarted : []) {
         let kind = world.operation(op).mainThreadWork
         if kind == .tap || kind == .frame { continue }
         // In a window, an operation that did nothing there gets no row.
@@ -188,6 +191,12 @@ public enum Timeline {
         if r.phase == .created { notes.append("in no queue") }
         if case .wait(let scope) = r.mainThreadWork {
           notes.insert("the main thread waits for \(scope.map { world.name($0) } ?? "every queue")", at: 0)
+        } else if r.mainThreadWork == .waitForOperations {
+          notes.insert("the main thread waits for " + world.callTargets(of: op).map { world.name($0) }.joined(separator: ", "), at: 0)
+        } else if r.mainThreadWork == .start {
+          notes.insert("start() of " + world.callTargets(of: op).map { world.name($0) }.joined(separator: ", "), at: 0)
+        } else if r.queue == nil, r.startedAt != nil {
+          notes.insert("started by hand, in no queue", at: 0)
         }
         line("  " + world.name(op), cells, note: notes.joined(separator: "; "))
       }
@@ -308,7 +317,7 @@ public enum Timeline {
     var items = [
       "\(g.executing) executing", "\(g.cancelledExecuting) executing, cancel requested", "\(g.ready) ready, waiting for a slot",
       "\(g.pending) waiting on dependencies", "\(g.finished) finished", "\(g.cancelled) cancelled (skipped, or stopped)", "\(g.failed) failed",
-      "\(g.bailed) returned early (dependency cancelled)", "\(g.completion) completion block", "\(g.suspended) suspended",
+      "\(g.bailed) returned early (its dependency check)", "\(g.completion) completion block", "\(g.suspended) suspended",
     ]
     if shared {
       items.insert("\(g.sharedExecuting) executing on a shared core", at: 1)

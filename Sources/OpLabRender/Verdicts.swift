@@ -9,12 +9,23 @@ public enum Verdicts {
   /// "idle at t=8: every operation has finished". Operations never added to a queue have
   /// not finished, and the queues do not wait for them: they are named instead.
   public static func idle(in world: World) -> String {
-    let inNoQueue = world.unfinishedOperations().filter { world.operation($0).queue == nil }
-    guard let first = inNoQueue.first else { return "  idle at t=\(world.now): every operation has finished\n" }
-    let names = Chains.list(count: inNoQueue.count, limit: 3) { world.name(inNoQueue[$0]) }
-    let verb = inNoQueue.count == 1 ? "is" : "are"
-    let add = inNoQueue.count == 1 ? "`add \(world.name(first))` enqueues it" : "`add OP` enqueues one"
-    return "  idle at t=\(world.now): every operation in a queue has finished; \(names) \(verb) in no queue, never started (\(add))\n"
+    let unfinished = world.unfinishedOperations().filter { world.operation($0).queue == nil }
+    // Started by hand (`start`), an asynchronous operation that never calls finish() runs on.
+    let startedByHand = unfinished.filter { world.operation($0).startedAt != nil }
+    let inNoQueue = unfinished.filter { world.operation($0).startedAt == nil }
+    var parts: [String] = []
+    if let first = inNoQueue.first {
+      let names = Chains.list(count: inNoQueue.count, limit: 3) { world.name(inNoQueue[$0]) }
+      let verb = inNoQueue.count == 1 ? "is" : "are"
+      let add = inNoQueue.count == 1 ? "`add \(world.name(first))` enqueues it" : "`add OP` enqueues one"
+      parts.append("\(names) \(verb) in no queue, never started (\(add))")
+    }
+    if !startedByHand.isEmpty {
+      let names = Chains.list(count: startedByHand.count, limit: 3) { world.name(startedByHand[$0]) }
+      parts.append("\(names), started by hand, never \(startedByHand.count == 1 ? "calls" : "call") finish()")
+    }
+    guard !parts.isEmpty else { return "  idle at t=\(world.now): every operation has finished\n" }
+    return "  idle at t=\(world.now): every operation in a queue has finished; \(parts.joined(separator: "; "))\n"
   }
 
   /// "stalled at t=2: nothing more can happen, yet 3 operations are unfinished…", then what

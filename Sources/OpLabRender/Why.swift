@@ -132,7 +132,10 @@ public enum Why {
     facts += unspecifiedOrders(of: op, history: h, in: world)
     // Stable: facts of one event keep the order they were added in.
     var lines = facts.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
-    if h.enqueued == nil, h.finished == nil { lines.append("It was never added to a queue, so it cannot start.") }
+    if h.enqueued == nil, h.finished == nil, h.started == nil {
+      lines.append("It was never added to a queue, so it cannot start (unless `start \(name)` calls start() by hand).")
+    }
+    if let current = Status.current(of: op, in: world) { lines.append("Now it " + current + ".") }
     if h.blockage != nil, let chain = Diagnoses.chainSentence(of: op, in: world) { lines.append("Now: " + chain) }
     return lines.joined(separator: "\n") + "\n"
   }
@@ -250,6 +253,9 @@ public enum Diagnoses {
       {
         return "\(name) was cancelled before it started; its own start() saw that and returned without calling finish(), so it holds its slot forever."
       }
+      if world.operation(op).queue == nil {
+        return "\(name) finished its work but never called finish(), so it never finishes (started by hand, it holds no queue's slot)."
+      }
       return "\(name) finished its work but never called finish(), so it holds its slot forever."
     case .queueSuspended(let q):
       return "\(name) is ready, but \(world.name(q)) is suspended: resume it."
@@ -274,7 +280,9 @@ public enum Diagnoses {
     case .notInQueue:
       return "\(name) is in no queue."
     case .mainThreadWaitingFor(let dep):
-      return "\(name) blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
+      return "\(name) blocks the main thread in \(call(op, in: world)), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
+    case .gateClosed(let g):
+      return "\(name)'s dependencies are done, but its isReady waits for gate \(world.gateName(g)), which is closed: `open \(world.gateName(g))` opens it."
     }
   }
 
@@ -343,9 +351,20 @@ public enum Diagnoses {
     case .countBelowZero:
       return "is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0"
     case .notInQueue:
-      return "is in no queue, so it never starts (`add \(world.name(op))` enqueues it)"
+      return "is in no queue, so it never starts (`add \(world.name(op))` enqueues it; `start \(world.name(op))` runs it by hand)"
     case .mainThreadWaitingFor(let dep):
-      return "blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for \(world.name(dep))"
+      return "blocks the main thread in \(call(op, in: world)), waiting for \(world.name(dep))"
+    case .gateClosed(let g):
+      return "waits for gate \(world.gateName(g)), which is closed (`open \(world.gateName(g))` opens it)"
+    }
+  }
+
+  /// The call a piece of main-thread work is: the wait or start() that blocks the main thread.
+  static func call(_ op: OpID, in world: World) -> String {
+    switch world.operation(op).mainThreadWork {
+    case .waitForOperations?: "waitUntilFinished()"
+    case .start?: "start()"
+    default: "waitUntilAllOperationsAreFinished()"
     }
   }
 

@@ -9,9 +9,9 @@ import Testing
 
   /// Plays a random session; returns the simulation and the specs it defined.
   static func play(
-    seed: UInt64, actions: Int = 45, machine: Bool = false, cores: Int? = nil
+    seed: UInt64, actions: Int = 45, machine: Bool = false, cores: Int? = nil, calls: Bool = false
   ) -> (Simulation, [String: OperationSpec], [String]) {
-    var random = RandomActions(seed: seed, machine: machine)
+    var random = RandomActions(seed: seed, machine: machine, calls: calls)
     var sim = Simulation(world: World(platform: seed % 3 == 0 ? .linux : .apple))
     if let cores { _ = try? sim.perform(.setCores(cores)) }
     var specs: [String: OperationSpec] = [:]
@@ -38,6 +38,16 @@ import Testing
     let (sim, specs, problems) = Self.play(seed: seed)
     #expect(problems == [], "seed \(seed)")
     #expect(TraceOracle(world: sim.world, specs: specs).violations() == [], "seed \(seed)")
+  }
+
+  @Test("With batched adds, waits on operations, start() by hand and added blocks, every random world keeps the invariants and the rules, and replays byte for byte", arguments: seeds.prefix(1_000))
+  func callInvariantsHold(seed: UInt64) throws {
+    let (sim, specs, problems) = Self.play(seed: seed, machine: seed % 2 == 0, calls: true)
+    #expect(problems == [], "seed \(seed)")
+    #expect(TraceOracle(world: sim.world, specs: specs).violations() == [], "seed \(seed)")
+    var replay = World(platform: sim.world.platform)
+    for action in sim.journal { _ = try replay.perform(action) }
+    #expect(replay.trace == sim.world.trace, "seed \(seed)")
   }
 
   @Test("With limited cores, taps, frames and waits from main, every random world keeps the invariants, the rules and the load within the cores", arguments: seeds.prefix(500))

@@ -26,6 +26,7 @@ import Testing
     .ignoredOnMainQueue(.suspend), .ignoredOnMainQueue(.resume), .ignoredOnMainQueue(.maxConcurrent(nil)),
     .ignoredOnMainQueue(.maxConcurrent(Int.max)), .ignoredOnMainQueue(.qualityOfService(.background)),
     .ignoredOnMainQueue(.cancelAll),
+    .startCalled, .executionBlockAdded(0), .executionBlockAdded(1 << 40), .gated(0), .gateOpened(Int32.max),
   ]
 
   /// One of every `Reason` case, and every start trigger with and without a beaten op.
@@ -40,6 +41,8 @@ import Testing
       .frameDue, .frameDropped, .frameLimit, .waitReturned, .cpuShared(units: 3, cores: nil),
       .cpuShared(units: 1000, cores: 2), .ignoredOnMainQueue(.apple), .ignoredOnMainQueue(.linux),
       .unfinishedCountBelowZero, .cancelledAgain,
+      .startedByHand(op), .asyncStartReturned, .dependencyDidNotSucceed(other),
+      .startNoLongerPossible(op), .gateOpened(2),
     ]
     let triggers: [StartTrigger] = [.enqueued, .becameReady, .slotFreed(op), .resumed, .maxRaised, .cancelled]
     for t in triggers { all += [.picked(t, beat: nil), .picked(t, beat: other)] }

@@ -59,6 +59,12 @@ struct DifferentialTests {
   @Test("Rule 33: cancelAllOperations skips pending ops once a slot frees and is not sticky")
   func cancelAllIsNotSticky() async throws { try await check(Scenarios.cancelAllIsNotSticky) }
 
+  @Test("Rule 35: addOperations inserts every op, then schedules once: a later higher priority starts first on a serial queue")
+  func batchedAddPicksOnce() async throws { try await check(Scenarios.batchedAddPicksOnce) }
+
+  @Test("Rule 3 (Linux): start() by hand on an op cancelled in no queue finishes it and releases its dependent")
+  func startCancelledByHand() async throws { try await check(Scenarios.startCancelledByHand) }
+
   @Test("Rule 20: a ready op runs before a not-ready higher-priority op, with no priority inheritance")
   func readinessBeatsPriority() async throws { try await check(Scenarios.readinessBeatsPriority) }
 

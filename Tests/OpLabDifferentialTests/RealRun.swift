@@ -107,6 +107,8 @@ struct RealRun: Sendable {
       case .barrier(let q, let label, let ticks): action = .barrier(q, label: label, ticks: ticks)
       case .setPriority(let name, let p): action = .setPriority(name, p)
       case .removeDependency(let name, let dep): action = .removeDependency(name, on: dep)
+      case .addBatch(let names, let q): action = .addBatch(names, to: q)
+      case .startByHand(let name): action = .startByHand(name)
       }
       script.at(step.tick, action)
     }

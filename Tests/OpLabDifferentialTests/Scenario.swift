@@ -114,6 +114,11 @@ enum Action: Sendable {
   case setPriority(String, QueuePriority)
   /// `op.removeDependency(dep)`, written `removeDependency(op, dep)`.
   case removeDependency(String, String)
+  /// `queue.addOperations(ops, waitUntilFinished: false)`: one call for all of them.
+  case addBatch([String], to: String)
+  /// `op.start()` called by hand on an operation in no queue (the simulator makes the call
+  /// on its main thread; the real run from the test thread).
+  case startByHand(String)
 
   /// `addOperation` for each named operation, in order.
   static func add(_ names: String...) -> Action { .enqueue(names) }

@@ -308,4 +308,24 @@ enum Scenarios {
       .at(0, .add("A")), .at(1, .barrier("q", label: "barrier", ticks: 3)), .at(1, .add("P")),
       .at(3, .add("C")), .at(3, .cancel("P")), .at(4, .cancel("C")),
     ])
+
+  /// addOperations on an idle serial queue inserts all, then schedules once, so the later
+  /// high-priority C starts first: C 0–1, A 1–2, B 2–3 (one addOperation at a time would
+  /// start A at once: see firstOpStartsAtOnce).
+  static let batchedAddPicksOnce = Scenario(
+    name: "batched-add-picks-once",
+    queues: [QueueSpec("q", max: 1)],
+    operations: [
+      .init("A", on: "q", ticks: 1), .init("B", on: "q", ticks: 1), .init("C", on: "q", ticks: 1, priority: .high),
+    ],
+    steps: [.at(0, .addBatch(["A", "B", "C"], to: "q"))])
+
+  /// Linux: A, in no queue, is cancelled at 0 and stays unfinished, holding D; start() by
+  /// hand at 1 finishes it without running main(), which releases D: skip A 1, D 1–2.
+  static let startCancelledByHand = Scenario(
+    name: "start-cancelled-by-hand",
+    platform: .linux,
+    queues: [QueueSpec("q")],
+    operations: [.init("A", on: "q", ticks: 3), .init("D", on: "q", ticks: 1, after: ["A"])],
+    steps: [.at(0, .cancel("A")), .at(0, .add("D")), .at(1, .startByHand("A"))])
 }

@@ -60,6 +60,9 @@ struct SimulatedRun {
       case .setPriority(let name, let p): world.setPriority(try Self.lookUp(name, in: opIDs), to: p)
       case .removeDependency(let name, let dep):
         try world.removeDependency(Self.lookUp(name, in: opIDs), on: Self.lookUp(dep, in: opIDs))
+      case .addBatch(let names, let q):
+        try world.enqueue(all: names.map { try Self.lookUp($0, in: opIDs) }, on: Self.lookUp(q, in: queueIDs))
+      case .startByHand(let name): try world.callStart(Self.lookUp(name, in: opIDs))
       }
     }
     let verdict = world.runUntilIdle(cap: 10_000)
@@ -68,7 +71,8 @@ struct SimulatedRun {
     func label(_ op: OpID) -> String { labels[op] ?? world.name(op) }
     var marks: [Mark] = []
     for e in world.trace {
-      guard let op = e.op else { continue }
+      // The lab's own main-thread work (a start() call) is not an operation of the real run.
+      guard let op = e.op, world.operation(op).mainThreadWork == nil else { continue }
       let text: String
       switch e.kind {
       case .started: text = "start \(label(op))"

@@ -180,10 +180,20 @@ import TestSupport
     try w.step(1)
     w.cancel(plain)
     w.cancel(waiting)
-    let lines = { Status.render(w).split(separator: "\n").map(String.init).filter { $0.hasPrefix("  ") } }
+    let all = { Status.render(w).split(separator: "\n").map(String.init) }
+    let lines = { all().filter { $0.hasPrefix("  ") && !$0.hasPrefix("    ") && !$0.hasPrefix("  operationCount") } }
+    let flags = { all().filter { $0.hasPrefix("    isReady") } }
     #expect(lines() == ["  plain  executing since t=0 — cancelled", "  waiting  ready, waiting for a slot — cancelled"])
+    #expect(flags() == [
+      "    isReady true, isExecuting true, isFinished false, isCancelled true; no dependencies; runs on one of q's threads, not the main thread: OperationQueue.current is q",
+      "    isReady true, isExecuting false, isFinished false, isCancelled true; no dependencies",
+    ])
     w.runUntilIdle()
     #expect(lines() == ["  plain  finished at t=4: succeeded — isCancelled is true", "  waiting  finished at t=4: cancelled"])
+    #expect(flags() == [
+      "    isReady true, isExecuting false, isFinished true, isCancelled true; no dependencies",
+      "    isReady true, isExecuting false, isFinished true, isCancelled true; no dependencies",
+    ])
   }
 
   @Test("Status and graph")

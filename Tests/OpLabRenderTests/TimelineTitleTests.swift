@@ -23,7 +23,7 @@ import Testing
   static let legend = """
     █ executing  ▓ executing, cancel requested  ░ ready, waiting for a slot
     · waiting on dependencies  ✓ finished  ✗ cancelled (skipped, or stopped)
-    ! failed  ↩ returned early (dependency cancelled)  c completion block
+    ! failed  ↩ returned early (its dependency check)  c completion block
     ‖ suspended
 
     """

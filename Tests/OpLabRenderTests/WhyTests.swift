@@ -217,7 +217,7 @@ import Testing
     #expect(try Self.now("afterCycle", in: w)
       == "Now: afterCycle waits on b, which is in a dependency cycle (a → b → a): none of them can ever start; cancel one to break it.")
     #expect(try Self.now("afterLoose", in: w)
-      == "Now: afterLoose waits on loose, which waits on held, which is in no queue, so it never starts (`add held` enqueues it).")
+      == "Now: afterLoose waits on loose, which waits on held, which is in no queue, so it never starts (`add held` enqueues it; `start held` runs it by hand).")
     #expect(try Self.now("afterZero", in: w)
       == "Now: afterZero waits on never, which is ready, but zero has maxConcurrentOperationCount 0, which runs nothing.")
   }

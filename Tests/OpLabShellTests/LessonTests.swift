@@ -306,7 +306,7 @@ import TestSupport
       lesson: lesson, reader: StdinLineReader { lines.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
     ) { _ in }
     #expect(runner.completions(for: "gra") == ["graph"])
-    #expect(runner.completions(for: "s") == ["save", "set", "skip", "slots", "source", "status", "step", "suspend", "swift"])
+    #expect(runner.completions(for: "s") == ["save", "set", "skip", "slots", "source", "start", "status", "step", "suspend", "swift"])
     #expect(runner.completions(for: "rest") == ["restart"])
     runner.run()
     #expect(runner.completions(for: "why ") == ["a", "b"])

@@ -30,8 +30,23 @@ import Testing
     Case(line: "op x async forgets-finish takes 2", expected: .op(OperationDefinition(
       spec: OperationSpec(name: "x", duration: 2, kind: .async(forgetsFinish: true))))),
     Case(line: "op x blocks 1,2,3", expected: .op(OperationDefinition(spec: OperationSpec(name: "x", kind: .blocks([1, 2, 3]))))),
-    Case(line: "add d1", expected: .add(op: "d1", queue: nil)),
-    Case(line: "add d1 to downloads", expected: .add(op: "d1", queue: "downloads")),
+    Case(line: "add d1", expected: .add(ops: ["d1"], queue: nil)),
+    Case(line: "add d1 to downloads", expected: .add(ops: ["d1"], queue: "downloads")),
+    Case(line: "add d1,d2,f1 to downloads", expected: .add(ops: ["d1", "d2", "f1"], queue: "downloads")),
+    Case(line: "add d1,d2 wait", expected: .add(ops: ["d1", "d2"], queue: nil, wait: WaitCaller(fromMain: false))),
+    Case(line: "add d1 wait from main to downloads", expected: .add(ops: ["d1"], queue: "downloads", wait: WaitCaller(fromMain: true))),
+    Case(line: "add d1,d2 to queue wait until 7", expected: .add(ops: ["d1", "d2"], queue: "queue", wait: WaitCaller(fromMain: false, until: 7))),
+    Case(line: "wait d1", expected: .wait(target: "d1", fromMain: false)),
+    Case(line: "wait d1 from main until 3", expected: .wait(target: "d1", fromMain: true, until: 3)),
+    Case(line: "start d1", expected: .start(op: "d1")),
+    Case(line: "blocks d1 +3", expected: .blocks(op: "d1", adding: 3)),
+    Case(line: "op x only-if-deps-succeeded after d1", expected: .op(OperationDefinition(
+      spec: { var s = OperationSpec(name: "x"); s.bailsUnlessDependenciesSucceeded = true; return s }(), dependencies: ["d1"]))),
+    Case(line: "op x,y on downloads takes 2", expected: .op({
+      var d = OperationDefinition(spec: OperationSpec(name: "x", duration: 2), queue: "downloads")
+      d.alike = ["y"]
+      return d
+    }())),
     Case(line: "depend f1 on d1,d2", expected: .depend(op: "f1", on: ["d1", "d2"])),
     Case(line: "undepend f1 on d1", expected: .undepend(op: "f1", on: "d1")),
     Case(line: "priority f1 low", expected: .priority(op: "f1", .low)),
@@ -44,13 +59,13 @@ import Testing
     Case(line: "suspend downloads", expected: .suspend(queue: "downloads")),
     Case(line: "resume downloads", expected: .resume(queue: "downloads")),
     Case(line: "barrier downloads takes 2", expected: .barrier(queue: "downloads", takes: 2)),
-    Case(line: "wait", expected: .wait(queue: nil, fromMain: false)),
-    Case(line: "wait downloads", expected: .wait(queue: "downloads", fromMain: false)),
-    Case(line: "wait downloads from main", expected: .wait(queue: "downloads", fromMain: true)),
-    Case(line: "wait from main", expected: .wait(queue: nil, fromMain: true)),
-    Case(line: "wait main from main", expected: .wait(queue: "main", fromMain: true)),
-    Case(line: "wait downloads from main until 5", expected: .wait(queue: "downloads", fromMain: true, until: 5)),
-    Case(line: "wait until 4611686018427387906 from main", expected: .wait(queue: nil, fromMain: true, until: 4_611_686_018_427_387_906)),
+    Case(line: "wait", expected: .wait(target: nil, fromMain: false)),
+    Case(line: "wait downloads", expected: .wait(target: "downloads", fromMain: false)),
+    Case(line: "wait downloads from main", expected: .wait(target: "downloads", fromMain: true)),
+    Case(line: "wait from main", expected: .wait(target: nil, fromMain: true)),
+    Case(line: "wait main from main", expected: .wait(target: "main", fromMain: true)),
+    Case(line: "wait downloads from main until 5", expected: .wait(target: "downloads", fromMain: true, until: 5)),
+    Case(line: "wait until 4611686018427387906 from main", expected: .wait(target: nil, fromMain: true, until: 4_611_686_018_427_387_906)),
     Case(line: "machine", expected: .machine(cores: nil)),
     Case(line: "machine cores 2", expected: .machine(cores: .some(2))),
     Case(line: "machine cores unlimited", expected: .machine(cores: .some(nil))),
@@ -112,9 +127,13 @@ import Testing
 
   static let bad: [ErrorCase] = [
     ErrorCase(line: "stpe 3", column: 1, message: "unknown command 'stpe'", hint: "did you mean 'step'? Type 'help' for the list of commands."),
+    ErrorCase(line: "add d1,dd2", column: 8, message: "there is no operation named 'dd2'", hint: "did you mean 'd2'?"),
+    ErrorCase(line: "blocks d1 3", column: 11, message: "'3' does not start with +", hint: "write the new block's ticks after a plus sign, as in: blocks d1 +3"),
+    ErrorCase(line: "blocks d1 +x", column: 11, message: "'x' is not a whole number"),
+    ErrorCase(line: "start downloads", column: 7, message: "'downloads' is a queue, not an operation", hint: "usage: start OP"),
     ErrorCase(line: "frobnicate", column: 1, message: "unknown command 'frobnicate'", hint: "Type 'help' for the list of commands."),
     ErrorCase(line: "wait downloads until 5", column: 16, message: "`until` goes with `from main`", hint: "a wait from the lab's own thread leaves nothing behind: `run until 5` stops there"),
-    ErrorCase(line: "op x takse 3", column: 6, message: "unexpected 'takse'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'fails', 'completion', 'async', 'blocks' or 'hold'", hint: "did you mean 'takes'?"),
+    ErrorCase(line: "op x takse 3", column: 6, message: "unexpected 'takse'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks' or 'hold'", hint: "did you mean 'takes'?"),
     ErrorCase(line: "op x takes", column: 12, message: "'op' needs more: expected a number of ticks (0 or more)", hint: "see `help op` for everything 'op' takes"),
     ErrorCase(line: "op x takes -3", column: 12, message: "-3 is too small: use 0 or more"),
     ErrorCase(line: "op x takes 99999999999999999999", column: 12, message: "99999999999999999999 is too large (the largest is 1099511627776)"),
@@ -162,7 +181,7 @@ import Testing
   @Test("Completion offers commands, keywords and names from the same table")
   func completion() {
     let ctx = Self.context
-    #expect(Parser.completions(for: "st", context: ctx) == ["status", "step"])
+    #expect(Parser.completions(for: "st", context: ctx) == ["start", "status", "step"])
     #expect(Parser.completions(for: "op x ", context: ctx).contains("takes"))
     #expect(Parser.completions(for: "op x ta", context: ctx) == ["takes"])
     #expect(Parser.completions(for: "# a note ", context: ctx).isEmpty)  // nothing to complete in a comment

@@ -40,6 +40,7 @@ import TestSupport
 
   @Test("export swift writes a main.swift for every example that type-checks in Swift 6 mode, warning-free", arguments: [
     "pipeline.oplab", "cancel-all.oplab", "priorities.oplab", "frozen-ui.oplab", "two-cores.oplab", "linux-differences.oplab",
+    "direct-calls.oplab",
   ])
   func exportCompiles(example: String) throws {
     let dir = try Swiftc.scratchFolder()
@@ -71,6 +72,19 @@ import TestSupport
 
       """.write(to: dir.appendingPathComponent("standins.swift"), atomically: true, encoding: .utf8)
     let result = try Swiftc.run(["-typecheck", "main.swift", "standins.swift"], in: dir)
+    #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
+  }
+
+  @Test("export swift of every kind of command type-checks too: batched adds, waits on operations, start(), addExecutionBlock (#20)")
+  func exportEveryCommandCompiles() throws {
+    let dir = try Swiftc.scratchFolder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let i = try Self.world()
+    let program = SwiftCode.export(i.swiftSteps())
+    #expect(program.contains("DispatchQueue.main.async { more.start() }"))
+    #expect(program.contains("filters.addOperations([h1, h2], waitUntilFinished: false)"))
+    try program.write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+    let result = try Swiftc.run(["-typecheck", "main.swift"], in: dir)
     #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
   }
 

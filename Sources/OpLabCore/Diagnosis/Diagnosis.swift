@@ -54,6 +54,8 @@ public enum StallCause: Hashable, Sendable {
   case notInQueue
   /// A wait called on the main thread, holding it until this unfinished operation finishes.
   case mainThreadWaitingFor(OpID)
+  /// Its dependencies are done, but its custom `isReady` waits for a closed gate (an index into ``World/gates``).
+  case gateClosed(Int32)
 }
 
 extension StallCause {
@@ -64,7 +66,7 @@ extension StallCause {
     switch self {
     case .waitingOn(let op), .dependencyNotInQueue(let op), .mainThreadWaitingFor(let op): op
     case .slotsHeld(_, let by): by.count == 1 ? by[0] : nil
-    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .countBelowZero, .notInQueue: nil
+    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .countBelowZero, .notInQueue, .gateClosed: nil
     }
   }
 }
@@ -179,7 +181,10 @@ extension World {
   private func blockageWithoutCycles(of op: OpID) -> StallCause? {
     let r = operations[op.slot]
     if r.isFinished { return nil }
-    if case .wait = r.mainThreadWork { return stallCause(of: op, cycleOf: [:]) }
+    switch r.mainThreadWork {
+    case .wait?, .waitForOperations?, .start?: return stallCause(of: op, cycleOf: [:])
+    default: break
+    }
     return r.jammed ? .neverCallsFinish : nil
   }
 
@@ -204,6 +209,11 @@ extension World {
       }
     }
     if readiness[op.slot].countBelowZero, r.phase != .executing { return .countBelowZero }
+    if r.phase == .executing, let work = r.mainThreadWork, work == .waitForOperations || work == .start,
+      let holdout = callTargets(of: op).first(where: { !operations[$0.slot].isFinished })
+    {
+      return .mainThreadWaitingFor(holdout)
+    }
     switch r.phase {
     case .ready, .executing:
       let queue = queues[q.slot]
@@ -217,6 +227,7 @@ extension World {
       if let inCycle = blocking.first(where: { cycleOf[$0.index] != nil }) { return .waitingOn(inCycle) }
       if let loose = blocking.first(where: { operations[$0.slot].queue == nil }) { return .dependencyNotInQueue(loose) }
       if let first = blocking.first { return .waitingOn(first) }
+      if readiness[op.slot].gateClosed, let g = gateOfOperation[op] { return .gateClosed(g) }
       return .strandedByRemoveDependency
     }
   }

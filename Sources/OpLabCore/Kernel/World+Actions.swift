@@ -424,7 +424,8 @@ extension World {
     let spec = operations[op.slot].spec
     if operations[op.slot].isBarrier {
       operations[op.slot].level = 12
-    } else if case .wait = operations[op.slot].mainThreadWork {
+    } else if let work = operations[op.slot].mainThreadWork, work != .tap, work != .frame {
+      // A call made on the main thread (a wait, a start()) runs next there.
       operations[op.slot].level = 12
     } else if let p = spec.priority {
       operations[op.slot].level = p.rawValue

@@ -151,6 +151,8 @@ extension World {
   mutating func start(_ op: OpID, reason: Reason, holdsSlot: Bool) {
     let q = operations[op.slot].queue
     let generation = operations[op.slot].generation
+    // Ready in its queue, or (started by hand) created in none.
+    let from: OpPhase = operations[op.slot].phase == .created ? .created : .ready
     if holdsSlot, !operations[op.slot].dispatched, let q { queues[q.slot].executingCount += 1 }
     operations[op.slot].holdsSlot = holdsSlot
     operations[op.slot].dispatched = false
@@ -165,7 +167,7 @@ extension World {
     prepareRelease(startingNow: op)
     let kind = operations[op.slot].spec.kind
     if operations[op.slot].isCancelled {
-      record(.skipped, op: op, queue: q, from: .ready, to: .executing, reason: reason)
+      record(.skipped, op: op, queue: q, from: from, to: .executing, reason: reason)
       // An asynchronous operation overrides start(): its own code must see isCancelled and
       // call finish(). One that forgets (`forgets-finish`) holds its slot forever.
       if case .async(let forgetsFinish) = kind {
@@ -184,13 +186,26 @@ extension World {
     let isAsync: Bool
     if case .async = kind { isAsync = true } else { isAsync = false }
     if isAsync { record(.kvoWillChange(.isExecuting), op: op, queue: q, reason: reason) }
-    record(.started, op: op, queue: q, from: .ready, to: .executing, reason: reason)
+    record(.started, op: op, queue: q, from: from, to: .executing, reason: reason)
     if isAsync { record(.kvoDidChange(.isExecuting), op: op, queue: q, reason: reason) }
 
     if operations[op.slot].spec.bailsIfDependencyCancelled,
       let cancelled = edges.first(in: operations[op.slot].dependencyList, where: { operations[$0.slot].isCancelled })
     {
       schedule(.finishNow(op, .bailed, .dependencyWasCancelled(cancelled), generation: generation), at: now)
+      return
+    }
+    if operations[op.slot].spec.bailsUnlessDependenciesSucceeded,
+      // `dependencies` hides the queue's barrier operations (rule 7): only the learner's count.
+      let failed = edges.first(in: operations[op.slot].dependencyList, where: {
+        operations[$0.slot].outcome != .succeeded && !operations[$0.slot].isBarrier
+      })
+    {
+      schedule(.finishNow(op, .bailed, .dependencyDidNotSucceed(failed), generation: generation), at: now)
+      return
+    }
+    if let work = operations[op.slot].mainThreadWork, work == .waitForOperations || work == .start {
+      beginMainThreadCall(op)
       return
     }
     if case .wait(let scope) = operations[op.slot].mainThreadWork {
@@ -243,6 +258,8 @@ extension World {
     record(.finished(outcome), op: op, queue: q, from: phase, to: .finished, reason: reason)
     if case .wait(let scope) = mainThreadWork, reason == .waitReturned {
       record(.waitEnded, op: op, queue: scope, reason: .allFinished)
+    } else if mainThreadWork == .waitForOperations, reason == .waitReturned {
+      record(.waitEnded, op: op, queue: .main, reason: .allFinished)
     }
     if kvo {
       if executingChanges { record(.kvoDidChange(.isExecuting), op: op, queue: q, reason: reason) }
@@ -299,6 +316,7 @@ extension World {
       scheduleWork(.completionDone(op), ticks: length, work: .completion(op))
     }
 
+    releaseMainThreadCall(after: op)
     guard let q else { return }
     if queues[q.slot].openBarrier == op { queues[q.slot].openBarrier = nil }
     // OperationQueue.main's operation slot frees: the pick below dispatches its next one.

@@ -58,8 +58,15 @@ public struct World: Sendable {
   /// The operation started before the latest, whose release ``prepareRelease(startingNow:)``
   /// takes a step further (a prefetch hint's bookkeeping; it decides nothing).
   var startedBefore = OpID(-1)
-  /// User-interface work created so far, for naming: taps, frames, waits on main.
-  var mainThreadWorkCount = (taps: 0, frames: 0, waits: 0)
+  /// User-interface work created so far, for naming: taps, frames, waits and start() calls on main.
+  var mainThreadWorkCount = (taps: 0, frames: 0, waits: 0, starts: 0)
+  /// What each `waitUntilFinished()` or `start()` call on the main thread is about, by the
+  /// call's operation (``MainThreadWork/waitForOperations``, ``MainThreadWork/start``).
+  var callTargetsByCall: [OpID: [OpID]] = [:]
+  /// The gates custom `isReady` overrides wait on, in creation order (``gate(_:named:)``).
+  public internal(set) var gates: [Gate] = []
+  /// Each gated operation's gate, an index into ``gates``.
+  var gateOfOperation: [OpID: Int32] = [:]
   /// Names to operations (operations never lose their names, so creation order is the
   /// order of ``operations``).
   var opNames = NameIndex()

@@ -72,6 +72,14 @@ public enum MainThreadWork: Hashable, Sendable {
   /// `waitUntilAllOperationsAreFinished()` called on the main thread, for one queue or for
   /// every queue: the main thread is blocked until it returns.
   case wait(QueueID?)
+  /// `waitUntilFinished()` called on the main thread on some operations, one after another
+  /// (`wait OP from main`, `add A,B wait from main`): the main thread is blocked until they
+  /// have all finished. The operations are ``World/callTargets(of:)``.
+  case waitForOperations
+  /// `start()` called by hand on the main thread: the operation (``World/callTargets(of:)``)
+  /// starts when the main thread gets to the call, and a synchronous one runs there, so the
+  /// call holds the main thread until it finishes.
+  case start
 
   /// The compact form an operation record stores: a queue's index for a wait on it, and
   /// negative codes for the rest (``noneCode`` for no main-thread work).
@@ -80,6 +88,8 @@ public enum MainThreadWork: Hashable, Sendable {
     case .tap: -2
     case .frame: -3
     case .wait(nil): -4
+    case .waitForOperations: -5
+    case .start: -6
     case .wait(let q?): q.index
     }
   }
@@ -91,6 +101,8 @@ public enum MainThreadWork: Hashable, Sendable {
     case -2: self = .tap
     case -3: self = .frame
     case -4: self = .wait(nil)
+    case -5: self = .waitForOperations
+    case -6: self = .start
     default: self = .wait(QueueID(Int(code)))
     }
   }

@@ -67,7 +67,9 @@ extension World {
 
   /// Creates user-interface work (or a wait) and adds it to the main thread's queue.
   @discardableResult
-  mutating func addMainThreadWork(_ work: MainThreadWork, reason: Reason) -> OpID {
+  /// - Parameter targets: the operations a ``MainThreadWork/waitForOperations`` or
+  ///   ``MainThreadWork/start`` call is about.
+  mutating func addMainThreadWork(_ work: MainThreadWork, targets: [OpID] = [], reason: Reason) -> OpID {
     let base: String
     switch work {
     case .tap:
@@ -76,15 +78,19 @@ extension World {
     case .frame:
       mainThreadWorkCount.frames += 1
       base = "main.frame\(mainThreadWorkCount.frames)"
-    case .wait:
+    case .wait, .waitForOperations:
       mainThreadWorkCount.waits += 1
       base = "main.wait\(mainThreadWorkCount.waits)"
+    case .start:
+      mainThreadWorkCount.starts += 1
+      base = "main.start\(mainThreadWorkCount.starts)"
     }
     var name = base
     while operationID(named: name) != nil || queueNames[name] != nil { name += "'" }
-    let duration: Tick = if case .wait = work { 0 } else { 1 }
+    let duration: Tick = work == .tap || work == .frame ? 1 : 0
     let id = newOperation(OperationSpec(name: name, duration: duration), reason: reason)
     operations[id.slot].mainThreadWork = work
+    if !targets.isEmpty { callTargetsByCall[id] = targets }
     file(id, on: .main, reason: reason)
     pick(on: .main, trigger: .enqueued)
     return id
@@ -182,7 +188,7 @@ extension World {
       case .frame:
         report.frames += 1
         if r.outcome == .dropped { report.framesDropped += 1 }
-      case .wait: continue
+      case .wait, .waitForOperations, .start: continue
       }
       if end > enq { waits.append((enq, end)) }
     }

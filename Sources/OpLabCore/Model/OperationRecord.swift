@@ -168,7 +168,12 @@ struct Readiness: Sendable {
   /// false until `cancel()` is called again, which sets the count back to 0.
   var countBelowZero = false
 
-  /// `isReady`: no unfinished dependency is counted against it. Like the real flag, this
-  /// is independent of the phase: a finished operation is ready.
-  var isReady: Bool { !countBelowZero && (ignoresDependencies || unfinishedCount == 0) }
+  /// Its custom `isReady` also waits for a gate that is closed (``World/gate(_:named:)``).
+  var gateClosed = false
+
+  /// `isReady`: no unfinished dependency is counted against it (nor a count below zero),
+  /// and no closed gate holds it (a gated operation's override reads
+  /// `super.isReady && (gate.isOpen || isCancelled)`, so a cancel lets it through too).
+  /// Like the real flag, this is independent of the phase: a finished operation is ready.
+  var isReady: Bool { !countBelowZero && (ignoresDependencies || (unfinishedCount == 0 && !gateClosed)) }
 }

@@ -26,6 +26,9 @@ public struct OperationSpec: Hashable, Sendable {
   public var qualityOfService: QualityOfService?
   /// Whether `main()` returns at once when any dependency was cancelled.
   public var bailsIfDependencyCancelled: Bool
+  /// Whether `main()` returns at once unless every dependency succeeded: finished, not
+  /// cancelled, not failed, not returned early (the photo filter that needs its download).
+  public var bailsUnlessDependenciesSucceeded = false
 
   /// How the operation's code polls `isCancelled`. Stored as one integer (an enum with a
   /// payload would take 16 bytes): `every(n)` is `n`, and the two cases without a payload

@@ -29,6 +29,24 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
   case invalidCores(Int)
   /// Cores cannot be limited while work runs on unlimited ones (the named operation runs).
   case machineBusy(String)
+  /// `start()` by hand on an operation a queue owns (rule 3).
+  case startInQueue(operation: String, queue: String, platform: Platform)
+  /// `start()` by hand on an executing operation (rule 3).
+  case startWhileExecuting(operation: String, platform: Platform)
+  /// `start()` by hand on an operation that is not ready: these dependencies are unfinished (rule 3).
+  case startNotReady(operation: String, waitingOn: [String], platform: Platform)
+  /// A `start()` call on the operation is already waiting for the main thread.
+  case startAlreadyCalled(String)
+  /// The same operation twice in one `addOperations(_:waitUntilFinished:)` (rule 39).
+  case listedTwice(String)
+  /// `addExecutionBlock(_:)` on something that is not a `BlockOperation`.
+  case notABlockOperation(String)
+  /// `addExecutionBlock(_:)` after the operation started (rule 38).
+  case blockAfterStart(operation: String, phase: OpPhase, platform: Platform)
+  /// A gate is part of an operation's class: it is given when the operation is defined.
+  case gateAfterDefinition(String)
+  /// No gate has that name.
+  case unknownGate(String)
 
   public var description: String {
     switch self {
@@ -55,6 +73,37 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
     case .invalidCores(let n): "a machine has 1 to \(Machine.maxCores) cores (or unlimited), not \(n)"
     case .machineBusy(let name):
       "'\(name)' is running on unlimited cores: limit the cores before work starts (undo back to there, or reset)"
+    case .startInQueue(let name, let queue, let platform):
+      "'\(name)' is in \(queue), which starts it: calling start() yourself "
+        + (platform == .apple
+          ? "is a programming error (Apple's documentation: a queued operation is started by its queue, never by your code; what then happens is undocumented)"
+          : "crashes the process (fatalError: \"something is trying to start the receiver simultaneously from more than one thread\")")
+    case .startWhileExecuting(let name, let platform):
+      "'\(name)' is executing: calling start() again "
+        + (platform == .apple
+          ? "raises NSInvalidArgumentException"
+          : "crashes the process (fatalError: \"receiver is already executing\")")
+    case .startNotReady(let name, let deps, let platform):
+      "'\(name)' is not ready (\(deps.isEmpty ? "a dependency is unfinished" : "waiting on " + deps.joined(separator: ", "))): calling start() "
+        + (platform == .apple
+          ? "raises NSInvalidArgumentException"
+          : "crashes the process (fatalError: \"receiver is not yet ready to execute\")")
+    case .startAlreadyCalled(let name):
+      "start() on '\(name)' is already called and waiting for the main thread; a second call would find it executing"
+    case .listedTwice(let name):
+      "'\(name)' is listed twice: addOperations(_:waitUntilFinished:) would find it already in the queue the second time "
+        + "and fail for all of them (Darwin raises NSInvalidArgumentException; corelibs crashes)"
+    case .notABlockOperation(let name):
+      "'\(name)' is not a BlockOperation: only a BlockOperation has addExecutionBlock(_:) "
+        + "(in the lab: one made with `blocks`, or a plain `takes N` operation, which is BlockOperation { work })"
+    case .gateAfterDefinition(let name):
+      "'\(name)' is already defined: a gate is part of its class (its isReady override), so give it with `op \(name) … gate G`"
+    case .unknownGate(let name): "there is no gate named '\(name)'"
+    case .blockAfterStart(let name, let phase, let platform):
+      "'\(name)' is \(phase == .finished ? "finished" : "executing"): adding an execution block now "
+        + (platform == .apple
+          ? "raises NSInvalidArgumentException"
+          : "crashes the process (fatalError: \"blocks cannot be added after the operation has started executing or finished\")")
     }
   }
 

@@ -53,6 +53,19 @@ public enum Action: Hashable, Sendable {
   case tap(at: Tick)
   /// ``World/setFrames(every:from:until:)``; `every == nil` stops them.
   case frames(every: Tick?, from: Tick?, until: Tick?)
+  /// ``World/enqueue(all:on:)``: `addOperations(_:waitUntilFinished:)`, with the wait's
+  /// caller when it waits.
+  case enqueueAll([OpID], on: QueueID, wait: World.Waiter?)
+  /// `waitUntilFinished()` on each operation in turn, from the lab's thread or the main thread.
+  case waitForOperations([OpID], World.Waiter)
+  /// ``World/callStart(_:)``: `start()` called by hand on the main thread.
+  case start(OpID)
+  /// ``World/addExecutionBlock(_:duration:)``.
+  case addExecutionBlock(OpID, duration: Tick)
+  /// ``World/gate(_:named:)``: the operation's `isReady` also waits for the gate.
+  case gate(OpID, String)
+  /// ``World/openGate(named:)``.
+  case openGate(String)
 
   /// Whether this is a wait (from anywhere). A wait records its start, so one cut short by
   /// an interrupt or by time travel is replaced in the journal from the state before it
@@ -60,7 +73,8 @@ public enum Action: Hashable, Sendable {
   /// on the main thread by the same wait stopped at the tick (``cut(at:)``).
   public var isWait: Bool {
     switch self {
-    case .wait, .waitOnMainThread, .waitOnMainThreadUntil: true
+    case .wait, .waitOnMainThread, .waitOnMainThreadUntil, .waitForOperations: true
+    case .enqueueAll(_, _, let wait): wait != nil
     default: false
     }
   }
@@ -69,6 +83,9 @@ public enum Action: Hashable, Sendable {
   public func cut(at tick: Tick) -> Action {
     switch self {
     case .waitOnMainThread(let q), .waitOnMainThreadUntil(let q, _): .waitOnMainThreadUntil(q, tick)
+    case .waitForOperations(let ops, let wait) where wait.fromMain: .waitForOperations(ops, World.Waiter(fromMain: true, until: tick))
+    // The operations were added: that stays, and the wait is stopped at the tick.
+    case .enqueueAll(let ops, let q, let wait?): .enqueueAll(ops, on: q, wait: World.Waiter(fromMain: wait.fromMain, until: tick))
     default: .runUntil(tick)
     }
   }
@@ -76,7 +93,8 @@ public enum Action: Hashable, Sendable {
   /// Whether the action moves the clock.
   public var movesClock: Bool {
     switch self {
-    case .step, .runUntil, .runUntilIdle, .runUntilFinished, .wait, .waitOnMainThread, .waitOnMainThreadUntil: true
+    case .step, .runUntil, .runUntilIdle, .runUntilFinished, .wait, .waitOnMainThread, .waitOnMainThreadUntil, .waitForOperations: true
+    case .enqueueAll(_, _, let wait): wait != nil
     default: false
     }
   }
@@ -160,10 +178,42 @@ extension World {
       if v == .capped, now == t { return (.verdict(.reached), true) }
       return (.verdict(v), v != .capped && v != .interrupted)
     case .setCores(let n): try setCores(n)
+    case .enqueueAll(let ops, let q, let wait):
+      if let op = ops.first(where: { $0.slot >= operations.count }) { throw .unknownOperation("\(op)") }
+      if q.slot >= queues.count { throw .unknownQueue("\(q)") }
+      if let t = wait?.until { try checkRunTarget(t) }
+      try enqueue(all: ops, on: q)
+      if let wait { return performWait(ops, wait, cap: cap, interrupt: interrupt) }
+    case .waitForOperations(let ops, let wait):
+      if let op = ops.first(where: { $0.slot >= operations.count }) { throw .unknownOperation("\(op)") }
+      if let t = wait.until { try checkRunTarget(t) }
+      return performWait(ops, wait, cap: cap, interrupt: interrupt)
+    case .start(let op):
+      if op.slot >= operations.count { throw .unknownOperation("\(op)") }
+      if let call = try callStart(op) { return (.operation(call), true) }
+    case .addExecutionBlock(let op, let duration):
+      if op.slot >= operations.count { throw .unknownOperation("\(op)") }
+      try addExecutionBlock(op, duration: duration)
+    case .gate(let op, let name):
+      if op.slot >= operations.count { throw .unknownOperation("\(op)") }
+      try gate(op, named: name)
+    case .openGate(let name): try openGate(named: name)
     case .tap(let t): try tap(at: t)
     case .frames(let every, let from, let until): try setFrames(every: every, from: from, until: until)
     }
     return (.done, true)
+  }
+
+  /// `waitUntilFinished()` on `ops` from the waiter's thread, stopped at its `until` tick if given.
+  private mutating func performWait(
+    _ ops: [OpID], _ wait: Waiter, cap: Tick?, interrupt: Interrupt?
+  ) -> (ActionResult, completed: Bool) {
+    let limit = wait.until.map { t in cap.map { Swift.min($0, t) } ?? t } ?? cap
+    let v = wait.fromMain ? waitOnMainThread(for: ops, cap: limit, interrupt: interrupt)
+      : waitUntilFinished(ops, cap: limit, interrupt: interrupt)
+    // Stopped at its own tick, it did what it says; stopped earlier by the cap, it was cut.
+    if v == .capped, let t = wait.until, now == t { return (.verdict(.reached), true) }
+    return (.verdict(v), v != .capped && v != .interrupted)
   }
 
   private mutating func runClock(

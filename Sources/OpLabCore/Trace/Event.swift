@@ -113,6 +113,14 @@ public enum EventKind: Hashable, Sendable {
   case tapScheduled(Tick)
   /// The display's frame requests changed: a frame every so many ticks, or none.
   case framesChanged(every: Tick?)
+  /// `start()` was called by hand on ``Event/op`` and did nothing (the reason says why).
+  case startCalled
+  /// `addExecutionBlock(_:)`: a block of this many ticks was added to the BlockOperation.
+  case executionBlockAdded(Tick)
+  /// ``Event/op``'s custom `isReady` also waits for this gate (an index into ``World/gates``).
+  case gated(Int32)
+  /// The gate opened: each operation waiting for it is told, by KVO on `isReady`.
+  case gateOpened(Int32)
   /// A request the main queue ignores: nothing changed. The reason,
   /// ``Reason/ignoredOnMainQueue(_:)``, says which Foundation ignores it and why.
   case ignoredOnMainQueue(MainQueueRequest)
@@ -221,6 +229,17 @@ public enum Reason: Hashable, Sendable {
   case unfinishedCountBelowZero
   /// Linux: `cancel()` on a cancelled operation whose count was below zero set it back to 0.
   case cancelledAgain
+  /// `start()` called by hand, on the main thread, by this call (``MainThreadWork/start``).
+  case startedByHand(OpID)
+  /// An asynchronous operation's `start()` returns once its work has begun: the call is over.
+  case asyncStartReturned
+  /// `main()` returned at once because this dependency did not succeed (`only-if-deps-succeeded`).
+  case dependencyDidNotSucceed(OpID)
+  /// By the time the main thread got to a `start()` call, the operation could not be
+  /// started any more: the real call raises there. The lab skipped it.
+  case startNoLongerPossible(OpID)
+  /// The gate opened and posted KVO for `isReady` (an index into ``World/gates``).
+  case gateOpened(Int32)
 }
 
 /// What allowed an operation to start at the tick it did.

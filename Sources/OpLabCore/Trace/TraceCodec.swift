@@ -93,6 +93,10 @@ enum Codec {
     case .ignoredOnMainQueue(.maxConcurrent(let n?)): w.signed(Int64(n)); return 45
     case .ignoredOnMainQueue(.qualityOfService(let q)): w.signed(Int64(q.rawValue)); return 46
     case .ignoredOnMainQueue(.cancelAll): return 47
+    case .startCalled: return 48
+    case .executionBlockAdded(let t): w.signed(Int64(t)); return 49
+    case .gated(let g): w.signed(Int64(g)); return 50
+    case .gateOpened(let g): w.signed(Int64(g)); return 51
     }
   }
 
@@ -145,6 +149,10 @@ enum Codec {
     case 45: .ignoredOnMainQueue(.maxConcurrent(Int(r.signed())))
     case 46: .ignoredOnMainQueue(.qualityOfService(qualityOfService(r.signed())))
     case 47: .ignoredOnMainQueue(.cancelAll)
+    case 48: .startCalled
+    case 49: .executionBlockAdded(Tick(r.signed()))
+    case 50: .gated(r.int32())
+    case 51: .gateOpened(r.int32())
     default: corrupt("event kind", code)
     }
   }
@@ -208,6 +216,11 @@ enum Codec {
     case .ignoredOnMainQueue(.linux): return 50
     case .unfinishedCountBelowZero: return 51
     case .cancelledAgain: return 52
+    case .startedByHand(let op): w.signed(Int64(op.index)); return 53
+    case .asyncStartReturned: return 54
+    case .dependencyDidNotSucceed(let op): w.signed(Int64(op.index)); return 55
+    case .startNoLongerPossible(let op): w.signed(Int64(op.index)); return 56
+    case .gateOpened(let g): w.signed(Int64(g)); return 57
     }
   }
 
@@ -266,6 +279,11 @@ enum Codec {
     case 50: return .ignoredOnMainQueue(.linux)
     case 51: return .unfinishedCountBelowZero
     case 52: return .cancelledAgain
+    case 53: return .startedByHand(r.op())
+    case 54: return .asyncStartReturned
+    case 55: return .dependencyDidNotSucceed(r.op())
+    case 56: return .startNoLongerPossible(r.op())
+    case 57: return .gateOpened(r.int32())
     default: corrupt("reason", code)
     }
   }

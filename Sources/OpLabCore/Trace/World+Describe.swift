@@ -14,6 +14,8 @@ extension World {
     switch e.kind {
     case .tapScheduled(let t):
       return t == e.tick ? "the user taps (the tap needs the main thread)" : "the user will tap at t=\(t) (the tap will need the main thread)"
+    case .gateOpened(let g):
+      return e.reason == .alreadyFinished ? "gate \(gateName(g)) opened: no effect, it was open" : "gate \(gateName(g)) opens"
     case .framesChanged(let every):
       let text = every.map { "the display asks for a frame every \($0) \($0 == 1 ? "tick" : "ticks") (each needs the main thread)" }
         ?? "the display stops asking for frames"
@@ -66,9 +68,9 @@ extension World {
     case .dependencyRemoved(let dep): what = "no longer depends on \(name(dep))"
     case .cycleClosed(let dep): what = "WARNING: depending on \(name(dep)) closes a dependency cycle; these operations can never start"
     case .barrierAdded: what = "barrier added to \(e.queue.map { name($0) } ?? "?")"
-    case .waitStarted: what = "waitUntilAllOperationsAreFinished() began"
-    case .waitEnded: what = "waitUntilAllOperationsAreFinished() returned"
-    case .waitStalled: what = "waitUntilAllOperationsAreFinished() would block forever"
+    case .waitStarted: what = "\(waitCall(e)) began"
+    case .waitEnded: what = "\(waitCall(e)) returned"
+    case .waitStalled: what = "\(waitCall(e)) would block forever"
     case .platformChanged(let p): what = "platform set to \(p.rawValue)"
     case .machineChanged(let cores): what = "machine set to \(cores.map { "\($0) \($0 == 1 ? "core" : "cores")" } ?? "unlimited cores")"
     case .cpuLoad(let used): what = "CPU busy: \(used == 0 ? "idle" : Machine.describe(used))"
@@ -77,12 +79,24 @@ extension World {
     case .framesChanged(let every):
       what = every.map { "the display asks for a frame every \($0) \($0 == 1 ? "tick" : "ticks")" } ?? "the display stops asking for frames"
     case .ignoredOnMainQueue(let request): what = "\(Self.code(of: request)) ignored"
+    case .startCalled: what = "start() called by hand"
+    case .gated(let g): what = "isReady also waits for gate \(gateName(g))" + (gates[Int(g)].isOpen ? " (open)" : " (closed)")
+    case .gateOpened(let g): what = "gate \(gateName(g)) opened"
+    case .executionBlockAdded(let t):
+      let count: Int
+      if let op = e.op, case .blocks(let blocks) = operations[op.slot].spec.kind { count = blocks.count } else { count = 0 }
+      what = "addExecutionBlock: a block of \(t) \(t == 1 ? "tick" : "ticks")" + (count > 0 ? " (\(count) blocks now)" : "")
     }
     let why: String
     switch e.kind {
     case .kvoWillChange, .kvoDidChange: why = ""  // the state change beside it says why
     case .ignoredOnMainQueue(let request):
       if case .ignoredOnMainQueue(let p) = e.reason { why = Self.mainQueueIgnores(request, on: p) } else { why = explain(e.reason) }
+    case .waitEnded where e.op.map({ operations[$0.slot].mainThreadWork == nil }) ?? false:
+      why = "it finished"
+    case .waitEnded where e.op.map({ operations[$0.slot].mainThreadWork == .waitForOperations }) ?? false:
+      let targets = e.op.map { callTargets(of: $0) } ?? []
+      why = targets.map { name($0) }.joined(separator: ", ") + (targets.count == 1 ? " finished" : " all finished")
     case .finished(.succeeded) where e.op.map { operations[$0.slot].isCancelled } ?? false:
       why = explain(e.reason, about: e.op) + ", although cancelled: its code did not stop"
     default: why = explain(e.reason, about: e.op)
@@ -122,7 +136,10 @@ extension World {
     case .dependencyWasCancelled(let op): "returned at once: dependency \(name(op)) was cancelled"
     case .cancelledOutsideQueue: "cancel() on an operation in no queue finishes it at once (Darwin)"
     case .finishCalled: "its work called finish()"
-    case .forgotFinish: "it never calls finish(), so it holds its slot forever"
+    case .forgotFinish:
+      op.map { operations[$0.slot].queue == nil } == true
+        ? "it never calls finish(), so it never finishes (started by hand, it holds no queue's slot)"
+        : "it never calls finish(), so it holds its slot forever"
     case .asyncStartSawCancellation: "its own start() saw isCancelled and called finish() without doing the work"
     case .asyncStartForgotFinish: "it saw isCancelled and returned early, so it holds its slot forever"
     case .afterFinish: "completion blocks run after finish, outside the queue's slots"
@@ -140,6 +157,17 @@ extension World {
     case .cancelledAgain: "cancel() sets corelibs' unfinished count back to 0, so isReady is true again"
     case .ignoredOnMainQueue(.linux): "corelibs does nothing on the main queue (`if !__mainQ`)"
     case .ignoredOnMainQueue(.apple): "the main queue is serial, with a fixed quality of service (Darwin)"
+    case .startedByHand(let call):
+      switch operations[op?.slot ?? 0].spec.kind {
+      case .async where op != nil: "start() called by hand on the main thread (\(name(call))): its own start() begins the work and returns"
+      default: "start() called by hand on the main thread (\(name(call))): main() runs there, blocking it until it returns"
+      }
+    case .asyncStartReturned: "an asynchronous operation's start() returns once its work has begun"
+    case .dependencyDidNotSucceed(let dep):
+      "returned at once: dependency \(name(dep)) did not succeed (\(operations[dep.slot].outcome.map { "\($0)" } ?? "unfinished"))"
+    case .gateOpened(let g): "gate \(gateName(g)) opened: its isReady override now reads true, and KVO told the queue"
+    case .startNoLongerPossible(let target):
+      "by the time the main thread got to it, \(name(target)) could not be started any more (the real call raises there); nothing started"
     case .cpuShared(let units, let cores):
       if let cores {
         "\(units) running \(units == 1 ? "job" : "jobs") on \(cores) \(cores == 1 ? "core" : "cores")"
@@ -176,6 +204,19 @@ extension World {
     }
   }
 
+  /// A gate's name.
+  public func gateName(_ g: Int32) -> String { g >= 0 && Int(g) < gates.count ? gates[Int(g)].name : "?" }
+
+  /// The wait an event of a wait is about: on queues, or on operations.
+  private func waitCall(_ e: Event) -> String {
+    guard let op = e.op else { return "waitUntilAllOperationsAreFinished()" }
+    switch operations[op.slot].mainThreadWork {
+    case .wait?: return "waitUntilAllOperationsAreFinished()"
+    case .waitForOperations?: return "waitUntilFinished() on " + callTargets(of: op).map { name($0) }.joined(separator: ", ")
+    default: return "waitUntilFinished()"
+    }
+  }
+
   private func explain(_ trigger: StartTrigger) -> String {
     switch trigger {
     case .enqueued: "a slot was free when it was enqueued"
@@ -208,7 +249,11 @@ extension World {
   /// files above every priority (a barrier, or a wait called from the main thread).
   func levelName(_ level: Int8, of op: OpID) -> String {
     guard level == 12 else { return QueuePriority(rawValue: level)?.description ?? "\(level)" }
-    if case .wait = operations[op.slot].mainThreadWork { return "a wait from main" }
+    switch operations[op.slot].mainThreadWork {
+    case .wait?, .waitForOperations?: return "a wait from main"
+    case .start?: return "a start() call from main"
+    default: break
+    }
     return "barrier"
   }
 }

@@ -19,7 +19,7 @@ enum RealComparison {
     var queueOf: [String: String] = [:]
     var queues: Set<String> = []
     var barriers: [String: Int] = [:]
-    var busy: [String] = []
+    var blockOperations: Set<String> = []
     func use(_ queue: String, at tick: Tick) {
       if !queues.contains(queue) {
         queues.insert(queue)
@@ -35,39 +35,55 @@ enum RealComparison {
         if let qos { script.at(t, .setQueueQoS(name, qos)) }
       case .op(let definition):
         let spec = definition.spec
-        var work = RealWork(spec.name, ticks: spec.duration)
-        switch spec.kind {
-        case .plain: break
-        case .blocks(let blocks):
-          work.blocks = blocks
-          work.ticks = blocks.reduce(0, +)
-        case .async(let forgets):
-          work.isAsynchronous = true
-          work.forgetsFinish = forgets
+        let names = [spec.name] + definition.alike
+        for name in names {
+          var work = RealWork(name, ticks: spec.duration)
+          switch spec.kind {
+          case .plain: break
+          case .blocks(let blocks):
+            work.blocks = blocks
+            work.ticks = blocks.reduce(0, +)
+            blockOperations.insert(name)
+          case .async(let forgets):
+            work.isAsynchronous = true
+            work.forgetsFinish = forgets
+          }
+          switch spec.cancellation {
+          case .never: break
+          case .atStart: work.checksCancellationAtStart = true
+          case .every(let n): work.checksCancellationEvery = n
+          }
+          work.bailsIfDependencyCancelled = spec.bailsIfDependencyCancelled
+          work.bailsUnlessDependenciesSucceeded = spec.bailsUnlessDependenciesSucceeded
+          work.failsAfter = spec.failsAt
+          work.completionTicks = spec.completion
+          work.priority = spec.priority
+          work.qualityOfService = spec.qualityOfService
+          work.gate = definition.gate
+          script.at(t, .makeOperation(work))
+          for d in definition.dependencies { script.at(t, .addDependency(name, on: d)) }
+          queueOf[name] = definition.queue ?? "queue"
         }
-        switch spec.cancellation {
-        case .never: break
-        case .atStart: work.checksCancellationAtStart = true
-        case .every(let n): work.checksCancellationEvery = n
-        }
-        work.bailsIfDependencyCancelled = spec.bailsIfDependencyCancelled
-        work.failsAfter = spec.failsAt
-        work.completionTicks = spec.completion
-        work.priority = spec.priority
-        work.qualityOfService = spec.qualityOfService
-        script.at(t, .makeOperation(work))
-        for d in definition.dependencies { script.at(t, .addDependency(spec.name, on: d)) }
         let queue = definition.queue ?? "queue"
-        queueOf[spec.name] = queue
         if !definition.hold {
           use(queue, at: t)
-          script.at(t, .add(spec.name, to: queue))
-          if !busy.contains(queue) { busy.append(queue) }
+          script.at(t, names.count == 1 ? .add(spec.name, to: queue) : .addBatch(names, to: queue))
         }
-      case .add(let op, let target):
-        let queue = target ?? queueOf[op] ?? "queue"
+      case .add(let ops, let target, let wait):
+        let queue = target ?? ops.first.flatMap { queueOf[$0] } ?? "queue"
         use(queue, at: t)
-        script.at(t, .add(op, to: queue))
+        script.at(t, ops.count == 1 && wait == nil ? .add(ops[0], to: queue) : .addBatch(ops, to: queue))
+        // The lab's caller waits; the real driver lets the clock run on (on the main thread,
+        // blocked: main-queue work waits, as it would).
+        if wait?.fromMain == true { script.at(t, .blockMainThread(ticks: step.end - t)) }
+      case .start(let op): script.at(t, .startByHand(op))
+      case .open(let gate): script.at(t, .openGate(gate))
+      case .blocks(let op, let ticks):
+        if blockOperations.contains(op) {
+          script.at(t, .addBlock(op, ticks: ticks))
+        } else {
+          unplayed.append("`\(step.text)`: its stand-in is an Operation subclass, not a BlockOperation")
+        }
       case .depend(let op, let dependencies):
         for d in dependencies { script.at(t, .addDependency(op, on: d)) }
       case .undepend(let op, let dependency): script.at(t, .removeDependency(op, on: dependency))

@@ -44,6 +44,8 @@ enum SwiftCode {
       out += "// of work that fails.\n"
       out += "import Foundation\n\n"
       if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
+      if code.needsSucceeded { out += succeededHelper.joined(separator: "\n") + "\n\n" }
+      if code.needsGate { out += gateBase.joined(separator: "\n") + "\n\n" }
     }
     out += pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
     return out
@@ -59,6 +61,14 @@ enum SwiftCode {
     var busy: [String] = []
     var now: Tick = 0
     var needsAsyncBase = false
+    /// Whether an operation needs `succeeded(_:)` (`only-if-deps-succeeded`).
+    var needsSucceeded = false
+    /// The asynchronous operations, whose start() returns at once.
+    var asyncOperations: Set<String> = []
+    /// Whether an operation waits for a gate (the `Gate` stand-in is shown then).
+    var needsGate = false
+    /// The gates declared so far.
+    var gatesDeclared: Set<String> = []
     /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
     /// the main thread stays free for main-queue work, as in the lab.
     var forExport = false
@@ -83,12 +93,33 @@ enum SwiftCode {
         }
         if let max { lines.append("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))") }
         if let qos { lines.append("\(queue(name)).qualityOfService = .\(qos)") }
+      case .op(let definition) where !definition.alike.isEmpty:
+        // Each operation alike, then one addOperations.
+        let all = [definition.spec.name] + definition.alike
+        let queueName = definition.queue ?? "queue"
+        names.formUnion(all + definition.dependencies)
+        for name in all {
+          queueOf[name] = queueName
+          var spec = definition.spec
+          spec.name = name
+          lines += gateDeclaration(definition.gate) + operation(spec, gate: definition.gate)
+          for dependency in definition.dependencies { lines.append("\(SwiftCode.variable(name)).addDependency(\(SwiftCode.variable(dependency)))") }
+        }
+        if definition.hold {
+          lines.append("// held: in no queue until `add`")
+        } else {
+          names.insert(queueName)
+          lines.insert(contentsOf: declare(queueName), at: 1)
+          let list = "[" + all.map(SwiftCode.variable).joined(separator: ", ") + "]"
+          lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
+          if !busy.contains(queueName) { busy.append(queueName) }
+        }
       case .op(let definition):
         let name = definition.spec.name
         let queueName = definition.queue ?? "queue"
         queueOf[name] = queueName
         names.formUnion([name] + definition.dependencies)
-        lines += operation(definition.spec)
+        lines += gateDeclaration(definition.gate) + operation(definition.spec, gate: definition.gate)
         let v = SwiftCode.variable(name)
         for dependency in definition.dependencies { lines.append("\(v).addDependency(\(SwiftCode.variable(dependency)))") }
         if definition.hold {
@@ -99,12 +130,45 @@ enum SwiftCode {
           lines.append("\(queue(queueName)).addOperation(\(v))")
           if !busy.contains(queueName) { busy.append(queueName) }
         }
-      case .add(let op, let target):
-        let queueName = target ?? queueOf[op] ?? "queue"
-        names.formUnion([op, queueName])
+      case .add(let ops, let target, let wait):
+        let queueName = target ?? ops.first.flatMap { queueOf[$0] } ?? "queue"
+        names.formUnion(ops + [queueName])
         lines.insert(contentsOf: declare(queueName), at: 1)
-        lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(op)))")
+        if ops.count == 1, wait == nil {
+          lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(ops[0])))")
+        } else {
+          let list = "[" + ops.map(SwiftCode.variable).joined(separator: ", ") + "]"
+          if let wait {
+            now = step.end  // the call returns when the work is done
+            if forExport, !wait.fromMain || wait.until != nil {
+              lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)")
+              lines.append("sleep(ticks: \(step.end - step.tick))  // the lab waited on its own thread; here the clock runs on")
+            } else {
+              if wait.fromMain { lines.append("// called on the main thread: nothing else runs there until it returns") }
+              if wait.until != nil { lines.append("// (the lab stopped its clock before this wait returned)") }
+              lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: true)  // inserts all, then schedules once")
+            }
+          } else {
+            lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
+          }
+        }
         if !busy.contains(queueName) { busy.append(queueName) }
+      case .start(let op):
+        names.insert(op)
+        lines.append("// called on the main thread, for an operation in no queue")
+        if forExport {
+          // The lab's own commands go on meanwhile: the call runs when the main thread gets to it.
+          lines.append("DispatchQueue.main.async { \(SwiftCode.variable(op)).start() }  // runs when the main thread is free")
+          break
+        }
+        lines.append("\(SwiftCode.variable(op)).start()  " + (asyncOperations.contains(op)
+          ? "// begins the work and returns at once"
+          : "// main() runs here, on the main thread, until it returns"))
+      case .open(let gate):
+        lines.append("\(SwiftCode.variable(gate)).open()  // KVO on isReady tells each waiting operation's queue")
+      case .blocks(let op, let ticks):
+        names.insert(op)
+        lines.append("\(SwiftCode.variable(op)).addExecutionBlock { work(ticks: \(ticks)) }  // before it starts: after, it raises")
       case .depend(let op, let dependencies):
         names.formUnion([op] + dependencies)
         for d in dependencies { lines.append("\(SwiftCode.variable(op)).addDependency(\(SwiftCode.variable(d)))") }
@@ -146,6 +210,16 @@ enum SwiftCode {
       case .barrier(let name, let ticks):
         names.insert(name)
         lines.append("\(queue(name)).addBarrierBlock { work(ticks: \(ticks)) }")
+      case .wait(let target?, let fromMain, let until) where queueOf[target] != nil:
+        now = step.end  // the call returns when the operation is done: that is where the time went
+        names.insert(target)
+        if forExport, !fromMain || until != nil {
+          lines.append("sleep(ticks: \(step.end - step.tick))  // the lab waited on its own thread; here the clock runs on")
+        } else {
+          if fromMain { lines.append("// called on the main thread: nothing else runs there until it returns") }
+          if until != nil { lines.append("// (the lab stopped its clock before this wait returned)") }
+          lines.append("\(SwiftCode.variable(target)).waitUntilFinished()")
+        }
       case .wait(let target, let fromMain, let until):
         now = step.end  // the call returns when the work is done: that is where the time went
         let queues = target.map { [$0] } ?? busy
@@ -196,19 +270,35 @@ enum SwiftCode {
     /// The operation's declaration: a BlockOperation when its work is one plain call, else
     /// an Operation subclass whose `main()` (or `start()`, when asynchronous) shows how it
     /// polls isCancelled, bails or fails.
-    mutating func operation(_ spec: OperationSpec) -> [String] {
+    /// `let G = Gate()` the first time a gate is named.
+    mutating func gateDeclaration(_ gate: String?) -> [String] {
+      guard let gate, !gatesDeclared.contains(gate) else { return [] }
+      gatesDeclared.insert(gate)
+      needsGate = true
+      return ["let \(SwiftCode.variable(gate)) = Gate()  // a condition besides the dependencies, closed for now"]
+    }
+
+    mutating func operation(_ spec: OperationSpec, gate: String? = nil) -> [String] {
       let v = SwiftCode.variable(spec.name)
       var lines: [String] = []
+      // A gated operation keeps its gate, and its isReady asks it (a cancel lets it through).
+      let gated = gate.map { g in [
+        "  let gate: Gate",
+        "  init(gate: Gate) { self.gate = gate; super.init() }",
+        "  override var isReady: Bool { super.isReady && (gate.isOpen || isCancelled) }",
+      ] } ?? []
+      let made = gate.map { "(gate: \(SwiftCode.variable($0)))" } ?? "()"
       switch spec.kind {
       case .blocks(let blocks):
         lines.append("let \(v) = BlockOperation { work(ticks: \(blocks.first ?? 0)) }")
         for b in blocks.dropFirst() { lines.append("\(v).addExecutionBlock { work(ticks: \(b)) }") }
       case .async(let forgets):
         needsAsyncBase = true
+        asyncOperations.insert(spec.name)
         let type = SwiftCode.typeName(spec.name)
         lines += ["final class \(type): AsyncOperation, @unchecked Sendable {"]
         if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
-        lines += [
+        lines += gated + [
           "  override func start() {",
           "    guard !isCancelled else { finish(); return }",
           "    state = .executing",
@@ -233,22 +323,31 @@ enum SwiftCode {
               : "      finish()",
           ]
         }
-        lines += ["    }", "  }", "}", "let \(v) = \(type)()"]
+        lines += ["    }", "  }", "}", "let \(v) = \(type)\(made)"]
       case .plain:
         let simple = spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
+          && !spec.bailsUnlessDependenciesSucceeded && gate == nil
         if simple {
           lines.append("let \(v) = BlockOperation { work(ticks: \(spec.duration)) }")
         } else {
           let type = SwiftCode.typeName(spec.name)
           lines.append("final class \(type): Operation, @unchecked Sendable {")
+          lines += gated
           if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
-          if spec.bailsIfDependencyCancelled { lines.append("  var bailed = false  // returned early: a dependency was cancelled") }
+          if spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded {
+            lines.append("  var bailed = false  // returned early: " + (spec.bailsUnlessDependenciesSucceeded
+              ? "a dependency did not succeed" : "a dependency was cancelled"))
+          }
           // The export's watcher tells a stop from work done: isCancelled alone cannot.
           let stop = forExport ? "stopped = true; return" : "return"
           if forExport, spec.cancellation != .never { lines.append("  var stopped = false  // saw isCancelled and returned") }
           lines.append("  override func main() {")
           if spec.bailsIfDependencyCancelled {
             lines.append("    if dependencies.contains(where: \\.isCancelled) { bailed = true; return }")
+          }
+          if spec.bailsUnlessDependenciesSucceeded {
+            needsSucceeded = true
+            lines.append("    if !dependencies.allSatisfy(succeeded) { bailed = true; return }  // e.g. no image to filter")
           }
           let ticks = spec.failsAt ?? spec.duration
           switch spec.cancellation {
@@ -267,10 +366,11 @@ enum SwiftCode {
             ]
           }
           if spec.failsAt != nil { lines.append("    error = WorkError.failed  // fails at \(ticks)") }
-          lines += ["  }", "}", "let \(v) = \(type)()"]
+          lines += ["  }", "}", "let \(v) = \(type)\(made)"]
         }
       }
       lines.append("\(v).name = \(SwiftCode.literal(spec.name))")
+      if let gate { lines.append("\(SwiftCode.variable(gate)).add(\(v))") }
       if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
       if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
       if let c = spec.completion {
@@ -294,6 +394,39 @@ enum SwiftCode {
     "  override var isExecuting: Bool { state == .executing }",
     "  override var isFinished: Bool { state == .finished }",
     "  func finish() { state = .finished }",
+    "}",
+  ]
+
+  /// Whether an operation did its work, for `only-if-deps-succeeded`: finished, not
+  /// cancelled, and neither failed (`error`) nor returned early (`bailed`). A stand-in: a real
+  /// app would pass the result itself (the downloaded image) from one operation to the next.
+  static let succeededHelper = [
+    "/// Whether an operation did its work: finished, not cancelled, no error, not returned early.",
+    "func succeeded(_ op: Operation) -> Bool {",
+    "  guard op.isFinished, !op.isCancelled else { return false }",
+    "  return !Mirror(reflecting: op).children.contains {",
+    "    ($0.label == \"error\" && \"\\($0.value)\" != \"nil\") || ($0.label == \"bailed\" && \"\\($0.value)\" == \"true\")",
+    "  }",
+    "}",
+  ]
+
+  /// A condition operations wait on besides their dependencies, for `gate`: opening it
+  /// posts KVO for `isReady` on each operation waiting, so their queues look again.
+  static let gateBase = [
+    "/// A condition operations wait on besides their dependencies (the network is reachable).",
+    "/// Opening it posts KVO for isReady on each waiting operation: else its queue never looks again.",
+    "final class Gate: @unchecked Sendable {",
+    "  private let lock = NSLock()",
+    "  private var opened = false",
+    "  private var waiting: [Operation] = []",
+    "  var isOpen: Bool { lock.lock(); defer { lock.unlock() }; return opened }",
+    "  func add(_ op: Operation) { lock.lock(); waiting.append(op); lock.unlock() }",
+    "  func open() {",
+    "    lock.lock(); let ops = waiting; lock.unlock()",
+    "    for op in ops { op.willChangeValue(forKey: \"isReady\") }",
+    "    lock.lock(); opened = true; lock.unlock()",
+    "    for op in ops { op.didChangeValue(forKey: \"isReady\") }",
+    "  }",
     "}",
   ]
 
@@ -347,8 +480,9 @@ extension SwiftCode {
       code.add(step)
       lastTick = Swift.max(lastTick, step.end)
       if case .op(let definition) = step.command {
-        let v = variable(definition.spec.name)
-        code.pieces[code.pieces.count - 1].lines.append("watch(\(v))  // prints its states as event lines")
+        for name in [definition.spec.name] + definition.alike {
+          code.pieces[code.pieces.count - 1].lines.append("watch(\(variable(name)))  // prints its states as event lines")
+        }
       }
     }
     var out = """
@@ -462,6 +596,8 @@ extension SwiftCode {
       """
     out += "// MARK: - The world\n\n"
     if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
+    if code.needsSucceeded { out += succeededHelper.joined(separator: "\n") + "\n\n" }
+    if code.needsGate { out += gateBase.joined(separator: "\n") + "\n\n" }
     out += code.pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n\n"
     out += """
       // MARK: - The end: the work is waited for (the main thread kept running meanwhile)

@@ -215,7 +215,7 @@ public final class Interpreter {
   private func changesWorld(_ command: Command) -> Bool {
     switch command {
     case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
-      .barrier, .wait, .step, .run, .tap, .frames:
+      .barrier, .wait, .start, .blocks, .open, .step, .run, .tap, .frames:
       true
     case .machine(let cores):
       cores != nil
@@ -262,8 +262,24 @@ public final class Interpreter {
   private func cutText() -> String {
     switch sim.journal.last {
     case .waitOnMainThreadUntil(let q, let t)?: "wait \(q.map { world.name($0) + " " } ?? "")from main until \(t)"
+    case .waitForOperations(let ops, let wait)?:
+      "wait \(ops.map { world.name($0) }.joined(separator: ",")) \(wait.fromMain ? "from main " : "")until \(wait.until ?? world.now)"
+    case .enqueueAll(let ops, let q, let wait?)?:
+      "add \(ops.map { world.name($0) }.joined(separator: ",")) to \(world.name(q)) wait \(wait.fromMain ? "from main " : "")until \(wait.until ?? world.now)"
     default: "run until \(world.now)"
     }
+  }
+
+  /// What a wait from the main thread leaves behind: a main thread still blocked.
+  private func waitNotes(_ result: ActionResult?, fromMain: Bool, until: Tick?) -> String {
+    var text = ""
+    if until != nil, fromMain, let wait = world.mainThreadWait, !world.operation(wait).isFinished {
+      text += "  the wait has not returned: the main thread stays blocked, and later runs go on waiting\n"
+    }
+    if fromMain, case .verdict(.stalled)? = result {
+      text += "  the main thread stays blocked, so the app is frozen for good: `undo` takes the wait back\n"
+    }
+    return text
   }
 
   /// Set when a clock action of the command being run was interrupted (see `dispatch`).
@@ -348,6 +364,36 @@ public final class Interpreter {
       let (out, _) = try perform([.createQueue(name: name, maxConcurrent: max?.value, qualityOfService: qos)])
       let shown = max.map { m in m.value.map(String.init) ?? "default" } ?? "default"
       return Reply(output: "  queue \(name) created (max \(shown)\(qos.map { ", qos \($0)" } ?? ""))\n" + out)
+    case .op(let def) where !def.alike.isEmpty:
+      // `op a,b,c …`: each defined alike, then one addOperations for all.
+      let target = def.queue ?? "queue"
+      let q = try queue(target)
+      let deps = try def.dependencies.map(op)
+      let names = [def.spec.name] + def.alike
+      let first = world.operations.count
+      var actions: [Action] = []
+      for (k, name) in names.enumerated() {
+        var spec = def.spec
+        spec.name = name
+        actions.append(.createOperation(spec, dependencies: deps, queue: nil))
+        if let gate = def.gate { actions.append(.gate(OpID(first + k), gate)) }
+      }
+      if !def.hold { actions.append(.enqueueAll(names.indices.map { OpID(first + $0) }, on: q, wait: nil)) }
+      let (out, _) = try perform(actions)
+      if def.queue != nil { for name in names { declaredQueue[name] = target } }
+      let list = names.joined(separator: ",")
+      return Reply(output: def.hold ? "  \(list) defined, in no queue yet (`add \(list)` to enqueue them)\n" + out : out)
+    case .op(let def) where def.gate != nil:
+      // The gate is part of its class: made in no queue, gated, then added.
+      let target = def.queue ?? "queue"
+      let q = try queue(target)
+      let deps = try def.dependencies.map(op)
+      let id = OpID(world.operations.count)
+      var actions: [Action] = [.createOperation(def.spec, dependencies: deps, queue: nil), .gate(id, def.gate ?? "")]
+      if !def.hold { actions.append(.enqueue(id, on: q)) }
+      let (out, _) = try perform(actions)
+      if def.queue != nil { declaredQueue[def.spec.name] = target }
+      return Reply(output: def.hold ? "  \(def.spec.name) defined, in no queue yet (`add \(def.spec.name)` to enqueue it)\n" + out : out)
     case .op(let def):
       let target = def.queue ?? "queue"
       let q = try queue(target)
@@ -355,9 +401,32 @@ public final class Interpreter {
       let (out, _) = try perform([.createOperation(def.spec, dependencies: deps, queue: def.hold ? nil : q)])
       if def.queue != nil { declaredQueue[def.spec.name] = target }
       return Reply(output: def.hold ? "  \(def.spec.name) defined, in no queue yet (`add \(def.spec.name)` to enqueue it)\n" + out : out)
-    case .add(let name, let to):
-      let target = to ?? declaredQueue[name] ?? "queue"
-      return Reply(output: try perform([.enqueue(try op(name), on: try queue(target))]).0)
+    case .add(let names, let to, let wait):
+      let declared = Set(names.map { declaredQueue[$0] ?? "queue" })
+      if to == nil, declared.count > 1 {
+        throw Diagnostic(
+          column: argumentColumn(line), length: names.joined(separator: ",").count,
+          message: "these operations were defined for different queues (\(declared.sorted().joined(separator: ", "))), and one addOperations call adds them all to one",
+          hint: "say which: add \(names.joined(separator: ",")) to \(declared.sorted()[0])")
+      }
+      let target = try queue(to ?? declared.first ?? "queue")
+      let ids = try names.map(op)
+      if names.count == 1, wait == nil { return Reply(output: try perform([.enqueue(ids[0], on: target)]).0) }
+      let waiter = wait.map { World.Waiter(fromMain: $0.fromMain, until: $0.until) }
+      let (out, results) = try perform([.enqueueAll(ids, on: target, wait: waiter)])
+      return Reply(output: out + verdictText(results.first) + waitNotes(results.first, fromMain: wait?.fromMain ?? false, until: wait?.until))
+    case .start(let name):
+      let id = try op(name)
+      let (out, results) = try perform([.start(id)])
+      var note = ""
+      if case .operation(let call)? = results.first, !world.operation(call).isExecuting, !world.operation(call).isFinished {
+        note = "  the call waits for the main thread, busy with other work: \(name) starts when it gets there\n"
+      }
+      return Reply(output: out + note)
+    case .blocks(let name, let ticks):
+      return Reply(output: try perform([.addExecutionBlock(try op(name), duration: ticks)]).0)
+    case .open(let gate):
+      return Reply(output: try perform([.openGate(gate)]).0)
     case .depend(let name, let deps):
       let id = try op(name)
       let (out, results) = try perform(try deps.map { .addDependency(id, on: try op($0)) })
@@ -386,6 +455,10 @@ public final class Interpreter {
     case .barrier(let name, let takes):
       return Reply(output: try perform([.addBarrier(try queue(name), duration: takes)]).0)
     case .wait(let name, let fromMain, let until):
+      if let name, let id = world.operationID(named: name) {
+        let (out, results) = try perform([.waitForOperations([id], World.Waiter(fromMain: fromMain, until: until))])
+        return Reply(output: out + verdictText(results.first) + waitNotes(results.first, fromMain: fromMain, until: until))
+      }
       let target = try name.map(queue)
       let action: Action = if let until { .waitOnMainThreadUntil(target, until) } else if fromMain { .waitOnMainThread(target) } else { .wait(target) }
       let (out, results) = try perform([action])

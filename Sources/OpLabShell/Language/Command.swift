@@ -6,8 +6,9 @@ public enum Command: Hashable, Sendable {
   case queue(name: String, max: MaxSetting?, qos: QualityOfService?)
   /// `op NAME ...`: define an operation.
   case op(OperationDefinition)
-  /// `add OP [to QUEUE]`.
-  case add(op: String, queue: String?)
+  /// `add OP[,OP...] [to QUEUE] [wait [from main] [until T]]`: one operation without a wait is
+  /// `addOperation(_:)`; a list, or a wait, is `addOperations(_:waitUntilFinished:)`.
+  case add(ops: [String], queue: String?, wait: WaitCaller? = nil)
   /// `depend OP on A[,B...]`.
   case depend(op: String, on: [String])
   /// `undepend OP on A`.
@@ -28,8 +29,15 @@ public enum Command: Hashable, Sendable {
   case resume(queue: String)
   /// `barrier QUEUE [takes N]`.
   case barrier(queue: String, takes: Int)
-  /// `wait [QUEUE] [from main [until T]]`.
-  case wait(queue: String?, fromMain: Bool, until: Tick? = nil)
+  /// `wait [QUEUE|OP] [from main [until T]]`: `waitUntilAllOperationsAreFinished()` on a
+  /// queue (or every queue), or `waitUntilFinished()` on an operation.
+  case wait(target: String?, fromMain: Bool, until: Tick? = nil)
+  /// `start OP`: `start()` called by hand on the main thread.
+  case start(op: String)
+  /// `blocks OP +D`: `addExecutionBlock(_:)` with a block of D ticks.
+  case blocks(op: String, adding: Int)
+  /// `open GATE`: the gate opens, and the operations waiting for it post KVO for `isReady`.
+  case open(gate: String)
   /// `machine [cores N|unlimited]`: `nil` shows the machine; `.some(nil)` is unlimited.
   case machine(cores: Int??)
   /// `tap [at T]`: `nil` is now.
@@ -106,6 +114,18 @@ public enum MaxSetting: Hashable, Sendable {
   }
 }
 
+/// Who waits for `add … wait`: the lab's own thread, or the main thread; `until` stops
+/// the lab's clock there if the wait has not returned (what a wait cut short is saved as).
+public struct WaitCaller: Hashable, Sendable {
+  public var fromMain: Bool
+  public var until: Tick?
+
+  public init(fromMain: Bool, until: Tick? = nil) {
+    self.fromMain = fromMain
+    self.until = until
+  }
+}
+
 /// What `run` runs until.
 public enum RunTarget: Hashable, Sendable {
   /// Idle or stalled.
@@ -131,6 +151,11 @@ public struct OperationDefinition: Hashable, Sendable {
   public var dependencies: [String]
   /// `hold`: define only, do not enqueue.
   public var hold: Bool
+  /// More operations defined alike, `op a,b,c …` (the spec's name is the first): added
+  /// together with one `addOperations`.
+  public var alike: [String] = []
+  /// `gate G`: its `isReady` also waits for this gate.
+  public var gate: String?
 
   /// Creates a definition.
   public init(spec: OperationSpec, queue: String? = nil, dependencies: [String] = [], hold: Bool = false) {

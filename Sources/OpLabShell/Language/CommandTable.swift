@@ -20,7 +20,7 @@ public enum CommandTable {
       examples: ["queue downloads max 2", "queue filters max 1 qos userInitiated", "queue downloads max default"]),
     CommandSpec(
       name: "op", aliases: ["operation"],
-      arguments: [.value(.newName, key: "name")],
+      arguments: [.value(.newNames, key: "name")],
       options: [
         .seq([.word("on"), .value(.queue, key: "on")]),
         .seq([.word("takes"), .value(.duration, key: "takes")]),
@@ -29,6 +29,8 @@ public enum CommandTable {
         .seq([.word("after"), .value(.opList, key: "after")]),
         .seq([.word("cancel-check"), .choice([.seq([.word("every"), .value(.positive, key: "every")]), .word("start"), .word("never")])]),
         .word("bail-if-dep-cancelled"),
+        .word("only-if-deps-succeeded"),
+        .seq([.word("gate"), .value(.gateName, key: "gate")]),
         .seq([.word("fails"), .word("at"), .value(.duration, key: "failsAt")]),
         .seq([.word("completion"), .value(.duration, key: "completion")]),
         .seq([.word("async"), .optional(.word("forgets-finish"))]),
@@ -42,29 +44,49 @@ public enum CommandTable {
         `after` adds dependencies, on operations of any queue. `cancel-check` says how its code
         polls isCancelled: every N ticks, only at the start of main(), or never (the default,
         like a plain BlockOperation). `bail-if-dep-cancelled` returns at once when a dependency
-        was cancelled (the dependencies.contains(where: \\.isCancelled) idiom). `fails at N`
+        was cancelled (the dependencies.contains(where: \\.isCancelled) idiom);
+        `only-if-deps-succeeded` returns at once unless every dependency succeeded (a filter
+        whose download failed or was cancelled has no image to work on). `fails at N`
         finishes it, failed, after N ticks: isFinished does not mean success. `completion N`
         gives it a completion block of N ticks, which runs after it finishes, even if cancelled.
         `blocks` makes a BlockOperation with one execution block per duration (its blocks are its
         work: no `takes`, `fails at` or `cancel-check` with them). `async` makes an
         asynchronous operation that calls finish() itself; `forgets-finish` never does.
+        `gate G` gives it a custom isReady that also waits for gate G (made closed on first
+        use; `open G` opens it): super.isReady && (G.isOpen || isCancelled), so a cancel
+        still lets it through to be skipped.
+        Several names, `op a,b,c …`, define one operation each, alike, and add them with one
+        addOperations call (see `help add`: the queue picks once, after all are in).
         """,
       examples: [
         "op d1 on downloads takes 5", "op f1 on filters takes 2 after d1",
-        "op sync takes 4 cancel-check every 1 completion 1", "op later takes 2 hold",
+        "op sync takes 4 cancel-check every 1 completion 1", "op later takes 2 hold", "op t1,t2,t3 on thumbnails takes 2",
       ]),
     CommandSpec(
       name: "add", aliases: ["enqueue"],
-      arguments: [.value(.op, key: "op")],
-      options: [.seq([.word("to"), .value(.queue, key: "to")])],
-      summary: "enqueue an operation defined with `hold`",
+      arguments: [.value(.opList, key: "op")],
+      options: [
+        .seq([.word("to"), .value(.queue, key: "to")]),
+        .seq([
+          .word("wait"), .optional(.seq([.word("from"), .word("main")])),
+          .optional(.seq([.word("until"), .value(.runTarget, key: "until")])),
+        ]),
+      ],
+      summary: "enqueue operations defined with `hold` (several at once: addOperations)",
       details: """
         queue.addOperation(op). An operation can be added only once: adding one that is
         already in a queue, executing or finished raises NSInvalidArgumentException on Apple
         platforms and crashes on Linux, so the lab refuses it. Without `to`, it goes to the
-        queue named when it was defined, or `queue`.
+        queue named when it was defined, or `queue`. A list, `add A,B,C`, is
+        addOperations(_:waitUntilFinished:): every operation is inserted first, then the queue
+        picks once, so on a serial queue a later one of higher priority starts first (one
+        addOperation at a time would have started A at once). If one of them is not new,
+        none is added. `wait` blocks the caller until those operations have finished (not
+        their completion blocks): the lab's own thread, or with `from main` the main thread,
+        which freezes the user interface meanwhile and deadlocks if one of them needs main.
+        `until T` stops the clock at T if the wait has not returned (how a wait cut short is saved).
         """,
-      examples: ["add later", "add later to downloads"]),
+      examples: ["add later", "add later to downloads", "add a,b,c to serial", "add a,b wait from main"]),
     CommandSpec(
       name: "depend", aliases: [],
       arguments: [.value(.op, key: "op"), .word("on"), .value(.opList, key: "deps")],
@@ -161,12 +183,13 @@ public enum CommandTable {
       examples: ["barrier downloads takes 1"]),
     CommandSpec(
       name: "wait", aliases: [],
-      arguments: [.optional(.value(.queue, key: "queue"))],
+      arguments: [.optional(.value(.opOrQueue, key: "target"))],
       options: [.seq([.word("from"), .word("main")]), .seq([.word("until"), .value(.runTarget, key: "until")])],
-      summary: "waitUntilAllOperationsAreFinished on a queue (or all), optionally from the main thread",
+      summary: "waitUntilAllOperationsAreFinished on a queue (or all), or waitUntilFinished on an operation",
       details: """
         Advances the clock until every operation in the queue has finished (not their
-        completion blocks). When it could never return, the lab stops and says why: the real
+        completion blocks); given an operation, op.waitUntilFinished() waits for that one, with
+        the same rules (an operation in no queue that nobody starts never finishes). When it could never return, the lab stops and says why: the real
         call would block forever. `from main` makes the call on the main thread: it takes the
         main thread (after the work running there) and keeps it until the wait returns, so
         taps, frames and main-queue work wait too — and work that needs the main thread first
@@ -174,7 +197,54 @@ public enum CommandTable {
         by then; the main thread stays blocked, and later runs go on waiting (a saved session
         writes a wait from main cut short by Ctrl-C, back or goto this way).
         """,
-      examples: ["wait downloads", "wait", "wait downloads from main", "wait downloads from main until 5"]),
+      examples: ["wait downloads", "wait", "wait d1", "wait downloads from main", "wait d1 from main", "wait downloads from main until 5"]),
+    CommandSpec(
+      name: "start", aliases: [],
+      arguments: [.value(.op, key: "op")],
+      options: [],
+      summary: "call start() by hand on an operation in no queue, on the main thread",
+      details: """
+        op.start() called on the main thread, for an operation defined with `hold` and never
+        added. The call waits for the main thread like any work there. A synchronous operation
+        then runs on the main thread, blocking it (taps and frames wait) until it finishes;
+        an asynchronous one begins its work and start() returns at once. The lab's clock does not
+        move with the call: `run` sees it through. A cancelled operation
+        is finished without running, which releases its dependents: on Linux this is the only
+        way to finish one cancelled outside a queue (on Apple platforms cancel() finished it
+        already, and start() on a finished operation returns at once). start() on an
+        operation that is not ready or is executing raises NSInvalidArgumentException on
+        Apple platforms and crashes on Linux; on one in a queue it is an error too (the queue
+        starts it): the lab refuses these and changes nothing.
+        """,
+      examples: ["start later"]),
+    CommandSpec(
+      name: "open", aliases: [],
+      arguments: [.value(.gate, key: "gate")],
+      options: [],
+      summary: "open a gate: the operations whose isReady waits for it can start",
+      details: """
+        A gate is a condition an operation waits on besides its dependencies (`op … gate G`):
+        its class overrides isReady as super.isReady && (G.isOpen || isCancelled), the
+        pattern of operation conditions (the network is reachable, the user has logged in).
+        The queue reads isReady only when told: opening the gate posts
+        willChangeValue/didChangeValue(forKey: "isReady") for each operation waiting for it,
+        so those whose dependencies are done become ready and their queues pick. Without
+        that KVO the queue would never look again. Gates open once.
+        """,
+      examples: ["open network"]),
+    CommandSpec(
+      name: "blocks", aliases: [],
+      arguments: [.value(.op, key: "op"), .value(.plusDuration, key: "block")],
+      options: [],
+      summary: "add an execution block to a BlockOperation before it starts",
+      details: """
+        blockOperation.addExecutionBlock { work(ticks: D) }. A `blocks` operation gets one more
+        block; a plain operation that just works (`op x takes N`) is a BlockOperation with one
+        block, so it becomes two. Once the operation has started or finished, the real call
+        raises NSInvalidArgumentException on Apple platforms and crashes on Linux: the lab
+        refuses it.
+        """,
+      examples: ["blocks b +3"]),
     CommandSpec(
       name: "machine", aliases: [],
       arguments: [.optional(.seq([.word("cores"), .choice([.word("unlimited"), .value(.positive, key: "cores")])]))],
@@ -325,7 +395,14 @@ public enum CommandTable {
       arguments: [],
       options: [],
       summary: "show every queue and operation now",
-      details: "Per queue: limit, suspension and counts; per operation: its state; when nothing more can happen, how many are unfinished.",
+      details: """
+        Per queue: limit, suspension and counts, and what the queue reports: operationCount and
+        the operations array, in insertion order (barriers left out). Per operation: its state,
+        then isReady, isExecuting, isFinished and isCancelled as its properties read now, its
+        dependencies, its execution blocks, its gate, and while it runs OperationQueue.current
+        inside it (its queue, and whether that is the main thread). When nothing more can
+        happen, how many are unfinished.
+        """,
       examples: ["status"]),
     CommandSpec(
       name: "graph", aliases: [],

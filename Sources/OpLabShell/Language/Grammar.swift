@@ -4,6 +4,8 @@ import OpLabCore
 public enum ValueKind: Hashable, Sendable {
   /// A name for something new (identifier).
   case newName
+  /// Names for new operations, separated by commas (`op a,b,c`).
+  case newNames
   /// An existing operation.
   case op
   /// An existing queue.
@@ -35,11 +37,18 @@ public enum ValueKind: Hashable, Sendable {
   case command
   /// An existing operation or queue.
   case opOrQueue
+  /// A block's length in ticks after a `+` (`blocks OP +3`).
+  case plusDuration
+  /// A gate's name, new or existing (`op … gate network`).
+  case gateName
+  /// An existing gate (`open network`).
+  case gate
 
   /// How the value is named in usage lines and messages.
   public var placeholder: String {
     switch self {
     case .newName: "NAME"
+    case .newNames: "NAME[,NAME...]"
     case .op: "OP"
     case .queue: "QUEUE"
     case .opList: "OP[,OP...]"
@@ -52,13 +61,15 @@ public enum ValueKind: Hashable, Sendable {
     case .file: "FILE"
     case .command: "COMMAND"
     case .opOrQueue: "OP|QUEUE"
+    case .plusDuration: "+D"
+    case .gateName, .gate: "GATE"
     }
   }
 
   /// A phrase for "expected …" messages.
   public var phrase: String {
     switch self {
-    case .newName: "a name"
+    case .newName, .newNames: "a name"
     case .op: "an operation name"
     case .queue: "a queue name"
     case .opList: "operation names separated by commas"
@@ -73,6 +84,9 @@ public enum ValueKind: Hashable, Sendable {
     case .file: "a file path"
     case .command: "a command name"
     case .opOrQueue: "an operation or queue name"
+    case .plusDuration: "a block's ticks after a plus sign (e.g. +3)"
+    case .gateName: "a gate's name"
+    case .gate: "the name of a gate (made by `op … gate NAME`)"
     }
   }
 }

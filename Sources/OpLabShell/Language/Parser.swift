@@ -73,6 +73,14 @@ public struct ParseContext: Sendable {
     }
   }
 
+  /// Gate names, in creation order (none for a context made from lists).
+  public var gates: [String] {
+    switch source {
+    case .lists: []
+    case .world(let world): world.gates.map(\.name)
+    }
+  }
+
   /// Whether a queue has this name.
   public func isQueue(_ name: String) -> Bool {
     switch source {
@@ -153,7 +161,8 @@ public enum Parser {
     case .qos: QualityOfService.allCases.map(\.description)
     case .platform: Platform.allCases.map(\.rawValue)
     case .command: CommandTable.all.map(\.name)
-    case .newName, .count, .positive, .duration, .tick, .runTarget, .durations, .file: []
+    case .gateName, .gate: context.gates
+    case .newName, .newNames, .count, .positive, .duration, .tick, .runTarget, .durations, .file, .plusDuration: []
     }
   }
 
@@ -176,16 +185,18 @@ public enum Parser {
       let max: MaxSetting? = has("default") || int("max") == -1 ? .default : int("max").map { .count($0) }
       return .queue(name: name, max: max, qos: text("qos").flatMap { QualityOfService(name: $0) })
     case "op":
-      if let t = bag.values["name"]?.first, context.isOperation(name) || context.isQueue(name) {
+      let names = list("name")
+      if let t = bag.values["name"]?.first, names.count == 1, context.isOperation(name) || context.isQueue(name) {
         throw ParseError(
           column: t.column, length: t.length, message: "the name '\(name)' is already taken",
           hint: "pick another name, or `reset` to start again")
       }
-      var s = OperationSpec(name: name, duration: int("takes") ?? 1)
+      var s = OperationSpec(name: names.first ?? name, duration: int("takes") ?? 1)
       s.priority = text("priority").flatMap { QueuePriority(name: $0) }
       s.qualityOfService = text("qos").flatMap { QualityOfService(name: $0) }
       if let every = int("every") { s.cancellation = .every(every) } else if has("start") { s.cancellation = .atStart }
       s.bailsIfDependencyCancelled = has("bail-if-dep-cancelled")
+      s.bailsUnlessDependenciesSucceeded = has("only-if-deps-succeeded")
       s.failsAt = int("failsAt")
       s.completion = int("completion")
       if has("async") { s.kind = .async(forgetsFinish: has("forgets-finish")) }
@@ -214,8 +225,20 @@ public enum Parser {
           message: "fails at \(f) is after the operation's \(s.duration) \(s.duration == 1 ? "tick" : "ticks") of work",
           hint: "use a tick from 0 to \(s.duration)")
       }
-      return .op(OperationDefinition(spec: s, queue: text("on"), dependencies: list("after"), hold: has("hold")))
-    case "add": return .add(op: text("op") ?? "", queue: text("to"))
+      if let t = bag.values["gate"]?.first, bag.values["blocks"] != nil {
+        throw ParseError(
+          column: t.column, length: t.length, message: "a gate goes in an Operation subclass's isReady: the lab gates plain and async operations, not a BlockOperation",
+          hint: "make a plain operation: op NAME takes N gate \(t.text)")
+      }
+      var definition = OperationDefinition(spec: s, queue: text("on"), dependencies: list("after"), hold: has("hold"))
+      definition.gate = text("gate")
+      definition.alike = Array(names.dropFirst())
+      return .op(definition)
+    case "add":
+      return .add(ops: list("op"), queue: text("to"), wait: has("wait") ? WaitCaller(fromMain: has("main"), until: int("until")) : nil)
+    case "start": return .start(op: text("op") ?? "")
+    case "open": return .open(gate: text("gate") ?? "")
+    case "blocks": return .blocks(op: text("op") ?? "", adding: Int(text("block")?.dropFirst() ?? "") ?? 0)
     case "depend": return .depend(op: text("op") ?? "", on: list("deps"))
     case "undepend": return .undepend(op: text("op") ?? "", on: text("dep") ?? "")
     case "priority": return .priority(op: text("op") ?? "", QueuePriority(name: text("priority") ?? "") ?? .normal)
@@ -232,7 +255,7 @@ public enum Parser {
           column: word.column, length: word.length, message: "`until` goes with `from main`",
           hint: "a wait from the lab's own thread leaves nothing behind: `run until \(t.text)` stops there")
       }
-      return .wait(queue: text("queue"), fromMain: has("main"), until: int("until"))
+      return .wait(target: text("target"), fromMain: has("main"), until: int("until"))
     case "machine":
       if has("unlimited") { return .machine(cores: .some(nil)) }
       return .machine(cores: int("cores").map { .some($0) })
@@ -483,7 +506,17 @@ struct Matcher {
   /// In a comma-separated list that ``check(_:_:)`` refused, the characters of the first
   /// item it refused (so the error points at `bx` in `a,bx`); `nil` for other values.
   private func refusedItem(_ kind: ValueKind, _ t: Token) -> Range<Int>? {
-    guard kind == .opList || kind == .durations else { return nil }
+    guard kind == .opList || kind == .durations || kind == .newNames else { return nil }
+    if kind == .newNames {
+      var offset = 0, seen = Set<String>()
+      for item in t.text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+        if item.isEmpty || !World.isValidName(item) || context.isOperation(item) || context.isQueue(item) || !seen.insert(item).inserted {
+          return offset..<(offset + max(1, item.count))
+        }
+        offset += item.count + 1
+      }
+      return nil
+    }
     var offset = 0
     for item in t.text.split(separator: ",", omittingEmptySubsequences: false) {
       let text = String(item)
@@ -503,6 +536,23 @@ struct Matcher {
       Suggest.closest(to: s, in: candidates).map { "did you mean '\($0)'?" }
     }
     switch kind {
+    case .gateName:
+      if World.isValidName(s) { return nil }
+      return ("'\(s)' is not a valid gate name", "names use letters, digits, '-', '_' and '.', and start with a letter")
+    case .gate:
+      if context.gates.contains(s) { return nil }
+      return ("there is no gate named '\(s)'", didYouMean(context.gates) ?? "a gate is made by the first operation that waits for it: op NAME gate \(s)")
+    case .newNames:
+      var seen = Set<String>()
+      for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+        if name.isEmpty { return ("an empty name in the list '\(s)'", "separate names with single commas") }
+        if let problem = check(.newName, Token(name, column: t.column)) { return problem }
+        if context.isOperation(name) || context.isQueue(name) {
+          return ("the name '\(name)' is already taken", "pick another name, or `reset` to start again")
+        }
+        if !seen.insert(name).inserted { return ("'\(name)' is named twice in the list '\(s)'", "give each operation its own name") }
+      }
+      return nil
     case .newName:
       if World.isValidName(s) { return nil }
       if World.reservedNames.contains(s.lowercased()) {
@@ -519,7 +569,7 @@ struct Matcher {
       return ("there is no queue named '\(s)'", didYouMean(context.queues) ?? "create it first: queue \(s)")
     case .opOrQueue:
       if context.isOperation(s) || context.isQueue(s) { return nil }
-      return ("there is no operation or queue named '\(s)'", didYouMean(context.operations + context.queues))
+      return ("there is no operation or queue named '\(s)'", didYouMean(context.operations + context.queues) ?? "create it first: queue \(s), or op \(s)")
     case .opList:
       for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
         if name.isEmpty { return ("an empty name in the list '\(s)'", "separate names with single commas") }
@@ -538,6 +588,11 @@ struct Matcher {
       return Self.checkNumber(s, minimum: 1)
     case .duration:
       return Self.checkNumber(s, minimum: 0, maximum: OperationSpec.maxDuration)
+    case .plusDuration:
+      guard s.hasPrefix("+") else {
+        return ("'\(s)' does not start with +", "write the new block's ticks after a plus sign, as in: blocks \(tokens.dropFirst().first?.text ?? "OP") +3")
+      }
+      return Self.checkNumber(String(s.dropFirst()), minimum: 0, maximum: OperationSpec.maxDuration)
     case .tick:
       return Self.checkNumber(s, minimum: 0, maximum: World.maxTick)
     case .runTarget:

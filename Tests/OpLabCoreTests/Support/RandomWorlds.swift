@@ -6,9 +6,40 @@ struct RandomActions {
   /// Whether to use the machine model too: cores, taps, frames and waits from main.
   var machine: Bool
 
-  init(seed: UInt64, machine: Bool = false) {
+  /// Whether to use the calls on operations too: batched adds, waits on operations,
+  /// start() by hand, addExecutionBlock (#20). Off, the sequences are as they always were.
+  var calls = false
+
+  init(seed: UInt64, machine: Bool = false, calls: Bool = false) {
     rng = SplitMix64(seed: seed)
     self.machine = machine
+    self.calls = calls
+  }
+
+  /// A call on operations, or `nil` to fall through to the usual actions.
+  mutating func call(for world: World) -> Action? {
+    let ops = world.operationIDs.filter { world.operation($0).mainThreadWork == nil }
+    switch Int.random(in: 0..<100, using: &rng) {
+    case 0..<6:
+      let some = (0..<Int.random(in: 1...3, using: &rng)).compactMap { _ in pick(ops) }
+      guard let q = pick(world.queueIDs), !some.isEmpty else { return nil }
+      let wait: World.Waiter? = chance(70) ? nil : World.Waiter(fromMain: chance(50))
+      return .enqueueAll(some, on: q, wait: wait)
+    case 6..<10:
+      guard let op = pick(ops) else { return nil }
+      return .waitForOperations([op], World.Waiter(fromMain: chance(50)))
+    case 10..<16:
+      return pick(ops).map { .start($0) }
+    case 16..<20:
+      return pick(ops).map { .addExecutionBlock($0, duration: Int.random(in: 0...3, using: &rng)) }
+    case 20..<24:
+      guard let op = pick(ops), let gate = pick(["g1", "g2"]) else { return nil }
+      return .gate(op, gate)
+    case 24..<26:
+      return pick(["g1", "g2"]).map { .openGate($0) }
+    default:
+      return nil
+    }
   }
 
   mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
@@ -20,6 +51,7 @@ struct RandomActions {
     if chance(40) { s.qualityOfService = pick(QualityOfService.allCases) }
     s.cancellation = pick([.never, .atStart, .every(1), .every(2)]) ?? .never
     s.bailsIfDependencyCancelled = chance(20)
+    if calls, chance(15) { s.bailsUnlessDependenciesSucceeded = true }
     if chance(15) { s.failsAt = Int.random(in: 0...s.duration, using: &rng) }
     if chance(30) { s.completion = Int.random(in: 0...2, using: &rng) }
     switch Int.random(in: 0..<10, using: &rng) {
@@ -33,6 +65,7 @@ struct RandomActions {
   /// The next action for this world. Every action it proposes is valid, except
   /// enqueueing an operation that is no longer new, which must be refused without change.
   mutating func next(for world: World, counter: inout Int) -> Action {
+    if calls, let call = call(for: world) { return call }
     let ops = world.operationIDs
     let queues = world.queueIDs
     let userQueues = Array(queues.dropFirst())

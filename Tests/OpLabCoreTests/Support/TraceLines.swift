@@ -59,6 +59,10 @@ extension World {
     case .ignoredOnMainQueue(.maxConcurrent(let max)): "ignored:max=\(max.map(String.init) ?? "default")"
     case .ignoredOnMainQueue(.qualityOfService(let q)): "ignored:qos=\(q)"
     case .ignoredOnMainQueue(.cancelAll): "ignored:cancelAll"
+    case .startCalled: "startCalled"
+    case .executionBlockAdded(let t): "addBlock=\(t)"
+    case .gated(let g): "gate=\(world.gateName(g))"
+    case .gateOpened(let g): "open:\(world.gateName(g))"
     }
   }
 

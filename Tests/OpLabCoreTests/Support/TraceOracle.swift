@@ -116,8 +116,8 @@ struct TraceOracle {
         let level: Int
         if barriers.contains(op) {
           level = 12
-        } else if case .wait? = world.operation(op).mainThreadWork {
-          level = 12  // a wait from main takes the main thread before anything waiting there
+        } else if let work = world.operation(op).mainThreadWork, work != .tap, work != .frame {
+          level = 12  // a wait or start() from main takes the main thread before anything waiting there
         } else if let p = priority[op] ?? nil {
           level = Int(p.rawValue)
         } else if platform == .linux, (max[q] ?? nil) != 1, q != .main, let qos = specs[world.name(op)]?.qualityOfService {
@@ -130,6 +130,21 @@ struct TraceOracle {
         ready[e.queue!, default: []].insert(e.op!)
         if e.queue == .main, isMainOperation(e.op!), !inFlightFinishing { dispatchOnMain() }
       case .unready: ready[e.queue!, default: []].remove(e.op!)
+      case .started where e.queue == nil, .skipped where e.queue == nil:
+        // start() called by hand (rule 3): in no queue, ready (or cancelled), started once.
+        let op = e.op!
+        guard case .startedByHand = e.reason else { problems.append("\(at): started in no queue, not by hand"); continue }
+        if started.contains(op) { problems.append("\(at): started twice") }
+        started.insert(op)
+        if queueOf[op] != nil { problems.append("\(at): started by hand but in a queue") }
+        if e.kind == .started {
+          if cancelled.contains(op) { problems.append("\(at): a cancelled operation ran main()") }
+          for d in deps[op] ?? [] where !finished.contains(d) {
+            problems.append("\(at): started by hand before its dependency \(world.name(d)) finished")
+          }
+        } else if !cancelled.contains(op) {
+          problems.append("\(at): skipped but not cancelled")
+        }
       case .dispatched, .started, .skipped:
         let op = e.op!, q = e.queue!
         if e.kind == .dispatched {
