@@ -147,7 +147,7 @@ import TestSupport
     ])
     #expect(echoed("step 2") == [])
     #expect(echoed("timeline") == [])
-    #expect(echoed("cancel d2") == ["  swift: d2.cancel()  // only sets isCancelled: running code stops where it checks"])
+    #expect(echoed("cancel d2") == ["  swift: d2.cancel()  // only sets isCancelled: code stops where it checks it"])
     #expect(echoed("tap") == ["  swift: // no code: the user taps; UIKit handles the touch on the main thread (1 tick)"])
     #expect(i.execute("set swift-echo off").output == "  swift-echo off\n")
     #expect(echoed("suspend downloads") == [])
@@ -196,5 +196,20 @@ import TestSupport
     #expect(i.execute("export swift \(dir.path)/main.swift").error == nil)
     let result = try Swiftc.run(["-typecheck", "main.swift"], in: dir)
     #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
+  }
+
+  @Test("start() by hand: for an operation cancelled before, the comment says its work never runs; for another, that main() runs on the main thread")
+  func startByHandAfterCancel() throws {
+    let i = Interpreter()
+    for line in ["platform linux", "op export takes 3 hold", "cancel export", "start export", "op fresh takes 3 hold", "start fresh"] {
+      #expect(i.execute(line).error == nil, "\(line)")
+    }
+    #expect(i.execute("swift export").output.hasSuffix("""
+      // start export
+      // called on the main thread, for an operation in no queue
+      export.start()  // isCancelled is true: its work never runs
+
+      """))
+    #expect(i.execute("swift fresh").output.contains("fresh.start()  // main() runs here, on the main thread, until it returns\n"))
   }
 }

@@ -65,6 +65,8 @@ enum SwiftCode {
     var needsSucceeded = false
     /// The asynchronous operations, whose start() returns at once.
     var asyncOperations: Set<String> = []
+    /// The operations cancelled by name: start() by hand skips their main().
+    var cancelled: Set<String> = []
     /// Whether an operation waits for a gate (the `Gate` stand-in is shown then).
     var needsGate = false
     /// The gates declared so far.
@@ -161,7 +163,9 @@ enum SwiftCode {
           lines.append("DispatchQueue.main.async { \(SwiftCode.variable(op)).start() }  // runs when the main thread is free")
           break
         }
-        lines.append("\(SwiftCode.variable(op)).start()  " + (asyncOperations.contains(op)
+        lines.append("\(SwiftCode.variable(op)).start()  " + (cancelled.contains(op)
+          ? "// isCancelled is true: its work never runs"
+          : asyncOperations.contains(op)
           ? "// begins the work and returns at once"
           : "// main() runs here, on the main thread, until it returns"))
       case .open(let gate):
@@ -189,7 +193,8 @@ enum SwiftCode {
           + (name == "main" ? "  // ignored: the main queue is always serial" : ""))
       case .cancel(let op):
         names.insert(op)
-        lines.append("\(SwiftCode.variable(op)).cancel()  // only sets isCancelled: running code stops where it checks")
+        cancelled.insert(op)
+        lines.append("\(SwiftCode.variable(op)).cancel()  // only sets isCancelled: code stops where it checks it")
       case .cancelAll(let target):
         if let target {
           names.insert(target)
