@@ -77,6 +77,17 @@ extension DifferentialTests {
     }
   }
 
+  @Test("An exported asynchronous operation that forgets finish() on its error path holds the real serial queue's slot forever, as in the lab: the one before it fails and finishes, the one after never starts")
+  func exportedForgottenFinishOnErrorPathStalls() throws {
+    let lab = Interpreter()
+    for line in ["queue net max 1", "op flaky on net fails at 1 async", "op lost on net takes 3 fails at 2 async forgets-finish", "op save on net", "run"] {
+      try #require(lab.execute(line).error == nil, "\(line)")
+    }
+    let text = try Self.exportAndRun(lab)
+    Self.expectSameRun(lab, text)
+    #expect(text.contains("stalled: lost, save never finished"), "\(text)")
+  }
+
   /// The examples whose world the real queue on this machine plays one way only. For the
   /// other two only the names and the stall are compared: cancel-all.oplab shows the
   /// cancelAllOperations loop racing a dependent it released (the order is open), and

@@ -136,6 +136,24 @@ import TestSupport
     ])
   }
 
+  @Test("lesson check refuses `real` in a lesson's commands, before it runs: what it prints changes from run to run; the lesson's Swift views (`swift OP`) are fine")
+  func checkRefusesReal() throws {
+    let text = """
+      title: Real
+      run:
+        op a takes 2
+        swift a
+      predict: When does a finish?
+        answer: 2
+        reveal: real 20
+        verify: finished a at 2
+      """
+    let report = LessonChecker.check(try LessonParser.parse(text, file: "r.lesson"))
+    #expect(report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
+      "7:11 a lesson cannot run `real`: it plays the world in real time, so what it prints changes from run to run",
+    ])
+  }
+
   @Test("lesson check catches an answer that disagrees with its proof's tick, and names no one can find, even under not")
   func checkCatchesAnswerAndNames() throws {
     let text = """
@@ -606,6 +624,51 @@ import TestSupport
     let example = String(text[text.index(start.lowerBound, offsetBy: 4)..<end.lowerBound]) + "\n"
     let report = LessonChecker.check(try LessonParser.parse(example, file: "README-example.lesson"))
     #expect(report.failures == [])
+  }
+
+  @Test("Every lesson shows the Swift behind its key commands: one or two `swift` views on its own path (second cases may add theirs), or the Swift echoed in a task")
+  func everyLessonShowsSwift() throws {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Lessons").path
+    let library = LessonLibrary(folder: folder)
+    #expect(library.lessons.count == 12)
+    for lesson in library.lessons {
+      var views = 0
+      var echo = false
+      for item in lesson.items {
+        guard case .run(let commands) = item else { continue }
+        views += commands.filter { $0.text == "swift" || $0.text.hasPrefix("swift ") }.count
+        echo = echo || commands.contains { $0.text == "set swift-echo on" }
+      }
+      #expect((1...2).contains(views) || (views == 0 && echo), "\(lesson.file): \(views) swift views")
+    }
+  }
+
+  @Test("A find-the-bug item, driven: lesson 10 shows stuck's Swift with the error path that never calls finish(), a wrong prediction is answered by the lab's run, and the second case shows the fixed callback and is judged")
+  func findTheBug() throws {
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Lessons/10-async-operations.lesson").path
+    let lesson = try LessonParser.parse(try String(contentsOfFile: file, encoding: .utf8), file: file)
+    // Enter, the right answer to the first prediction, Enter, a wrong answer to the bug, the second case's answer.
+    var inputs = ["", "b", "", "a", "a", "quit"][...]
+    var options = ShellOptions()
+    options.width = 200
+    var out = ""
+    let runner = LessonRunner(
+      lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: options, progress: ProgressStore(path: nil)
+    ) { out += $0 }
+    runner.run()
+    let code = try #require(out.range(of: "oplab> swift stuck\n"))
+    let bug = try #require(out.range(of: "? stuck starts at t=4, and its upload fails at t=6. What happens to save?"))
+    // The code comes before the question, with the error path that returns without finish().
+    let shown = out[code.upperBound..<bug.lowerBound]
+    #expect(shown.contains("startWork(ticks: 2, failing: true) { [self] error in"))
+    #expect(shown.contains("return  // ← forgets-finish: this error path never calls finish()"))
+    #expect(out.contains("✗ You predicted it starts at t=6; the simulation shows it never starts."))
+    let second = try #require(out.range(of: "oplab> swift retry\n"))
+    let fixed = out[second.upperBound...]
+    #expect(fixed.contains("          self.error = error\n          finish()\n"))
+    #expect(fixed.contains("✓ You predicted at t=7, when the upload fails, and that is what happened."))
   }
 
   @Test("Every lesson of the course parses and passes lesson check")

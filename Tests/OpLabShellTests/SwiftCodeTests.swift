@@ -65,6 +65,9 @@ import TestSupport
       func startWork(ticks: Int, then done: @escaping @Sendable () -> Void) {
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ticks)) { done() }
       }
+      func startWork(ticks: Int, failing: Bool, then done: @escaping @Sendable (Error?) -> Void) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ticks)) { done(failing ? WorkError.failed : nil) }
+      }
       enum WorkError: Error { case failed }
 
       """.write(to: dir.appendingPathComponent("standins.swift"), atomically: true, encoding: .utf8)
@@ -144,11 +147,69 @@ import TestSupport
     ])
     #expect(echoed("step 2") == [])
     #expect(echoed("timeline") == [])
-    #expect(echoed("cancel d2") == ["  swift: d2.cancel()  // only sets isCancelled: running code stops where it checks"])
+    #expect(echoed("cancel d2") == ["  swift: d2.cancel()  // only sets isCancelled: code stops where it checks it"])
     #expect(echoed("tap") == ["  swift: // no code: the user taps; UIKit handles the touch on the main thread (1 tick)"])
     #expect(i.execute("set swift-echo off").output == "  swift-echo off\n")
     #expect(echoed("suspend downloads") == [])
     // The setting is the lab's, not the world's: nothing of it is saved.
     #expect(!i.script.contains { $0.text.hasPrefix("set") })
+  }
+
+  @Test("An asynchronous operation whose work fails: its callback gets the error; with forgets-finish the error path returns without finish(), and its export type-checks")
+  func failingAsync() throws {
+    let i = Interpreter()
+    for line in ["queue net max 1", "op flaky on net fails at 1 async", "op lost on net takes 3 fails at 2 async forgets-finish", "op save on net"] {
+      #expect(i.execute(line).error == nil, "\(line)")
+    }
+    #expect(i.execute("swift lost").output == """
+      // op lost on net takes 3 fails at 2 async forgets-finish
+      final class LostOperation: AsyncOperation, @unchecked Sendable {
+        var error: Error?  // isFinished does not say whether it succeeded
+        override func start() {
+          guard !isCancelled else { finish(); return }
+          state = .executing
+          startWork(ticks: 2, failing: true) { [self] error in
+            if let error {
+              self.error = error
+              return  // ← forgets-finish: this error path never calls finish()
+            }
+            finish()
+          }
+        }
+      }
+      let lost = LostOperation()
+      lost.name = "lost"
+      net.addOperation(lost)
+
+      """)
+    #expect(i.execute("swift flaky").output.contains("""
+          startWork(ticks: 1, failing: true) { [self] error in
+            self.error = error
+            finish()
+          }
+      """))
+    // The lab: flaky fails at t=1, lost starts and its work fails at t=3 without finish(), save never starts.
+    _ = i.execute("run")
+    #expect(i.execute("status").output.contains("executing forever"))
+    let dir = try Swiftc.scratchFolder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    #expect(i.execute("export swift \(dir.path)/main.swift").error == nil)
+    let result = try Swiftc.run(["-typecheck", "main.swift"], in: dir)
+    #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
+  }
+
+  @Test("start() by hand: for an operation cancelled before, the comment says its work never runs; for another, that main() runs on the main thread")
+  func startByHandAfterCancel() throws {
+    let i = Interpreter()
+    for line in ["platform linux", "op export takes 3 hold", "cancel export", "start export", "op fresh takes 3 hold", "start fresh"] {
+      #expect(i.execute(line).error == nil, "\(line)")
+    }
+    #expect(i.execute("swift export").output.hasSuffix("""
+      // start export
+      // called on the main thread, for an operation in no queue
+      export.start()  // isCancelled is true: its work never runs
+
+      """))
+    #expect(i.execute("swift fresh").output.contains("fresh.start()  // main() runs here, on the main thread, until it returns\n"))
   }
 }

@@ -39,8 +39,9 @@ enum SwiftCode {
     if focus == nil {
       out += "// The Swift behind this world, on Foundation's OperationQueue. Stand-ins:\n"
       out += "// work(ticks:) is an operation's real work, startWork(ticks:then:) work that\n"
-      out += "// calls back when done, sleep(ticks:) the lab's clock moving on, and\n"
-      out += "// WorkError.failed the error of work that fails.\n"
+      out += "// calls back when done (with failing: true, back with its error),\n"
+      out += "// sleep(ticks:) the lab's clock moving on, and WorkError.failed the error\n"
+      out += "// of work that fails.\n"
       out += "import Foundation\n\n"
       if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
       if code.needsSucceeded { out += succeededHelper.joined(separator: "\n") + "\n\n" }
@@ -64,6 +65,8 @@ enum SwiftCode {
     var needsSucceeded = false
     /// The asynchronous operations, whose start() returns at once.
     var asyncOperations: Set<String> = []
+    /// The operations cancelled by name: start() by hand skips their main().
+    var cancelled: Set<String> = []
     /// Whether an operation waits for a gate (the `Gate` stand-in is shown then).
     var needsGate = false
     /// The gates declared so far.
@@ -160,7 +163,9 @@ enum SwiftCode {
           lines.append("DispatchQueue.main.async { \(SwiftCode.variable(op)).start() }  // runs when the main thread is free")
           break
         }
-        lines.append("\(SwiftCode.variable(op)).start()  " + (asyncOperations.contains(op)
+        lines.append("\(SwiftCode.variable(op)).start()  " + (cancelled.contains(op)
+          ? "// isCancelled is true: its work never runs"
+          : asyncOperations.contains(op)
           ? "// begins the work and returns at once"
           : "// main() runs here, on the main thread, until it returns"))
       case .open(let gate):
@@ -188,7 +193,8 @@ enum SwiftCode {
           + (name == "main" ? "  // ignored: the main queue is always serial" : ""))
       case .cancel(let op):
         names.insert(op)
-        lines.append("\(SwiftCode.variable(op)).cancel()  // only sets isCancelled: running code stops where it checks")
+        cancelled.insert(op)
+        lines.append("\(SwiftCode.variable(op)).cancel()  // only sets isCancelled: code stops where it checks it")
       case .cancelAll(let target):
         if let target {
           names.insert(target)
@@ -295,21 +301,34 @@ enum SwiftCode {
         needsAsyncBase = true
         asyncOperations.insert(spec.name)
         let type = SwiftCode.typeName(spec.name)
-        lines += [
-          "final class \(type): AsyncOperation, @unchecked Sendable {",
-        ] + gated + [
+        lines += ["final class \(type): AsyncOperation, @unchecked Sendable {"]
+        if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
+        lines += gated + [
           "  override func start() {",
           "    guard !isCancelled else { finish(); return }",
           "    state = .executing",
-          forgets ? "    startWork(ticks: \(spec.duration)) {" : "    startWork(ticks: \(spec.duration)) { [self] in",
-          forgets
-            ? "      // finish()  ← forgets-finish: never called, so isFinished never becomes true"
-            : "      finish()",
-          "    }",
-          "  }",
-          "}",
-          "let \(v) = \(type)\(made)",
         ]
+        if let ticks = spec.failsAt {
+          // Work that fails calls back with its error: the error path is where a finish() goes missing.
+          lines.append("    startWork(ticks: \(ticks), failing: true) { [self] error in")
+          lines += forgets
+            ? [
+              "      if let error {",
+              "        self.error = error",
+              "        return  // ← forgets-finish: this error path never calls finish()",
+              "      }",
+              "      finish()",
+            ]
+            : ["      self.error = error", "      finish()"]
+        } else {
+          lines += [
+            forgets ? "    startWork(ticks: \(spec.duration)) {" : "    startWork(ticks: \(spec.duration)) { [self] in",
+            forgets
+              ? "      // finish()  ← forgets-finish: never called, so isFinished never becomes true"
+              : "      finish()",
+          ]
+        }
+        lines += ["    }", "  }", "}", "let \(v) = \(type)\(made)"]
       case .plain:
         let simple = spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
           && !spec.bailsUnlessDependenciesSucceeded && gate == nil
@@ -360,7 +379,8 @@ enum SwiftCode {
       if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
       if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
       if let c = spec.completion {
-        lines.append("\(v).completionBlock = { work(ticks: \(c)) }  // on a background thread, after it finishes")
+        lines.append("// its completion block runs after it finishes, on a background thread")
+        lines.append("\(v).completionBlock = { work(ticks: \(c)) }")
       }
       return lines
     }
@@ -511,6 +531,13 @@ extension SwiftCode {
       /// Work that calls back when it is done (a network request, say).
       func startWork(ticks: Int, then done: @escaping @Sendable () -> Void) {
         DispatchQueue.global().asyncAfter(deadline: .now() + Double(ticks) * tickSeconds) { done() }
+      }
+
+      /// Work that calls back when it is done, with its error if it failed.
+      func startWork(ticks: Int, failing: Bool, then done: @escaping @Sendable (Error?) -> Void) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Double(ticks) * tickSeconds) {
+          done(failing ? WorkError.failed : nil)
+        }
       }
 
       enum WorkError: Error { case failed }

@@ -40,6 +40,13 @@ public enum LessonChecker {
     }
     func run(_ commands: [SourceLine]) -> Bool {
       for c in commands {
+        // `real` plays the world on the real queue in real time: its drawing and its drift
+        // change from run to run, so a lesson may only tell the learner when to type it.
+        if c.text.split(separator: " ").first == "real" {
+          fail(c, "a lesson cannot run `real`: it plays the world in real time, so what it prints changes from run to run",
+               hint: "say in the narrative when to type `real`, and prove the answer with `verify:` on the lab's world")
+          return false
+        }
         let reply = interpreter.execute(c.text)
         if let e = reply.error {
           fail(c, e.message, column: c.column + e.column - 1, hint: e.hint)
