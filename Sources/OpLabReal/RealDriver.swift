@@ -78,6 +78,7 @@ public enum RealDriver {
       }
     }
 
+    warmUp()
     log.startClock()
     var worstLateness = 0.0
     for step in script.steps where !interrupted {
@@ -125,7 +126,7 @@ public enum RealDriver {
         let seconds = Double(ticks) * tickSeconds
         queue(q).addBarrierBlock {
           log.mark(label, .started)
-          Thread.sleep(forTimeInterval: seconds)
+          log.nap(seconds)
           log.mark(label, .finished(.succeeded))
         }
       case .blockMainThread(let ticks):
@@ -152,6 +153,7 @@ public enum RealDriver {
         q.isSuspended = false
       }
     }
+    log.abandon()
     // Kept alive for good (rule 18): a dependency still running may yet touch its dependents.
     _ = Unmanaged.passRetained(Array(ops.values) as NSArray)
     _ = Unmanaged.passRetained(Array(queues.values) as NSArray)
@@ -159,5 +161,16 @@ public enum RealDriver {
       marks: log.snapshot, tickSeconds: tickSeconds, worstActionLateness: worstLateness, drained: drained,
       interrupted: interrupted, unfinished: unfinished, endTick: Int((log.elapsed / tickSeconds).rounded()),
       pumpedMain: onMain)
+  }
+
+  /// Wakes libdispatch's worker threads before tick 0, so a cold pool's first thread start
+  /// (tens of ms) does not pass for the queue being late.
+  static func warmUp() {
+    let q = OperationQueue()
+    q.maxConcurrentOperationCount = ProcessInfo.processInfo.activeProcessorCount
+    for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
+      q.addOperation { Thread.sleep(forTimeInterval: 0.002) }
+    }
+    q.waitUntilAllOperationsAreFinished()
   }
 }

@@ -45,9 +45,26 @@ public struct RealMark: Sendable, Equatable {
 /// The lock-protected log every operation, block and completion block writes to.
 public final class RealLog: Sendable {
   private let clock = ContinuousClock()
-  private let state: Mutex<(origin: ContinuousClock.Instant, marks: [RealMark])>
+  private let state: Mutex<(origin: ContinuousClock.Instant, marks: [RealMark], abandoned: Bool)>
 
-  public init() { state = Mutex((ContinuousClock.now, [])) }
+  public init() { state = Mutex((ContinuousClock.now, [], false)) }
+
+  /// Ends the run: work still sleeping stops at its next slice, and nothing more is logged,
+  /// so a run's leftovers neither take threads from the next one nor write into its log.
+  public func abandon() { state.withLock { $0.abandoned = true } }
+
+  /// Whether the run has ended.
+  public var isAbandoned: Bool { state.withLock { $0.abandoned } }
+
+  /// Work taking `seconds`, in slices of at most 5 ms; cut short when the run ends.
+  public func nap(_ seconds: Double) {
+    let end = clock.now.advanced(by: .nanoseconds(Int64(seconds * 1e9)))
+    while !isAbandoned {
+      let left = end - clock.now
+      if left <= .zero { return }
+      Thread.sleep(forTimeInterval: min(0.005, Self.seconds(left)))
+    }
+  }
 
   /// Sets the origin to now: tick 0.
   public func startClock() { state.withLock { $0.origin = clock.now } }
@@ -61,7 +78,10 @@ public final class RealLog: Sendable {
   /// Records that `name` did `kind`, now.
   public func mark(_ name: String, _ kind: RealMark.Kind) {
     let now = clock.now
-    state.withLock { $0.marks.append(RealMark(seconds: Self.seconds(now - $0.origin), name: name, kind: kind)) }
+    state.withLock {
+      guard !$0.abandoned else { return }
+      $0.marks.append(RealMark(seconds: Self.seconds(now - $0.origin), name: name, kind: kind))
+    }
   }
 
   /// How many events were logged.

@@ -20,7 +20,7 @@ func standIn(for work: RealWork, tickSeconds: Double, log: RealLog, gate: Gate?)
     let name = work.name
     op.completionBlock = {
       log.mark(name, .completion)
-      Thread.sleep(forTimeInterval: Double(ticks) * tickSeconds)
+      log.nap(Double(ticks) * tickSeconds)
     }
   }
   return op
@@ -50,7 +50,7 @@ protocol EndsKnown: AnyObject {
 
 /// Whether every dependency (barriers aside, as `dependencies` shows them) succeeded.
 private func dependenciesSucceeded(_ op: Operation) -> Bool {
-  op.dependencies.allSatisfy { ($0 as? EndsKnown)?.ending == .succeeded }
+  op.dependencies.allSatisfy { ($0 as? EndsKnown)?.ending == .succeeded && !$0.isCancelled }
 }
 
 /// Logs a cancelled operation's skip: `start()` finds `isCancelled` and never calls `main()`.
@@ -108,13 +108,13 @@ final class TimedOperation: Operation, EndsKnown, @unchecked Sendable {
       while done < ticks {
         if isCancelled { return .cancelled }
         let chunk = min(every, ticks - done)
-        Thread.sleep(forTimeInterval: Double(chunk) * tickSeconds)
+        log.nap(Double(chunk) * tickSeconds)
         done += chunk
       }
       return ending
     }
     if work.checksCancellationAtStart, isCancelled { return .cancelled }
-    Thread.sleep(forTimeInterval: Double(ticks) * tickSeconds)
+    log.nap(Double(ticks) * tickSeconds)
     return ending
   }
 }
@@ -196,7 +196,7 @@ final class TimedBlockOperation: BlockOperation, EndsKnown, @unchecked Sendable 
     let (label, log, i) = (label, log, count)
     addExecutionBlock {
       log.mark(label, .blockStarted(i))
-      Thread.sleep(forTimeInterval: seconds)
+      log.nap(seconds)
       log.mark(label, .blockFinished(i))
     }
   }

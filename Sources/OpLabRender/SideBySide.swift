@@ -28,25 +28,53 @@ public enum SideBySide {
 
   /// One operation on both sides.
   public struct Lane: Sendable, Equatable {
+    /// Both sides as they were at `tick`: what happened later is dropped.
+    public func cut(at tick: Tick) -> Lane {
+      func cut(_ r: Run) -> Run {
+        let t = Double(tick) + noise
+        var r = r
+        if let s = r.start, s > t { r.start = nil }
+        if let e = r.end, e > t {
+          r.end = nil
+          r.outcome = nil
+          if r.start == nil { r.skipped = false }
+        }
+        return r
+      }
+      var lane = self
+      lane.lab = cut(lab)
+      lane.real = cut(real)
+      return lane
+    }
+
     public var name: String
     public var queue: String
     public var lab: Run
     public var real: Run
+    /// Whether the lab chose this operation's place among orders the real queue leaves open:
+    /// a difference in its start is not the lab's error.
+    public var orderIsOpen: Bool
 
-    public init(name: String, queue: String, lab: Run, real: Run) {
+    public init(name: String, queue: String, lab: Run, real: Run, orderIsOpen: Bool = false) {
       self.name = name
       self.queue = queue
       self.lab = lab
       self.real = real
+      self.orderIsOpen = orderIsOpen
     }
   }
 
   /// A difference between the sides.
+
   public struct Difference: Sendable, Equatable {
     /// The operation it is about (the first, for an order).
     public var name: String
     /// What differs, in a sentence.
     public var text: String
+    /// Whether it is about an order the real queue leaves open (one of several possible).
+    public var isOpenOrder = false
+    /// The second operation of an order.
+    public var other: String?
   }
 
   /// How far (in ticks) a real event may be from the lab's and still count as the same: the
@@ -120,9 +148,14 @@ public enum SideBySide {
       for b in started where a.name != b.name {
         guard let la = a.lab.start, let lb = b.lab.start, let ra = a.real.start, let rb = b.real.start else { continue }
         if la < lb, ra - rb > noise {
-          differences.append(Difference(name: a.name, text: "order: the lab started \(a.name) before \(b.name), the real queue \(b.name) first"))
+          differences.append(Difference(
+            name: a.name, text: "order: the lab started \(a.name) before \(b.name), the real queue \(b.name) first", other: b.name))
         }
       }
+    }
+    let open = Set(lanes.filter(\.orderIsOpen).map(\.name))
+    for i in differences.indices where open.contains(differences[i].name) || differences[i].other.map(open.contains) == true {
+      differences[i].isOpenOrder = true
     }
     return (differences, matched, drift)
   }
@@ -152,7 +185,7 @@ public enum SideBySide {
     let g = ascii ? Timeline.Glyphs.ascii : Timeline.Glyphs.unicode
     let width = min(max(Timeline.widths.lowerBound, width), Timeline.widths.upperBound)
     let (differences, _, _) = compare(lanes)
-    let differing = Set(differences.map(\.name))
+    let differing = Set(differences.filter { !$0.isOpenOrder }.map(\.name))
     let longest = lanes.map { Names.width($0.name) + 3 }.max() ?? 4
     let nameWidth = min(max(4, longest), max(8, width / 4))
     let labelWidth = nameWidth + 6  // "name  real "

@@ -162,6 +162,12 @@ extension Why {
     return nil
   }
 
+  /// Whether the lab chose `op`'s place among orders the real queue leaves open (dependents
+  /// released together, a dependent racing `cancelAllOperations()`): a real run may differ there.
+  public static func orderIsOpen(_ op: OpID, in world: World) -> Bool {
+    !unspecifiedOrders(of: op, history: world.history(of: op), in: world).isEmpty
+  }
+
   /// Where the real queue's order is unspecified and the lab chose one, what the choice was
   /// (rule 4(b), rule 33), placed by the event it explains.
   ///

@@ -91,4 +91,24 @@ import Testing
     // 0-300 is columns 0-14, finished in column 15; the name keeps its two ends.
     #expect(text.contains("\n  a-v…ame lab   ███████████████✓\n          real  ███████████████✓\n"))
   }
+
+  @Test("A difference about an operation whose order the real queue leaves open is marked so, and not drawn as the lab's error")
+  func openOrder() {
+    let lanes = [
+      Lane(name: "b", queue: "s", lab: Run(start: 1, end: 2, outcome: .succeeded), real: Run(start: 2, end: 3, outcome: .succeeded), orderIsOpen: true),
+      Lane(name: "c", queue: "s", lab: Run(start: 2, end: 3, outcome: .succeeded), real: Run(start: 1, end: 2, outcome: .succeeded), orderIsOpen: true),
+    ]
+    let differences = SideBySide.compare(lanes).differences
+    #expect(differences.count == 3 && differences.allSatisfy(\.isOpenOrder))
+    #expect(!SideBySide.render(lanes, end: 3, width: 40).contains("≠"))
+  }
+
+  @Test("Cut at a tick, both sides keep only what had happened by then (within noise)")
+  func cut() {
+    let lane = Lane(name: "a", queue: "q", lab: Run(start: 0, end: 300, outcome: .succeeded), real: Run(start: 0.1, end: 300.2, outcome: .succeeded))
+    let cut = lane.cut(at: 30)
+    #expect(cut.lab == Run(start: 0) && cut.real == Run(start: 0.1))
+    let skipped = Lane(name: "s", queue: "q", lab: Run(end: 40, outcome: .cancelled, skipped: true), real: Run(end: 40.1, outcome: .cancelled, skipped: true))
+    #expect(skipped.cut(at: 30).lab == Run() && skipped.cut(at: 40).real == Run(end: 40.1, outcome: .cancelled, skipped: true))
+  }
 }

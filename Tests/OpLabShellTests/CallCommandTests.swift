@@ -52,16 +52,16 @@ import Testing
     #expect(i.world.operation(try #require(i.world.operationID(named: "a"))).phase == .created)
   }
 
-  @Test("add … wait from main with an operation that needs the main thread deadlocks it, and says so")
+  @Test("add … wait from main with an operation that needs the main thread deadlocks it, and says so: the call takes the main thread, then adds")
   func batchedAddWaitDeadlocks() {
     let i = wide()
     _ = run(["queue q", "op x on q takes 2", "op m on main after x hold"], i)
     #expect(run(["add m to main wait from main"], i) == """
-        t=0  m enqueued on main: waits on 1 unfinished dependency
         t=0  main.wait1 enqueued on main
         t=0  main.wait1 ready: no unfinished dependencies
         t=0  main.wait1 started on main: a slot was free when it was enqueued
         t=0  main.wait1 waitUntilFinished() on m began
+        t=0  m enqueued on main: waits on 1 unfinished dependency
         t=2  x finished (succeeded): work done
         t=2  m ready: dependency x finished
         t=2  main.wait1 waitUntilFinished() on m would block forever: nothing can make progress
@@ -73,6 +73,12 @@ import Testing
       """)
     #expect(run(["why m"], i).hasSuffix(
       "Now: m is ready, but every slot of main is held by main.wait1, which blocks the main thread in waitUntilFinished(), waiting for m: a deadlock, so none of them can ever finish.\n"))
+    // With nothing before it on main, the call still comes first: an operation it adds to
+    // main can never run (the real addOperations([m], waitUntilFinished: true) on main hangs).
+    let j = wide()
+    _ = run(["op h on main takes 1 hold"], j)
+    #expect(run(["add h wait from main"], j).contains("h is ready, but every slot of main is held by main.wait1."))
+    #expect(j.world.unfinishedOperations().count == 2)
   }
 
   @Test("wait OP waits for one operation, from the lab's thread or the main thread; a tap waits behind the main thread's wait")

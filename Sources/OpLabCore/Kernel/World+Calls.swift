@@ -30,6 +30,30 @@ extension World {
   /// - Throws: ``SimulationError/cannotEnqueue(operation:phase:platform:)`` unless every
   ///   operation is new, or ``SimulationError/listedTwice(_:)``: nothing is added then.
   public mutating func enqueue(all ops: [OpID], on q: QueueID) throws(SimulationError) {
+    try checkEnqueue(all: ops)
+    for op in ops { file(op, on: q, reason: .command) }
+    pick(on: q, trigger: .enqueued)
+    settle()
+  }
+
+  /// `queue.addOperations(ops, waitUntilFinished: true)` called on the main thread: one call,
+  /// which takes the main thread (after the work running there now), adds the operations and
+  /// waits for them there. Operations that need the main thread themselves (on `main`) come
+  /// after the call, which never returns: the main thread is deadlocked, and diagnosed so.
+  /// - Throws: as ``enqueue(all:on:)``; nothing is added then.
+  public mutating func enqueueOnMainThread(
+    all ops: [OpID], on q: QueueID, cap: Tick? = nil, interrupt: Interrupt? = nil
+  ) throws(SimulationError) -> RunVerdict {
+    try checkEnqueue(all: ops)
+    let call = addMainThreadWork(.waitForOperations, targets: ops, reason: .command)
+    for op in ops { file(op, on: q, reason: .command) }
+    pick(on: q, trigger: .enqueued)
+    settle()
+    return runMainThreadCall(call, cap: cap, interrupt: interrupt)
+  }
+
+  /// Throws unless every operation is new and listed once.
+  func checkEnqueue(all ops: [OpID]) throws(SimulationError) {
     var seen = Set<OpID>()
     for op in ops {
       guard operations[op.slot].phase == .created else {
@@ -40,9 +64,6 @@ extension World {
       }
       guard seen.insert(op).inserted else { throw .listedTwice(operations[op.slot].name) }
     }
-    for op in ops { file(op, on: q, reason: .command) }
-    pick(on: q, trigger: .enqueued)
-    settle()
   }
 
   // MARK: - waitUntilFinished

@@ -182,6 +182,13 @@ extension World {
       if let op = ops.first(where: { $0.slot >= operations.count }) { throw .unknownOperation("\(op)") }
       if q.slot >= queues.count { throw .unknownQueue("\(q)") }
       if let t = wait?.until { try checkRunTarget(t) }
+      if let wait, wait.fromMain {
+        // One call on the main thread: it adds the operations, then waits there.
+        let limit = wait.until.map { t in cap.map { Swift.min($0, t) } ?? t } ?? cap
+        let v = try enqueueOnMainThread(all: ops, on: q, cap: limit, interrupt: interrupt)
+        if v == .capped, let t = wait.until, now == t { return (.verdict(.reached), true) }
+        return (.verdict(v), v != .capped && v != .interrupted)
+      }
       try enqueue(all: ops, on: q)
       if let wait { return performWait(ops, wait, cap: cap, interrupt: interrupt) }
     case .waitForOperations(let ops, let wait):

@@ -164,7 +164,10 @@ extension World {
       }
     case .asyncStartReturned: "an asynchronous operation's start() returns once its work has begun"
     case .dependencyDidNotSucceed(let dep):
-      "returned at once: dependency \(name(dep)) did not succeed (\(operations[dep.slot].outcome.map { "\($0)" } ?? "unfinished"))"
+      "returned at once: dependency \(name(dep)) did not succeed ("
+        + (operations[dep.slot].outcome == .succeeded && operations[dep.slot].isCancelled
+          ? "its work ran to the end, but it was cancelled"
+          : operations[dep.slot].outcome.map { "\($0)" } ?? "unfinished") + ")"
     case .gateOpened(let g): "gate \(gateName(g)) opened: its isReady override now reads true, and KVO told the queue"
     case .startNoLongerPossible(let target):
       "by the time the main thread got to it, \(name(target)) could not be started any more (the real call raises there); nothing started"

@@ -492,7 +492,7 @@ extension SwiftCode {
     }
     var out = """
       // Exported by OpLab: this world on Foundation's real OperationQueue. Build and run:
-      //   swiftc -O main.swift -o world && ./world
+      //   swiftc -swift-version 6 -O main.swift -o world && ./world
       // One tick of the lab's clock is \(tickSeconds) s here. Each operation's start and finish
       // is printed as an event line (t=N  NAME started), to read beside the lab's `events`.
       // Where the real queue leaves an order open (starts in the same tick), and within a

@@ -457,7 +457,8 @@ public enum CommandTable {
         ui.perfetto.dev opens (1 tick = 1 ms). mermaid: a gantt chart, a section per queue,
         each outcome that is not success marked crit. swift: a main.swift that runs this
         world on the real OperationQueue (the `swift` view's code, one tick = 50 ms) and
-        prints each start and finish as an event line: swiftc -O main.swift -o world && ./world.
+        prints each start and finish as an event line: swiftc -swift-version 6 -O main.swift
+        -o world && ./world (Swift 6 mode: the code relies on its main-actor rules).
         The file is written
         whole or not at all, and only a regular file: a folder, a device or a FIFO is
         refused, a symbolic link is written through to its file (the link stays), and a
