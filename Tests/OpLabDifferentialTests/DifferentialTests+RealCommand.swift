@@ -78,7 +78,7 @@ extension DifferentialTests {
     #expect(text.contains("  • blocks3 finished at t=3 in the lab, not on the real queue by the end\n"), "\(text)")
     // Apple: priority order, FIFO (bg first); corelibs files QoS as priority (ui first).
     #expect(text.contains("  • order: the lab started bg before ui, the real queue ui first\n"), "\(text)")
-    #expect(text.firstMatch(of: /  • bg ran from t[=≈]1/) != nil, "\(text)")
+    #expect(text.firstMatch(of: /\ \ • bg ran from t[=≈]1/) != nil, "\(text)")
     #expect(text.contains("This process runs swift-corelibs-foundation (Linux), and the lab imitates Apple platforms"), "\(text)")
     #expect(text.contains("Still unfinished on the real queue when the run ended at t=5 (2 ticks after the lab's now): blocks3."), "\(text)")
     let rows = Self.rows(text)
