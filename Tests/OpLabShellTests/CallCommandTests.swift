@@ -161,7 +161,7 @@ import Testing
         t=0  main.start1 enqueued on main
         t=0  main.start1 ready: no unfinished dependencies
         t=0  main.start1 started on main: a slot was free when it was enqueued
-        t=0  a skipped (cancelled: main() never runs): start() called by hand on the main thread (main.start1): main() runs there, blocking it until it returns
+        t=0  a skipped (cancelled: main() never runs): start() called by hand on the main thread (main.start1) found it cancelled, so main() never runs
         t=0  a finished (cancelled): start() skipped main() because it was cancelled
         t=0  d ready: dependency a finished — it was cancelled, and cancellation does not propagate
         t=0  d started on queue: became ready with a slot free

@@ -148,6 +148,9 @@ extension World {
     if !readiness[op.slot].isReady {
       var waiting = dependencies(of: op).filter { !operations[$0.slot].isFinished }.map { operations[$0.slot].name }
       if readiness[op.slot].gateClosed, let g = gateOfOperation[op] { waiting.append("gate " + gates[Int(g)].name) }
+      if readiness[op.slot].countBelowZero {
+        waiting.append("corelibs' unfinished count, which removeDependency took to −1: cancel it again")
+      }
       return .startNotReady(operation: r.name, waitingOn: waiting, platform: platform)
     }
     return nil

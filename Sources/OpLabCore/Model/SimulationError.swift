@@ -84,7 +84,7 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
           ? "raises NSInvalidArgumentException"
           : "crashes the process (fatalError: \"receiver is already executing\")")
     case .startNotReady(let name, let deps, let platform):
-      "'\(name)' is not ready (\(deps.isEmpty ? "a dependency is unfinished" : "waiting on " + deps.joined(separator: ", "))): calling start() "
+      "'\(name)' is not ready (\(deps.isEmpty ? "a dependency is unfinished" : "waiting on " + deps.joined(separator: "; "))): calling start() "
         + (platform == .apple
           ? "raises NSInvalidArgumentException"
           : "crashes the process (fatalError: \"receiver is not yet ready to execute\")")

@@ -99,6 +99,12 @@ extension World {
       why = targets.map { name($0) }.joined(separator: ", ") + (targets.count == 1 ? " finished" : " all finished")
     case .finished(.succeeded) where e.op.map { operations[$0.slot].isCancelled } ?? false:
       why = explain(e.reason, about: e.op) + ", although cancelled: its code did not stop"
+    case .skipped:
+      if case .startedByHand(let call) = e.reason {
+        why = "start() called by hand on the main thread (\(name(call))) found it cancelled, so main() never runs"
+      } else {
+        why = explain(e.reason, about: e.op)
+      }
     default: why = explain(e.reason, about: e.op)
     }
     return why.isEmpty ? "\(subject) \(what)" : "\(subject) \(what): \(why)"

@@ -144,7 +144,7 @@ enum SwiftCode {
             now = step.end  // the call returns when the work is done
             if forExport, !wait.fromMain || wait.until != nil {
               lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)")
-              lines.append("sleep(ticks: \(step.end - step.tick))  // the lab waited on its own thread; here the clock runs on")
+              lines.append("sleep(ticks: \(step.end - step.tick))  // " + SwiftCode.waitedNote(fromMain: wait.fromMain))
             } else {
               if wait.fromMain { lines.append("// called on the main thread: nothing else runs there until it returns") }
               if wait.until != nil { lines.append("// (the lab stopped its clock before this wait returned)") }
@@ -219,7 +219,7 @@ enum SwiftCode {
         now = step.end  // the call returns when the operation is done: that is where the time went
         names.insert(target)
         if forExport, !fromMain || until != nil {
-          lines.append("sleep(ticks: \(step.end - step.tick))  // the lab waited on its own thread; here the clock runs on")
+          lines.append("sleep(ticks: \(step.end - step.tick))  // " + SwiftCode.waitedNote(fromMain: fromMain))
         } else {
           if fromMain { lines.append("// called on the main thread: nothing else runs there until it returns") }
           if until != nil { lines.append("// (the lab stopped its clock before this wait returned)") }
@@ -230,7 +230,7 @@ enum SwiftCode {
         let queues = target.map { [$0] } ?? busy
         names.formUnion(queues)
         if forExport, !fromMain || until != nil {
-          lines.append("sleep(ticks: \(step.end - step.tick))  // the lab waited on its own thread; here the clock runs on")
+          lines.append("sleep(ticks: \(step.end - step.tick))  // " + SwiftCode.waitedNote(fromMain: fromMain))
         } else {
           if fromMain { lines.append("// called on the main thread: nothing else runs there until it returns") }
           if until != nil { lines.append("// (the lab stopped its clock before this wait returned)") }
@@ -384,6 +384,12 @@ enum SwiftCode {
       }
       return lines
     }
+  }
+
+  /// The comment on a wait the export plays as the clock running on.
+  static func waitedNote(fromMain: Bool) -> String {
+    fromMain ? "the lab stopped its clock during this wait from main; here the clock runs on"
+      : "the lab waited on its own thread; here the clock runs on"
   }
 
   /// The asynchronous operation's state machine, with the KVO the queue watches; shown once.
