@@ -265,6 +265,9 @@ public enum Diagnoses {
       return "\(name) finished its work but never called finish(), so it holds its slot forever."
     case .queueSuspended(let q):
       return "\(name) is ready, but \(world.name(q)) is suspended: resume it."
+    case .heldBehindBarrier(let q):
+      return "\(name) holds a slot of \(world.name(q)), dispatched behind the barrier block running there: it "
+        + (world.operation(op).isCancelled ? "is skipped" : "starts") + " when the block returns, suspended or not."
     case .queueMaxZero(let q):
       return "\(name) is ready, but \(world.name(q)) has maxConcurrentOperationCount 0, which runs nothing."
     case .slotsHeld(let q, let by):
@@ -341,6 +344,9 @@ public enum Diagnoses {
       return "started\(at) and never called finish()\(kind)"
     case .queueSuspended(let q):
       return "is ready, but \(world.name(q)) is suspended: resume it"
+    case .heldBehindBarrier(let q):
+      return "holds a slot of \(world.name(q)), dispatched behind the barrier block running there: it "
+        + (world.operation(op).isCancelled ? "is skipped" : "starts") + " when the block returns, suspended or not"
     case .queueMaxZero(let q):
       return "is ready, but \(world.name(q)) has maxConcurrentOperationCount 0, which runs nothing"
     case .slotsHeld(let q, let by):

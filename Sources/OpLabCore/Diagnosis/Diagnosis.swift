@@ -56,6 +56,9 @@ public enum StallCause: Hashable, Sendable {
   case mainThreadWaitingFor(OpID)
   /// Its dependencies are done, but its custom `isReady` waits for a closed gate (an index into ``World/gates``).
   case gateClosed(Int32)
+  /// Dispatched while a barrier block ran: it holds a slot on the queue's dispatch queue and
+  /// waits behind the block, which suspending the queue does not change (rule 32).
+  case heldBehindBarrier(QueueID)
 }
 
 extension StallCause {
@@ -66,7 +69,7 @@ extension StallCause {
     switch self {
     case .waitingOn(let op), .dependencyNotInQueue(let op), .mainThreadWaitingFor(let op): op
     case .slotsHeld(_, let by): by.count == 1 ? by[0] : nil
-    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .countBelowZero, .notInQueue, .gateClosed: nil
+    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .countBelowZero, .notInQueue, .gateClosed, .heldBehindBarrier: nil
     }
   }
 }
@@ -217,6 +220,7 @@ extension World {
     switch r.phase {
     case .ready, .executing:
       let queue = queues[q.slot]
+      if r.dispatched, r.phase == .ready { return .heldBehindBarrier(q) }
       if queue.isSuspended { return .queueSuspended(q) }
       if queue.effectiveMax == 0 { return .queueMaxZero(q) }
       let holders = queue.members.filter { operations[$0.slot].phase == .executing && operations[$0.slot].holdsSlot }
