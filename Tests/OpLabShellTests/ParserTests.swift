@@ -142,6 +142,10 @@ import Testing
     ErrorCase(line: "op x takes three", column: 12, message: "'three' is not a whole number"),
     ErrorCase(line: "op x on dowloads", column: 9, message: "there is no queue named 'dowloads'", hint: "did you mean 'downloads'?"),
     ErrorCase(line: "op x after d1,dd2", column: 15, message: "there is no operation named 'dd2'", hint: "did you mean 'd2'?"),
+    ErrorCase(
+      line: "wait d1,d2", column: 6, message: "this takes one name, not the list 'd1,d2'",
+      hint: "give one name: lists go to `add` (`add d1,d2 wait` waits for them all), `depend … on` and `op … after`"),
+    ErrorCase(line: "why d1,d2", column: 5, message: "this takes one name, not the list 'd1,d2'"),
     ErrorCase(line: "op d1", column: 4, message: "the name 'd1' is already taken", hint: "pick another name, or `reset` to start again"),
     ErrorCase(line: "op 9$", column: 4, message: "'9$' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     ErrorCase(line: "op 7up", column: 4, message: "'7up' is not a valid name"),

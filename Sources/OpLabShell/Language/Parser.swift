@@ -559,6 +559,8 @@ struct Matcher {
         return ("'\(s)' is a reserved word (as in `cancel all`, `max q default`)", "pick another name")
       }
       return ("'\(s)' is not a valid name", "names use letters, digits, '-', '_' and '.', and start with a letter")
+    case .op where s.contains(","), .opOrQueue where s.contains(","):
+      return ("this takes one name, not the list '\(s)'", "give one name: lists go to `add` (`add \(s) wait` waits for them all), `depend … on` and `op … after`")
     case .op:
       if context.isOperation(s) { return nil }
       if context.isQueue(s) { return ("'\(s)' is a queue, not an operation", nil) }
