@@ -17,7 +17,9 @@ public enum Why {
     if let c = h.created { facts.append((c, "\(name) was created at \(at(c)).")) }
     if let q = h.enqueued {
       let queueName = world.trace[q].queue.map { world.name($0) } ?? "?"
-      facts.append((q, "It was added to \(queueName) at \(at(q))\(because(q)).")) 
+      facts.append((q, world.isRunLoopWork(op)
+        ? "It reached the main thread's run loop at \(at(q))."
+        : "It was added to \(queueName) at \(at(q))\(because(q))."))
     }
     // When it waited on several dependencies, the ready sentence names only the last one:
     // say when each finished.
@@ -32,9 +34,12 @@ public enum Why {
         facts.append((r, "Its dependencies finished while it waited: \(listed)\(more)."))
       }
     }
-    if let r = h.firstReady { facts.append((r, "It became ready at \(at(r))\(because(r)).")) }
+    // A tap or a frame waits for the main thread, not for dependencies: no ready line.
+    if let r = h.firstReady, !world.isRunLoopWork(op) { facts.append((r, "It became ready at \(at(r))\(because(r)).")) }
     for u in h.unready { facts.append((u, "It stopped being ready at \(at(u))\(because(u)).")) }
-    if let r = h.ready { facts.append((r, "It became ready\(h.firstReady == nil ? "" : " again") at \(at(r))\(because(r)).")) }
+    if let r = h.ready, !world.isRunLoopWork(op) {
+      facts.append((r, "It became ready\(h.firstReady == nil ? "" : " again") at \(at(r))\(because(r))."))
+    }
     for i in h.priorityChanges {
       guard case .priorityChanged(let p) = world.trace[i].kind else { continue }
       facts.append((i, "Its queuePriority became \(p) at \(at(i))\(because(i))."))
@@ -66,7 +71,7 @@ public enum Why {
       case .dispatched: "\(other.name) took a slot at \(at(i)), to wait behind the running barrier block"
       default: "\(other.name) started at \(at(i))"
       }
-      facts.append((i, "While it waited for a slot, \(went) (\(rule)).")) 
+      facts.append((i, "While it waited for \(world.isRunLoopWork(op) ? "the main thread" : "a slot"), \(went) (\(rule)).")) 
     }
     if let d = world.mainThreadDispatches[op], let r = h.ready, world.trace[r].tick < d || me.startedAt != d {
       let waited = me.startedAt.map { $0 > d } ?? true
@@ -85,7 +90,11 @@ public enum Why {
         + "was decided then, by priority at that moment."))
     }
     for i in h.cancelRequests { facts.append((i, "cancel() reached it at \(at(i))\(because(i)).")) }
-    if let s = h.started {
+    if let s = h.started, world.isRunLoopWork(op) {
+      let why = because(s).replacing("slot freed by", with: "freed by")
+        .replacing("a slot was free when it was enqueued", with: "the main thread was free")
+      facts.append((s, "The main thread took it at \(at(s))\(why)."))
+    } else if let s = h.started {
       let verb = world.trace[s].kind == .skipped ? "was skipped (start() saw isCancelled)" : "started"
       facts.append((s, "It \(verb) at \(at(s))\(because(s)).")) 
     }

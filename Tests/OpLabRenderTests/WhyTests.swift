@@ -130,7 +130,7 @@ import Testing
 
       """)
     let tap = try #require(w.operationID(named: "main.tap1"))
-    #expect(Why.render(tap, in: w).contains("It started at t=6 (slot freed by m; it became runnable on the main thread before x, whatever their priorities)."))
+    #expect(Why.render(tap, in: w).contains("The main thread took it at t=6 (freed by m; it became runnable on the main thread before x, whatever their priorities)."))
   }
 
   @Test("Linux: why says a removed finished dependency took a cancelled op's count below zero, and that only another cancel frees it (rule 9)")

@@ -103,7 +103,7 @@ import Testing
         t=5  b finished (succeeded): work done
         t=5  main.wait1 finished (succeeded): everything it waited for finished; the main thread is free again
         t=5  main.wait1 waitUntilFinished() on b returned: b finished
-        t=5  main.tap1 started on main: slot freed by main.wait1
+        t=5  main.tap1 began on the main thread: the main thread was freed by main.wait1
         now t=5
 
       """)
@@ -133,7 +133,7 @@ import Testing
         t=1  main.tap1 created: the user tapped: the tap needs the main thread
         t=3  x finished (succeeded): work done
         t=3  main.start1 finished (succeeded): everything it waited for finished; the main thread is free again
-        t=3  main.tap1 started on main: slot freed by main.start1
+        t=3  main.tap1 began on the main thread: the main thread was freed by main.start1
         t=4  main.tap1 finished (succeeded): work done
         idle at t=4: every operation has finished
 

@@ -37,10 +37,12 @@ extension World {
     case .queueCreated(let max):
       what = "queue created (max \(max.map(String.init) ?? "default"))"
     case .created: what = "created"
+    case .enqueued where isRunLoopWork(e.op): what = "reached the main thread's run loop"
     case .enqueued: what = "enqueued\(whereText)"
     case .ready: what = "ready"
     case .unready: what = "not ready any more"
     case .dispatched: what = "dispatched\(whereText), waiting behind the barrier block"
+    case .started where isRunLoopWork(e.op): what = "began on the main thread"
     case .started: what = "started\(whereText)"
     case .skipped:
       // An asynchronous operation's start() is its own: it is called, and must look at the flag.
@@ -99,6 +101,10 @@ extension World {
       why = targets.map { name($0) }.joined(separator: ", ") + (targets.count == 1 ? " finished" : " all finished")
     case .finished(.succeeded) where e.op.map { operations[$0.slot].isCancelled } ?? false:
       why = explain(e.reason, about: e.op) + ", although cancelled: its code did not stop"
+    case .started where isRunLoopWork(e.op):
+      why = explain(e.reason, about: e.op).replacing("slot freed by", with: "the main thread was freed by")
+        .replacing("a slot was free when it was enqueued", with: "the main thread was free")
+        .replacing("became ready with a slot free", with: "the main thread was free")
     case .skipped:
       if case .startedByHand(let call) = e.reason {
         why = "start() called by hand on the main thread (\(name(call))) found it cancelled, so main() never runs"
@@ -108,6 +114,13 @@ extension World {
     default: why = explain(e.reason, about: e.op)
     }
     return why.isEmpty ? "\(subject) \(what)" : "\(subject) \(what): \(why)"
+  }
+
+  /// Whether `op` is work the main thread's run loop takes (a tap, a frame, a call made on
+  /// the main thread) rather than a main-queue operation: it never waits in a queue.
+  public func isRunLoopWork(_ op: OpID?) -> Bool {
+    guard let op, let work = operations[op.slot].mainThreadWork else { return false }
+    return work == .tap || work == .frame
   }
 
   /// The reason, as a phrase; empty for the learner's own command.
