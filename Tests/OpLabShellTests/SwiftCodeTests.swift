@@ -212,4 +212,17 @@ import TestSupport
       """))
     #expect(i.execute("swift fresh").output.contains("fresh.start()  // main() runs here, on the main thread, until it returns\n"))
   }
+
+  @Test("swift main shows the work on the main thread: a start by hand, a wait from main, taps and frames")
+  func mainFocus() {
+    let i = Interpreter()
+    for line in ["queue q", "op s takes 1 hold", "op x on q takes 1", "start s", "wait q from main", "tap at 9", "frames every 2 to 12"] {
+      _ = i.execute(line)
+    }
+    let code = i.execute("swift main").output
+    for command in ["// start s", "// wait q from main", "// tap at 9", "// frames every 2 to 12"] {
+      #expect(code.contains(command + "\n"), "\(code)")
+    }
+    #expect(!code.contains("// queue q\n"))
+  }
 }

@@ -135,6 +135,7 @@ enum SwiftCode {
       case .add(let ops, let target, let wait):
         let queueName = target ?? ops.first.flatMap { queueOf[$0] } ?? "queue"
         names.formUnion(ops + [queueName])
+        if wait?.fromMain == true { names.insert("main") }
         lines.insert(contentsOf: declare(queueName), at: 1)
         if ops.count == 1, wait == nil {
           lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(ops[0])))")
@@ -156,7 +157,7 @@ enum SwiftCode {
         }
         if !busy.contains(queueName) { busy.append(queueName) }
       case .start(let op):
-        names.insert(op)
+        names.formUnion([op, "main"])  // a call on the main thread
         lines.append("// called on the main thread, for an operation in no queue")
         if forExport {
           // The lab's own commands go on meanwhile: the call runs when the main thread gets to it.
@@ -218,6 +219,7 @@ enum SwiftCode {
       case .wait(let target?, let fromMain, let until) where queueOf[target] != nil:
         now = step.end  // the call returns when the operation is done: that is where the time went
         names.insert(target)
+        if fromMain { names.insert("main") }
         if forExport, !fromMain || until != nil {
           lines.append("sleep(ticks: \(step.end - step.tick))  // " + SwiftCode.waitedNote(fromMain: fromMain))
         } else {
@@ -229,6 +231,7 @@ enum SwiftCode {
         now = step.end  // the call returns when the work is done: that is where the time went
         let queues = target.map { [$0] } ?? busy
         names.formUnion(queues)
+        if fromMain { names.insert("main") }
         if forExport, !fromMain || until != nil {
           lines.append("sleep(ticks: \(step.end - step.tick))  // " + SwiftCode.waitedNote(fromMain: fromMain))
         } else {
@@ -251,8 +254,10 @@ enum SwiftCode {
       case .machine(let cores):
         lines.append("// no code: the lab's machine has \(cores.map { $0.map { "\($0) cores" } ?? "a core for every piece of work" } ?? "its cores")")
       case .tap:
+        names.insert("main")
         lines.append("// no code: the user taps; UIKit handles the touch on the main thread (1 tick)")
       case .frames:
+        names.insert("main")
         lines.append("// no code: the display asks the main thread for frames")
       case .platform(let p):
         lines.append("// no code: the lab imitates \(p == .linux ? "swift-corelibs-foundation on Linux" : "Apple platforms")")
