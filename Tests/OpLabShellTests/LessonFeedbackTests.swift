@@ -292,7 +292,7 @@ import TestSupport
     #expect(task.contains("d6 started on downloads: slot freed by d3 now t=11 " + impossible), "said right after the command: \(raw)")
     #expect(!task.contains("can no longer succeed") || after("returns to t=8.", "took back `run until 11`"), "not repeated after `timeline`: \(raw)")
     // The way out works, and the lab says so; then the next stop says what is missing, in the lesson's words.
-    #expect(task.contains("took back `run until 11`; the clock is at t=8 The task can succeed again from here, at t=8."))
+    #expect(task.contains("took back `run until 11`; the clock is at t=8 Back at t=8: nothing the task checks has failed for good yet."))
     #expect(task.components(separatedBy: "Not done yet:").count - 1 == 1, "\(raw)")
     #expect(task.contains("now t=13 Not done yet: d6 has not finished (it is ready): `resume downloads` when the scrolling stops, then `run`. (`hint` helps.)"), "\(raw)")
     #expect(out.contains("✓ Task done."))
@@ -356,7 +356,7 @@ import TestSupport
     #expect(out.contains("✗ This can no longer succeed: a started at t=1 and b at t=3: b must go first. `goto 0` goes back to t=0, from where it can."), "\(out)")
     // (The lab's own note about going back past the lesson's commands comes between.)
     #expect(out.contains("back at t=0 (That went back past the lesson's own commands"), "\(out)")
-    #expect(out.contains("rebuilds it.) The task can succeed again from here, at t=0."), "\(out)")
+    #expect(out.contains("rebuilds it.) Back at t=0: nothing the task checks has failed for good yet."), "\(out)")
     #expect(out.contains("✓ Task done."))
   }
 
@@ -382,6 +382,25 @@ import TestSupport
     #expect(out.contains("That names 2 of the 3 the question asks for: type all 3, in order (or `skip` to see the answer)."), "\(raw)")
     #expect(out.components(separatedBy: "You predicted").count - 1 == 1)
     #expect(out.contains("✓ You predicted c, b, a, and that is what happened."), "\(raw)")
+  }
+
+  @Test("A number asked for: an answer with no number in it is asked again, not graded")
+  func numberAnswers() throws {
+    let text = """
+      title: N
+      run:
+        op a takes 3
+      predict: At which tick does a finish? (type a number)
+        answer: 3
+        reveal: run
+        verify: finished a at 3
+      """
+    let lesson = try LessonParser.parse(text, file: "n.lesson")
+    let raw = walk(lesson, ["t=", "soon", "t=3"])
+    let out = flat(raw)
+    #expect(out.components(separatedBy: "The answer is a number (a tick such as 8, or t=8): type one").count - 1 == 2, "\(raw)")
+    #expect(out.components(separatedBy: "You predicted").count - 1 == 1, "\(raw)")
+    #expect(out.contains("✓ You predicted t=3"), "\(raw)")
   }
 
   @Test("The lab's warnings from a prediction's setup wait for the reveal")
@@ -415,5 +434,42 @@ import TestSupport
     if let question, let warning { #expect(question.upperBound < warning.lowerBound, "\(out)") }
     #expect(out.contains("The lab's warning from setting this up, held until you answered:\n"))
     #expect(out.components(separatedBy: "WARNING:").count - 1 == 1)
+  }
+
+  @Test("A way out that leads back into the same failure is not offered twice: after an undo that could not help, the next way out goes back further")
+  func deadEndWayOut() throws {
+    let text = """
+      title: Dead ends
+
+      A chain.
+
+      run:
+        queue chain max 2
+        op A2 on chain takes 5
+        op B2 on chain takes 2 after A2
+
+      task: Add C2 on chain, after B2, so that it returns early when B2 is cancelled. Then cancel B2 and run.
+        hint: `restart` puts the world back as the task found it.
+        check: depends C2 on B2
+        else: C2 does not depend on B2.
+        check: outcome C2 bailed
+        else: C2 did not return early (outcome: {outcome C2}).
+        check: idle
+        else: some work is left.
+        solution: op C2 on chain takes 2 after B2 bail-if-dep-cancelled
+        solution: cancel B2
+        solution: run
+
+      """
+    let lesson = try LessonParser.parse(text, file: "dead-ends.lesson")
+    // C2 made without the guard: it can never return early. The first way out is the undo
+    // of `run`; taken, the same failure comes back, so the next one goes back further.
+    let out = flat(walk(lesson, ["", "op C2 on chain takes 2 after B2", "cancel B2", "run", "undo", "run", "quit"]))
+    let failures = out.components(separatedBy: "✗ This can no longer succeed:").dropFirst()
+    #expect(failures.count == 2, "\(out)")
+    #expect(failures.first?.contains("`undo` takes back `run` and returns to t=0.") == true, "\(out)")
+    #expect(out.contains("Back at t=0: nothing the task checks has failed for good yet."), "\(out)")
+    #expect(failures.dropFirst().first?.contains("`restart` puts the world back as the task found it.") == true, "\(out)")
+    #expect(failures.dropFirst().first?.contains("`undo` takes back `run`") == false, "\(out)")
   }
 }

@@ -389,6 +389,11 @@ public final class LessonRunner {
   func incomplete(_ typed: String, for p: Prediction) -> String? {
     let want = Answers.normalize(p.answer).split(separator: " ")
     let got = Answers.normalize(typed).split(separator: " ")
+    // A number asked for (`8`, `t=8`): an answer with no number in it is asked again.
+    let digits: (Substring) -> Bool = { $0.contains(where: \.isNumber) }
+    if want.count == 1, let w = want.first, digits(w), !got.contains(where: digits) {
+      return wrap("The answer is a number (a tick such as 8, or t=8): type one (or `skip` to see the answer).") + "\n"
+    }
     guard want.count > 1, !got.isEmpty, got.count < want.count else { return nil }
     // Only a list of names: each word one of the answer's, or an operation of the world.
     let world = interpreter.world
@@ -467,6 +472,12 @@ public final class LessonRunner {
     /// The checks that failed at the last judgement: when they change, the world changed in
     /// a way that matters, and a message said before may be said again.
     var failing: [Int] = []
+    /// The tick the last way out went back to; when the task fails for good again after
+    /// the learner took it, that tick was a dead end (work already started there), and the
+    /// next way out goes back further.
+    var wayOutTick: Tick?
+    /// Ticks a way out led to that turned out to be dead ends: later ways out go back before them.
+    var deadEnds: Set<Tick> = []
   }
   var feedback = Feedback()
 
@@ -494,6 +505,7 @@ public final class LessonRunner {
     if changed { feedback.lastSaid = nil }
     feedback.failing = indices
     if let broken = failing.first(where: { $0.condition.settled(in: world) }) {
+      if !feedback.impossible, let back = feedback.wayOutTick { feedback.deadEnds.insert(back) }
       let text = "✗ This can no longer succeed: \(explain(broken)) \(wayOut(t, from: start))"
       if text != feedback.lastSaid { write(wrap(text) + "\n") }
       feedback.lastSaid = text
@@ -503,7 +515,7 @@ public final class LessonRunner {
     if feedback.impossible {
       feedback.impossible = false
       feedback.lastSaid = nil
-      write("The task can succeed again from here, at t=\(world.now).\n")
+      write("Back at t=\(world.now): nothing the task checks has failed for good yet.\n")
     }
     // Back at the task's start (the learner's commands all taken back), there is nothing of
     // theirs to judge.
@@ -542,7 +554,10 @@ public final class LessonRunner {
     let script = interpreter.script
     if script.count > max(interpreter.undoFloor, start.commands.count), let last = script.last {
       var sim = interpreter.sim
-      if (try? sim.truncate(toActions: script.count >= 2 ? script[script.count - 2].journalEnd : 0)) != nil, Self.possible(t, in: sim.world) {
+      if (try? sim.truncate(toActions: script.count >= 2 ? script[script.count - 2].journalEnd : 0)) != nil, Self.possible(t, in: sim.world),
+        !feedback.deadEnds.contains(where: { $0 <= sim.world.now })
+      {
+        feedback.wayOutTick = sim.world.now
         return "`undo` takes back `\(last.text)` and returns to t=\(sim.world.now)."
       }
     }
@@ -550,10 +565,11 @@ public final class LessonRunner {
     // for a task that asks to go back in time, an earlier tick — as long as what the checks
     // name and the task's world had is still there.
     func goto(_ ticks: [Tick]) -> String? {
-      for tick in ticks {
+      for tick in ticks where !feedback.deadEnds.contains(where: { $0 <= tick }) {
         var sim = interpreter.sim
         guard (try? sim.rewind(to: tick)) != nil else { continue }
         if Self.named(by: t, in: sim.world).isSuperset(of: start.required), Self.possible(t, in: sim.world) {
+          feedback.wayOutTick = tick
           return "`goto \(tick)` goes back to t=\(tick), from where it can."
         }
       }
@@ -562,6 +578,7 @@ public final class LessonRunner {
     let now = interpreter.world.now
     if now > start.tick, let way = goto(candidates(from: start.tick, below: now)) { return way }
     let restart = "`restart` puts the world back as the task found it."
+    feedback.wayOutTick = nil
     if start.possible { return restart }
     return goto(candidates(from: 0, below: min(start.tick, now))) ?? restart
   }
