@@ -51,7 +51,7 @@ import Testing
     #expect(w.lines(from: mark, only: ["started", "resumed"]) == [
       "0 q resumed", "0 vh started", "1 h started", "2 n started", "3 n2 started", "4 l started", "5 vl started",
     ])
-    #expect(w.reasonText(w.firstIndex("started", "n")!) == "n started on q: slot freed by h; normal like n2, but ahead in the line (FIFO)")
+    #expect(w.reasonText(w.firstIndex("started", "n")!) == "n started on q: slot freed by h; the same priority (normal) as n2, but ahead in the line (FIFO)")
   }
 
   @Test("Changing a waiting operation's priority moves it to the tail of its new level; the same level changes nothing (rule 23)")

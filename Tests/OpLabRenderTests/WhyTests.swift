@@ -49,7 +49,7 @@ import Testing
 
       """)
     // h1 took the barrier's slot at 5; h2 waited for the next one, and l held its slot since t=3.
-    #expect(Why.render(h1, in: w).contains("It started at t=5 (slot freed by q.barrier1; high like h2, but ahead in the line (FIFO))."))
+    #expect(Why.render(h1, in: w).contains("It started at t=5 (slot freed by q.barrier1; the same priority (high) as h2, but ahead in the line (FIFO))."))
     #expect(Why.render(h2, in: w).contains("While it waited for a slot, h1 started at t=5 (same priority, ahead in the line: first in, first out)."))
   }
 

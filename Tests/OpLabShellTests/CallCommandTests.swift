@@ -222,7 +222,7 @@ import Testing
         t=0  t2 ready: no unfinished dependencies
         t=0  t3 enqueued on thumbs
         t=0  t3 ready: no unfinished dependencies
-        t=0  t1 started on thumbs: a slot was free when it was enqueued; normal like t2, but ahead in the line (FIFO)
+        t=0  t1 started on thumbs: a slot was free when it was enqueued; the same priority (normal) as t2, but ahead in the line (FIFO)
 
       """)
     #expect(run(["swift t3"], i).contains("thumbs.addOperations([t1, t2, t3], waitUntilFinished: false)  // inserts all, then schedules once\n"))

@@ -260,11 +260,14 @@ extension World {
     {
       return "it became runnable on the main thread before \(name(other)), whatever their priorities"
     }
+    if isRunLoopWork(winner), isRunLoopWork(other) {
+      return "it reached the main thread before \(name(other))"
+    }
     let w = operations[winner.slot].level, o = operations[other.slot].level
     if w != o { return "\(levelName(w, of: winner)) beats \(levelName(o, of: other)) \(name(other))" }
     // Earlier in the level's line: usually added earlier, but a priority change sends an
     // operation to the tail (rule 23).
-    return "\(levelName(w, of: winner)) like \(name(other)), but ahead in the line (FIFO)"
+    return "the same priority (\(levelName(w, of: winner))) as \(name(other)), but ahead in the line (FIFO)"
   }
 
   /// The level an operation is filed under, as a learner reads it: a priority, or what
