@@ -391,4 +391,12 @@ import TestSupport
     #expect(warning.contains("a part of the path is a file, not a folder"), "\(warning)")
     #expect(!warning.contains("512") && !warning.contains("NSCocoaErrorDomain") && !warning.contains("couldn’t be completed"))
   }
+
+  @Test("A confirmation names the folder a relative path was written in, not only the path as typed")
+  func relativeDestination() {
+    let folder = FileManager.default.currentDirectoryPath
+    #expect(FileIO.WriteOutcome.created.destination("run.txt") == "run.txt (in \(folder))")
+    #expect(FileIO.WriteOutcome.replaced.destination("/tmp/run.txt") == "/tmp/run.txt")
+    #expect(FileIO.WriteOutcome.descriptor(1).destination("/dev/stdout") == FileIO.descriptorName(1))
+  }
 }

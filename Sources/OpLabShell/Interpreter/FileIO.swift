@@ -85,10 +85,14 @@ enum FileIO {
       }
     }
 
-    /// Where the text went, as the confirmation names it: the path as typed, or
-    /// "standard output" for `/dev/stdout`.
+    /// Where the text went, as the confirmation names it: the path as typed (a relative one
+    /// with the folder it is in: the lab's working folder is easy to forget), or "standard
+    /// output" for `/dev/stdout`.
     func destination(_ path: String) -> String {
-      if case .descriptor(let fd) = self { FileIO.descriptorName(fd) } else { path }
+      if case .descriptor(let fd) = self { return FileIO.descriptorName(fd) }
+      guard !path.hasPrefix("/"), !path.hasPrefix("~") else { return path }
+      let folder = FileManager.default.currentDirectoryPath
+      return "\(path) (in \(folder))"
     }
   }
 
