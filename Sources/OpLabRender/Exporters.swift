@@ -100,6 +100,15 @@ public enum Exporters {
     case .tapScheduled: return "tapScheduled"
     case .framesChanged: return "framesChanged"
     case .ignoredOnMainQueue: return "ignoredOnMainQueue"
+    case .variableCreated: return "variableCreated"
+    case .lockCreated: return "lockCreated"
+    case .variableRead: return "read"
+    case .computed: return "computed"
+    case .variableWritten: return "write"
+    case .lockAcquired: return "lockAcquired"
+    case .lockWaiting: return "lockWaiting"
+    case .lockReleased: return "lockReleased"
+    case .touchedUI: return "touchedUI"
     }
   }
 
@@ -117,6 +126,10 @@ public enum Exporters {
     case .tapScheduled(let t): String(t)
     case .framesChanged(let every): every.map(String.init) ?? "off"
     case .ignoredOnMainQueue(let request): World.code(of: request)
+    case .variableCreated(let v, let value), .variableRead(let v, let value), .variableWritten(let v, let value):
+      "\(world.variableName(v))=\(value)"
+    case .computed(let n, let result): "\(n)=\(result)"
+    case .lockCreated(let l), .lockAcquired(let l), .lockWaiting(let l), .lockReleased(let l): world.lockName(l)
     default: nil
     }
   }

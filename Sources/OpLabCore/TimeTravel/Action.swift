@@ -53,6 +53,10 @@ public enum Action: Hashable, Sendable {
   case tap(at: Tick)
   /// ``World/setFrames(every:from:until:)``; `every == nil` stops them.
   case frames(every: Tick?, from: Tick?, until: Tick?)
+  /// ``World/createVariable(name:initial:)``: `var NAME = N`.
+  case createVariable(name: String, initial: Int)
+  /// ``World/createLock(name:)``: `lock NAME`, an NSLock.
+  case createLock(name: String)
 
   /// Whether this is a wait (from anywhere). A wait records its start, so one cut short by
   /// an interrupt or by time travel is replaced in the journal from the state before it
@@ -162,6 +166,8 @@ extension World {
     case .setCores(let n): try setCores(n)
     case .tap(let t): try tap(at: t)
     case .frames(let every, let from, let until): try setFrames(every: every, from: from, until: until)
+    case .createVariable(let name, let initial): try createVariable(name: name, initial: initial)
+    case .createLock(let name): try createLock(name: name)
     }
     return (.done, true)
   }

@@ -93,6 +93,15 @@ enum Codec {
     case .ignoredOnMainQueue(.maxConcurrent(let n?)): w.signed(Int64(n)); return 45
     case .ignoredOnMainQueue(.qualityOfService(let q)): w.signed(Int64(q.rawValue)); return 46
     case .ignoredOnMainQueue(.cancelAll): return 47
+    case .variableCreated(let v, let value): w.signed(Int64(v)); w.signed(Int64(value)); return 48
+    case .lockCreated(let l): w.signed(Int64(l)); return 49
+    case .variableRead(let v, let value): w.signed(Int64(v)); w.signed(Int64(value)); return 50
+    case .computed(let n, let result): w.signed(Int64(n)); w.signed(Int64(result)); return 51
+    case .variableWritten(let v, let value): w.signed(Int64(v)); w.signed(Int64(value)); return 52
+    case .lockAcquired(let l): w.signed(Int64(l)); return 53
+    case .lockWaiting(let l): w.signed(Int64(l)); return 54
+    case .lockReleased(let l): w.signed(Int64(l)); return 55
+    case .touchedUI: return 56
     }
   }
 
@@ -145,6 +154,16 @@ enum Codec {
     case 45: .ignoredOnMainQueue(.maxConcurrent(Int(r.signed())))
     case 46: .ignoredOnMainQueue(.qualityOfService(qualityOfService(r.signed())))
     case 47: .ignoredOnMainQueue(.cancelAll)
+    // Arguments are evaluated left to right, so the payload is read in the order written.
+    case 48: .variableCreated(r.int32(), value: Int(r.signed()))
+    case 49: .lockCreated(r.int32())
+    case 50: .variableRead(r.int32(), value: Int(r.signed()))
+    case 51: .computed(Int(r.signed()), result: Int(r.signed()))
+    case 52: .variableWritten(r.int32(), value: Int(r.signed()))
+    case 53: .lockAcquired(r.int32())
+    case 54: .lockWaiting(r.int32())
+    case 55: .lockReleased(r.int32())
+    case 56: .touchedUI
     default: corrupt("event kind", code)
     }
   }
@@ -208,6 +227,9 @@ enum Codec {
     case .ignoredOnMainQueue(.linux): return 50
     case .unfinishedCountBelowZero: return 51
     case .cancelledAgain: return 52
+    case .step(let i): w.signed(Int64(i)); return 53
+    case .lockHeldBy(let op): w.signed(Int64(op.index)); return 54
+    case .lockReleasedBy(let op): w.signed(Int64(op.index)); return 55
     }
   }
 
@@ -266,6 +288,9 @@ enum Codec {
     case 50: return .ignoredOnMainQueue(.linux)
     case 51: return .unfinishedCountBelowZero
     case 52: return .cancelledAgain
+    case 53: return .step(r.int32())
+    case 54: return .lockHeldBy(r.op())
+    case 55: return .lockReleasedBy(r.op())
     default: corrupt("reason", code)
     }
   }

@@ -77,6 +77,15 @@ extension World {
     case .framesChanged(let every):
       what = every.map { "the display asks for a frame every \($0) \($0 == 1 ? "tick" : "ticks")" } ?? "the display stops asking for frames"
     case .ignoredOnMainQueue(let request): what = "\(Self.code(of: request)) ignored"
+    case .variableCreated(let v, let value): what = "shared variable \(variableName(v)) = \(value) created"
+    case .lockCreated(let l): what = "lock \(lockName(l)) created (an NSLock)"
+    case .variableRead(let v, let value): what = "read \(variableName(v)) = \(value) into its register"
+    case .computed(let n, let result): what = "computed: register \(n < 0 ? "-" : "+") \(n.magnitude) = \(result)"
+    case .variableWritten(let v, let value): what = "wrote \(variableName(v)) = \(value)"
+    case .lockAcquired(let l): what = "took lock \(lockName(l))"
+    case .lockWaiting(let l): what = "waits for lock \(lockName(l)), keeping its slot"
+    case .lockReleased(let l): what = "unlocked \(lockName(l))"
+    case .touchedUI: what = "touched the user interface" + (e.queue == .main ? " on the main thread" : " OFF the main thread")
     }
     let why: String
     switch e.kind {
@@ -138,6 +147,9 @@ extension World {
     case .unfinishedCountBelowZero:
       "removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)"
     case .cancelledAgain: "cancel() sets corelibs' unfinished count back to 0, so isReady is true again"
+    case .step(let i): stepPhrase(Int(i), of: op)
+    case .lockHeldBy(let holder): holder == op ? "it holds that lock itself, and an NSLock is not reentrant: it waits forever" : "\(name(holder)) holds it"
+    case .lockReleasedBy(let other): "\(name(other)) unlocked it, and it had waited longest"
     case .ignoredOnMainQueue(.linux): "corelibs does nothing on the main queue (`if !__mainQ`)"
     case .ignoredOnMainQueue(.apple): "the main queue is serial, with a fixed quality of service (Darwin)"
     case .cpuShared(let units, let cores):
@@ -147,6 +159,12 @@ extension World {
         "unlimited cores"
       }
     }
+  }
+
+  /// "step 2 of 3 (compute 1)".
+  private func stepPhrase(_ i: Int, of op: OpID?) -> String {
+    guard let op, case .steps(let steps) = operations[op.slot].spec.kind, i >= 0, i < steps.count else { return "step \(i + 1)" }
+    return "step \(i + 1) of \(steps.count) (\(steps[i]))"
   }
 
   /// The Swift of a request the main queue ignores: `isSuspended = true`.

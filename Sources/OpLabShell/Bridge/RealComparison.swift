@@ -37,7 +37,8 @@ enum RealComparison {
         let spec = definition.spec
         var work = RealWork(spec.name, ticks: spec.duration)
         switch spec.kind {
-        case .plain: break
+        // Steps on shared state are not played on the real queue: their ticks are plain work.
+        case .plain, .steps: break
         case .blocks(let blocks):
           work.blocks = blocks
           work.ticks = blocks.reduce(0, +)

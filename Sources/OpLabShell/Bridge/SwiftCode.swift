@@ -172,6 +172,10 @@ enum SwiftCode {
         lines.append("// no code: the lab's machine has \(cores.map { $0.map { "\($0) cores" } ?? "a core for every piece of work" } ?? "its cores")")
       case .tap:
         lines.append("// no code: the user taps; UIKit handles the touch on the main thread (1 tick)")
+      case .variable(let name, let initial):
+        lines.append("nonisolated(unsafe) var \(SwiftCode.variable(name)) = \(initial)  // shared by every operation")
+      case .lock(let name):
+        lines.append("let \(SwiftCode.variable(name)) = NSLock()")
       case .frames:
         lines.append("// no code: the display asks the main thread for frames")
       case .platform(let p):
@@ -219,6 +223,22 @@ enum SwiftCode {
           "}",
           "let \(v) = \(type)()",
         ]
+      case .steps(let steps):
+        lines.append("let \(v) = BlockOperation {")
+        lines.append("  var register = 0  // a local variable of this thread")
+        for step in steps {
+          switch step {
+          case .read(let name): lines.append("  register = \(SwiftCode.variable(name))  // read")
+          case .compute(let n): lines.append("  register \(n < 0 ? "-=" : "+=") \(n.magnitude)  // compute")
+          case .write(let name): lines.append("  \(SwiftCode.variable(name)) = register  // write")
+          case .lock(let name): lines.append("  \(SwiftCode.variable(name)).lock()")
+          case .unlock(let name): lines.append("  \(SwiftCode.variable(name)).unlock()")
+          case .touchUI: lines.append("  tableView.reloadData()  // UIKit: main thread only")
+          }
+        }
+        let rest = spec.duration - Tick(steps.count)
+        if rest > 0 { lines.append("  work(ticks: \(rest))") }
+        lines.append("}")
       case .plain:
         let simple = spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
         if simple {

@@ -88,6 +88,10 @@ public enum Command: Hashable, Sendable {
   case help(command: String?)
   /// `quit`.
   case quit
+  /// `var NAME [= N]`: a shared integer variable.
+  case variable(name: String, initial: Int)
+  /// `lock NAME`: an NSLock.
+  case lock(name: String)
 }
 
 /// A `maxConcurrentOperationCount` setting.

@@ -34,6 +34,8 @@ public enum CommandTable {
         .seq([.word("async"), .optional(.word("forgets-finish"))]),
         .seq([.word("blocks"), .value(.durations, key: "blocks")]),
         .word("hold"),
+        .seq([.word("does"), .value(.steps, key: "does")]),
+        .seq([.word("touches"), .word("ui")]),
       ],
       summary: "define an operation; it is enqueued now unless `hold`",
       details: """
@@ -48,10 +50,16 @@ public enum CommandTable {
         `blocks` makes a BlockOperation with one execution block per duration (its blocks are its
         work: no `takes`, `fails at` or `cancel-check` with them). `async` makes an
         asynchronous operation that calls finish() itself; `forgets-finish` never does.
+        `does` writes its work as steps on shared state, one a tick from its start (see
+        `help var` and `help lock`): read VAR, compute N (adds N to the operation's own
+        register), write VAR, lock L, unlock L, touch ui. `takes` then defaults to the number
+        of steps; more ticks are plain work after the last step. `touches ui` makes its first
+        step a call into the user interface, which belongs on the main thread.
         """,
       examples: [
         "op d1 on downloads takes 5", "op f1 on filters takes 2 after d1",
         "op sync takes 4 cancel-check every 1 completion 1", "op later takes 2 hold",
+        "op inc does read count, compute 1, write count",
       ]),
     CommandSpec(
       name: "add", aliases: ["enqueue"],
@@ -462,6 +470,30 @@ public enum CommandTable {
       summary: "leave the lab (Ctrl-D works too)",
       details: "Saves the history and leaves.",
       examples: ["quit"]),
+    CommandSpec(
+      name: "var", aliases: [],
+      arguments: [.value(.newName, key: "name")],
+      options: [.seq([.word("="), .value(.integer, key: "value")])],
+      summary: "create a shared integer variable (default 0) that operations' steps read and write",
+      details: """
+        A variable every operation can reach, like a property of an object the operations
+        share. Operations written with `does` read it into their own register and write the
+        register back, a step a tick: two of them doing read, compute, write at once can both
+        read the same value, and one update is lost. `status` shows each variable's value.
+        """,
+      examples: ["var count", "var count = 10"]),
+    CommandSpec(
+      name: "lock", aliases: [],
+      arguments: [.value(.newName, key: "name")],
+      options: [],
+      summary: "create an NSLock that operations' `lock`/`unlock` steps take and release",
+      details: """
+        An NSLock: `lock L` takes it, or waits while another operation holds it (the waiting
+        operation keeps its queue slot; the timeline shows it waiting); `unlock L` releases it,
+        and the operation that has waited longest takes it at once. It is not reentrant: the
+        holder locking it again waits forever. Only the operation that locked it may unlock it.
+        """,
+      examples: ["lock countLock", "op inc does lock countLock, read count, compute 1, write count, unlock countLock"]),
   ]
 
   /// Finds a command by name or alias.

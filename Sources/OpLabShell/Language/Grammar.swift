@@ -35,6 +35,11 @@ public enum ValueKind: Hashable, Sendable {
   case command
   /// An existing operation or queue.
   case opOrQueue
+  /// A whole number, negative or not (a shared variable's value).
+  case integer
+  /// Steps on shared state, separated by commas: `read count, compute 1, write count`
+  /// (several tokens; see ``Matcher``).
+  case steps
 
   /// How the value is named in usage lines and messages.
   public var placeholder: String {
@@ -52,6 +57,8 @@ public enum ValueKind: Hashable, Sendable {
     case .file: "FILE"
     case .command: "COMMAND"
     case .opOrQueue: "OP|QUEUE"
+    case .integer: "N"
+    case .steps: "STEP[,STEP...]"
     }
   }
 
@@ -73,6 +80,8 @@ public enum ValueKind: Hashable, Sendable {
     case .file: "a file path"
     case .command: "a command name"
     case .opOrQueue: "an operation or queue name"
+    case .integer: "a whole number"
+    case .steps: "steps separated by commas (read VAR, compute N, write VAR, lock L, unlock L, touch ui)"
     }
   }
 }
