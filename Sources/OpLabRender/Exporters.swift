@@ -177,6 +177,7 @@ public enum Exporters {
         case .executingCancelled: "executing, cancel requested"
         case .completion: "completion block"
         case .executingShared: "executing on a shared core"
+        case .waitingForLock: "waiting for a lock"
         }
         emit(
           #"{"name":\#(json(name)),"cat":\#(json(s.state.rawValue)),"ph":"X","ts":\#(micro(s.from)),"dur":\#(micro(s.to - s.from)),"pid":\#(p),"tid":\#(tid),"args":{"op":\#(json(r.name))}}"#)
@@ -188,6 +189,9 @@ public enum Exporters {
         case .cancelObserved: name = "saw isCancelled"
         case .skipped: name = "skipped (cancelled)"
         case .finished(let outcome): name = "finished: \(outcome)"
+        case .read: name = "read"
+        case .wrote: name = "write"
+        case .touchedUI: name = "touched the UI"
         }
         emit(#"{"name":\#(json(name)),"ph":"i","s":"t","ts":\#(micro(m.tick)),"pid":\#(p),"tid":\#(tid)}"#)
       }
@@ -258,6 +262,7 @@ public enum Exporters {
           case .executingCancelled: ("executing, cancel requested", work == "crit, " ? work : "crit, " + work)
           case .completion: ("completion", "")
           case .executingShared: ("executing, sharing a core", work)
+          case .waitingForLock: ("waiting for a lock", work)
           }
           out.write("  \(mermaidLabel(r.name + " " + state)) :\(tag)o\(op.index)_\(i), \(s.from), \(s.to)\n")
         }

@@ -11,6 +11,8 @@ public struct Lanes: Sendable {
       case pending, ready, executing, executingCancelled, completion
       /// Executing with less than a full core per unit of work: the cores are shared.
       case executingShared
+      /// Started, and waiting in a `lock` step for a lock another operation holds (its slot kept).
+      case waitingForLock
     }
     public var state: State
     public var from: Tick
@@ -21,6 +23,8 @@ public struct Lanes: Sendable {
   public struct Mark: Hashable, Sendable {
     public enum Kind: Hashable, Sendable {
       case finished(Outcome), skipped, cancelRequested, cancelObserved
+      /// A step read a shared variable, wrote one, or touched the user interface.
+      case read, wrote, touchedUI
     }
     public var kind: Kind
     public var tick: Tick
@@ -120,6 +124,14 @@ public struct Lanes: Sendable {
           begin(op, .executingCancelled, at: e.tick)
         }
       case .cancelObserved: mark(op, .cancelObserved, at: e.tick)
+      case .lockWaiting: begin(op, .waitingForLock, at: e.tick)
+      case .lockAcquired:
+        if let (state, _) = open[Int(op.index)], state == .waitingForLock {
+          begin(op, cancelled[Int(op.index)] ? .executingCancelled : .executing, at: e.tick)
+        }
+      case .variableRead: mark(op, .read, at: e.tick)
+      case .variableWritten: mark(op, .wrote, at: e.tick)
+      case .touchedUI: mark(op, .touchedUI, at: e.tick)
       case .finished(let outcome):
         close(op, at: e.tick)
         mark(op, .finished(outcome), at: e.tick)

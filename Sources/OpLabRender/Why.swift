@@ -130,6 +130,7 @@ public enum Why {
       facts.append((cs, "Its completion block ran from \(at(cs))" + (h.completionFinished.map { " to \(at($0))." } ?? " and is still running.")))
     }
     facts += unspecifiedOrders(of: op, history: h, in: world)
+    facts += sharedStateFacts(of: op, in: world)
     // Stable: facts of one event keep the order they were added in.
     var lines = facts.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
     if h.enqueued == nil, h.finished == nil { lines.append("It was never added to a queue, so it cannot start.") }
@@ -168,6 +169,21 @@ extension Why {
   /// - `cancelAllOperations()` racing a dependent it released: the loop cancels on the
   ///   calling thread while a skipped operation finishes on a worker, so a dependent may start
   ///   before the loop reaches it, or be cancelled first.
+  /// Each step's access to shared state and each lock wait, in the trace's words.
+  static func sharedStateFacts(of op: OpID, in world: World) -> [(Int, String)] {
+    guard world.shared != nil else { return [] }
+    var facts: [(Int, String)] = []
+    for (i, e) in world.trace.enumerated() {
+      guard e.op == op else { continue }
+      switch e.kind {
+      case .variableRead, .computed, .variableWritten, .lockAcquired, .lockWaiting, .lockReleased, .touchedUI:
+        facts.append((i, "At t=\(e.tick): \(world.describe(e))."))
+      default: continue
+      }
+    }
+    return facts
+  }
+
   static func unspecifiedOrders(of op: OpID, history h: OperationHistory, in world: World) -> [(Int, String)] {
     var facts: [(Int, String)] = []
     let name = world.name(op)

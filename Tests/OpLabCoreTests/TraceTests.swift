@@ -26,6 +26,9 @@ import Testing
     .ignoredOnMainQueue(.suspend), .ignoredOnMainQueue(.resume), .ignoredOnMainQueue(.maxConcurrent(nil)),
     .ignoredOnMainQueue(.maxConcurrent(Int.max)), .ignoredOnMainQueue(.qualityOfService(.background)),
     .ignoredOnMainQueue(.cancelAll),
+    .variableCreated(0, value: Int.min), .lockCreated(Int32.max), .variableRead(2, value: -5),
+    .computed(-1, result: Int.max), .variableWritten(1, value: 0), .lockAcquired(0), .lockWaiting(3), .lockReleased(1),
+    .touchedUI,
   ]
 
   /// One of every `Reason` case, and every start trigger with and without a beaten op.
@@ -39,7 +42,7 @@ import Testing
       .finishCalled, .forgotFinish, .asyncStartSawCancellation, .asyncStartForgotFinish, .afterFinish, .barrier, .blockSchedule, .allFinished, .stalled, .tapped,
       .frameDue, .frameDropped, .frameLimit, .waitReturned, .cpuShared(units: 3, cores: nil),
       .cpuShared(units: 1000, cores: 2), .ignoredOnMainQueue(.apple), .ignoredOnMainQueue(.linux),
-      .unfinishedCountBelowZero, .cancelledAgain,
+      .unfinishedCountBelowZero, .cancelledAgain, .step(0), .step(Int32.max), .lockHeldBy(op), .lockReleasedBy(other),
     ]
     let triggers: [StartTrigger] = [.enqueued, .becameReady, .slotFreed(op), .resumed, .maxRaised, .cancelled]
     for t in triggers { all += [.picked(t, beat: nil), .picked(t, beat: other)] }

@@ -93,6 +93,7 @@ extension World {
 
   /// A step-by-step operation starts: its first step runs at this tick.
   mutating func beginSteps(_ op: OpID) {
+    if shared == nil { shared = SharedState() }  // `touch ui` alone needs no variable
     shared?.runs[op] = StepRun()
     schedule(.step(op, generation: operations[op.slot].generation), at: now)
   }
