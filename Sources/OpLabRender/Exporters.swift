@@ -192,6 +192,7 @@ public enum Exporters {
         case .read: name = "read"
         case .wrote: name = "write"
         case .touchedUI: name = "touched the UI"
+        case .race: name = "data race"
         }
         emit(#"{"name":\#(json(name)),"ph":"i","s":"t","ts":\#(micro(m.tick)),"pid":\#(p),"tid":\#(tid)}"#)
       }

@@ -25,6 +25,9 @@ public struct Lanes: Sendable {
       case finished(Outcome), skipped, cancelRequested, cancelObserved
       /// A step read a shared variable, wrote one, or touched the user interface.
       case read, wrote, touchedUI
+      /// One of the two accesses of a data race (see ``World/raceReport()``), or a call into
+      /// the user interface off the main thread.
+      case race
     }
     public var kind: Kind
     public var tick: Tick
@@ -143,6 +146,14 @@ public struct Lanes: Sendable {
         }
       default: break
       }
+    }
+    if world.shared != nil {
+      let report = world.raceReport()
+      for race in report.races {
+        for access in [race.first, race.second] { mark(access.op, .race, at: access.tick) }
+      }
+      for call in report.offMainThread { mark(call.op, .race, at: call.tick) }
+      for i in 0..<n where marks.storage[i].count > 1 { marks.storage[i].sort { $0.tick < $1.tick } }
     }
     let end = now == Tick.max ? now : now + 1  // open states last through the current tick
     for i in 0..<n {

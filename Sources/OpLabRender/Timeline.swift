@@ -185,6 +185,9 @@ public enum Timeline {
           case .cancelRequested:
             glyph = nil
             notes.append("cancel requested at \(m.tick)")
+          case .race:
+            glyph = g.race
+            notes.append("race at t=\(m.tick)")
           case .read, .wrote, .touchedUI:
             // Drawn over the work, under a finish: a write over a read in one column.
             let (accessGlyph, w) = m.kind == .read ? (g.read, 7) : m.kind == .wrote ? (g.write, 8) : (g.touchedUI, 8)
@@ -329,7 +332,8 @@ public enum Timeline {
     // Every item fits the narrowest timeline (40 columns), so no legend line is wider than `width`.
     if ui { items += ["taps/frames: \(g.ready) waiting (UI frozen)", "\(g.dropped) frame dropped"] }
     if sharedState {
-      items += ["\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", "\(g.waitingForLock) waiting for a lock (slot kept)"]
+      items += ["\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", "\(g.waitingForLock) waiting for a lock (slot kept)",
+                "\(g.race) data race (see `races`)"]
     }
     var lines: [String] = []
     var current = ""

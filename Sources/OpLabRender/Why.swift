@@ -181,6 +181,13 @@ extension Why {
       default: continue
       }
     }
+    let report = world.raceReport()
+    for race in report.races where race.first.op == op || race.second.op == op {
+      facts.append((race.second.event, Races.sentences(for: race, in: world).map { String($0.drop { $0 == " " }) }.joined(separator: " ")))
+    }
+    for call in report.offMainThread where call.op == op {
+      facts.append((call.event, "That call into the user interface was off the main thread: UIKit and AppKit must be called on main."))
+    }
     return facts
   }
 

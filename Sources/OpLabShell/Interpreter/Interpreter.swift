@@ -422,7 +422,7 @@ public final class Interpreter {
       }
       let (out, results) = try perform([action])
       if case .tick = target, results.first != .verdict(.interrupted) { return Reply(output: out + "  now t=\(world.now)\n") }
-      return Reply(output: out + verdictText(results.first))
+      return Reply(output: out + verdictText(results.first) + (Races.summary(world) ?? ""))
     case .back(let n):
       let from = world.now
       let cut = try sim.back(n)
@@ -508,6 +508,8 @@ public final class Interpreter {
       return Reply(output: Narrate.render(world, only: try name.map(op)))
     case .status:
       return Reply(output: Status.render(world))
+    case .races:
+      return Reply(output: Races.render(world))
     case .graph:
       return Reply(output: Graph.render(world))
     case .swift(let name):

@@ -92,6 +92,8 @@ public enum Command: Hashable, Sendable {
   case variable(name: String, initial: Int)
   /// `lock NAME`: an NSLock.
   case lock(name: String)
+  /// `races`: the race detector's report.
+  case races
 }
 
 /// A `maxConcurrentOperationCount` setting.
@@ -150,7 +152,7 @@ extension Command {
   /// lesson lets it run while a question about the world waits for its answer.
   public var onlyLooks: Bool {
     switch self {
-    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .set, .help, .export: true
+    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .set, .help, .export, .races: true
     case .machine(cores: nil), .platform(nil): true
     default: false
     }

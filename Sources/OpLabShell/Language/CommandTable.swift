@@ -494,6 +494,22 @@ public enum CommandTable {
         holder locking it again waits forever. Only the operation that locked it may unlock it.
         """,
       examples: ["lock countLock", "op inc does lock countLock, read count, compute 1, write count, unlock countLock"]),
+    CommandSpec(
+      name: "races", aliases: [],
+      arguments: [],
+      options: [],
+      summary: "report data races, lost updates and user-interface calls off the main thread",
+      details: """
+        A race detector in the style of ThreadSanitizer, over this run: two accesses to one
+        shared variable, at least one a write, by operations that nothing orders, are a data
+        race. What orders two operations: a dependency (its finish comes before the dependent's
+        start), one serial queue (max 1; main is one), one lock (an unlock comes before the next
+        lock), and `wait`. Time alone orders nothing. A lost update is a variable whose final
+        value differs from running the operations one at a time, in the order they started.
+        A `touch ui` step off the main thread is reported too. A run that ends with any of these
+        says so. Only this run's order is checked: `explore` tries the others.
+        """,
+      examples: ["races"]),
   ]
 
   /// Finds a command by name or alias.

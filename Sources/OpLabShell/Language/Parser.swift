@@ -329,6 +329,7 @@ public enum Parser {
     case "reset": return .reset
     case "platform": return .platform(text("platform").flatMap { Platform(rawValue: $0.lowercased()) })
     case "help": return .help(command: text("command").flatMap { CommandTable.spec(named: $0)?.name })
+    case "races": return .races
     case "var", "lock":
       if let t = bag.values["name"]?.first, context.isOperation(name) || context.isQueue(name) || context.isShared(name) {
         throw ParseError(

@@ -1,0 +1,55 @@
+import OpLabCore
+
+/// `races`: what the race detector found (see ``World/raceReport()``), in sentences.
+public enum Races {
+  /// The whole report; a sentence saying nothing was found when so.
+  public static func render(_ world: World, report: RaceReport? = nil) -> String {
+    guard world.shared != nil else { return "no shared state: create some with `var NAME` and write operations with `does`\n" }
+    let r = report ?? world.raceReport()
+    guard !r.isEmpty else {
+      return "no data race, no lost update, no user-interface call off the main thread (in this run; `explore` tries the others)\n"
+    }
+    var lines: [String] = []
+    for race in r.races { lines += sentences(for: race, in: world) }
+    for lost in r.lostUpdates {
+      let name = world.variableName(lost.variable)
+      lines.append("lost update: \(name) ended at \(lost.actual), but run one at a time, in the order they started, the operations leave it at \(lost.serial).")
+    }
+    for call in r.offMainThread {
+      let queue = world.operation(call.op).queue.map { world.name($0) } ?? "no queue"
+      lines.append("user interface touched off the main thread: \(world.name(call.op)) at t=\(call.tick), on \(queue). "
+        + "UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).")
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// One summary line for the end of a run, or `nil` when nothing was found.
+  public static func summary(_ world: World) -> String? {
+    guard world.shared != nil else { return nil }
+    let r = world.raceReport()
+    guard !r.isEmpty else { return nil }
+    var parts: [String] = []
+    func count(_ n: Int, _ one: String, _ many: String) { if n > 0 { parts.append("\(n) \(n == 1 ? one : many)") } }
+    count(r.races.count, "data race", "data races")
+    count(r.lostUpdates.count, "lost update", "lost updates")
+    count(r.offMainThread.count, "user-interface call off the main thread", "user-interface calls off the main thread")
+    return "  race detector: " + parts.joined(separator: ", ") + " (see `races`)\n"
+  }
+
+  /// The race, and what would order its two accesses.
+  public static func sentences(for race: RaceReport.DataRace, in world: World) -> [String] {
+    let name = world.variableName(race.variable)
+    let a = race.first, b = race.second
+    func what(_ x: RaceReport.Access) -> String { "\(world.name(x.op)) \(x.isWrite ? "wrote" : "read") it at t=\(x.tick)" }
+    let first = "data race on \(name): \(what(a)) and \(what(b)), and nothing orders the two."
+    var fixes = ["make one depend on the other (depend \(world.name(b.op)) on \(world.name(a.op)))"]
+    let qa = world.operation(a.op).queue, qb = world.operation(b.op).queue
+    if let qa, qa == qb, qa != .main {
+      fixes.append("make \(world.name(qa)) serial (max \(world.name(qa)) 1)")
+    } else {
+      fixes.append("put both on one serial queue")
+    }
+    fixes.append("or hold one lock around the read-modify-write in each (lock L, …, unlock L)")
+    return [first, "  To order them: " + fixes.joined(separator: ", ") + "."]
+  }
+}

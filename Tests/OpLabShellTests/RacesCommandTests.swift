@@ -1,0 +1,67 @@
+import OpLabCore
+import Testing
+import TestSupport
+
+@testable import OpLabShell
+
+/// `races`, the run's race summary, and the views of shared state (#22).
+@Suite struct RacesCommandTests {
+  func run(_ lines: [String], width: Int = 1000, ascii: Bool = false) -> (String, [Diagnostic]) {
+    var options = ShellOptions()
+    options.width = width
+    options.widthGiven = true
+    options.ascii = ascii
+    let interpreter = Interpreter(options: options)
+    var out = ""
+    var errors: [Diagnostic] = []
+    for line in lines {
+      let reply = interpreter.execute(line)
+      out += reply.output
+      if let e = reply.error { errors.append(e) }
+    }
+    return (out, errors)
+  }
+
+  static let racy = ["var count = 0", "op a does read count, compute 1, write count", "op b does read count, compute 1, write count"]
+
+  @Test("A racy run says so at its end, and `races` explains each finding and what would order it")
+  func racyRun() {
+    let (out, errors) = run(Self.racy + ["op draw touches ui", "run", "races"])
+    #expect(errors.isEmpty)
+    #expect(out.contains("  idle at t=3: every operation has finished\n  race detector: 1 data race, 1 lost update, 1 user-interface call off the main thread (see `races`)\n"))
+    #expect(out.hasSuffix("""
+      data race on count: b read it at t=0 and a wrote it at t=2, and nothing orders the two.
+        To order them: make one depend on the other (depend a on b), make queue serial (max queue 1), or hold one lock around the read-modify-write in each (lock L, …, unlock L).
+      lost update: count ended at 1, but run one at a time, in the order they started, the operations leave it at 2.
+      user interface touched off the main thread: draw at t=0, on queue. UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).
+
+      """))
+  }
+
+  @Test("A locked run reports nothing; status shows the values and the lock")
+  func lockedRun() {
+    let steps = "does lock L, read count, compute 1, write count, unlock L"
+    let (out, errors) = run(["var count = 0", "lock L", "op a \(steps)", "op b \(steps)", "step 2", "status", "run", "races", "status"])
+    #expect(errors.isEmpty)
+    #expect(out.contains("  b  executing since t=0, waiting for lock L\n"))
+    #expect(out.contains("shared: count = 0\nlock L: held by a, b waiting\n"))
+    #expect(!out.contains("race detector"))
+    #expect(out.contains("no data race, no lost update, no user-interface call off the main thread (in this run; `explore` tries the others)\n"))
+    #expect(out.hasSuffix("shared: count = 2 (was 0)\nlock L: free\n"))
+  }
+
+  @Test("The timeline shows lock waits, accesses and race marks, in Unicode and ASCII")
+  func timeline() {
+    let (out, _) = run(Self.racy + ["lock L", "op c does lock L, unlock L", "op d does lock L, unlock L", "run", "timeline"])
+    // The race is b's read at 0 against a's write at 2 (one report per pair).
+    #expect(out.contains("  a      r█↯✓  race at t=2\n"))
+    #expect(out.contains("  b      ↯█w✓  race at t=0\n"))
+    // c: lock at 0, unlock at 1, done at 2; d waits at 0, takes the lock at 1, unlocks at 2.
+    #expect(out.contains("  c      ██✓\n"))
+    #expect(out.contains("  d      ≈██✓\n"))
+    let (ascii, _) = run(Self.racy + ["lock L", "op c does lock L, unlock L", "op d does lock L, unlock L", "run", "timeline"], ascii: true)
+    #expect(ascii.contains("  a      R#*v  race at t=2\n"))
+    #expect(ascii.contains("  d      ~##v\n"))
+    #expect(ascii.contains("R read  W write  U touched ui"))
+  }
+}
