@@ -298,6 +298,8 @@ public enum Diagnoses {
       return "\(name) is in no queue."
     case .mainThreadWaitingFor(let dep):
       return "\(name) blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
+    case .waitingForLock:
+      return "\(name) " + predicate(cause, of: op, in: world) + "."
     }
   }
 
@@ -369,7 +371,28 @@ public enum Diagnoses {
       return "is in no queue, so it never starts (`add \(world.name(op))` enqueues it)"
     case .mainThreadWaitingFor(let dep):
       return "blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for \(world.name(dep))"
+    case .waitingForLock(let l, let holder):
+      let lock = world.lockName(l)
+      guard let holder else { return "waits for lock \(lock)" }
+      if holder == op { return "waits for lock \(lock), which it holds itself (an NSLock is not reentrant)" }
+      let held = world.operation(holder).isFinished ? ", which finished without unlocking it" : ""
+      return "waits for lock \(lock), held by \(world.name(holder))\(held)"
     }
+  }
+
+  /// A lock-order deadlock: who holds what and wants what, and the fix.
+  public static func lockCycleSentence(_ cycle: [OpID], in world: World) -> String {
+    guard cycle.count > 1 else {
+      let op = cycle.first.map { world.name($0) } ?? "?"
+      return "deadlock: \(op) locked a lock it already holds; an NSLock is not reentrant (NSRecursiveLock is)"
+    }
+    let parts = cycle.map { op -> String in
+      let wants = world.lockWaitedFor(by: op).map { world.lockName(Int32($0)) } ?? "?"
+      let holds = world.locksHeld(by: op).map { world.lockName(Int32($0)) }.joined(separator: ", ")
+      return "\(world.name(op)) holds \(holds.isEmpty ? "nothing" : holds) and wants \(wants)"
+    }
+    return "lock-order deadlock: " + parts.joined(separator: "; ")
+      + " — each waits for the next for ever. Take the locks in the same order in every operation."
   }
 
   /// The most lines a diagnosis shows before it counts the rest.
@@ -405,6 +428,10 @@ public enum Diagnoses {
       } else {
         cyclesLeft += 1
       }
+    }
+    // Lock-order deadlocks, each as its wait-for cycle and the fix.
+    for cycle in d.lockCycles where lines.count < stuckShown {
+      lines.append("  " + lockCycleSentence(cycle, in: world))
     }
     let left = d.stuck.count - covered
     if left > 0 {

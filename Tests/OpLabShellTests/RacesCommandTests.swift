@@ -64,4 +64,19 @@ import TestSupport
     #expect(ascii.contains("  d      ~##v\n"))
     #expect(ascii.contains("R read  W write  U touched ui"))
   }
+
+  @Test("A lock-order deadlock stalls the run, which names the wait-for cycle and the fix; why follows it")
+  func lockOrderDeadlock() {
+    let (out, errors) = run([
+      "lock L1", "lock L2", "op a does lock L1, lock L2, unlock L2, unlock L1", "op b does lock L2, lock L1, unlock L1, unlock L2", "run", "why a",
+    ])
+    #expect(errors.isEmpty)
+    #expect(out.contains("""
+        a waits for lock L2, held by b.
+        b waits for lock L1, held by a.
+        lock-order deadlock: a holds L1 and wants L2; b holds L2 and wants L1 — each waits for the next for ever. Take the locks in the same order in every operation.
+
+      """))
+    #expect(out.hasSuffix("Now: a waits for lock L2, held by b, which waits for lock L1, held by a: a deadlock, so none of them can ever finish.\n"))
+  }
 }
