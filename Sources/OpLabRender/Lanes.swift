@@ -132,9 +132,10 @@ public struct Lanes: Sendable {
         if let (state, _) = open[Int(op.index)], state == .waitingForLock {
           begin(op, cancelled[Int(op.index)] ? .executingCancelled : .executing, at: e.tick)
         }
-      case .variableRead: mark(op, .read, at: e.tick)
-      case .variableWritten: mark(op, .wrote, at: e.tick)
-      case .touchedUI: mark(op, .touchedUI, at: e.tick)
+      // A step's access is recorded as its tick ends: it is marked in the tick it took.
+      case .variableRead: mark(op, .read, at: e.tick - 1)
+      case .variableWritten: mark(op, .wrote, at: e.tick - 1)
+      case .touchedUI: mark(op, .touchedUI, at: e.tick - 1)
       case .finished(let outcome):
         close(op, at: e.tick)
         mark(op, .finished(outcome), at: e.tick)
@@ -150,9 +151,9 @@ public struct Lanes: Sendable {
     if world.shared != nil {
       let report = world.raceReport()
       for race in report.races {
-        for access in [race.first, race.second] { mark(access.op, .race, at: access.tick) }
+        for access in [race.first, race.second] { mark(access.op, .race, at: access.tick - 1) }
       }
-      for call in report.offMainThread { mark(call.op, .race, at: call.tick) }
+      for call in report.offMainThread { mark(call.op, .race, at: call.tick - 1) }
       for i in 0..<n where marks.storage[i].count > 1 { marks.storage[i].sort { $0.tick < $1.tick } }
     }
     let end = now == Tick.max ? now : now + 1  // open states last through the current tick

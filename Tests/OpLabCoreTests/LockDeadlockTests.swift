@@ -14,9 +14,10 @@ import Testing
     let b = try w.addOperation(SharedStateTests.stepped("b", [.lock("L2"), .lock("L1"), .unlock("L1"), .unlock("L2")]), to: q)
     let verdict = w.runUntilIdle()
     #expect(w.lines(from: mark) == [
-      "0 a created", "0 a enqueued", "0 a ready", "0 a started", "0 a locked:L1",
-      "0 b created", "0 b enqueued", "0 b ready", "0 b started", "0 b locked:L2",
-      "1 a waitsFor:L2", "1 b waitsFor:L1",
+      "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+      "0 b created", "0 b enqueued", "0 b ready", "0 b started",
+      "1 a locked:L1", "1 b locked:L2",
+      "2 a waitsFor:L2", "2 b waitsFor:L1",
     ])
     #expect(verdict == .stalled(Diagnosis(
       stuck: [StuckOperation(op: a, cause: .waitingForLock(1, heldBy: b)), StuckOperation(op: b, cause: .waitingForLock(0, heldBy: a))],

@@ -21,10 +21,12 @@ import Testing
     #expect(w.runUntilIdle() == .idle)
     #expect(w.lines(from: mark) == [
       "0 world var:count=0",
-      "0 a created", "0 a enqueued", "0 a ready", "0 a started", "0 a read:count=0",
-      "0 b created", "0 b enqueued", "0 b ready", "0 b started", "0 b read:count=0",
-      "1 a compute:1=1", "1 b compute:1=1",
-      "2 a write:count=1", "2 b write:count=1",
+      "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+      "0 b created", "0 b enqueued", "0 b ready", "0 b started",
+      // A step's access is recorded as its tick ends; the last one ends with the work.
+      "1 a read:count=0", "1 b read:count=0",
+      "2 a compute:1=1", "2 b compute:1=1",
+      "3 a write:count=1", "3 b write:count=1",
       "3 a finished", "3 b finished",
     ])
     #expect(w.value(of: "count") == 1)
@@ -44,14 +46,15 @@ import Testing
     #expect(w.runUntilIdle() == .idle)
     #expect(w.lines(from: mark) == [
       "0 world var:count=5", "0 world lock:L",
-      "0 a created", "0 a enqueued", "0 a ready", "0 a started", "0 a locked:L",
-      "0 b created", "0 b enqueued", "0 b ready", "0 b started", "0 b waitsFor:L",
+      "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+      "0 b created", "0 b enqueued", "0 b ready", "0 b started",
       "0 c created", "0 c enqueued", "0 c ready",
-      "1 a read:count=5", "2 a compute:1=6", "3 a write:count=6",
-      "4 a unlocked:L", "4 b locked:L",
-      "5 a finished", "5 c started", "5 b read:count=6",
-      "6 c finished", "6 b compute:1=7",  // c's end was scheduled at 5 before b's step
-      "7 b write:count=7", "8 b unlocked:L", "9 b finished",
+      "1 a locked:L", "1 b waitsFor:L",
+      "2 a read:count=5", "3 a compute:1=6", "4 a write:count=6",
+      "5 a unlocked:L", "5 b locked:L",
+      "5 a finished", "5 c started",
+      "6 b read:count=6", "6 c finished",  // b's step was scheduled at 5 before c started
+      "7 b compute:1=7", "8 b write:count=7", "9 b unlocked:L", "9 b finished",
     ])
     #expect(w.value(of: "count") == 7)
     #expect(w.reasonText(w.firstIndex("waitsFor:L", "b")!) == "b waits for lock L, keeping its slot: a holds it")
@@ -69,11 +72,10 @@ import Testing
     try w.addOperation(Self.stepped("c", [.lock("L"), .unlock("L")]), to: q)
     #expect(w.runUntilIdle() == .idle)
     #expect(w.lines(from: mark, only: ["locked:L", "waitsFor:L", "unlocked:L", "finished"]) == [
-      "0 a locked:L", "0 b waitsFor:L", "0 c waitsFor:L",
-      "1 a unlocked:L", "1 b locked:L",
-      "2 b unlocked:L", "2 c locked:L",
-      "3 b finished", "3 c unlocked:L",
-      "4 a finished", "4 c finished",
+      "1 a locked:L", "1 b waitsFor:L", "1 c waitsFor:L",
+      "2 a unlocked:L", "2 b locked:L",
+      "3 b unlocked:L", "3 c locked:L", "3 b finished",
+      "4 a finished", "4 c unlocked:L", "4 c finished",
     ])
   }
 
@@ -84,7 +86,7 @@ import Testing
     try w.createLock(name: "L")
     let a = try w.addOperation(Self.stepped("a", [.lock("L"), .lock("L")]), to: q)
     guard case .stalled = w.runUntilIdle() else { Issue.record("expected a stall"); return }
-    #expect(w.lines(only: ["locked:L", "waitsFor:L"]) == ["0 a locked:L", "1 a waitsFor:L"])
+    #expect(w.lines(only: ["locked:L", "waitsFor:L"]) == ["1 a locked:L", "2 a waitsFor:L"])
     #expect(w.reasonText(w.firstIndex("waitsFor:L", "a")!)
       == "a waits for lock L, keeping its slot: it holds that lock itself, and an NSLock is not reentrant: it waits forever")
     #expect(w.lockWaitedFor(by: a) == 0)
@@ -99,7 +101,7 @@ import Testing
     try w.addOperation(Self.stepped("bg", [.touchUI]), to: q)
     try w.addOperation(Self.stepped("fg", [.touchUI]), to: .main)
     w.runUntilIdle()
-    #expect(w.lines(from: mark, only: ["ui"]) == ["0 bg ui", "0 fg ui"])
+    #expect(w.lines(from: mark, only: ["ui"]) == ["1 bg ui", "1 fg ui"])
     #expect(w.reasonText(w.firstIndex("ui", "bg")!) == "bg touched the user interface OFF the main thread: step 1 of 1 (touch ui)")
     #expect(w.reasonText(w.firstIndex("ui", "fg")!) == "fg touched the user interface on the main thread: step 1 of 1 (touch ui)")
   }
@@ -141,8 +143,8 @@ import Testing
     _ = try sim.perform(.createOperation(Self.stepped("a", Self.increment), dependencies: [], queue: QueueID(1)))
     _ = try sim.perform(.runUntilIdle)
     #expect(sim.world.value(of: "count") == 1)
-    _ = try sim.rewind(to: 1)
-    #expect(sim.world.value(of: "count") == 0)  // written at t=2
-    #expect(sim.world.now == 1)
+    _ = try sim.rewind(to: 2)
+    #expect(sim.world.value(of: "count") == 0)  // written at t=3
+    #expect(sim.world.now == 2)
   }
 }

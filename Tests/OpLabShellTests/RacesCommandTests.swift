@@ -30,10 +30,10 @@ import TestSupport
     #expect(errors.isEmpty)
     #expect(out.contains("  idle at t=3: every operation has finished\n  race detector: 1 data race, 1 lost update, 1 user-interface call off the main thread (see `races`)\n"))
     #expect(out.hasSuffix("""
-      data race on count: b read it at t=0 and a wrote it at t=2, and nothing orders the two.
+      data race on count: b read it at t=1 and a wrote it at t=3, and nothing orders the two.
         To order them: make one depend on the other (depend a on b), make queue serial (max queue 1), or hold one lock around the read-modify-write in each (lock L, …, unlock L).
       lost update: count ended at 1, but run one at a time, in the order they started, the operations leave it at 2.
-      user interface touched off the main thread: draw at t=0, on queue. UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).
+      user interface touched off the main thread: draw at t=1, on queue. UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).
 
       """))
   }
@@ -53,15 +53,16 @@ import TestSupport
   @Test("The timeline shows lock waits, accesses and race marks, in Unicode and ASCII")
   func timeline() {
     let (out, _) = run(Self.racy + ["lock L", "op c does lock L, unlock L", "op d does lock L, unlock L", "run", "timeline"])
-    // The race is b's read at 0 against a's write at 2 (one report per pair).
-    #expect(out.contains("  a      r█↯✓  race at t=2\n"))
-    #expect(out.contains("  b      ↯█w✓  race at t=0\n"))
-    // c: lock at 0, unlock at 1, done at 2; d waits at 0, takes the lock at 1, unlocks at 2.
+    // The race is b's read at 1 against a's write at 3 (one report per pair); each access is
+    // drawn in the tick its step took, the tick before the trace records it.
+    #expect(out.contains("  a      r█↯✓  race at t=3\n"))
+    #expect(out.contains("  b      ↯█w✓  race at t=1\n"))
+    // c locks at 1 and unlocks at 2; d's lock step ends at 1 in a wait, takes the lock at 2, unlocks at 3.
     #expect(out.contains("  c      ██✓\n"))
-    #expect(out.contains("  d      ≈██✓\n"))
+    #expect(out.contains("  d      █≈█✓\n"))
     let (ascii, _) = run(Self.racy + ["lock L", "op c does lock L, unlock L", "op d does lock L, unlock L", "run", "timeline"], ascii: true)
-    #expect(ascii.contains("  a      R#*v  race at t=2\n"))
-    #expect(ascii.contains("  d      ~##v\n"))
+    #expect(ascii.contains("  a      R#*v  race at t=3\n"))
+    #expect(ascii.contains("  d      #~#v\n"))
     #expect(ascii.contains("R read  W write  U touched ui"))
   }
 

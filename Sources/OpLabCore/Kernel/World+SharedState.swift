@@ -1,16 +1,19 @@
 /// Shared variables, `NSLock`s and operations written as steps (see ``Step``).
 ///
-/// How steps map onto ticks: a step-by-step operation that starts at tick t runs step 1 at
-/// t, step 2 at t+1, and so on, one step a tick; after its last step its remaining ticks
-/// (`takes` minus the number of steps) are plain work, so unhindered it finishes at
-/// t + `takes`, like any operation. Steps of two operations due at the same tick run in the
-/// order their wake-ups were scheduled (the one that started first goes first): the real
-/// order is up to the threads, which is what `explore` is for.
+/// How steps map onto ticks: a step takes one tick, and its access happens as that tick
+/// ends. An operation that starts at tick t does step 1 during [t, t+1) — the trace records
+/// its read, write or lock at t+1 — step 2 at t+2, and so on; after its last step its
+/// remaining ticks (`takes` minus the number of steps) are plain work, so unhindered it
+/// finishes at t + `takes`, like any operation. No step happens at the tick its operation
+/// starts, so operations added by separate commands at one tick all start before any of
+/// their steps. Steps of two operations due at the same tick run in the order their
+/// wake-ups were scheduled (the one that started first goes first): the real order is up
+/// to the threads, which is what `explore` is for.
 ///
 /// A `lock L` step on a free lock takes it. On a held lock the operation waits (it keeps its
 /// queue slot, and the clock goes on without it); when the holder's `unlock L` step runs,
-/// the operation that has waited longest takes the lock at that tick and runs its next step
-/// a tick later. A second `lock L` by the holder waits forever (NSLock is not reentrant).
+/// the operation that has waited longest takes the lock at that tick, and its next step
+/// ends a tick later. A second `lock L` by the holder waits forever (NSLock is not reentrant).
 /// Step-by-step work runs a step a tick whatever `machine cores` says.
 extension World {
   /// Creates a shared integer variable (`var NAME = N`).
@@ -95,7 +98,7 @@ extension World {
   mutating func beginSteps(_ op: OpID) {
     if shared == nil { shared = SharedState() }  // `touch ui` alone needs no variable
     shared?.runs[op] = StepRun()
-    schedule(.step(op, generation: operations[op.slot].generation), at: now)
+    schedule(.step(op, generation: operations[op.slot].generation), at: later(1))
   }
 
   /// Runs the operation's next step, and schedules the one after (or the end of its work).
@@ -169,7 +172,7 @@ extension World {
       schedule(.step(op, generation: generation), at: later(1))
     } else {
       let rest = Swift.max(0, operations[op.slot].spec.duration - Tick(count))
-      schedule(.workDone(op, generation: generation), at: later(1 + rest))
+      schedule(.workDone(op, generation: generation), at: later(rest))
     }
   }
 }
