@@ -101,8 +101,85 @@ extension World {
     schedule(.step(op, generation: operations[op.slot].generation), at: later(1))
   }
 
-  /// Runs the operation's next step, and schedules the one after (or the end of its work).
+  /// Sets the choices for the open points from now on (`order C1,C2,…`); an empty list
+  /// goes back to the order without choices.
+  public mutating func setStepOrder(_ script: [Int]) {
+    var state = shared ?? SharedState()
+    state.order = script.isEmpty ? nil : StepOrder(script)
+    shared = state
+  }
+
+  /// The operation's step due now: at an open point (see ``StepOrder``) the choice says
+  /// whether every due step runs in its turn, or one operation steps and the others wait a tick.
   mutating func runStep(_ op: OpID) {
+    if shared?.runs[op]?.skipNext == true {
+      shared?.runs[op]?.skipNext = false
+      return
+    }
+    guard shared?.order != nil, let (candidates, chosen) = chooseStep(op), chosen > 0 else {
+      performStep(op)
+      return
+    }
+    let runner = candidates[chosen - 1]
+    for other in candidates where other != runner {
+      // Put off a tick: its wake-up due now (if not this one) is skipped.
+      if other != op { shared?.runs[other]?.skipNext = true }
+      schedule(.step(other, generation: operations[other.slot].generation), at: later(1))
+    }
+    if runner != op { shared?.runs[runner]?.skipNext = true }
+    performStep(runner)
+  }
+
+  /// At an open point, the operations with a step due now (in creation order) and the
+  /// choice; `nil` where nothing is to choose.
+  private mutating func chooseStep(_ op: OpID) -> (candidates: [OpID], chosen: Int)? {
+    guard var order = shared?.order, order.decidedTick != now else { return nil }
+    var due: [OpID] = []
+    for w in agenda.unordered where w.tick == now && isLive(w) {
+      if case .step(let other, _) = w.action, other != op, shared?.runs[other]?.skipNext != true { due.append(other) }
+    }
+    guard !due.isEmpty else { return nil }
+    // In creation order, so that choice k names the same operation however the wake-ups lie.
+    let candidates = ([op] + due).sorted()
+    let next = candidates.map(nextStep(of:))
+    let rest = candidates.map(remainingSteps(of:))
+    let open = candidates.indices.contains { i in
+      candidates.indices.contains { j in j != i && rest[j].contains { Self.conflict(next[i], $0) } }
+    }
+    guard open else { return nil }
+    let options = candidates.count + 1
+    let wanted = order.taken.count < order.script.count ? order.script[order.taken.count] : 0
+    let chosen = Swift.min(Swift.max(0, wanted), options - 1)
+    order.taken.append((options, chosen))
+    order.decidedTick = now
+    shared?.order = order
+    return (candidates, chosen)
+  }
+
+  private func remainingSteps(of op: OpID) -> ArraySlice<Step> {
+    guard case .steps(let steps) = operations[op.slot].spec.kind, let run = shared?.runs[op], Int(run.next) < steps.count else { return [] }
+    return steps[Int(run.next)...]
+  }
+
+  private func nextStep(of op: OpID) -> Step? {
+    guard case .steps(let steps) = operations[op.slot].spec.kind, let run = shared?.runs[op], Int(run.next) < steps.count else { return nil }
+    return steps[Int(run.next)]
+  }
+
+  /// Whether two steps' order can matter: the same variable with a write, or the same lock.
+  static func conflict(_ a: Step?, _ b: Step?) -> Bool {
+    guard let a, let b else { return false }
+    if let v = a.variable, v == b.variable {
+      if case .write = a { return true }
+      if case .write = b { return true }
+      return false
+    }
+    if let l = a.lockName, l == b.lockName { return true }
+    return false
+  }
+
+  /// Runs the operation's next step, and schedules the one after (or the end of its work).
+  private mutating func performStep(_ op: OpID) {
     guard case .steps(let steps) = operations[op.slot].spec.kind, var state = shared, var run = state.runs[op],
       run.waitingFor < 0, Int(run.next) < steps.count
     else { return }

@@ -18,6 +18,9 @@ public struct SharedState: Hashable, Sendable {
   public internal(set) var waiters: [[OpID]] = []
   /// Each started step-by-step operation's progress.
   var runs: [OpID: StepRun] = [:]
+  /// When set, the order of conflicting steps due at one tick is chosen by it (see
+  /// ``StepOrder``), not left to the order they were scheduled in.
+  public internal(set) var order: StepOrder?
 
   /// The index of the variable with this name.
   public func variable(named name: String) -> Int? { variableNames.firstIndex(of: name) }
@@ -35,4 +38,35 @@ struct StepRun: Hashable, Sendable {
   var register = 0
   /// The lock it is waiting for, or -1.
   var waitingFor: Int32 = -1
+  /// Its wake-up due now is to be skipped: its step ran ahead of it, or was put off a tick.
+  var skipNext = false
+}
+
+/// The choices at a world's open points: the ticks at which two or more operations have a
+/// step due and the order can matter — one's next step conflicts with a step the other has
+/// left (the same variable with a write, or the same lock).
+///
+/// At such a tick the options are: 0, every due step in the order they were scheduled (what
+/// happens without choices); k ≥ 1, only the k-th of them (in creation order) steps now and the
+/// others' steps are put off a tick, as if their threads were slower. Each tick at least one
+/// step runs, so choosing again at each tick reaches every interleaving of the operations'
+/// steps. Ticks where nothing conflicts offer no choice: those steps commute.
+public struct StepOrder: Hashable, Sendable {
+  /// The choices to make, in order; past its end, 0.
+  public var script: [Int]
+  /// Every choice point met so far: how many options it had and which was taken.
+  public internal(set) var taken: [(options: Int, chosen: Int)] = []
+  /// The last tick a choice was made at: one choice a tick.
+  var decidedTick: Tick = -1
+
+  /// An order that makes these choices.
+  public init(_ script: [Int] = []) { self.script = script }
+
+  public static func == (a: StepOrder, b: StepOrder) -> Bool {
+    a.script == b.script && a.taken.map(\.options) == b.taken.map(\.options) && a.taken.map(\.chosen) == b.taken.map(\.chosen)
+  }
+  public func hash(into h: inout Hasher) {
+    h.combine(script)
+    for t in taken { h.combine(t.options); h.combine(t.chosen) }
+  }
 }

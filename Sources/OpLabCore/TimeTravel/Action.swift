@@ -57,6 +57,8 @@ public enum Action: Hashable, Sendable {
   case createVariable(name: String, initial: Int)
   /// ``World/createLock(name:)``: `lock NAME`, an NSLock.
   case createLock(name: String)
+  /// ``World/setStepOrder(_:)``: `order C1,C2,…`, the choices at the open points from now on.
+  case setStepOrder([Int])
 
   /// Whether this is a wait (from anywhere). A wait records its start, so one cut short by
   /// an interrupt or by time travel is replaced in the journal from the state before it
@@ -168,6 +170,7 @@ extension World {
     case .frames(let every, let from, let until): try setFrames(every: every, from: from, until: until)
     case .createVariable(let name, let initial): try createVariable(name: name, initial: initial)
     case .createLock(let name): try createLock(name: name)
+    case .setStepOrder(let script): setStepOrder(script)
     }
     return (.done, true)
   }
