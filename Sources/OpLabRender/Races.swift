@@ -53,3 +53,44 @@ public enum Races {
     return [first, "  To order them: " + fixes.joined(separator: ", ") + "."]
   }
 }
+
+extension Races {
+  /// `explore`'s report: how many orders ran, how many went wrong and how, the final
+  /// states, and the shortest bad order with a script that replays it.
+  public static func explorationText(_ e: Exploration, in world: World, script: [String]) -> String {
+    guard let shared = world.shared, !shared.variableNames.isEmpty || !shared.lockNames.isEmpty || e.offMainThread > 0 else {
+      return "  nothing to explore: no operation works on shared state (`var`, `lock`, `op … does …`)\n"
+    }
+    func orders(_ n: Int) -> String { "\(n) \(n == 1 ? "order" : "orders")" }
+    var out = "  explored \(orders(e.runs))"
+      + (e.complete ? (e.runs == 1 ? " (the only one: no steps conflict)" : " (all of them)") : " (the cap: more remain; `explore N` runs more)") + "\n"
+    var bad: [String] = []
+    if e.races > 0 { bad.append("\(e.races) with a data race") }
+    if e.lostUpdates > 0 { bad.append("\(e.lostUpdates) with a lost update") }
+    if e.deadlocks > 0 { bad.append("\(e.deadlocks) in a deadlock") }
+    if e.offMainThread > 0 { bad.append("\(e.offMainThread) touching the user interface off the main thread") }
+    out += "  " + (bad.isEmpty ? "none goes wrong: no data race, no lost update, no deadlock" : bad.joined(separator: ", ")) + "\n"
+    if !shared.variableNames.isEmpty {
+      let finals = e.finals.map { f in
+        zip(shared.variableNames, f.values).map { "\($0) = \($1)" }.joined(separator: ", ") + " in \(orders(f.count))"
+      }
+      out += "  final values: " + finals.joined(separator: "; ") + "\n"
+    }
+    guard let worst = e.shortestBad else { return out }
+    var what: [String] = []
+    if worst.deadlock { what.append("a deadlock") }
+    if worst.lostUpdate { what.append("a lost update") }
+    if worst.race { what.append("a data race") }
+    if worst.offMainThread { what.append("the user interface off the main thread") }
+    let choices = worst.choices.map(String.init).joined(separator: ",")
+    if worst.choices.isEmpty {
+      out += "  shortest order that goes wrong (\(what.joined(separator: ", "))): the normal one, which `run` takes\n"
+      return out
+    }
+    out += "  shortest order that goes wrong (\(what.joined(separator: ", "))): order \(choices)\n"
+    out += "  a script that replays it:\n"
+    let replay = ["order \(choices)"] + script.filter({ !$0.hasPrefix("order ") }) + ["run"]
+    for line in replay { out += "    \(line)\n" }
+    return out
+  }
+}

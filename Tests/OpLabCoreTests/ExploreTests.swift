@@ -16,7 +16,7 @@ import Testing
 
   @Test("Two increments: every interleaving is run; some lose an update, some do not, all race")
   func twoIncrements() {
-    let e = World.explore(Self.setup([("a", SharedStateTests.increment), ("b", SharedStateTests.increment)]), platform: .apple)
+    let e = World.explore(Self.setup([("a", SharedStateTests.increment), ("b", SharedStateTests.increment)]), from: World())
     #expect(e.complete)
     #expect(e.first?.choices == [])
     #expect(e.first?.lostUpdate == true)
@@ -47,7 +47,7 @@ import Testing
       Self.setup([("a", inc), ("b", inc)], max: 1),
       Self.setup([("a", locked), ("b", locked)], locks: ["L"]),
     ] {
-      let e = World.explore(actions, platform: .apple)
+      let e = World.explore(actions, from: World())
       #expect(e.complete)
       #expect(e.races == 0 && e.lostUpdates == 0 && e.deadlocks == 0)
       #expect(e.finals.map(\.values) == [[2]])
@@ -59,7 +59,7 @@ import Testing
   func lockOrder() {
     let a: [Step] = [.lock("L1"), .lock("L2"), .unlock("L2"), .unlock("L1")]
     let b: [Step] = [.lock("L2"), .lock("L1"), .unlock("L1"), .unlock("L2")]
-    let e = World.explore(Self.setup([("a", a), ("b", b)], locks: ["L1", "L2"]), platform: .apple)
+    let e = World.explore(Self.setup([("a", a), ("b", b)], locks: ["L1", "L2"]), from: World())
     #expect(e.complete)
     #expect(e.deadlocks > 0 && e.deadlocks < e.runs)
     #expect(e.shortestBad?.deadlock == true)
@@ -69,7 +69,7 @@ import Testing
   @Test("The cap stops the exploration and says so")
   func capped() {
     let inc = SharedStateTests.increment
-    let e = World.explore(Self.setup([("a", inc), ("b", inc), ("c", inc)]), platform: .apple, limit: 5)
+    let e = World.explore(Self.setup([("a", inc), ("b", inc), ("c", inc)]), from: World(), limit: 5)
     #expect(e.runs == 5)
     #expect(!e.complete)
   }

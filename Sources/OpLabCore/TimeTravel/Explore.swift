@@ -26,7 +26,9 @@ public struct Exploration: Hashable, Sendable {
   public var races = 0, lostUpdates = 0, deadlocks = 0, offMainThread = 0
   /// Each distinct final state (the variables' values), with how many orders ended in it, in the order first met.
   public var finals: [(values: [Int], count: Int)] = []
-  /// The bad outcome with the fewest choices, if any order went wrong.
+  /// The bad outcome with the fewest choices, if any order went wrong: among those that
+  /// deadlock or lose an update, if any does (a data race alone, found by happens-before,
+  /// is usually in every order).
   public var shortestBad: Outcome?
   /// The order without choices.
   public var first: Outcome?
@@ -46,16 +48,17 @@ public struct Exploration: Hashable, Sendable {
 extension World {
   /// Runs the actions again in every distinct order of their open points (see
   /// ``StepOrder``), depth first, up to `limit` orders; each run ends with a run until idle.
+  /// - Parameter base: the world the actions start from (a ``Simulation/origin``).
   ///
   /// Only steps that conflict are permuted (a partial-order reduction: steps that touch
   /// different variables, or only read, commute), so the orders counted are the ones that
-  /// can differ. Each run starts from a fresh world on `platform`.
+  /// can differ. Each run starts from `base`.
   /// - Complexity: O(limit · the cost of one run).
-  public static func explore(_ actions: [Action], platform: Platform, limit: Int = 1000) -> Exploration {
+  public static func explore(_ actions: [Action], from base: World, limit: Int = 1000) -> Exploration {
     var result = Exploration()
     var script: [Int] = []
     while result.runs < Swift.max(1, limit) {
-      var world = World(platform: platform)
+      var world = base
       world.setStepOrder([])
       world.shared?.order = StepOrder(script)
       var verdict: RunVerdict?
@@ -84,8 +87,12 @@ extension World {
       } else {
         result.finals.append((outcome.finalValues, 1))
       }
-      if outcome.isBad, result.shortestBad.map({ outcome.choices.count < $0.choices.count }) ?? true {
-        result.shortestBad = outcome
+      if outcome.isBad {
+        func failed(_ o: Exploration.Outcome) -> Bool { o.deadlock || o.lostUpdate }
+        let better = result.shortestBad.map { best in
+          failed(outcome) != failed(best) ? failed(outcome) : outcome.choices.count < best.choices.count
+        } ?? true
+        if better { result.shortestBad = outcome }
       }
       // The next order: the last choice point with an option left takes its next one.
       guard let i = taken.indices.last(where: { taken[$0].chosen + 1 < taken[$0].options }) else {

@@ -176,6 +176,8 @@ enum SwiftCode {
         lines.append("nonisolated(unsafe) var \(SwiftCode.variable(name)) = \(initial)  // shared by every operation")
       case .lock(let name):
         lines.append("let \(SwiftCode.variable(name)) = NSLock()")
+      case .order:
+        lines.append("// no code: the threads' speeds decide this order in a real program")
       case .frames:
         lines.append("// no code: the display asks the main thread for frames")
       case .platform(let p):

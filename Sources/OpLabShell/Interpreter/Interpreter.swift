@@ -215,7 +215,7 @@ public final class Interpreter {
   private func changesWorld(_ command: Command) -> Bool {
     switch command {
     case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
-      .barrier, .wait, .step, .run, .tap, .frames:
+      .barrier, .wait, .step, .run, .tap, .frames, .variable, .lock, .order:
       true
     case .machine(let cores):
       cores != nil
@@ -510,6 +510,14 @@ public final class Interpreter {
       return Reply(output: Status.render(world))
     case .races:
       return Reply(output: Races.render(world))
+    case .explore(let limit):
+      let e = World.explore(Array(sim.journal), from: sim.origin, limit: limit ?? 1000)
+      return Reply(output: Races.explorationText(e, in: world, script: script.map(\.text)))
+    case .order(let choices):
+      let (out, _) = try perform([.setStepOrder(choices.allSatisfy { $0 == 0 } ? [] : choices)])
+      let text = choices.allSatisfy { $0 == 0 } ? "  the open points take the normal order again\n"
+        : "  the next \(choices.count) open \(choices.count == 1 ? "point takes" : "points take") the choices \(choices.map(String.init).joined(separator: ","))\n"
+      return Reply(output: text + out)
     case .graph:
       return Reply(output: Graph.render(world))
     case .swift(let name):

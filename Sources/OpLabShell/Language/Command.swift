@@ -94,6 +94,10 @@ public enum Command: Hashable, Sendable {
   case lock(name: String)
   /// `races`: the race detector's report.
   case races
+  /// `explore [N]`: every order of the open points, up to N (default 1000).
+  case explore(limit: Int?)
+  /// `order C[,C...]`: the choices at the open points from now on.
+  case order([Int])
 }
 
 /// A `maxConcurrentOperationCount` setting.
@@ -152,7 +156,7 @@ extension Command {
   /// lesson lets it run while a question about the world waits for its answer.
   public var onlyLooks: Bool {
     switch self {
-    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .set, .help, .export, .races: true
+    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .set, .help, .export, .races, .explore: true
     case .machine(cores: nil), .platform(nil): true
     default: false
     }

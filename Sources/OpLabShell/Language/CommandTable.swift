@@ -510,6 +510,37 @@ public enum CommandTable {
         says so. Only this run's order is checked: `explore` tries the others.
         """,
       examples: ["races"]),
+    CommandSpec(
+      name: "explore", aliases: [],
+      arguments: [.optional(.value(.positive, key: "limit"))],
+      options: [],
+      summary: "run this world in every order its threads could take (at most N, default 1000) and count what goes wrong",
+      details: """
+        Replays the commands that made this world, then runs until idle, once for each order
+        of the open points: a tick at which two operations have a step due and one's step
+        conflicts with a step the other has left (the same variable, one of them writing, or
+        the same lock). At each, every due step runs in turn (what `run` does), or one
+        operation steps alone and the others wait a tick, as if their threads were slower:
+        choosing again at each tick reaches every interleaving of their steps. Steps that
+        conflict with nothing commute, so they are not permuted. Counts the orders that end
+        with a data race, a lost update, a deadlock, or the user interface touched off the
+        main thread, and each final state; prints the shortest order that goes wrong as
+        `order` choices and as a script that replays it. The world itself does not change.
+        """,
+      examples: ["explore", "explore 200"]),
+    CommandSpec(
+      name: "order", aliases: [],
+      arguments: [.value(.choices, key: "choices")],
+      options: [],
+      summary: "choose the order at the open points from now on (the choices `explore` prints)",
+      details: """
+        At each open point in turn (see `help explore`), choice 0 runs every due step in turn,
+        the normal order; choice k runs only the k-th operation with a step due (in the order
+        they were defined), and the others' steps wait a tick. Past the last choice, 0.
+        `order 0` goes back to the normal order. Give it before `run` to replay an order
+        `explore` found.
+        """,
+      examples: ["order 1,1,1", "order 2,0,1", "order 0"]),
   ]
 
   /// Finds a command by name or alias.

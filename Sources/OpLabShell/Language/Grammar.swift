@@ -40,6 +40,8 @@ public enum ValueKind: Hashable, Sendable {
   /// Steps on shared state, separated by commas: `read count, compute 1, write count`
   /// (several tokens; see ``Matcher``).
   case steps
+  /// Choices at open points, separated by commas (`order 1,0,2`).
+  case choices
 
   /// How the value is named in usage lines and messages.
   public var placeholder: String {
@@ -59,6 +61,7 @@ public enum ValueKind: Hashable, Sendable {
     case .opOrQueue: "OP|QUEUE"
     case .integer: "N"
     case .steps: "STEP[,STEP...]"
+    case .choices: "C[,C...]"
     }
   }
 
@@ -82,6 +85,7 @@ public enum ValueKind: Hashable, Sendable {
     case .opOrQueue: "an operation or queue name"
     case .integer: "a whole number"
     case .steps: "steps separated by commas (read VAR, compute N, write VAR, lock L, unlock L, touch ui)"
+    case .choices: "choices separated by commas (0 or more each)"
     }
   }
 }

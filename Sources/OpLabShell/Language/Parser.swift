@@ -179,7 +179,7 @@ public enum Parser {
     case .qos: QualityOfService.allCases.map(\.description)
     case .platform: Platform.allCases.map(\.rawValue)
     case .command: CommandTable.all.map(\.name)
-    case .newName, .count, .positive, .duration, .tick, .runTarget, .durations, .file, .integer: []
+    case .newName, .count, .positive, .duration, .tick, .runTarget, .durations, .file, .integer, .choices: []
     case .steps: StepSyntax.verbs
     }
   }
@@ -330,6 +330,8 @@ public enum Parser {
     case "platform": return .platform(text("platform").flatMap { Platform(rawValue: $0.lowercased()) })
     case "help": return .help(command: text("command").flatMap { CommandTable.spec(named: $0)?.name })
     case "races": return .races
+    case "explore": return .explore(limit: int("limit"))
+    case "order": return .order(list("choices").compactMap { Int($0) })
     case "var", "lock":
       if let t = bag.values["name"]?.first, context.isOperation(name) || context.isQueue(name) || context.isShared(name) {
         throw ParseError(
@@ -604,7 +606,7 @@ struct Matcher {
   /// In a comma-separated list that ``check(_:_:)`` refused, the characters of the first
   /// item it refused (so the error points at `bx` in `a,bx`); `nil` for other values.
   private func refusedItem(_ kind: ValueKind, _ t: Token) -> Range<Int>? {
-    guard kind == .opList || kind == .durations else { return nil }
+    guard kind == .opList || kind == .durations || kind == .choices else { return nil }
     var offset = 0
     for item in t.text.split(separator: ",", omittingEmptySubsequences: false) {
       let text = String(item)
@@ -663,7 +665,7 @@ struct Matcher {
       return Self.checkNumber(s, minimum: 0, maximum: World.maxTick)
     case .runTarget:
       return Self.checkNumber(s, minimum: 0, maximum: Tick.max)
-    case .durations:
+    case .durations, .choices:
       for part in s.split(separator: ",", omittingEmptySubsequences: false) {
         if let problem = Self.checkNumber(String(part), minimum: 0, maximum: OperationSpec.maxDuration) { return problem }
       }
