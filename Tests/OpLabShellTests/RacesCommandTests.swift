@@ -121,4 +121,22 @@ import TestSupport
     #expect(errors.first?.message == "'x' is not a whole number")
     #expect(errors.first?.column == 9)
   }
+
+  @Test("Lesson conditions: value VAR N and race-free read the variables and the race detector")
+  func conditions() throws {
+    let racy = Interpreter()
+    for line in Self.racy + ["run"] { _ = racy.execute(line) }
+    let safe = Interpreter()
+    for line in ["var count = 0", "queue one max 1", "op a on one does read count, compute 1, write count",
+                 "op b on one does read count, compute 1, write count", "run"] { _ = safe.execute(line) }
+    #expect(try Condition.parse("value count 1").holds(in: racy.world))
+    #expect(try !Condition.parse("value count 2").holds(in: racy.world))
+    #expect(try !Condition.parse("race-free").holds(in: racy.world))
+    #expect(try Condition.parse("value count 2").holds(in: safe.world))
+    #expect(try Condition.parse("race-free").holds(in: safe.world))
+    #expect(try !Condition.parse("race-free").holds(in: Interpreter().world))  // no shared state: nothing was made safe
+    #expect(try Condition.parse("race-free").observed(in: racy.world)
+      == "the race detector found 1 data race and 1 lost update (`races` shows them)")
+    #expect(throws: ParseError.self) { try Condition.parse("value count x") }
+  }
 }
