@@ -139,4 +139,26 @@ import TestSupport
       == "the race detector found 1 data race and 1 lost update (`races` shows them)")
     #expect(throws: ParseError.self) { try Condition.parse("value count x") }
   }
+
+  @Test("Lesson conditions: lock-order-safe reads the lock-order graph, ui-on-main the ui calls")
+  func lockAndUIConditions() throws {
+    func world(_ lines: [String]) -> World {
+      let i = Interpreter()
+      for line in lines { _ = i.execute(line) }
+      return i.world
+    }
+    let opposite = world(["lock A", "lock B", "op x does lock A, lock B, unlock B, unlock A", "op y hold does lock B, lock A, unlock A, unlock B"])
+    let same = world(["lock A", "lock B", "op x does lock A, lock B, unlock B, unlock A", "op y hold does lock A, lock B, unlock B, unlock A"])
+    let single = world(["lock A", "op x does lock A, unlock A"])
+    // y is never run: the graph reads the steps, so it speaks for every interleaving.
+    #expect(try !Condition.parse("lock-order-safe").holds(in: opposite))
+    #expect(try Condition.parse("lock-order-safe").observed(in: opposite) == "locks are taken in opposite orders: A → B → A (each taken while holding the one before)")
+    #expect(try Condition.parse("lock-order-safe").holds(in: same))
+    #expect(try !Condition.parse("lock-order-safe").holds(in: single))  // nothing nested: nothing was made safe
+    let offMain = world(["op a touches ui", "run"])
+    let onMain = world(["op a takes 2", "op b on main touches ui after a", "run"])
+    #expect(try !Condition.parse("ui-on-main").holds(in: offMain))
+    #expect(try Condition.parse("ui-on-main").holds(in: onMain))
+    #expect(try !Condition.parse("ui-on-main").holds(in: world(["op a takes 1", "run"])))
+  }
 }

@@ -181,3 +181,48 @@ extension World {
     }
   }
 }
+
+extension World {
+  /// Pairs of locks some operation takes one inside the other, as (held, then taken), in
+  /// the order first met: the lock-order graph. A cycle in it (L1 inside L2 somewhere, L2
+  /// inside L1 elsewhere) can deadlock in some interleaving, whatever this run did; none
+  /// means every operation takes its locks in one global order.
+  public func lockOrderEdges() -> [(held: String, taken: String, by: OpID)] {
+    var edges: [(held: String, taken: String, by: OpID)] = []
+    for (i, r) in operations.enumerated() {
+      guard case .steps(let steps) = r.spec.kind else { continue }
+      var held: [String] = []
+      for step in steps {
+        switch step {
+        case .lock(let l):
+          for h in held where !edges.contains(where: { $0.held == h && $0.taken == l }) { edges.append((h, l, OpID(i))) }
+          held.append(l)
+        case .unlock(let l):
+          if let k = held.lastIndex(of: l) { held.remove(at: k) }
+        default: break
+        }
+      }
+    }
+    return edges
+  }
+
+  /// A cycle in the lock-order graph (see ``lockOrderEdges()``), as its locks in order, or `nil`.
+  public func lockOrderCycle() -> [String]? {
+    let edges = lockOrderEdges()
+    var next: [String: [String]] = [:]
+    for e in edges { next[e.held, default: []].append(e.taken) }
+    for start in edges.map(\.held) {
+      // Depth first from `start`, looking for a way back to it.
+      var stack: [[String]] = [[start]]
+      var seen: Set<String> = []
+      while let path = stack.popLast() {
+        guard let last = path.last else { continue }
+        for n in next[last] ?? [] {
+          if n == start { return path }
+          if seen.insert(n).inserted { stack.append(path + [n]) }
+        }
+      }
+    }
+    return nil
+  }
+}
