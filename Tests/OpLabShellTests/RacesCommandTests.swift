@@ -1,3 +1,4 @@
+import Foundation
 import OpLabCore
 import Testing
 import TestSupport
@@ -160,5 +161,23 @@ import TestSupport
     #expect(try !Condition.parse("ui-on-main").holds(in: offMain))
     #expect(try Condition.parse("ui-on-main").holds(in: onMain))
     #expect(try !Condition.parse("ui-on-main").holds(in: world(["op a takes 1", "run"])))
+  }
+
+  @Test("export swift writes every kind of step as Swift that type-checks in Swift 6 mode, warning-free")
+  func exportCompiles() throws {
+    let dir = try Swiftc.scratchFolder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let i = Interpreter()
+    for line in [
+      "var c = 0", "lock L", "op a does read c", "op b does write c", "op d does compute 2", "op e does lock L, unlock L",
+      "op f does read c, compute -1, write c takes 4", "op g touches ui", "op h on main touches ui", "run",
+    ] { #expect(i.execute(line).error == nil, "\(line)") }
+    let reply = i.execute("export swift \(dir.path)/main.swift")
+    #expect(reply.error == nil, "\(reply.error?.message ?? "")")
+    let result = try Swiftc.run(["-typecheck", "main.swift"], in: dir)
+    #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
+    let code = try String(contentsOf: dir.appendingPathComponent("main.swift"), encoding: .utf8)
+    #expect(code.contains("  register -= 1  // compute\n  c = register  // write\n  work(ticks: 1)\n"))
+    #expect(code.contains("  L.lock()\n  L.unlock()\n"))
   }
 }

@@ -43,6 +43,7 @@ enum SwiftCode {
       out += "// WorkError.failed the error of work that fails.\n"
       out += "import Foundation\n\n"
       if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
+      if code.needsUserInterface { out += userInterfaceStandIn.joined(separator: "\n") + "\n\n" }
     }
     out += pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
     return out
@@ -58,6 +59,8 @@ enum SwiftCode {
     var busy: [String] = []
     var now: Tick = 0
     var needsAsyncBase = false
+    /// Whether a step touches the user interface: the stand-in for that call is declared.
+    var needsUserInterface = false
     /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
     /// the main thread stays free for main-queue work, as in the lab.
     var forExport = false
@@ -227,7 +230,13 @@ enum SwiftCode {
         ]
       case .steps(let steps):
         lines.append("let \(v) = BlockOperation {")
-        lines.append("  var register = 0  // a local variable of this thread")
+        // The register, declared so the compiler warns about nothing: `let` when nothing
+        // changes it, and read at the end when nothing writes it back.
+        let changes = steps.contains { if case .read = $0 { true } else if case .compute = $0 { true } else { false } }
+        let stores = steps.contains { if case .write = $0 { true } else { false } }
+        if changes || stores {
+          lines.append("  \(changes ? "var" : "let") register = 0  // a local variable of this thread")
+        }
         for step in steps {
           switch step {
           case .read(let name): lines.append("  register = \(SwiftCode.variable(name))  // read")
@@ -235,9 +244,12 @@ enum SwiftCode {
           case .write(let name): lines.append("  \(SwiftCode.variable(name)) = register  // write")
           case .lock(let name): lines.append("  \(SwiftCode.variable(name)).lock()")
           case .unlock(let name): lines.append("  \(SwiftCode.variable(name)).unlock()")
-          case .touchUI: lines.append("  tableView.reloadData()  // UIKit: main thread only")
+          case .touchUI:
+            needsUserInterface = true
+            lines.append("  updateUserInterface()  // e.g. tableView.reloadData(): main thread only")
           }
         }
+        if changes, !stores { lines.append("  _ = register  // computed, never written back") }
         let rest = spec.duration - Tick(steps.count)
         if rest > 0 { lines.append("  work(ticks: \(rest))") }
         lines.append("}")
@@ -288,6 +300,14 @@ enum SwiftCode {
   }
 
   /// The asynchronous operation's state machine, with the KVO the queue watches; shown once.
+  /// The stand-in for a call into UIKit or AppKit (`touch ui`): it says when it is made off the main thread.
+  static let userInterfaceStandIn = [
+    "/// A call into UIKit or AppKit (tableView.reloadData()): allowed only on the main thread.",
+    "func updateUserInterface() {",
+    "  if !Thread.isMainThread { print(\"warning: the user interface was touched off the main thread\") }",
+    "}",
+  ]
+
   static let asyncBase = [
     "/// An asynchronous operation: start() begins the work and returns; finish() ends it.",
     "class AsyncOperation: Operation, @unchecked Sendable {",
@@ -461,6 +481,7 @@ extension SwiftCode {
       """
     out += "// MARK: - The world\n\n"
     if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
+    if code.needsUserInterface { out += userInterfaceStandIn.joined(separator: "\n") + "\n\n" }
     out += code.pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n\n"
     out += """
       // MARK: - The end: the work is waited for (the main thread kept running meanwhile)
