@@ -62,8 +62,9 @@ extension Races {
       return "  nothing to explore: no operation works on shared state (`var`, `lock`, `op … does …`)\n"
     }
     func orders(_ n: Int) -> String { "\(n) \(n == 1 ? "order" : "orders")" }
-    var out = "  explored \(orders(e.runs))"
-      + (e.complete ? (e.runs == 1 ? " (the only one: no steps conflict)" : " (all of them)") : " (the cap: more remain; `explore N` runs more)") + "\n"
+    let extent = e.interrupted ? " before Ctrl-C stopped it (more remain)"
+      : e.complete ? (e.runs == 1 ? " (the only one: no steps conflict)" : " (all of them)") : " (the cap: more remain; `explore N` runs more)"
+    var out = "  explored \(orders(e.runs))" + extent + "\n"
     var bad: [String] = []
     if e.races > 0 { bad.append("\(e.races) with a data race") }
     if e.lostUpdates > 0 { bad.append("\(e.lostUpdates) with a lost update") }

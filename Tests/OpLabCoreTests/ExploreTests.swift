@@ -66,6 +66,14 @@ import Testing
     #expect(e.shortestBad?.choices == [])  // the default order deadlocks already
   }
 
+  @Test("An interrupt stops the exploration between runs, with what it found")
+  func interrupted() {
+    let inc = SharedStateTests.increment
+    let e = World.explore(Self.setup([("a", inc), ("b", inc)]), from: World(), interrupt: { true })
+    #expect(e.runs == 1 && e.interrupted && !e.complete)
+    #expect(e.first?.lostUpdate == true)
+  }
+
   @Test("The cap stops the exploration and says so")
   func capped() {
     let inc = SharedStateTests.increment

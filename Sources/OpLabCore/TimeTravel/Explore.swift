@@ -20,6 +20,8 @@ public struct Exploration: Hashable, Sendable {
 
   /// Orders run.
   public var runs = 0
+  /// Whether the learner stopped it (Ctrl-C) before it was done.
+  public var interrupted = false
   /// Whether every distinct order was run (the cap was not reached).
   public var complete = false
   /// How many orders ended with a data race, a lost update, a deadlock, ui off the main thread.
@@ -32,6 +34,9 @@ public struct Exploration: Hashable, Sendable {
   public var shortestBad: Outcome?
   /// The order without choices.
   public var first: Outcome?
+
+  /// An exploration that ran nothing.
+  public init() {}
 
   public static func == (a: Exploration, b: Exploration) -> Bool {
     a.runs == b.runs && a.complete == b.complete && a.races == b.races && a.lostUpdates == b.lostUpdates
@@ -49,24 +54,36 @@ extension World {
   /// Runs the actions again in every distinct order of their open points (see
   /// ``StepOrder``), depth first, up to `limit` orders; each run ends with a run until idle.
   /// - Parameter base: the world the actions start from (a ``Simulation/origin``).
+  /// - Parameter interrupt: asked between runs and, during each, between ticks; `true`
+  ///   stops the exploration with what it found so far.
   ///
   /// Only steps that conflict are permuted (a partial-order reduction: steps that touch
   /// different variables, or only read, commute), so the orders counted are the ones that
   /// can differ. Each run starts from `base`.
   /// - Complexity: O(limit · the cost of one run).
-  public static func explore(_ actions: [Action], from base: World, limit: Int = 1000) -> Exploration {
+  public static func explore(
+    _ actions: [Action], from base: World, limit: Int = 1000, interrupt: Interrupt? = nil
+  ) -> Exploration {
     var result = Exploration()
     var script: [Int] = []
     while result.runs < Swift.max(1, limit) {
+      if result.runs > 0, interrupt?() == true {
+        result.interrupted = true
+        return result
+      }
       var world = base
       world.setStepOrder([])
       world.shared?.order = StepOrder(script)
       var verdict: RunVerdict?
       for action in actions {
         if case .setStepOrder = action { continue }  // the exploration makes the choices
-        if let (r, _) = try? world.perform(action), case .verdict(let v) = r { verdict = v }
+        if let (r, _) = try? world.perform(action, interrupt: interrupt), case .verdict(let v) = r { verdict = v }
       }
-      if world.nextEventTick != nil { verdict = world.runUntilIdle() }
+      if world.nextEventTick != nil { verdict = world.runUntilIdle(interrupt: interrupt) }
+      if verdict == .interrupted {
+        result.interrupted = true
+        return result
+      }
       let taken = world.shared?.order?.taken ?? []
       let report = world.raceReport()
       var deadlock = false

@@ -511,7 +511,8 @@ public final class Interpreter {
     case .races:
       return Reply(output: Races.render(world))
     case .explore(let limit):
-      let e = World.explore(Array(sim.journal), from: sim.origin, limit: limit ?? 1000)
+      guard world.shared != nil else { return Reply(output: Races.explorationText(Exploration(), in: world, script: [])) }
+      let e = World.explore(Array(sim.journal), from: sim.origin, limit: limit ?? 1000, interrupt: interrupt)
       return Reply(output: Races.explorationText(e, in: world, script: script.map(\.text)))
     case .order(let choices):
       let (out, _) = try perform([.setStepOrder(choices.allSatisfy { $0 == 0 } ? [] : choices)])
