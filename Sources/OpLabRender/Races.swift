@@ -95,3 +95,17 @@ extension Races {
     return out
   }
 }
+
+extension Races {
+  /// `choose`: the next open point and its choices, or that none comes.
+  public static func openPointText(_ point: (tick: Tick, candidates: [OpID], steps: [Step])?, in world: World) -> String {
+    guard let point else { return "  no open point comes from here: `run` goes on\n" }
+    let due = zip(point.candidates, point.steps).map { "\(world.name($0)) \($1)" }
+    var out = "  next open point: t=\(point.tick), where " + due.joined(separator: ", ") + " fall due\n"
+    out += "    0  every due step in turn (what `run` does)\n"
+    for (k, (op, step)) in zip(point.candidates, point.steps).enumerated() {
+      out += "    \(k + 1)  \(world.name(op)) alone (\(step)); the others a tick later\n"
+    }
+    return out + "  `choose K` takes one; `undo` takes a choice back\n"
+  }
+}

@@ -180,4 +180,27 @@ import TestSupport
     #expect(code.contains("  register -= 1  // compute\n  c = register  // write\n  work(ticks: 1)\n"))
     #expect(code.contains("  L.lock()\n  L.unlock()\n"))
   }
+
+  @Test("choose plays the scheduler: it shows the next open point, makes a choice there, and undo takes it back")
+  func choose() {
+    let (out, errors) = run(Self.racy + ["choose", "choose 1,1,1", "choose", "run", "status", "undo", "undo", "choose 2", "choose 9"])
+    #expect(errors.map(\.message) == ["the open point at t=2 has choices 0 to 2, not 9"])
+    // a alone at t=1, 2 and 3: a reads, computes, writes before b reads; both updates are kept.
+    #expect(out.contains("""
+        next open point: t=1, where a read count, b read count fall due
+          0  every due step in turn (what `run` does)
+          1  a alone (read count); the others a tick later
+          2  b alone (read count); the others a tick later
+        `choose K` takes one; `undo` takes a choice back
+        t=1  a read count = 0 into its register: step 1 of 3 (read count)
+        t=2  a computed: register + 1 = 1: step 2 of 3 (compute 1)
+        t=3  a wrote count = 1: step 3 of 3 (write count)
+        t=3  a finished (succeeded): work done
+        no open point comes from here: `run` goes on
+
+      """))
+    #expect(out.contains("shared: count = 2 (was 0)\n"))
+    // After two undos the clock is back at 0, and `choose 2` lets b read first.
+    #expect(out.contains("  t=1  b read count = 0 into its register: step 1 of 3 (read count)\n  next open point: t=2"))
+  }
 }

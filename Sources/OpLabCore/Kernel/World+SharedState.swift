@@ -109,6 +109,34 @@ extension World {
     shared = state
   }
 
+  /// Makes `choice` the choice at the next open point, keeping the choices made so far
+  /// (`choose K`); starts choosing if nothing was.
+  public mutating func chooseNext(_ choice: Int) {
+    var state = shared ?? SharedState()
+    var order = state.order ?? StepOrder()
+    order.script = order.taken.map(\.chosen) + [Swift.max(0, choice)]
+    state.order = order
+    shared = state
+  }
+
+  /// The next open point from now, found on a copy: its tick and the operations with a step
+  /// due there (in creation order, as choices 1, 2, … name them); `nil` when none comes
+  /// within `limit` ticks, or nothing more happens.
+  public func nextOpenPoint(within limit: Tick = 100_000) -> (tick: Tick, candidates: [OpID], steps: [Step])? {
+    var copy = self
+    var state = copy.shared ?? SharedState()
+    var order = state.order ?? StepOrder()
+    order.script = order.taken.map(\.chosen)
+    state.order = order
+    copy.shared = state
+    let before = order.taken.count
+    while let next = copy.nextEventTick, next <= now + limit {
+      copy.advance(to: next)
+      if let o = copy.shared?.order, o.taken.count > before { return (o.decidedTick, o.lastCandidates, o.lastSteps) }
+    }
+    return nil
+  }
+
   /// The operation's step due now: at an open point (see ``StepOrder``) the choice says
   /// whether every due step runs in its turn, or one operation steps and the others wait a tick.
   mutating func runStep(_ op: OpID) {
@@ -152,6 +180,8 @@ extension World {
     let chosen = Swift.min(Swift.max(0, wanted), options - 1)
     order.taken.append((options, chosen))
     order.decidedTick = now
+    order.lastCandidates = candidates
+    order.lastSteps = next.map { $0 ?? .compute(0) }
     shared?.order = order
     return (candidates, chosen)
   }

@@ -58,6 +58,11 @@ public struct StepOrder: Hashable, Sendable {
   public internal(set) var taken: [(options: Int, chosen: Int)] = []
   /// The last tick a choice was made at: one choice a tick.
   var decidedTick: Tick = -1
+  /// The operations that had a step due at the last choice point, in creation order: what
+  /// choices 1, 2, … named there.
+  public internal(set) var lastCandidates: [OpID] = []
+  /// Their steps due there, in the same order.
+  public internal(set) var lastSteps: [Step] = []
 
   /// An order that makes these choices.
   public init(_ script: [Int] = []) { self.script = script }

@@ -59,6 +59,8 @@ public enum Action: Hashable, Sendable {
   case createLock(name: String)
   /// ``World/setStepOrder(_:)``: `order C1,C2,…`, the choices at the open points from now on.
   case setStepOrder([Int])
+  /// ``World/chooseNext(_:)``: `choose K`, the choice at the next open point.
+  case chooseNext(Int)
 
   /// Whether this is a wait (from anywhere). A wait records its start, so one cut short by
   /// an interrupt or by time travel is replaced in the journal from the state before it
@@ -171,6 +173,7 @@ extension World {
     case .createVariable(let name, let initial): try createVariable(name: name, initial: initial)
     case .createLock(let name): try createLock(name: name)
     case .setStepOrder(let script): setStepOrder(script)
+    case .chooseNext(let k): chooseNext(k)
     }
     return (.done, true)
   }

@@ -76,7 +76,9 @@ extension World {
       world.shared?.order = StepOrder(script)
       var verdict: RunVerdict?
       for action in actions {
-        if case .setStepOrder = action { continue }  // the exploration makes the choices
+        // The exploration makes the choices.
+        if case .setStepOrder = action { continue }
+        if case .chooseNext = action { continue }
         if let (r, _) = try? world.perform(action, interrupt: interrupt), case .verdict(let v) = r { verdict = v }
       }
       if world.nextEventTick != nil { verdict = world.runUntilIdle(interrupt: interrupt) }

@@ -217,6 +217,8 @@ public final class Interpreter {
     case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
       .barrier, .wait, .step, .run, .tap, .frames, .variable, .lock, .order:
       true
+    case .choose(let choices):
+      !choices.isEmpty
     case .machine(let cores):
       cores != nil
     case .platform(let p):
@@ -514,6 +516,27 @@ public final class Interpreter {
       guard world.shared != nil else { return Reply(output: Races.explorationText(Exploration(), in: world, script: [])) }
       let e = World.explore(Array(sim.journal), from: sim.origin, limit: limit ?? 1000, interrupt: interrupt)
       return Reply(output: Races.explorationText(e, in: world, script: script.map(\.text)))
+    case .choose(let choices):
+      guard world.shared != nil else {
+        return Reply(output: "  nothing to choose: no operation works on shared state (`var`, `lock`, `op … does …`)\n")
+      }
+      var out = ""
+      for (n, k) in choices.enumerated() {
+        guard let point = world.nextOpenPoint() else {
+          if n == 0 {
+            throw Diagnostic(column: argumentColumn(line), length: 1, message: "no open point comes from here", hint: "`choose` alone says so; `run` goes on")
+          }
+          break
+        }
+        guard k <= point.candidates.count else {
+          throw Diagnostic(
+            column: argumentColumn(line), length: 1,
+            message: "the open point at t=\(point.tick) has choices 0 to \(point.candidates.count), not \(k)",
+            hint: "`choose` alone lists them")
+        }
+        out += try perform([.chooseNext(k), .runUntil(point.tick)]).0
+      }
+      return Reply(output: out + Races.openPointText(world.nextOpenPoint(), in: world))
     case .order(let choices):
       let (out, _) = try perform([.setStepOrder(choices.allSatisfy { $0 == 0 } ? [] : choices)])
       let text = choices.allSatisfy { $0 == 0 } ? "  the open points take the normal order again\n"

@@ -98,6 +98,8 @@ public enum Command: Hashable, Sendable {
   case explore(limit: Int?)
   /// `order C[,C...]`: the choices at the open points from now on.
   case order([Int])
+  /// `choose [K[,K...]]`: show the next open point, or make the choice there (and go on to it).
+  case choose([Int])
 }
 
 /// A `maxConcurrentOperationCount` setting.
@@ -156,7 +158,7 @@ extension Command {
   /// lesson lets it run while a question about the world waits for its answer.
   public var onlyLooks: Bool {
     switch self {
-    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .set, .help, .export, .races, .explore: true
+    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .set, .help, .export, .races, .explore, .choose([]): true
     case .machine(cores: nil), .platform(nil): true
     default: false
     }

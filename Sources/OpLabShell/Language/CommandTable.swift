@@ -541,6 +541,19 @@ public enum CommandTable {
         `explore` found.
         """,
       examples: ["order 1,1,1", "order 2,0,1", "order 0"]),
+    CommandSpec(
+      name: "choose", aliases: [],
+      arguments: [.optional(.value(.choices, key: "choices"))],
+      options: [],
+      summary: "play the scheduler: show the next open point, or choose who steps there",
+      details: """
+        Alone, shows the next open point (see `help explore`): its tick, and the choices —
+        0, every due step in turn; 1, 2, …, one operation alone, the others a tick later —
+        with each operation's step. `choose K` makes choice K there and runs the clock to that
+        tick; `choose 1,2` makes two choices, one open point after the other. `undo` takes a
+        choice back, to choose again. Choices made so far stay in force (see `order`).
+        """,
+      examples: ["choose", "choose 1", "choose 2,1"]),
   ]
 
   /// Finds a command by name or alias.
