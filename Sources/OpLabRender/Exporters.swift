@@ -104,6 +104,15 @@ public enum Exporters {
     case .executionBlockAdded: return "executionBlockAdded"
     case .gated: return "gated"
     case .gateOpened: return "gateOpened"
+    case .variableCreated: return "variableCreated"
+    case .lockCreated: return "lockCreated"
+    case .variableRead: return "read"
+    case .computed: return "computed"
+    case .variableWritten: return "write"
+    case .lockAcquired: return "lockAcquired"
+    case .lockWaiting: return "lockWaiting"
+    case .lockReleased: return "lockReleased"
+    case .touchedUI: return "touchedUI"
     }
   }
 
@@ -123,6 +132,10 @@ public enum Exporters {
     case .ignoredOnMainQueue(let request): World.code(of: request)
     case .executionBlockAdded(let t): String(t)
     case .gated(let g), .gateOpened(let g): world.gateName(g)
+    case .variableCreated(let v, let value), .variableRead(let v, let value), .variableWritten(let v, let value):
+      "\(world.variableName(v))=\(value)"
+    case .computed(let n, let result): "\(n)=\(result)"
+    case .lockCreated(let l), .lockAcquired(let l), .lockWaiting(let l), .lockReleased(let l): world.lockName(l)
     default: nil
     }
   }
@@ -170,6 +183,7 @@ public enum Exporters {
         case .executingCancelled: "executing, cancel requested"
         case .completion: "completion block"
         case .executingShared: "executing on a shared core"
+        case .waitingForLock: "waiting for a lock"
         }
         emit(
           #"{"name":\#(json(name)),"cat":\#(json(s.state.rawValue)),"ph":"X","ts":\#(micro(s.from)),"dur":\#(micro(s.to - s.from)),"pid":\#(p),"tid":\#(tid),"args":{"op":\#(json(r.name))}}"#)
@@ -181,6 +195,10 @@ public enum Exporters {
         case .cancelObserved: name = "saw isCancelled"
         case .skipped: name = "skipped (cancelled)"
         case .finished(let outcome): name = "finished: \(outcome)"
+        case .read: name = "read"
+        case .wrote: name = "write"
+        case .touchedUI: name = "touched the UI"
+        case .race: name = "data race"
         }
         emit(#"{"name":\#(json(name)),"ph":"i","s":"t","ts":\#(micro(m.tick)),"pid":\#(p),"tid":\#(tid)}"#)
       }
@@ -251,6 +269,7 @@ public enum Exporters {
           case .executingCancelled: ("executing, cancel requested", work == "crit, " ? work : "crit, " + work)
           case .completion: ("completion", "")
           case .executingShared: ("executing, sharing a core", work)
+          case .waitingForLock: ("waiting for a lock", work)
           }
           out.write("  \(mermaidLabel(r.name + " " + state)) :\(tag)o\(op.index)_\(i), \(s.from), \(s.to)\n")
         }

@@ -11,6 +11,8 @@ public struct Lanes: Sendable {
       case pending, ready, executing, executingCancelled, completion
       /// Executing with less than a full core per unit of work: the cores are shared.
       case executingShared
+      /// Started, and waiting in a `lock` step for a lock another operation holds (its slot kept).
+      case waitingForLock
     }
     public var state: State
     public var from: Tick
@@ -21,6 +23,11 @@ public struct Lanes: Sendable {
   public struct Mark: Hashable, Sendable {
     public enum Kind: Hashable, Sendable {
       case finished(Outcome), skipped, cancelRequested, cancelObserved
+      /// A step read a shared variable, wrote one, or touched the user interface.
+      case read, wrote, touchedUI
+      /// One of the two accesses of a data race (see ``World/raceReport()``), or a call into
+      /// the user interface off the main thread.
+      case race
     }
     public var kind: Kind
     public var tick: Tick
@@ -120,6 +127,15 @@ public struct Lanes: Sendable {
           begin(op, .executingCancelled, at: e.tick)
         }
       case .cancelObserved: mark(op, .cancelObserved, at: e.tick)
+      case .lockWaiting: begin(op, .waitingForLock, at: e.tick)
+      case .lockAcquired:
+        if let (state, _) = open[Int(op.index)], state == .waitingForLock {
+          begin(op, cancelled[Int(op.index)] ? .executingCancelled : .executing, at: e.tick)
+        }
+      // A step's access is recorded as its tick ends: it is marked in the tick it took.
+      case .variableRead: mark(op, .read, at: e.tick - 1)
+      case .variableWritten: mark(op, .wrote, at: e.tick - 1)
+      case .touchedUI: mark(op, .touchedUI, at: e.tick - 1)
       case .finished(let outcome):
         close(op, at: e.tick)
         mark(op, .finished(outcome), at: e.tick)
@@ -131,6 +147,14 @@ public struct Lanes: Sendable {
         }
       default: break
       }
+    }
+    if world.shared != nil {
+      let report = world.raceReport()
+      for race in report.races {
+        for access in [race.first, race.second] { mark(access.op, .race, at: access.tick - 1) }
+      }
+      for call in report.offMainThread { mark(call.op, .race, at: call.tick - 1) }
+      for i in 0..<n where marks.storage[i].count > 1 { marks.storage[i].sort { $0.tick < $1.tick } }
     }
     let end = now == Tick.max ? now : now + 1  // open states last through the current tick
     for i in 0..<n {

@@ -41,7 +41,25 @@ public enum Status {
       }
     }
     if world.runningCompletions > 0 { out += "completion blocks running: \(world.runningCompletions)\n" }
+    out += sharedState(world)
     if let stall = Verdicts.stallLine(in: world) { out += stall }
+    return out
+  }
+
+  /// The shared variables' values and who holds each lock.
+  static func sharedState(_ world: World) -> String {
+    guard let shared = world.shared else { return "" }
+    var out = ""
+    if !shared.variableNames.isEmpty {
+      out += "shared: " + shared.variableNames.indices.map { i in
+        "\(shared.variableNames[i]) = \(shared.values[i])" + (shared.values[i] != shared.initialValues[i] ? " (was \(shared.initialValues[i]))" : "")
+      }.joined(separator: ", ") + "\n"
+    }
+    for (i, name) in shared.lockNames.enumerated() {
+      let holder = shared.holders[i].map { "held by \(world.name($0))" } ?? "free"
+      let waiting = shared.waiters[i].map { world.name($0) }
+      out += "lock \(name): \(holder)" + (waiting.isEmpty ? "" : ", \(waiting.joined(separator: ", ")) waiting") + "\n"
+    }
     return out
   }
 
@@ -146,6 +164,7 @@ public enum Status {
           + world.callTargets(of: op).map { world.name($0) }.joined(separator: ", ")
       } else {
         text += r.jammed ? "executing forever (never calls finish())" : "executing since t=\(r.startedAt ?? 0)"
+        if let l = world.lockWaitedFor(by: op) { text += ", waiting for lock \(world.lockName(Int32(l)))" }
         if let rate = world.cpuRate(of: op), rate < Machine.subTicks {
           text += " at \(Machine.describe(rate))"
         }

@@ -10,15 +10,19 @@ public enum Timeline {
   public struct Glyphs: Sendable {
     public var pending, ready, executing, cancelledExecuting, sharedExecuting, finished, cancelled, failed, bailed,
       dropped, completion, suspended, empty: Character
+    /// Shared state: waiting for a lock, a read, a write, a call into the user interface, a data race.
+    public var waitingForLock, read, write, touchedUI, race: Character
     /// The CPU line's levels, from idle to every core busy.
     public var load: [Character]
     public static let unicode = Glyphs(
       pending: "·", ready: "░", executing: "█", cancelledExecuting: "▓", sharedExecuting: "▄", finished: "✓",
       cancelled: "✗", failed: "!", bailed: "↩", dropped: "✗", completion: "c", suspended: "‖", empty: " ",
+      waitingForLock: "≈", read: "r", write: "w", touchedUI: "u", race: "↯",
       load: [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"])
     public static let ascii = Glyphs(
       pending: ".", ready: "-", executing: "#", cancelledExecuting: "=", sharedExecuting: "+", finished: "v",
       cancelled: "x", failed: "!", bailed: "r", dropped: "x", completion: "c", suspended: "|", empty: " ",
+      waitingForLock: "~", read: "R", write: "W", touchedUI: "U", race: "*",
       load: [" ", "_", ".", ":", "-", "=", "+", "*", "#"])
   }
 
@@ -159,6 +163,7 @@ public enum Timeline {
           case .executingCancelled: (g.cancelledExecuting, 4)
           case .executingShared: (g.sharedExecuting, 5)
           case .executing: (g.executing, 6)
+          case .waitingForLock: (g.waitingForLock, 4)
           }
           // A completion block starts at its operation's finish, whose mark takes that
           // column: it is drawn in its own columns (beside a dependent that starts at the
@@ -183,6 +188,14 @@ public enum Timeline {
           case .cancelRequested:
             glyph = nil
             notes.append("cancel requested at \(m.tick)")
+          case .race:
+            glyph = g.race
+            notes.append("race at t=\(m.tick + 1)")
+          case .read, .wrote, .touchedUI:
+            // Drawn over the work, under a finish: a write over a read in one column.
+            let (accessGlyph, w) = m.kind == .read ? (g.read, 7) : m.kind == .wrote ? (g.write, 8) : (g.touchedUI, 8)
+            if let c = column(m.tick), w > weight[c] { cells[c] = accessGlyph; weight[c] = w }
+            continue
           }
           if let glyph, let c = column(m.tick) { cells[c] = glyph; weight[c] = 9 }
         }
@@ -210,7 +223,8 @@ public enum Timeline {
       let (cells, note) = cpuRow(lanes: lanes, g: g, start: start, end: end, scale: scale, columns: columns)
       line("cpu", cells, note: note)
     }
-    out += legend(g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty, ui: ops.contains { world.operations[Int($0.index)].mainThreadWork == .tap || world.operations[Int($0.index)].mainThreadWork == .frame })
+    out += legend(g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty, ui: ops.contains { world.operations[Int($0.index)].mainThreadWork == .tap || world.operations[Int($0.index)].mainThreadWork == .frame },
+                  sharedState: world.shared != nil)
     return out
   }
 
@@ -227,6 +241,7 @@ public enum Timeline {
         let (glyph, w): (Character, Int) = switch s.state {
         case .pending, .ready: (g.ready, 2)
         case .executingShared: (g.sharedExecuting, 3)
+        case .waitingForLock: (g.waitingForLock, 3)
         default: (g.executing, 4)
         }
         for c in span(s.from, s.to) where w > weight[c] {
@@ -313,7 +328,7 @@ public enum Timeline {
     return (cells, "\(coresText), \(busy)% busy")
   }
 
-  static func legend(_ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false) -> String {
+  static func legend(_ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false, sharedState: Bool = false) -> String {
     var items = [
       "\(g.executing) executing", "\(g.cancelledExecuting) executing, cancel requested", "\(g.ready) ready, waiting for a slot",
       "\(g.pending) waiting on dependencies", "\(g.finished) finished", "\(g.cancelled) cancelled (skipped, or stopped)", "\(g.failed) failed",
@@ -325,6 +340,10 @@ public enum Timeline {
     }
     // Every item fits the narrowest timeline (40 columns), so no legend line is wider than `width`.
     if ui { items += ["taps/frames: \(g.ready) waiting (UI frozen)", "\(g.dropped) frame dropped"] }
+    if sharedState {
+      items += ["\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", "\(g.waitingForLock) waiting for a lock (slot kept)",
+                "\(g.race) data race (see `races`)"]
+    }
     var lines: [String] = []
     var current = ""
     for item in items {

@@ -139,6 +139,7 @@ public enum Why {
       facts.append((cs, "Its completion block ran from \(at(cs))" + (h.completionFinished.map { " to \(at($0))." } ?? " and is still running.")))
     }
     facts += unspecifiedOrders(of: op, history: h, in: world)
+    facts += sharedStateFacts(of: op, in: world)
     // Stable: facts of one event keep the order they were added in.
     var lines = facts.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
     if h.enqueued == nil, h.finished == nil, h.started == nil {
@@ -186,6 +187,28 @@ extension Why {
   /// - `cancelAllOperations()` racing a dependent it released: the loop cancels on the
   ///   calling thread while a skipped operation finishes on a worker, so a dependent may start
   ///   before the loop reaches it, or be cancelled first.
+  /// Each step's access to shared state and each lock wait, in the trace's words.
+  static func sharedStateFacts(of op: OpID, in world: World) -> [(Int, String)] {
+    guard world.shared != nil else { return [] }
+    var facts: [(Int, String)] = []
+    for (i, e) in world.trace.enumerated() {
+      guard e.op == op else { continue }
+      switch e.kind {
+      case .variableRead, .computed, .variableWritten, .lockAcquired, .lockWaiting, .lockReleased, .touchedUI:
+        facts.append((i, "At t=\(e.tick): \(world.describe(e))."))
+      default: continue
+      }
+    }
+    let report = world.raceReport()
+    for race in report.races where race.first.op == op || race.second.op == op {
+      facts.append((race.second.event, Races.sentences(for: race, in: world).map { String($0.drop { $0 == " " }) }.joined(separator: " ")))
+    }
+    for call in report.offMainThread where call.op == op {
+      facts.append((call.event, "That call into the user interface was off the main thread: UIKit and AppKit must be called on main."))
+    }
+    return facts
+  }
+
   static func unspecifiedOrders(of op: OpID, history h: OperationHistory, in world: World) -> [(Int, String)] {
     var facts: [(Int, String)] = []
     let name = world.name(op)
@@ -301,6 +324,8 @@ public enum Diagnoses {
       return "\(name) blocks the main thread in \(call(op, in: world)), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
     case .gateClosed(let g):
       return "\(name)'s dependencies are done, but its isReady waits for gate \(world.gateName(g)), which is closed: `open \(world.gateName(g))` opens it."
+    case .waitingForLock:
+      return "\(name) " + predicate(cause, of: op, in: world) + "."
     }
   }
 
@@ -377,6 +402,12 @@ public enum Diagnoses {
       return "blocks the main thread in \(call(op, in: world)), waiting for \(world.name(dep))"
     case .gateClosed(let g):
       return "waits for gate \(world.gateName(g)), which is closed (`open \(world.gateName(g))` opens it)"
+    case .waitingForLock(let l, let holder):
+      let lock = world.lockName(l)
+      guard let holder else { return "waits for lock \(lock)" }
+      if holder == op { return "waits for lock \(lock), which it holds itself (an NSLock is not reentrant)" }
+      let held = world.operation(holder).isFinished ? ", which finished without unlocking it" : ""
+      return "waits for lock \(lock), held by \(world.name(holder))\(held)"
     }
   }
 
@@ -387,6 +418,21 @@ public enum Diagnoses {
     case .start?: "start()"
     default: "waitUntilAllOperationsAreFinished()"
     }
+  }
+
+  /// A lock-order deadlock: who holds what and wants what, and the fix.
+  public static func lockCycleSentence(_ cycle: [OpID], in world: World) -> String {
+    guard cycle.count > 1 else {
+      let op = cycle.first.map { world.name($0) } ?? "?"
+      return "deadlock: \(op) locked a lock it already holds; an NSLock is not reentrant (NSRecursiveLock is)"
+    }
+    let parts = cycle.map { op -> String in
+      let wants = world.lockWaitedFor(by: op).map { world.lockName(Int32($0)) } ?? "?"
+      let holds = world.locksHeld(by: op).map { world.lockName(Int32($0)) }.joined(separator: ", ")
+      return "\(world.name(op)) holds \(holds.isEmpty ? "nothing" : holds) and wants \(wants)"
+    }
+    return "lock-order deadlock: " + parts.joined(separator: "; ")
+      + " — each waits for the next for ever. Take the locks in the same order in every operation."
   }
 
   /// The most lines a diagnosis shows before it counts the rest.
@@ -422,6 +468,10 @@ public enum Diagnoses {
       } else {
         cyclesLeft += 1
       }
+    }
+    // Lock-order deadlocks, each as its wait-for cycle and the fix.
+    for cycle in d.lockCycles where lines.count < stuckShown {
+      lines.append("  " + lockCycleSentence(cycle, in: world))
     }
     let left = d.stuck.count - covered
     if left > 0 {

@@ -27,6 +27,9 @@ import Testing
     .ignoredOnMainQueue(.maxConcurrent(Int.max)), .ignoredOnMainQueue(.qualityOfService(.background)),
     .ignoredOnMainQueue(.cancelAll),
     .startCalled, .executionBlockAdded(0), .executionBlockAdded(1 << 40), .gated(0), .gateOpened(Int32.max),
+    .variableCreated(0, value: Int.min), .lockCreated(Int32.max), .variableRead(2, value: -5),
+    .computed(-1, result: Int.max), .variableWritten(1, value: 0), .lockAcquired(0), .lockWaiting(3), .lockReleased(1),
+    .touchedUI,
   ]
 
   /// One of every `Reason` case, and every start trigger with and without a beaten op.
@@ -43,6 +46,7 @@ import Testing
       .unfinishedCountBelowZero, .cancelledAgain,
       .startedByHand(op), .asyncStartReturned, .dependencyDidNotSucceed(other),
       .startNoLongerPossible(op), .gateOpened(2),
+      .step(0), .step(Int32.max), .lockHeldBy(op), .lockReleasedBy(other),
     ]
     let triggers: [StartTrigger] = [.enqueued, .becameReady, .slotFreed(op), .resumed, .maxRaised, .cancelled]
     for t in triggers { all += [.picked(t, beat: nil), .picked(t, beat: other)] }

@@ -631,7 +631,7 @@ import TestSupport
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Lessons").path
     let library = LessonLibrary(folder: folder)
-    #expect(library.lessons.count == 12)
+    #expect(library.lessons.count == 15)
     for lesson in library.lessons {
       var views = 0
       var echo = false

@@ -133,7 +133,7 @@ import Testing
     ErrorCase(line: "start downloads", column: 7, message: "'downloads' is a queue, not an operation", hint: "usage: start OP"),
     ErrorCase(line: "frobnicate", column: 1, message: "unknown command 'frobnicate'", hint: "Type 'help' for the list of commands."),
     ErrorCase(line: "wait downloads until 5", column: 16, message: "`until` goes with `from main`", hint: "a wait from the lab's own thread leaves nothing behind: `run until 5` stops there"),
-    ErrorCase(line: "op x takse 3", column: 6, message: "unexpected 'takse'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks' or 'hold'", hint: "did you mean 'takes'?"),
+    ErrorCase(line: "op x takse 3", column: 6, message: "unexpected 'takse'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'", hint: "did you mean 'takes'?"),
     ErrorCase(line: "op x takes", column: 12, message: "'op' needs more: expected a number of ticks (0 or more)", hint: "see `help op` for everything 'op' takes"),
     ErrorCase(line: "op x takes -3", column: 12, message: "-3 is too small: use 0 or more"),
     ErrorCase(line: "op x takes 99999999999999999999", column: 12, message: "99999999999999999999 is too large (the largest is 1099511627776)"),

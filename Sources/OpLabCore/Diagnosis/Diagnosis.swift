@@ -7,11 +7,15 @@ public struct Diagnosis: Hashable, Sendable {
   public var stuck: [StuckOperation]
   /// Dependency cycles among unfinished operations, each in dependency order.
   public var cycles: [[OpID]]
+  /// Lock-order deadlocks: wait-for cycles of operations each waiting for a lock the next
+  /// holds (the last's lock held by the first); one operation alone relocked its own lock.
+  public var lockCycles: [[OpID]]
 
   /// Creates a diagnosis.
-  public init(stuck: [StuckOperation], cycles: [[OpID]]) {
+  public init(stuck: [StuckOperation], cycles: [[OpID]], lockCycles: [[OpID]] = []) {
     self.stuck = stuck
     self.cycles = cycles
+    self.lockCycles = lockCycles
   }
 }
 
@@ -59,6 +63,10 @@ public enum StallCause: Hashable, Sendable {
   /// Dispatched while a barrier block ran: it holds a slot on the queue's dispatch queue and
   /// waits behind the block, which suspending the queue does not change (rule 32).
   case heldBehindBarrier(QueueID)
+  /// Executing, and waiting in a `lock` step for a lock (its index in
+  /// ``SharedState/lockNames``) that this operation holds (itself, for a second `lock()`;
+  /// `nil` never happens while it waits, but a view must not trap on it).
+  case waitingForLock(Int32, heldBy: OpID?)
 }
 
 extension StallCause {
@@ -68,6 +76,7 @@ extension StallCause {
   public var heldBy: OpID? {
     switch self {
     case .waitingOn(let op), .dependencyNotInQueue(let op), .mainThreadWaitingFor(let op): op
+    case .waitingForLock(_, let holder): holder
     case .slotsHeld(_, let by): by.count == 1 ? by[0] : nil
     case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .countBelowZero, .notInQueue, .gateClosed, .heldBehindBarrier: nil
     }
@@ -119,11 +128,12 @@ extension World {
         case .waitingOn(let dep), .dependencyNotInQueue(let dep), .mainThreadWaitingFor(let dep): work.append(dep)
         case .slotsHeld(_, let holders): work += holders
         case .inCycle(let c): if cyclesAdded.insert(c).inserted { work += cycles[c] }
+        case .waitingForLock(_, let holder?): work.append(holder)
         default: break
         }
       }
     }
-    return Diagnosis(stuck: stuck, cycles: cycles)
+    return Diagnosis(stuck: stuck, cycles: cycles, lockCycles: lockCycles())
   }
 
   /// What holds an unfinished operation right now, if anything does.
@@ -188,6 +198,7 @@ extension World {
     case .wait?, .waitForOperations?, .start?: return stallCause(of: op, cycleOf: [:])
     default: break
     }
+    if shared != nil, let l = lockWaitedFor(by: op) { return .waitingForLock(Int32(l), heldBy: shared?.holders[l]) }
     return r.jammed ? .neverCallsFinish : nil
   }
 
@@ -217,6 +228,7 @@ extension World {
     {
       return .mainThreadWaitingFor(holdout)
     }
+    if shared != nil, let l = lockWaitedFor(by: op) { return .waitingForLock(Int32(l), heldBy: shared?.holders[l]) }
     switch r.phase {
     case .ready, .executing:
       let queue = queues[q.slot]
@@ -234,6 +246,35 @@ extension World {
       if readiness[op.slot].gateClosed, let g = gateOfOperation[op] { return .gateClosed(g) }
       return .strandedByRemoveDependency
     }
+  }
+
+  /// Wait-for cycles among operations waiting for locks: each waits for a lock the next one
+  /// holds. Each cycle starts at its lowest operation; the cycles are ordered by it.
+  public func lockCycles() -> [[OpID]] {
+    guard let shared else { return [] }
+    // Each waiting operation waits for one holder: the graph has at most one edge out of each.
+    var next: [OpID: OpID] = [:]
+    for (l, waiting) in shared.waiters.enumerated() {
+      guard let holder = shared.holders[l] else { continue }
+      for op in waiting { next[op] = holder }
+    }
+    var cycles: [[OpID]] = []
+    var done = Set<OpID>()
+    for start in next.keys.sorted() where !done.contains(start) {
+      var path: [OpID] = []
+      var current: OpID? = start
+      while let c = current, !done.contains(c), !path.contains(c) {
+        path.append(c)
+        current = next[c]
+      }
+      if let c = current, let i = path.firstIndex(of: c) {
+        let cycle = Array(path[i...])
+        let low = cycle.indices.min { cycle[$0] < cycle[$1] } ?? 0
+        cycles.append(Array(cycle[low...] + cycle[..<low]))
+      }
+      done.formUnion(path)
+    }
+    return cycles.sorted { $0[0] < $1[0] }
   }
 
   /// Whether `op` depends on `target` through the dependency edges of operations that

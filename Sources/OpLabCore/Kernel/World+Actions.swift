@@ -86,6 +86,7 @@ extension World {
     for dep in dependencies { readiness.prefetch(dep.slot) }
     try checkNewName(spec.name, hash: hash)
     try spec.validate()
+    if case .steps(let steps) = spec.kind { try checkSteps(steps) }
     if let bad = dependencies.first(where: { $0.slot < 0 || $0.slot >= operations.count }) {
       throw .unknownOperation("\(bad)")
     }
@@ -308,7 +309,7 @@ extension World {
   @inline(__always) func checkNewName(_ name: String, hash: Int? = nil) throws(SimulationError) {
     guard Self.isValidName(name) else { throw .invalidName(name) }
     let hash = hash ?? NameIndex.hash(name)
-    if opNames.find(name, hash: hash, in: operations) != nil || isQueueName(name, hash: hash) {
+    if opNames.find(name, hash: hash, in: operations) != nil || isQueueName(name, hash: hash) || shared?.hasName(name) == true {
       throw .duplicateName(name)
     }
   }

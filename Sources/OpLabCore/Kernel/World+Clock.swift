@@ -120,7 +120,7 @@ extension World {
     if cpu.jobs.contains(where: { !isFrame($0.work.op) }) { return false }
     for w in agenda.unordered where isLive(w) {
       switch w.action {
-      case .workDone(let op, _), .cancelCheck(let op, _), .finishNow(let op, _, _, _):
+      case .workDone(let op, _), .cancelCheck(let op, _), .finishNow(let op, _, _, _), .step(let op, _):
         if !isFrame(op) { return false }
       case .cpu:
         continue  // the jobs are checked above

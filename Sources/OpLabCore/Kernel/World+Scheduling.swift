@@ -217,6 +217,8 @@ extension World {
       return
     }
     switch kind {
+    case .steps:
+      beginSteps(op)
     case .plain, .async:
       scheduleWork(.workDone(op, generation: generation), ticks: operations[op.slot].spec.workLength(on: platform), work: .main(op))
     case .blocks(let blocks):
@@ -369,7 +371,8 @@ extension World {
   /// finish) leaves its old wake-ups behind, and they must not move the clock.
   @inline(__always) func isLive(_ w: Wakeup) -> Bool {
     switch w.action {
-    case .workDone(let op, let g), .cancelCheck(let op, let g), .blockDone(let op, _, let g), .finishNow(let op, _, _, let g):
+    case .workDone(let op, let g), .cancelCheck(let op, let g), .blockDone(let op, _, let g), .finishNow(let op, _, _, let g),
+      .step(let op, let g):
       return operations[op.slot].generation == g
     case .completionDone, .tap:
       return true
@@ -448,6 +451,10 @@ extension World {
 
     case .tap:
       addMainThreadWork(.tap, reason: .tapped)
+
+    case .step(let op, let generation):
+      guard operations[op.slot].generation == generation, operations[op.slot].phase == .executing else { return }
+      runStep(op)
 
     case .completionDone(let op):
       operations[op.slot].completionRunning = false

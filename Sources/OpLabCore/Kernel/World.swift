@@ -46,6 +46,8 @@ public struct World: Sendable {
   /// When OperationQueue.main dispatched each of its operations to the main thread (rule
   /// 42): from then on it waits there in the order work became runnable on the main thread.
   public internal(set) var mainThreadDispatches: [OpID: Tick] = [:]
+  /// Shared variables and locks, once a `var` or a `lock` is created (see ``SharedState``).
+  public internal(set) var shared: SharedState?
 
   var cpu = CPUState()
   /// Every dependency edge, both ways (see ``OperationRecord/dependencyList`` and
@@ -232,6 +234,8 @@ struct Wakeup: Comparable, Sendable {
     case cpu(generation: UInt32)
     /// The user taps: a tap joins the main thread's work.
     case tap
+    /// A step-by-step operation runs its next step (see ``Step``).
+    case step(OpID, generation: UInt32)
   }
 
   var tick: Tick

@@ -95,7 +95,7 @@ public struct OperationSpec: Hashable, Sendable {
   /// The ticks of work from start to finish when nothing interrupts it.
   public func workLength(on platform: Platform) -> Tick {
     switch kind {
-    case .plain, .async:
+    case .plain, .async, .steps:
       return failsAt.map { min($0, duration) } ?? duration
     case .blocks(let blocks):
       switch platform {
@@ -125,6 +125,29 @@ public struct OperationSpec: Hashable, Sendable {
       if blocks.isEmpty { throw .invalidSpec("a BlockOperation needs at least one block") }
       for b in blocks { try check(b, "a block") }
       if blocks.reduce(0, +) > limit { throw .invalidSpec("a BlockOperation's blocks take at most \(limit) ticks in all") }
+    }
+    if case .steps(let steps) = kind { try Self.validate(steps, duration: duration) }
+  }
+
+  /// Checks a step-by-step operation's steps: at least one, no more than its ticks (a step
+  /// takes a tick), and every `unlock` of a lock the operation took before it.
+  static func validate(_ steps: [Step], duration: Tick) throws(SimulationError) {
+    if steps.isEmpty { throw .invalidSpec("`does` needs at least one step") }
+    if Tick(steps.count) > duration {
+      throw .invalidSpec(
+        "\(steps.count) steps take \(steps.count) ticks (one a tick), more than the operation's \(duration): use takes \(steps.count) or more")
+    }
+    var held: [String] = []
+    for step in steps {
+      switch step {
+      case .lock(let l): held.append(l)
+      case .unlock(let l):
+        guard let i = held.lastIndex(of: l) else {
+          throw .invalidSpec("`unlock \(l)` comes before any `lock \(l)` of this operation: only the thread that locked an NSLock may unlock it")
+        }
+        held.remove(at: i)
+      default: break
+      }
     }
   }
 

@@ -114,6 +114,10 @@ public enum OperationKind: Hashable, Sendable {
   /// When `forgetsFinish` is set the work ends without calling `finish()`, so the
   /// operation never finishes and holds its queue slot forever.
   case async(forgetsFinish: Bool)
+  /// A synchronous operation whose `main()` is written as steps on shared state, one step a
+  /// tick from its start (see ``Step`` and ``World/createVariable(name:initial:)``). Its
+  /// `duration` is at least the number of steps; the ticks after the last step are plain work.
+  case steps([Step])
 }
 
 /// The public phase of an operation, as a learner reads it on a timeline.

@@ -66,6 +66,14 @@ public enum Action: Hashable, Sendable {
   case gate(OpID, String)
   /// ``World/openGate(named:)``.
   case openGate(String)
+  /// ``World/createVariable(name:initial:)``: `var NAME = N`.
+  case createVariable(name: String, initial: Int)
+  /// ``World/createLock(name:)``: `lock NAME`, an NSLock.
+  case createLock(name: String)
+  /// ``World/setStepOrder(_:)``: `order C1,C2,…`, the choices at the open points from now on.
+  case setStepOrder([Int])
+  /// ``World/chooseNext(_:)``: `choose K`, the choice at the next open point.
+  case chooseNext(Int)
 
   /// Whether this is a wait (from anywhere). A wait records its start, so one cut short by
   /// an interrupt or by time travel is replaced in the journal from the state before it
@@ -207,6 +215,10 @@ extension World {
     case .openGate(let name): try openGate(named: name)
     case .tap(let t): try tap(at: t)
     case .frames(let every, let from, let until): try setFrames(every: every, from: from, until: until)
+    case .createVariable(let name, let initial): try createVariable(name: name, initial: initial)
+    case .createLock(let name): try createLock(name: name)
+    case .setStepOrder(let script): setStepOrder(script)
+    case .chooseNext(let k): chooseNext(k)
     }
     return (.done, true)
   }

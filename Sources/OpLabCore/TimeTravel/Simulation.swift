@@ -27,6 +27,9 @@ public struct Simulation: Sendable {
     var world: World
   }
 
+  /// The world the journal starts from (what `explore` replays the journal on).
+  public var origin: World { checkpoints[0].world }
+
   /// Starts a simulation from a world (a fresh one by default).
   public init(world: World = World()) {
     self.world = world

@@ -124,6 +124,24 @@ public enum EventKind: Hashable, Sendable {
   /// A request the main queue ignores: nothing changed. The reason,
   /// ``Reason/ignoredOnMainQueue(_:)``, says which Foundation ignores it and why.
   case ignoredOnMainQueue(MainQueueRequest)
+  /// A shared variable was created (its index in ``SharedState/variableNames``) with this value.
+  case variableCreated(Int32, value: Int)
+  /// An `NSLock` was created (its index in ``SharedState/lockNames``).
+  case lockCreated(Int32)
+  /// ``Event/op`` read the variable, loading this value into its register.
+  case variableRead(Int32, value: Int)
+  /// ``Event/op`` added this much to its register, which now holds `result`.
+  case computed(Int, result: Int)
+  /// ``Event/op`` wrote this value to the variable.
+  case variableWritten(Int32, value: Int)
+  /// ``Event/op`` took the lock.
+  case lockAcquired(Int32)
+  /// ``Event/op`` called `lock()` on a lock another operation (or itself) holds: it waits, keeping its slot.
+  case lockWaiting(Int32)
+  /// ``Event/op`` released the lock.
+  case lockReleased(Int32)
+  /// ``Event/op`` called into the user-interface framework.
+  case touchedUI
 }
 
 /// A setter or call on `OperationQueue.main` that does nothing there (rules 26, 31, 33, 41).
@@ -240,6 +258,12 @@ public enum Reason: Hashable, Sendable {
   case startNoLongerPossible(OpID)
   /// The gate opened and posted KVO for `isReady` (an index into ``World/gates``).
   case gateOpened(Int32)
+  /// The operation's step with this (0-based) index.
+  case step(Int32)
+  /// The lock is held by this operation (the event's own, for a second `lock()` by the holder).
+  case lockHeldBy(OpID)
+  /// This operation unlocked the lock, and the waiter was first in line for it.
+  case lockReleasedBy(OpID)
 }
 
 /// What allowed an operation to start at the tick it did.

@@ -97,6 +97,15 @@ enum Codec {
     case .executionBlockAdded(let t): w.signed(Int64(t)); return 49
     case .gated(let g): w.signed(Int64(g)); return 50
     case .gateOpened(let g): w.signed(Int64(g)); return 51
+    case .variableCreated(let v, let value): w.signed(Int64(v)); w.signed(Int64(value)); return 52
+    case .lockCreated(let l): w.signed(Int64(l)); return 53
+    case .variableRead(let v, let value): w.signed(Int64(v)); w.signed(Int64(value)); return 54
+    case .computed(let n, let result): w.signed(Int64(n)); w.signed(Int64(result)); return 55
+    case .variableWritten(let v, let value): w.signed(Int64(v)); w.signed(Int64(value)); return 56
+    case .lockAcquired(let l): w.signed(Int64(l)); return 57
+    case .lockWaiting(let l): w.signed(Int64(l)); return 58
+    case .lockReleased(let l): w.signed(Int64(l)); return 59
+    case .touchedUI: return 60
     }
   }
 
@@ -153,6 +162,16 @@ enum Codec {
     case 49: .executionBlockAdded(Tick(r.signed()))
     case 50: .gated(r.int32())
     case 51: .gateOpened(r.int32())
+    // Arguments are evaluated left to right, so the payload is read in the order written.
+    case 52: .variableCreated(r.int32(), value: Int(r.signed()))
+    case 53: .lockCreated(r.int32())
+    case 54: .variableRead(r.int32(), value: Int(r.signed()))
+    case 55: .computed(Int(r.signed()), result: Int(r.signed()))
+    case 56: .variableWritten(r.int32(), value: Int(r.signed()))
+    case 57: .lockAcquired(r.int32())
+    case 58: .lockWaiting(r.int32())
+    case 59: .lockReleased(r.int32())
+    case 60: .touchedUI
     default: corrupt("event kind", code)
     }
   }
@@ -221,6 +240,9 @@ enum Codec {
     case .dependencyDidNotSucceed(let op): w.signed(Int64(op.index)); return 55
     case .startNoLongerPossible(let op): w.signed(Int64(op.index)); return 56
     case .gateOpened(let g): w.signed(Int64(g)); return 57
+    case .step(let i): w.signed(Int64(i)); return 58
+    case .lockHeldBy(let op): w.signed(Int64(op.index)); return 59
+    case .lockReleasedBy(let op): w.signed(Int64(op.index)); return 60
     }
   }
 
@@ -284,6 +306,9 @@ enum Codec {
     case 55: return .dependencyDidNotSucceed(r.op())
     case 56: return .startNoLongerPossible(r.op())
     case 57: return .gateOpened(r.int32())
+    case 58: return .step(r.int32())
+    case 59: return .lockHeldBy(r.op())
+    case 60: return .lockReleasedBy(r.op())
     default: corrupt("reason", code)
     }
   }

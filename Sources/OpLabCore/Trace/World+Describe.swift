@@ -88,6 +88,15 @@ extension World {
       let count: Int
       if let op = e.op, case .blocks(let blocks) = operations[op.slot].spec.kind { count = blocks.count } else { count = 0 }
       what = "addExecutionBlock: a block of \(t) \(t == 1 ? "tick" : "ticks")" + (count > 0 ? " (\(count) blocks now)" : "")
+    case .variableCreated(let v, let value): what = "shared variable \(variableName(v)) = \(value) created"
+    case .lockCreated(let l): what = "lock \(lockName(l)) created (an NSLock)"
+    case .variableRead(let v, let value): what = "read \(variableName(v)) = \(value) into its register"
+    case .computed(let n, let result): what = "computed: register \(n < 0 ? "-" : "+") \(n.magnitude) = \(result)"
+    case .variableWritten(let v, let value): what = "wrote \(variableName(v)) = \(value)"
+    case .lockAcquired(let l): what = "took lock \(lockName(l))"
+    case .lockWaiting(let l): what = "waits for lock \(lockName(l)), keeping its slot"
+    case .lockReleased(let l): what = "unlocked \(lockName(l))"
+    case .touchedUI: what = "touched the user interface" + (e.queue == .main ? " on the main thread" : " OFF the main thread")
     }
     let why: String
     switch e.kind {
@@ -174,6 +183,9 @@ extension World {
     case .unfinishedCountBelowZero:
       "removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)"
     case .cancelledAgain: "cancel() sets corelibs' unfinished count back to 0, so isReady is true again"
+    case .step(let i): stepPhrase(Int(i), of: op)
+    case .lockHeldBy(let holder): holder == op ? "it holds that lock itself, and an NSLock is not reentrant: it waits forever" : "\(name(holder)) holds it"
+    case .lockReleasedBy(let other): "\(name(other)) unlocked it, and it had waited longest"
     case .ignoredOnMainQueue(.linux): "corelibs does nothing on the main queue (`if !__mainQ`)"
     case .ignoredOnMainQueue(.apple): "the main queue is serial, with a fixed quality of service (Darwin)"
     case .startedByHand(let call):
@@ -197,6 +209,12 @@ extension World {
         "unlimited cores"
       }
     }
+  }
+
+  /// "step 2 of 3 (compute 1)".
+  private func stepPhrase(_ i: Int, of op: OpID?) -> String {
+    guard let op, case .steps(let steps) = operations[op.slot].spec.kind, i >= 0, i < steps.count else { return "step \(i + 1)" }
+    return "step \(i + 1) of \(steps.count) (\(steps[i]))"
   }
 
   /// The Swift of a request the main queue ignores: `isSuspended = true`.

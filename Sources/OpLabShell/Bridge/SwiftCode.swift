@@ -46,6 +46,7 @@ enum SwiftCode {
       if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
       if code.needsSucceeded { out += succeededHelper.joined(separator: "\n") + "\n\n" }
       if code.needsGate { out += gateBase.joined(separator: "\n") + "\n\n" }
+      if code.needsUserInterface { out += userInterfaceStandIn.joined(separator: "\n") + "\n\n" }
     }
     out += pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
     return out
@@ -71,6 +72,8 @@ enum SwiftCode {
     var needsGate = false
     /// The gates declared so far.
     var gatesDeclared: Set<String> = []
+    /// Whether a step touches the user interface: the stand-in for that call is declared.
+    var needsUserInterface = false
     /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
     /// the main thread stays free for main-queue work, as in the lab.
     var forExport = false
@@ -256,6 +259,12 @@ enum SwiftCode {
       case .tap:
         names.insert("main")
         lines.append("// no code: the user taps; UIKit handles the touch on the main thread (1 tick)")
+      case .variable(let name, let initial):
+        lines.append("nonisolated(unsafe) var \(SwiftCode.variable(name)) = \(initial)  // shared by every operation")
+      case .lock(let name):
+        lines.append("let \(SwiftCode.variable(name)) = NSLock()")
+      case .order:
+        lines.append("// no code: the threads' speeds decide this order in a real program")
       case .frames:
         names.insert("main")
         lines.append("// no code: the display asks the main thread for frames")
@@ -334,6 +343,31 @@ enum SwiftCode {
           ]
         }
         lines += ["    }", "  }", "}", "let \(v) = \(type)\(made)"]
+      case .steps(let steps):
+        lines.append("let \(v) = BlockOperation {")
+        // The register, declared so the compiler warns about nothing: `let` when nothing
+        // changes it, and read at the end when nothing writes it back.
+        let changes = steps.contains { if case .read = $0 { true } else if case .compute = $0 { true } else { false } }
+        let stores = steps.contains { if case .write = $0 { true } else { false } }
+        if changes || stores {
+          lines.append("  \(changes ? "var" : "let") register = 0  // a local variable of this thread")
+        }
+        for step in steps {
+          switch step {
+          case .read(let name): lines.append("  register = \(SwiftCode.variable(name))  // read")
+          case .compute(let n): lines.append("  register \(n < 0 ? "-=" : "+=") \(n.magnitude)  // compute")
+          case .write(let name): lines.append("  \(SwiftCode.variable(name)) = register  // write")
+          case .lock(let name): lines.append("  \(SwiftCode.variable(name)).lock()")
+          case .unlock(let name): lines.append("  \(SwiftCode.variable(name)).unlock()")
+          case .touchUI:
+            needsUserInterface = true
+            lines.append("  updateUserInterface()  // e.g. tableView.reloadData(): main thread only")
+          }
+        }
+        if changes, !stores { lines.append("  _ = register  // computed, never written back") }
+        let rest = spec.duration - Tick(steps.count)
+        if rest > 0 { lines.append("  work(ticks: \(rest))") }
+        lines.append("}")
       case .plain:
         let simple = spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
           && !spec.bailsUnlessDependenciesSucceeded && gate == nil
@@ -398,6 +432,14 @@ enum SwiftCode {
   }
 
   /// The asynchronous operation's state machine, with the KVO the queue watches; shown once.
+  /// The stand-in for a call into UIKit or AppKit (`touch ui`): it says when it is made off the main thread.
+  static let userInterfaceStandIn = [
+    "/// A call into UIKit or AppKit (tableView.reloadData()): allowed only on the main thread.",
+    "func updateUserInterface() {",
+    "  if !Thread.isMainThread { print(\"warning: the user interface was touched off the main thread\") }",
+    "}",
+  ]
+
   static let asyncBase = [
     "/// An asynchronous operation: start() begins the work and returns; finish() ends it.",
     "class AsyncOperation: Operation, @unchecked Sendable {",
@@ -614,6 +656,7 @@ extension SwiftCode {
     if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
     if code.needsSucceeded { out += succeededHelper.joined(separator: "\n") + "\n\n" }
     if code.needsGate { out += gateBase.joined(separator: "\n") + "\n\n" }
+    if code.needsUserInterface { out += userInterfaceStandIn.joined(separator: "\n") + "\n\n" }
     out += code.pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n\n"
     out += """
       // MARK: - The end: the work is waited for (the main thread kept running meanwhile)

@@ -215,8 +215,10 @@ public final class Interpreter {
   private func changesWorld(_ command: Command) -> Bool {
     switch command {
     case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
-      .barrier, .wait, .start, .blocks, .open, .step, .run, .tap, .frames:
+      .barrier, .wait, .start, .blocks, .open, .step, .run, .tap, .frames, .variable, .lock, .order:
       true
+    case .choose(let choices):
+      !choices.isEmpty
     case .machine(let cores):
       cores != nil
     case .platform(let p):
@@ -477,6 +479,10 @@ public final class Interpreter {
     case .tap(let at):
       let (out, _) = try perform([.tap(at: at ?? world.now)])
       return Reply(output: out)
+    case .variable(let name, let initial):
+      return Reply(output: try perform([.createVariable(name: name, initial: initial)]).0)
+    case .lock(let name):
+      return Reply(output: try perform([.createLock(name: name)]).0)
     case .frames(let every, let from, let to):
       let (out, _) = try perform([.frames(every: every, from: from, until: to)])
       return Reply(output: out)
@@ -491,7 +497,7 @@ public final class Interpreter {
       }
       let (out, results) = try perform([action])
       if case .tick = target, results.first != .verdict(.interrupted) { return Reply(output: out + "  now t=\(world.now)\n") }
-      return Reply(output: out + verdictText(results.first))
+      return Reply(output: out + verdictText(results.first) + (Races.summary(world) ?? ""))
     case .back(let n):
       let from = world.now
       let cut = try sim.back(n)
@@ -577,6 +583,38 @@ public final class Interpreter {
       return Reply(output: Narrate.render(world, only: try name.map(op)))
     case .status:
       return Reply(output: Status.render(world))
+    case .races:
+      return Reply(output: Races.render(world))
+    case .explore(let limit):
+      guard world.shared != nil else { return Reply(output: Races.explorationText(Exploration(), in: world, script: [])) }
+      let e = World.explore(Array(sim.journal), from: sim.origin, limit: limit ?? 1000, interrupt: interrupt)
+      return Reply(output: Races.explorationText(e, in: world, script: script.map(\.text)))
+    case .choose(let choices):
+      guard world.shared != nil else {
+        return Reply(output: "  nothing to choose: no operation works on shared state (`var`, `lock`, `op … does …`)\n")
+      }
+      var out = ""
+      for (n, k) in choices.enumerated() {
+        guard let point = world.nextOpenPoint() else {
+          if n == 0 {
+            throw Diagnostic(column: argumentColumn(line), length: 1, message: "no open point comes from here", hint: "`choose` alone says so; `run` goes on")
+          }
+          break
+        }
+        guard k <= point.candidates.count else {
+          throw Diagnostic(
+            column: argumentColumn(line), length: 1,
+            message: "the open point at t=\(point.tick) has choices 0 to \(point.candidates.count), not \(k)",
+            hint: "`choose` alone lists them")
+        }
+        out += try perform([.chooseNext(k), .runUntil(point.tick)]).0
+      }
+      return Reply(output: out + Races.openPointText(world.nextOpenPoint(), in: world))
+    case .order(let choices):
+      let (out, _) = try perform([.setStepOrder(choices.allSatisfy { $0 == 0 } ? [] : choices)])
+      let text = choices.allSatisfy { $0 == 0 } ? "  the open points take the normal order again\n"
+        : "  the next \(choices.count) open \(choices.count == 1 ? "point takes" : "points take") the choices \(choices.map(String.init).joined(separator: ","))\n"
+      return Reply(output: text + out)
     case .graph:
       return Reply(output: Graph.render(world))
     case .swift(let name):

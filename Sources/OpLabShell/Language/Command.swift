@@ -96,6 +96,18 @@ public enum Command: Hashable, Sendable {
   case help(command: String?)
   /// `quit`.
   case quit
+  /// `var NAME [= N]`: a shared integer variable.
+  case variable(name: String, initial: Int)
+  /// `lock NAME`: an NSLock.
+  case lock(name: String)
+  /// `races`: the race detector's report.
+  case races
+  /// `explore [N]`: every order of the open points, up to N (default 1000).
+  case explore(limit: Int?)
+  /// `order C[,C...]`: the choices at the open points from now on.
+  case order([Int])
+  /// `choose [K[,K...]]`: show the next open point, or make the choice there (and go on to it).
+  case choose([Int])
 }
 
 /// A `maxConcurrentOperationCount` setting.
@@ -171,7 +183,7 @@ extension Command {
   /// lesson lets it run while a question about the world waits for its answer.
   public var onlyLooks: Bool {
     switch self {
-    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .set, .help, .export: true
+    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .set, .help, .export, .races, .explore, .choose([]): true
     case .machine(cores: nil), .platform(nil): true
     default: false
     }

@@ -36,6 +36,8 @@ public enum CommandTable {
         .seq([.word("async"), .optional(.word("forgets-finish"))]),
         .seq([.word("blocks"), .value(.durations, key: "blocks")]),
         .word("hold"),
+        .seq([.word("does"), .value(.steps, key: "does")]),
+        .seq([.word("touches"), .word("ui")]),
       ],
       summary: "define an operation; it is enqueued now unless `hold`",
       details: """
@@ -57,10 +59,16 @@ public enum CommandTable {
         still lets it through to be skipped.
         Several names, `op a,b,c …`, define one operation each, alike, and add them with one
         addOperations call (see `help add`: the queue picks once, after all are in).
+        `does` writes its work as steps on shared state, one a tick from its start (see
+        `help var` and `help lock`): read VAR, compute N (adds N to the operation's own
+        register), write VAR, lock L, unlock L, touch ui. `takes` then defaults to the number
+        of steps; more ticks are plain work after the last step. `touches ui` makes its first
+        step a call into the user interface, which belongs on the main thread.
         """,
       examples: [
         "op d1 on downloads takes 5", "op f1 on filters takes 2 after d1",
         "op sync takes 4 cancel-check every 1 completion 1", "op later takes 2 hold", "op t1,t2,t3 on thumbnails takes 2",
+        "op inc does read count, compute 1, write count",
       ]),
     CommandSpec(
       name: "add", aliases: ["enqueue"],
@@ -540,6 +548,90 @@ public enum CommandTable {
       summary: "leave the lab (Ctrl-D works too)",
       details: "Saves the history and leaves.",
       examples: ["quit"]),
+    CommandSpec(
+      name: "var", aliases: [],
+      arguments: [.value(.newName, key: "name")],
+      options: [.seq([.word("="), .value(.integer, key: "value")])],
+      summary: "create a shared integer variable (default 0) that operations' steps read and write",
+      details: """
+        A variable every operation can reach, like a property of an object the operations
+        share. Operations written with `does` read it into their own register and write the
+        register back, a step a tick: two of them doing read, compute, write at once can both
+        read the same value, and one update is lost. `status` shows each variable's value.
+        """,
+      examples: ["var count", "var count = 10"]),
+    CommandSpec(
+      name: "lock", aliases: [],
+      arguments: [.value(.newName, key: "name")],
+      options: [],
+      summary: "create an NSLock that operations' `lock`/`unlock` steps take and release",
+      details: """
+        An NSLock: `lock L` takes it, or waits while another operation holds it (the waiting
+        operation keeps its queue slot; the timeline shows it waiting); `unlock L` releases it,
+        and the operation that has waited longest takes it at once. It is not reentrant: the
+        holder locking it again waits forever. Only the operation that locked it may unlock it.
+        """,
+      examples: ["lock countLock", "op inc does lock countLock, read count, compute 1, write count, unlock countLock"]),
+    CommandSpec(
+      name: "races", aliases: [],
+      arguments: [],
+      options: [],
+      summary: "report data races, lost updates and user-interface calls off the main thread",
+      details: """
+        A race detector in the style of ThreadSanitizer, over this run: two accesses to one
+        shared variable, at least one a write, by operations that nothing orders, are a data
+        race. What orders two operations: a dependency (its finish comes before the dependent's
+        start), one serial queue (max 1; main is one), one lock (an unlock comes before the next
+        lock), and `wait`. Time alone orders nothing. A lost update is a variable whose final
+        value differs from running the operations one at a time, in the order they started.
+        A `touch ui` step off the main thread is reported too. A run that ends with any of these
+        says so. Only this run's order is checked: `explore` tries the others.
+        """,
+      examples: ["races"]),
+    CommandSpec(
+      name: "explore", aliases: [],
+      arguments: [.optional(.value(.positive, key: "limit"))],
+      options: [],
+      summary: "run this world in every order its threads could take (at most N, default 1000) and count what goes wrong",
+      details: """
+        Replays the commands that made this world, then runs until idle, once for each order
+        of the open points: a tick at which two operations have a step due and one's step
+        conflicts with a step the other has left (the same variable, one of them writing, or
+        the same lock). At each, every due step runs in turn (what `run` does), or one
+        operation steps alone and the others wait a tick, as if their threads were slower:
+        choosing again at each tick reaches every interleaving of their steps. Steps that
+        conflict with nothing commute, so they are not permuted. Counts the orders that end
+        with a data race, a lost update, a deadlock, or the user interface touched off the
+        main thread, and each final state; prints the shortest order that goes wrong as
+        `order` choices and as a script that replays it. The world itself does not change.
+        """,
+      examples: ["explore", "explore 200"]),
+    CommandSpec(
+      name: "order", aliases: [],
+      arguments: [.value(.choices, key: "choices")],
+      options: [],
+      summary: "choose the order at the open points from now on (the choices `explore` prints)",
+      details: """
+        At each open point in turn (see `help explore`), choice 0 runs every due step in turn,
+        the normal order; choice k runs only the k-th operation with a step due (in the order
+        they were defined), and the others' steps wait a tick. Past the last choice, 0.
+        `order 0` goes back to the normal order. Give it before `run` to replay an order
+        `explore` found.
+        """,
+      examples: ["order 1,1,1", "order 2,0,1", "order 0"]),
+    CommandSpec(
+      name: "choose", aliases: [],
+      arguments: [.optional(.value(.choices, key: "choices"))],
+      options: [],
+      summary: "play the scheduler: show the next open point, or choose who steps there",
+      details: """
+        Alone, shows the next open point (see `help explore`): its tick, and the choices —
+        0, every due step in turn; 1, 2, …, one operation alone, the others a tick later —
+        with each operation's step. `choose K` makes choice K there and runs the clock to that
+        tick; `choose 1,2` makes two choices, one open point after the other. `undo` takes a
+        choice back, to choose again. Choices made so far stay in force (see `order`).
+        """,
+      examples: ["choose", "choose 1", "choose 2,1"]),
   ]
 
   /// Finds a command by name or alias.

@@ -43,6 +43,13 @@ public enum ValueKind: Hashable, Sendable {
   case gateName
   /// An existing gate (`open network`).
   case gate
+  /// A whole number, negative or not (a shared variable's value).
+  case integer
+  /// Steps on shared state, separated by commas: `read count, compute 1, write count`
+  /// (several tokens; see ``Matcher``).
+  case steps
+  /// Choices at open points, separated by commas (`order 1,0,2`).
+  case choices
 
   /// How the value is named in usage lines and messages.
   public var placeholder: String {
@@ -63,6 +70,9 @@ public enum ValueKind: Hashable, Sendable {
     case .opOrQueue: "OP|QUEUE"
     case .plusDuration: "+D"
     case .gateName, .gate: "GATE"
+    case .integer: "N"
+    case .steps: "STEP[,STEP...]"
+    case .choices: "C[,C...]"
     }
   }
 
@@ -87,6 +97,9 @@ public enum ValueKind: Hashable, Sendable {
     case .plusDuration: "a block's ticks after a plus sign (e.g. +3)"
     case .gateName: "a gate's name"
     case .gate: "the name of a gate (made by `op … gate NAME`)"
+    case .integer: "a whole number"
+    case .steps: "steps separated by commas (read VAR, compute N, write VAR, lock L, unlock L, touch ui)"
+    case .choices: "choices separated by commas (0 or more each)"
     }
   }
 }

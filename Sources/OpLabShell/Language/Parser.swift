@@ -31,6 +31,9 @@ public struct ParseContext: Sendable {
     case world(World)
   }
   private var source: Source
+  /// Shared variables and locks of a context made from lists (a world's come from the world).
+  private var listedVariables: [String] = []
+  private var listedLocks: [String] = []
 
   /// Operation names, in creation order: O(operations) to list. Setting them turns a
   /// world's context into one made from lists.
@@ -64,6 +67,29 @@ public struct ParseContext: Sendable {
   public init(world: World) {
     source = .world(world)
   }
+
+  /// Shared variable names (`var`), in creation order.
+  public var variables: [String] {
+    get {
+      switch source {
+      case .lists: listedVariables
+      case .world(let world): world.shared?.variableNames ?? []
+      }
+    }
+    set { listedVariables = newValue }
+  }
+  /// Lock names (`lock`), in creation order.
+  public var locks: [String] {
+    get {
+      switch source {
+      case .lists: listedLocks
+      case .world(let world): world.shared?.lockNames ?? []
+      }
+    }
+    set { listedLocks = newValue }
+  }
+  /// Whether a shared variable or a lock has this name.
+  public func isShared(_ name: String) -> Bool { variables.contains(name) || locks.contains(name) }
 
   /// Whether an operation has this name.
   public func isOperation(_ name: String) -> Bool {
@@ -162,11 +188,41 @@ public enum Parser {
     case .platform: Platform.allCases.map(\.rawValue)
     case .command: CommandTable.all.map(\.name)
     case .gateName, .gate: context.gates
-    case .newName, .newNames, .count, .positive, .duration, .tick, .runTarget, .durations, .file, .plusDuration: []
+    case .newName, .newNames, .count, .positive, .duration, .tick, .runTarget, .durations, .file, .plusDuration, .integer, .choices: []
+    case .steps: StepSyntax.verbs
     }
   }
 
   // MARK: - Building typed commands
+
+  /// Makes `s` a step-by-step operation from `does` and `touches ui`, refusing what does not
+  /// go with steps.
+  private static func buildSteps(_ s: inout OperationSpec, _ bag: Bag, tokens: [Token]) throws(ParseError) {
+    let anchor = bag.values["does"]?.first ?? tokens.last { $0.text.lowercased() == "touches" } ?? tokens[0]
+    var steps = StepSyntax.read(bag.values["does"] ?? []).map(\.step)
+    if bag.words.contains("touches") { steps.insert(.touchUI, at: 0) }
+    let clashes: [(String, String)] = [
+      ("async", "an operation written as steps is synchronous: drop `async`"),
+      ("blocks", "an operation written as steps is not a BlockOperation: drop `blocks`"),
+      ("every", "steps never check isCancelled: drop `cancel-check`"),
+      ("start", "steps never check isCancelled: drop `cancel-check`"),
+      ("failsAt", "steps cannot fail in the lab: drop `fails at`"),
+    ]
+    for (key, message) in clashes where bag.values[key] != nil || bag.words.contains(key) {
+      throw ParseError(column: anchor.column, length: anchor.length, message: message)
+    }
+    if let t = bag.values["takes"]?.first, let n = Int(t.text) {
+      if n < steps.count {
+        throw ParseError(
+          column: t.column, length: t.length,
+          message: "\(steps.count) steps take \(steps.count) ticks (one a tick), more than takes \(n)",
+          hint: "use takes \(steps.count) or more, or leave `takes` out")
+      }
+    } else {
+      s.duration = Tick(steps.count)
+    }
+    s.kind = .steps(steps)
+  }
 
   private static func build(_ spec: CommandSpec, _ bag: Bag, tokens: [Token], context: ParseContext) throws(ParseError) -> Command {
     func text(_ key: String) -> String? { bag.values[key]?.first?.text }
@@ -177,16 +233,17 @@ public enum Parser {
 
     switch spec.name {
     case "queue":
-      if context.isOperation(name), let t = bag.values["name"]?.first {
+      if context.isOperation(name) || context.isShared(name), let t = bag.values["name"]?.first {
         throw ParseError(
-          column: t.column, length: t.length, message: "the name '\(name)' is already taken by an operation",
+          column: t.column, length: t.length,
+          message: "the name '\(name)' is already taken by \(context.isOperation(name) ? "an operation" : "a shared variable or lock")",
           hint: "pick another name for the queue")
       }
       let max: MaxSetting? = has("default") || int("max") == -1 ? .default : int("max").map { .count($0) }
       return .queue(name: name, max: max, qos: text("qos").flatMap { QualityOfService(name: $0) })
     case "op":
       let names = list("name")
-      if let t = bag.values["name"]?.first, names.count == 1, context.isOperation(name) || context.isQueue(name) {
+      if let t = bag.values["name"]?.first, names.count == 1, context.isOperation(name) || context.isQueue(name) || context.isShared(name) {
         throw ParseError(
           column: t.column, length: t.length, message: "the name '\(name)' is already taken",
           hint: "pick another name, or `reset` to start again")
@@ -230,6 +287,7 @@ public enum Parser {
           column: t.column, length: t.length, message: "a gate goes in an Operation subclass's isReady: the lab gates plain and async operations, not a BlockOperation",
           hint: "make a plain operation: op NAME takes N gate \(t.text)")
       }
+      if bag.values["does"] != nil || has("touches") { try buildSteps(&s, bag, tokens: tokens) }
       var definition = OperationDefinition(spec: s, queue: text("on"), dependencies: list("after"), hold: has("hold"))
       definition.gate = text("gate")
       definition.alike = Array(names.dropFirst())
@@ -294,6 +352,20 @@ public enum Parser {
     case "reset": return .reset
     case "platform": return .platform(text("platform").flatMap { Platform(rawValue: $0.lowercased()) })
     case "help": return .help(command: text("command").flatMap { CommandTable.spec(named: $0)?.name })
+    case "races": return .races
+    case "explore": return .explore(limit: int("limit"))
+    case "order": return .order(list("choices").compactMap { Int($0) })
+    case "choose": return .choose(list("choices").compactMap { Int($0) })
+    case "var", "lock":
+      if let t = bag.values["name"]?.first, context.isOperation(name) || context.isQueue(name) || context.isShared(name) {
+        throw ParseError(
+          column: t.column, length: t.length, message: "the name '\(name)' is already taken",
+          hint: "pick another name, or `reset` to start again")
+      }
+      if let t = bag.values["name"]?.first, name.lowercased() == "ui" {
+        throw ParseError(column: t.column, length: t.length, message: "'ui' is the user interface (as in `touch ui`)", hint: "pick another name")
+      }
+      return spec.name == "var" ? .variable(name: name, initial: int("value") ?? 0) : .lock(name: name)
     default: return .quit
     }
   }
@@ -452,6 +524,8 @@ struct Matcher {
       }
       bag.words.insert(w)
       return i + 1
+    case .value(.steps, let key):
+      return matchSteps(at: i, key: key, bag: &bag)
     case .value(let kind, let key):
       guard i < tokens.count else {
         fail(i, .value(kind))
@@ -503,10 +577,60 @@ struct Matcher {
     }
   }
 
+  /// Steps from token `i` on: `VERB ARG` pairs separated by commas (the lexer joins a comma
+  /// and the word after it into one token, so a token may hold the end of one step and the
+  /// start of the next). The list ends at a token that follows a whole step without a comma.
+  private mutating func matchSteps(at i: Int, key: String, bag: inout Bag) -> Int? {
+    var j = i
+    var pieces: [StepSyntax.Piece] = []
+    var complete = false  // the last step has its argument
+    scan: while j < tokens.count {
+      let parts = tokens[j].text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      var offset = 0
+      for (k, part) in parts.enumerated() {
+        if k == 0, complete, !part.isEmpty { break scan }  // a whole step, then no comma: the list is over
+        if k > 0 {
+          guard complete else {
+            fail(j, .value(.steps), complaint: "a step needs its word and what it acts on before the comma", hint: StepSyntax.hint,
+                 span: offset - 1..<offset)
+            return nil
+          }
+          complete = false
+        }
+        if !part.isEmpty {
+          let piece = StepSyntax.Piece(text: part, token: j, offset: offset)
+          if pieces.count % 2 == 0, !StepSyntax.verbs.contains(part.lowercased()) {
+            let guess = Suggest.closest(to: part, in: StepSyntax.verbs)
+            fail(j, .value(.steps), complaint: "'\(part)' is not a step", hint: guess.map { "did you mean '\($0)'?" } ?? StepSyntax.hint,
+                 span: offset..<offset + part.count)
+            return nil
+          }
+          if pieces.count % 2 == 1, let (message, hint) = StepSyntax.check(verb: pieces[pieces.count - 1].text, argument: part, context: context) {
+            fail(j, .value(.steps), complaint: message, hint: hint, span: offset..<offset + part.count)
+            return nil
+          }
+          pieces.append(piece)
+          complete = pieces.count % 2 == 0
+        }
+        offset += part.count + 1
+      }
+      j += 1
+    }
+    guard complete else {
+      if pieces.count % 2 == 0 { for verb in StepSyntax.verbs { fail(j, .word(verb)) } } else { fail(j, .value(.steps)) }
+      if j == tokens.count, pieces.count % 2 == 0 {
+        fail(j, .value(.steps), complaint: "`does` needs a step after it", hint: StepSyntax.hint)
+      }
+      return nil
+    }
+    bag.values[key, default: []] += tokens[i..<j]
+    return j
+  }
+
   /// In a comma-separated list that ``check(_:_:)`` refused, the characters of the first
   /// item it refused (so the error points at `bx` in `a,bx`); `nil` for other values.
   private func refusedItem(_ kind: ValueKind, _ t: Token) -> Range<Int>? {
-    guard kind == .opList || kind == .durations || kind == .newNames else { return nil }
+    guard kind == .opList || kind == .durations || kind == .newNames || kind == .choices else { return nil }
     if kind == .newNames {
       var offset = 0, seen = Set<String>()
       for item in t.text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
@@ -599,7 +723,7 @@ struct Matcher {
       return Self.checkNumber(s, minimum: 0, maximum: World.maxTick)
     case .runTarget:
       return Self.checkNumber(s, minimum: 0, maximum: Tick.max)
-    case .durations:
+    case .durations, .choices:
       for part in s.split(separator: ",", omittingEmptySubsequences: false) {
         if let problem = Self.checkNumber(String(part), minimum: 0, maximum: OperationSpec.maxDuration) { return problem }
       }
@@ -619,6 +743,10 @@ struct Matcher {
                 "retype the path: a NUL usually comes from pasted binary text")
       }
       return s.isEmpty ? ("an empty path names no file", "give a file name, e.g. pipeline.oplab") : nil
+    case .integer:
+      return Self.checkNumber(s, minimum: Int.min)
+    case .steps:
+      return nil  // matched by matchSteps
     case .command:
       if CommandTable.spec(named: s) != nil { return nil }
       // The queue every world starts with, not a keyword of one command.
@@ -648,5 +776,64 @@ struct Matcher {
         : ("\(s) is too large (the largest is \(maximum))", nil)
     }
     return ("'\(s)' is not a whole number", nil)
+  }
+}
+
+/// The words of `does`: each step is a verb and what it acts on.
+enum StepSyntax {
+  /// The verbs, in the order help lists them.
+  static let verbs = ["read", "compute", "write", "lock", "unlock", "touch"]
+  static let hint = "steps are: read VAR, compute N, write VAR, lock L, unlock L, touch ui (separated by commas)"
+
+  /// A word of a steps list and where it stands.
+  struct Piece {
+    var text: String
+    var token: Int
+    var offset: Int
+  }
+
+  /// Why `argument` cannot follow `verb`, if it cannot.
+  static func check(verb: String, argument: String, context: ParseContext) -> (String, String?)? {
+    switch verb.lowercased() {
+    case "read", "write":
+      if context.variables.contains(argument) { return nil }
+      let guess = Suggest.closest(to: argument, in: context.variables)
+      return ("there is no shared variable named '\(argument)'", guess.map { "did you mean '\($0)'?" } ?? "create it first: var \(argument) = 0")
+    case "lock", "unlock":
+      if context.locks.contains(argument) { return nil }
+      let guess = Suggest.closest(to: argument, in: context.locks)
+      return ("there is no lock named '\(argument)'", guess.map { "did you mean '\($0)'?" } ?? "create it first: lock \(argument)")
+    case "compute":
+      guard let problem = Matcher.checkNumber(argument, minimum: -(1 << 40), maximum: 1 << 40) else { return nil }
+      return (problem.0, "compute N adds N to the operation's register, e.g. compute 1")
+    default:
+      return argument.lowercased() == "ui" ? nil : ("'touch' takes 'ui', not '\(argument)'", "write: touch ui")
+    }
+  }
+
+  /// The steps of a `does` list the matcher accepted.
+  static func read(_ tokens: [Token]) -> [(step: Step, token: Token)] {
+    var words: [(String, Token)] = []
+    for t in tokens {
+      for part in t.text.split(separator: ",") where !part.isEmpty { words.append((String(part), t)) }
+    }
+    var steps: [(step: Step, token: Token)] = []
+    var k = 0
+    while k + 1 < words.count {
+      let (verb, t) = words[k]
+      let argument = words[k + 1].0
+      let step: Step
+      switch verb.lowercased() {
+      case "read": step = .read(argument)
+      case "write": step = .write(argument)
+      case "compute": step = .compute(Int(argument) ?? 0)
+      case "lock": step = .lock(argument)
+      case "unlock": step = .unlock(argument)
+      default: step = .touchUI
+      }
+      steps.append((step, t))
+      k += 2
+    }
+    return steps
   }
 }

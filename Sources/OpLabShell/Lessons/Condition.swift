@@ -24,12 +24,20 @@ public indirect enum Condition: Hashable, Sendable {
   case on(String, queue: String)
   case priority(String, QueuePriority)
   case platform(Platform)
+  /// `value VAR N`: the shared variable holds N now.
+  case value(String, Int)
+  /// `race-free`: the race detector finds no data race and no lost update in the run.
+  case raceFree
+  /// `lock-order-safe`: some operation takes a lock inside another, and no two take them in opposite orders.
+  case lockOrderSafe
+  /// `ui-on-main`: something touched the user interface, always on the main thread.
+  case uiOnMain
   case not(Condition)
 
   /// The words a condition can start with, for messages.
   public static let keywords = [
     "finished", "started", "skipped", "outcome", "state", "cancelled", "order", "overlap", "idle", "stalled", "now",
-    "suspended", "max", "depends", "exists", "completed", "on", "priority", "platform", "not",
+    "suspended", "max", "depends", "exists", "completed", "on", "priority", "platform", "value", "race-free", "lock-order-safe", "ui-on-main", "not",
   ]
 
   /// Parses a condition such as `finished f2 at 7` or `not cancelled d1`.
@@ -123,6 +131,14 @@ public indirect enum Condition: Hashable, Sendable {
       let text = try word()
       guard let p = QueuePriority(name: text) else { throw fail("'\(text)' is not a priority", at: i - 1) }
       result = .priority(op, p)
+    case "value":
+      let name = try word()
+      let text = try word()
+      guard let n = Int(text) else { throw fail("'\(text)' is not a whole number", at: i - 1) }
+      result = .value(name, n)
+    case "race-free": result = .raceFree
+    case "lock-order-safe": result = .lockOrderSafe
+    case "ui-on-main": result = .uiOnMain
     case "platform":
       let text = try word()
       guard let p = Platform(rawValue: text.lowercased()) else { throw fail("'\(text)' is not a platform", at: i - 1) }
@@ -162,7 +178,7 @@ public indirect enum Condition: Hashable, Sendable {
     case .overlap(let a, let b), .depends(let a, on: let b): return ([a, b], [])
     case .suspended(let q, _), .max(let q, _): return ([], [q])
     case .on(let n, let q): return ([n], [q])
-    case .exists, .idle, .stalled, .now, .platform: return ([], [])
+    case .exists, .idle, .stalled, .now, .platform, .value, .raceFree, .lockOrderSafe, .uiOnMain: return ([], [])
     }
   }
 
@@ -193,6 +209,16 @@ public indirect enum Condition: Hashable, Sendable {
       }.joined(separator: ", ")
     case .outcome(let name, _): return record(name).map { "\(name) is \($0.phase)" + ($0.outcome.map { " (\($0))" } ?? "") }
     case .phase(let name, _): return record(name).map { "\(name) is \($0.phase)" }
+    case .value(let name, _): return world.value(of: name).map { "\(name) is \($0)" } ?? "there is no variable \(name)"
+    case .lockOrderSafe:
+      guard let cycle = world.lockOrderCycle() else { return world.lockOrderEdges().isEmpty ? "no operation takes one lock inside another" : nil }
+      return "locks are taken in opposite orders: " + (cycle + [cycle[0]]).joined(separator: " → ") + " (each taken while holding the one before)"
+    case .uiOnMain:
+      let off = world.raceReport().offMainThread.map { world.name($0.op) }
+      return off.isEmpty ? "nothing touched the user interface" : "the user interface was touched off the main thread by " + off.joined(separator: ", ")
+    case .raceFree:
+      let r = world.raceReport()
+      return "the race detector found \(r.races.count) data \(r.races.count == 1 ? "race" : "races") and \(r.lostUpdates.count) lost \(r.lostUpdates.count == 1 ? "update" : "updates") (`races` shows them)"
     default: return nil
     }
   }
@@ -353,6 +379,18 @@ public indirect enum Condition: Hashable, Sendable {
       return op(name)?.queue == q
     case .priority(let name, let p): return op(name)?.spec.priority == p
     case .platform(let p): return world.platform == p
+    case .value(let name, let n): return world.value(of: name) == n
+    case .raceFree:
+      // Happens-before finds the races of every order, not only this one's; with none, every
+      // order explore could run gives the same values, so a lost update shows in this run too.
+      guard world.shared != nil else { return false }
+      let r = world.raceReport()
+      return r.races.isEmpty && r.lostUpdates.isEmpty
+    case .lockOrderSafe:
+      return !world.lockOrderEdges().isEmpty && world.lockOrderCycle() == nil
+    case .uiOnMain:
+      let touched = world.trace.contains { $0.kind == .touchedUI }
+      return touched && world.raceReport().offMainThread.isEmpty
     }
   }
 }

@@ -63,6 +63,15 @@ extension World {
     case .executionBlockAdded(let t): "addBlock=\(t)"
     case .gated(let g): "gate=\(world.gateName(g))"
     case .gateOpened(let g): "open:\(world.gateName(g))"
+    case .variableCreated(let v, let value): "var:\(world.variableName(v))=\(value)"
+    case .lockCreated(let l): "lock:\(world.lockName(l))"
+    case .variableRead(let v, let value): "read:\(world.variableName(v))=\(value)"
+    case .computed(let n, let result): "compute:\(n)=\(result)"
+    case .variableWritten(let v, let value): "write:\(world.variableName(v))=\(value)"
+    case .lockAcquired(let l): "locked:\(world.lockName(l))"
+    case .lockWaiting(let l): "waitsFor:\(world.lockName(l))"
+    case .lockReleased(let l): "unlocked:\(world.lockName(l))"
+    case .touchedUI: "ui"
     }
   }
 

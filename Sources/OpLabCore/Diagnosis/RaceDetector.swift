@@ -1,0 +1,228 @@
+/// What the race detector found in a world's trace: data races, calls into the user
+/// interface off the main thread, and updates lost against a one-at-a-time run.
+public struct RaceReport: Hashable, Sendable {
+  /// One read or write of a shared variable.
+  public struct Access: Hashable, Sendable {
+    /// Who accessed it.
+    public var op: OpID
+    /// When.
+    public var tick: Tick
+    /// A write (`false`: a read).
+    public var isWrite: Bool
+    /// The event's index in the trace.
+    public var event: Int
+  }
+
+  /// Two accesses to one variable, at least one a write, that nothing orders.
+  public struct DataRace: Hashable, Sendable {
+    /// The variable's index in ``SharedState/variableNames``.
+    public var variable: Int32
+    /// The earlier access in this run.
+    public var first: Access
+    /// The later access, which nothing made wait for the first.
+    public var second: Access
+  }
+
+  /// A call into the user interface from a thread that is not the main thread.
+  public struct OffMainThread: Hashable, Sendable {
+    public var op: OpID
+    public var tick: Tick
+    public var event: Int
+  }
+
+  /// A variable whose final value differs from a one-at-a-time run of the same operations.
+  public struct LostUpdate: Hashable, Sendable {
+    public var variable: Int32
+    /// Its value now.
+    public var actual: Int
+    /// Its value had the operations run one at a time, in the order they started.
+    public var serial: Int
+  }
+
+  /// Data races, in the order their second access happened; one per pair of operations and variable.
+  public var races: [DataRace] = []
+  /// Calls into the user interface off the main thread.
+  public var offMainThread: [OffMainThread] = []
+  /// Variables whose final value an unordered run changed (only once every step-by-step
+  /// operation that started has finished).
+  public var lostUpdates: [LostUpdate] = []
+
+  /// Whether nothing was found.
+  public var isEmpty: Bool { races.isEmpty && offMainThread.isEmpty && lostUpdates.isEmpty }
+}
+
+/// A vector clock: for each thread (an operation's slot, or the lab's own thread), the
+/// last of its moments known to have happened before.
+private struct VectorClock {
+  var c: [Int: Int] = [:]
+  subscript(_ t: Int) -> Int {
+    get { c[t] ?? 0 }
+    set { c[t] = newValue }
+  }
+  mutating func join(_ o: VectorClock) {
+    for (t, v) in o.c where v > self[t] { c[t] = v }
+  }
+}
+
+extension World {
+  /// Finds data races the way ThreadSanitizer does, by happens-before, in the trace so far.
+  ///
+  /// Each operation's work is a thread. What orders two pieces of work: an operation's own
+  /// steps, in order; a dependency (its finish happens before the dependent starts); a serial
+  /// queue (`maxConcurrentOperationCount` 1 when it starts: the finish of the one before
+  /// happens before; the main queue is one); a lock (an `unlock` happens before the next
+  /// `lock` of it); and the lab's own thread, which enqueues (an operation starts after it was
+  /// added) and, by `wait`, sees every operation it waited for finish. Time alone orders
+  /// nothing: an operation that ran earlier, with nothing of these between, may as well run later.
+  /// - Complexity: O(events + accesses · earlier accesses of the same variable); only worlds
+  ///   with shared state have any.
+  public func raceReport() -> RaceReport {
+    var report = RaceReport()
+    guard let shared else { return report }
+    let lab = -1
+    var labClock = VectorClock()
+    labClock[lab] = 1
+    var running: [OpID: VectorClock] = [:]
+    var finished: [OpID: VectorClock] = [:]
+    var enqueuedAt: [OpID: VectorClock] = [:]
+    var serialQueue: [QueueID: VectorClock] = [:]
+    var maxOf: [QueueID: Int?] = [:]
+    var lockClock: [Int32: VectorClock] = [:]
+    var accesses: [Int32: [(access: RaceReport.Access, epoch: Int)]] = [:]
+    var reported = Set<[Int]>()
+    var startOrder: [OpID] = []
+
+    for (i, e) in trace.enumerated() {
+      if e.op == nil, let q = e.queue {
+        switch e.kind {
+        case .queueCreated(let max), .maxChanged(let max): maxOf[q] = q == .main ? 1 : max
+        case .waitEnded:
+          // The lab's own thread waited for the queue (or every queue): it saw their finishes.
+          for (op, clock) in finished where operations[op.slot].queue == q { labClock.join(clock) }
+          labClock[lab] += 1
+        default: break
+        }
+        continue
+      }
+      if e.op == nil, e.queue == nil, e.kind == .waitEnded {
+        for clock in finished.values { labClock.join(clock) }
+        labClock[lab] += 1
+        continue
+      }
+      guard let op = e.op else { continue }
+      let me = op.slot
+      switch e.kind {
+      case .enqueued:
+        enqueuedAt[op] = labClock
+        labClock[lab] += 1
+      case .started, .skipped:
+        var clock = enqueuedAt[op] ?? labClock
+        for dep in dependencies(of: op) { if let f = finished[dep] { clock.join(f) } }
+        if let q = operations[op.slot].queue, (maxOf[q] ?? nil) == 1, let last = serialQueue[q] { clock.join(last) }
+        clock[me] += 1
+        running[op] = clock
+        if case .steps = operations[op.slot].spec.kind, e.kind == .started { startOrder.append(op) }
+      case .variableRead(let v, _), .variableWritten(let v, _):
+        guard var clock = running[op] else { break }
+        let isWrite: Bool
+        if case .variableWritten = e.kind { isWrite = true } else { isWrite = false }
+        let access = RaceReport.Access(op: op, tick: e.tick, isWrite: isWrite, event: i)
+        for earlier in accesses[v] ?? [] where earlier.access.op != op && (earlier.access.isWrite || isWrite) {
+          let other = earlier.access.op.slot
+          guard clock[other] < earlier.epoch else { continue }  // ordered
+          let key = [Int(v), Swift.min(other, me), Swift.max(other, me)]
+          if reported.insert(key).inserted {
+            report.races.append(RaceReport.DataRace(variable: v, first: earlier.access, second: access))
+          }
+        }
+        accesses[v, default: []].append((access, clock[me]))
+        clock[me] += 1
+        running[op] = clock
+      case .lockAcquired(let l):
+        if let held = lockClock[l] { running[op]?.join(held) }
+      case .lockReleased(let l):
+        lockClock[l] = running[op]
+        running[op]?[me] += 1
+      case .touchedUI:
+        if operations[op.slot].queue != .main {
+          report.offMainThread.append(RaceReport.OffMainThread(op: op, tick: e.tick, event: i))
+        }
+      case .finished:
+        let clock = running.removeValue(forKey: op) ?? enqueuedAt[op] ?? labClock
+        finished[op] = clock
+        if let q = operations[op.slot].queue, (maxOf[q] ?? nil) == 1 { serialQueue[q, default: VectorClock()].join(clock) }
+      default: break
+      }
+    }
+    report.lostUpdates = lostUpdates(shared, startOrder: startOrder)
+    return report
+  }
+
+  /// Variables whose value differs from running the step-by-step operations one at a time,
+  /// whole, in the order they started; none while one of them is unfinished.
+  private func lostUpdates(_ shared: SharedState, startOrder: [OpID]) -> [RaceReport.LostUpdate] {
+    let stepped = operations.indices.filter { if case .steps = operations[$0].spec.kind { operations[$0].startedAt != nil } else { false } }
+    guard !stepped.isEmpty, stepped.allSatisfy({ operations[$0].isFinished }) else { return [] }
+    var values = shared.initialValues
+    for op in startOrder {
+      guard case .steps(let steps) = operations[op.slot].spec.kind else { continue }
+      var register = 0
+      for step in steps {
+        switch step {
+        case .read(let name): if let v = shared.variable(named: name) { register = values[v] }
+        case .compute(let n): register = register &+ n
+        case .write(let name): if let v = shared.variable(named: name) { values[v] = register }
+        case .lock, .unlock, .touchUI: break
+        }
+      }
+    }
+    return values.indices.compactMap { v in
+      values[v] == shared.values[v] ? nil : RaceReport.LostUpdate(variable: Int32(v), actual: shared.values[v], serial: values[v])
+    }
+  }
+}
+
+extension World {
+  /// Pairs of locks some operation takes one inside the other, as (held, then taken), in
+  /// the order first met: the lock-order graph. A cycle in it (L1 inside L2 somewhere, L2
+  /// inside L1 elsewhere) can deadlock in some interleaving, whatever this run did; none
+  /// means every operation takes its locks in one global order.
+  public func lockOrderEdges() -> [(held: String, taken: String, by: OpID)] {
+    var edges: [(held: String, taken: String, by: OpID)] = []
+    for (i, r) in operations.enumerated() {
+      guard case .steps(let steps) = r.spec.kind else { continue }
+      var held: [String] = []
+      for step in steps {
+        switch step {
+        case .lock(let l):
+          for h in held where !edges.contains(where: { $0.held == h && $0.taken == l }) { edges.append((h, l, OpID(i))) }
+          held.append(l)
+        case .unlock(let l):
+          if let k = held.lastIndex(of: l) { held.remove(at: k) }
+        default: break
+        }
+      }
+    }
+    return edges
+  }
+
+  /// A cycle in the lock-order graph (see ``lockOrderEdges()``), as its locks in order, or `nil`.
+  public func lockOrderCycle() -> [String]? {
+    let edges = lockOrderEdges()
+    var next: [String: [String]] = [:]
+    for e in edges { next[e.held, default: []].append(e.taken) }
+    for start in edges.map(\.held) {
+      // Depth first from `start`, looking for a way back to it.
+      var stack: [[String]] = [[start]]
+      var seen: Set<String> = []
+      while let path = stack.popLast() {
+        guard let last = path.last else { continue }
+        for n in next[last] ?? [] {
+          if n == start { return path }
+          if seen.insert(n).inserted { stack.append(path + [n]) }
+        }
+      }
+    }
+    return nil
+  }
+}

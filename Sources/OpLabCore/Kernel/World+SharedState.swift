@@ -1,0 +1,285 @@
+/// Shared variables, `NSLock`s and operations written as steps (see ``Step``).
+///
+/// How steps map onto ticks: a step takes one tick, and its access happens as that tick
+/// ends. An operation that starts at tick t does step 1 during [t, t+1) — the trace records
+/// its read, write or lock at t+1 — step 2 at t+2, and so on; after its last step its
+/// remaining ticks (`takes` minus the number of steps) are plain work, so unhindered it
+/// finishes at t + `takes`, like any operation. No step happens at the tick its operation
+/// starts, so operations added by separate commands at one tick all start before any of
+/// their steps. Steps of two operations due at the same tick run in the order their
+/// wake-ups were scheduled (the one that started first goes first): the real order is up
+/// to the threads, which is what `explore` is for.
+///
+/// A `lock L` step on a free lock takes it. On a held lock the operation waits (it keeps its
+/// queue slot, and the clock goes on without it); when the holder's `unlock L` step runs,
+/// the operation that has waited longest takes the lock at that tick, and its next step
+/// ends a tick later. A second `lock L` by the holder waits forever (NSLock is not reentrant).
+/// Step-by-step work runs a step a tick whatever `machine cores` says.
+extension World {
+  /// Creates a shared integer variable (`var NAME = N`).
+  /// - Throws: ``SimulationError/invalidName(_:)`` or ``SimulationError/duplicateName(_:)``.
+  @discardableResult
+  public mutating func createVariable(name: String, initial: Int = 0) throws(SimulationError) -> Int {
+    try checkSharedName(name)
+    var state = shared ?? SharedState()
+    state.variableNames.append(name)
+    state.initialValues.append(initial)
+    state.values.append(initial)
+    shared = state
+    let index = state.variableNames.count - 1
+    record(.variableCreated(Int32(index), value: initial), reason: .command)
+    return index
+  }
+
+  /// Creates an `NSLock` (`lock NAME`).
+  @discardableResult
+  public mutating func createLock(name: String) throws(SimulationError) -> Int {
+    try checkSharedName(name)
+    var state = shared ?? SharedState()
+    state.lockNames.append(name)
+    state.holders.append(nil)
+    state.waiters.append([])
+    shared = state
+    let index = state.lockNames.count - 1
+    record(.lockCreated(Int32(index)), reason: .command)
+    return index
+  }
+
+  private func checkSharedName(_ name: String) throws(SimulationError) {
+    guard Self.isValidName(name), name.lowercased() != "ui" else { throw .invalidName(name) }
+    if operationID(named: name) != nil || queueID(named: name) != nil || shared?.hasName(name) == true {
+      throw .duplicateName(name)
+    }
+  }
+
+  /// Checks that every variable and lock the steps name exists.
+  func checkSteps(_ steps: [Step]) throws(SimulationError) {
+    for step in steps {
+      if let v = step.variable, shared?.variable(named: v) == nil {
+        throw .invalidSpec("there is no shared variable named '\(v)': create it first with `var \(v) = 0`")
+      }
+      if let l = step.lockName, shared?.lock(named: l) == nil {
+        throw .invalidSpec("there is no lock named '\(l)': create it first with `lock \(l)`")
+      }
+    }
+  }
+
+  /// The value of a shared variable now.
+  public func value(of variable: String) -> Int? {
+    guard let shared, let i = shared.variable(named: variable) else { return nil }
+    return shared.values[i]
+  }
+
+  /// The lock an operation is waiting for now, if any.
+  public func lockWaitedFor(by op: OpID) -> Int? {
+    guard let run = shared?.runs[op], run.waitingFor >= 0 else { return nil }
+    return Int(run.waitingFor)
+  }
+
+  /// The locks an operation holds now, by index.
+  public func locksHeld(by op: OpID) -> [Int] {
+    guard let shared else { return [] }
+    return shared.holders.indices.filter { shared.holders[$0] == op }
+  }
+
+  /// A variable's name by index, for views of the trace.
+  public func variableName(_ index: Int32) -> String {
+    guard let shared, Int(index) < shared.variableNames.count, index >= 0 else { return "?" }
+    return shared.variableNames[Int(index)]
+  }
+
+  /// A lock's name by index, for views of the trace.
+  public func lockName(_ index: Int32) -> String {
+    guard let shared, Int(index) < shared.lockNames.count, index >= 0 else { return "?" }
+    return shared.lockNames[Int(index)]
+  }
+
+  /// A step-by-step operation starts: its first step runs at this tick.
+  mutating func beginSteps(_ op: OpID) {
+    if shared == nil { shared = SharedState() }  // `touch ui` alone needs no variable
+    shared?.runs[op] = StepRun()
+    schedule(.step(op, generation: operations[op.slot].generation), at: later(1))
+  }
+
+  /// Sets the choices for the open points from now on (`order C1,C2,…`); an empty list
+  /// goes back to the order without choices.
+  public mutating func setStepOrder(_ script: [Int]) {
+    var state = shared ?? SharedState()
+    state.order = script.isEmpty ? nil : StepOrder(script)
+    shared = state
+  }
+
+  /// Makes `choice` the choice at the next open point, keeping the choices made so far
+  /// (`choose K`); starts choosing if nothing was.
+  public mutating func chooseNext(_ choice: Int) {
+    var state = shared ?? SharedState()
+    var order = state.order ?? StepOrder()
+    order.script = order.taken.map(\.chosen) + [Swift.max(0, choice)]
+    state.order = order
+    shared = state
+  }
+
+  /// The next open point from now, found on a copy: its tick and the operations with a step
+  /// due there (in creation order, as choices 1, 2, … name them); `nil` when none comes
+  /// within `limit` ticks, or nothing more happens.
+  public func nextOpenPoint(within limit: Tick = 100_000) -> (tick: Tick, candidates: [OpID], steps: [Step])? {
+    var copy = self
+    var state = copy.shared ?? SharedState()
+    var order = state.order ?? StepOrder()
+    order.script = order.taken.map(\.chosen)
+    state.order = order
+    copy.shared = state
+    let before = order.taken.count
+    while let next = copy.nextEventTick, next <= now + limit {
+      copy.advance(to: next)
+      if let o = copy.shared?.order, o.taken.count > before { return (o.decidedTick, o.lastCandidates, o.lastSteps) }
+    }
+    return nil
+  }
+
+  /// The operation's step due now: at an open point (see ``StepOrder``) the choice says
+  /// whether every due step runs in its turn, or one operation steps and the others wait a tick.
+  mutating func runStep(_ op: OpID) {
+    if shared?.runs[op]?.skipNext == true {
+      shared?.runs[op]?.skipNext = false
+      return
+    }
+    guard shared?.order != nil, let (candidates, chosen) = chooseStep(op), chosen > 0 else {
+      performStep(op)
+      return
+    }
+    let runner = candidates[chosen - 1]
+    for other in candidates where other != runner {
+      // Put off a tick: its wake-up due now (if not this one) is skipped.
+      if other != op { shared?.runs[other]?.skipNext = true }
+      schedule(.step(other, generation: operations[other.slot].generation), at: later(1))
+    }
+    if runner != op { shared?.runs[runner]?.skipNext = true }
+    performStep(runner)
+  }
+
+  /// At an open point, the operations with a step due now (in creation order) and the
+  /// choice; `nil` where nothing is to choose.
+  private mutating func chooseStep(_ op: OpID) -> (candidates: [OpID], chosen: Int)? {
+    guard var order = shared?.order, order.decidedTick != now else { return nil }
+    var due: [OpID] = []
+    for w in agenda.unordered where w.tick == now && isLive(w) {
+      if case .step(let other, _) = w.action, other != op, shared?.runs[other]?.skipNext != true { due.append(other) }
+    }
+    guard !due.isEmpty else { return nil }
+    // In creation order, so that choice k names the same operation however the wake-ups lie.
+    let candidates = ([op] + due).sorted()
+    let next = candidates.map(nextStep(of:))
+    let rest = candidates.map(remainingSteps(of:))
+    let open = candidates.indices.contains { i in
+      candidates.indices.contains { j in j != i && rest[j].contains { Self.conflict(next[i], $0) } }
+    }
+    guard open else { return nil }
+    let options = candidates.count + 1
+    let wanted = order.taken.count < order.script.count ? order.script[order.taken.count] : 0
+    let chosen = Swift.min(Swift.max(0, wanted), options - 1)
+    order.taken.append((options, chosen))
+    order.decidedTick = now
+    order.lastCandidates = candidates
+    order.lastSteps = next.map { $0 ?? .compute(0) }
+    shared?.order = order
+    return (candidates, chosen)
+  }
+
+  private func remainingSteps(of op: OpID) -> ArraySlice<Step> {
+    guard case .steps(let steps) = operations[op.slot].spec.kind, let run = shared?.runs[op], Int(run.next) < steps.count else { return [] }
+    return steps[Int(run.next)...]
+  }
+
+  private func nextStep(of op: OpID) -> Step? {
+    guard case .steps(let steps) = operations[op.slot].spec.kind, let run = shared?.runs[op], Int(run.next) < steps.count else { return nil }
+    return steps[Int(run.next)]
+  }
+
+  /// Whether two steps' order can matter: the same variable with a write, or the same lock.
+  static func conflict(_ a: Step?, _ b: Step?) -> Bool {
+    guard let a, let b else { return false }
+    if let v = a.variable, v == b.variable {
+      if case .write = a { return true }
+      if case .write = b { return true }
+      return false
+    }
+    if let l = a.lockName, l == b.lockName { return true }
+    return false
+  }
+
+  /// Runs the operation's next step, and schedules the one after (or the end of its work).
+  private mutating func performStep(_ op: OpID) {
+    guard case .steps(let steps) = operations[op.slot].spec.kind, var state = shared, var run = state.runs[op],
+      run.waitingFor < 0, Int(run.next) < steps.count
+    else { return }
+    // Taken out of the world while it changes, so its arrays are not copied; put back on every way out.
+    shared = nil
+    defer { shared = state }
+    let index = Int(run.next)
+    let q = operations[op.slot].queue
+    let reason = Reason.step(Int32(index))
+    var released: (waiter: OpID, lock: Int)?
+    switch steps[index] {
+    case .read(let name):
+      guard let v = state.variable(named: name) else { return }
+      run.register = state.values[v]
+      record(.variableRead(Int32(v), value: run.register), op: op, queue: q, reason: reason)
+    case .compute(let n):
+      let before = run.register
+      run.register = before &+ n
+      record(.computed(n, result: run.register), op: op, queue: q, reason: reason)
+    case .write(let name):
+      guard let v = state.variable(named: name) else { return }
+      state.values[v] = run.register
+      record(.variableWritten(Int32(v), value: run.register), op: op, queue: q, reason: reason)
+    case .lock(let name):
+      guard let l = state.lock(named: name) else { return }
+      if let holder = state.holders[l] {
+        run.waitingFor = Int32(l)
+        state.waiters[l].append(op)
+        state.runs[op] = run
+        record(.lockWaiting(Int32(l)), op: op, queue: q, reason: .lockHeldBy(holder))
+        return
+      }
+      state.holders[l] = op
+      record(.lockAcquired(Int32(l)), op: op, queue: q, reason: reason)
+    case .unlock(let name):
+      guard let l = state.lock(named: name) else { return }
+      record(.lockReleased(Int32(l)), op: op, queue: q, reason: reason)
+      state.holders[l] = nil
+      if !state.waiters[l].isEmpty {
+        let waiter = state.waiters[l].removeFirst()
+        state.holders[l] = waiter
+        state.runs[waiter]?.waitingFor = -1
+        state.runs[waiter]?.next += 1
+        released = (waiter, l)
+      }
+    case .touchUI:
+      record(.touchedUI, op: op, queue: q, reason: reason)
+    }
+    run.next += 1
+    state.runs[op] = run
+    scheduleNextStep(op, after: run.next, of: steps.count)
+    if let (waiter, l) = released {
+      record(.lockAcquired(Int32(l)), op: waiter, queue: operations[waiter.slot].queue, reason: .lockReleasedBy(op))
+      scheduleNextStep(waiter, after: state.runs[waiter]?.next ?? 0, of: stepList(of: waiter).count)
+    }
+  }
+
+  private func stepList(of op: OpID) -> [Step] {
+    if case .steps(let steps) = operations[op.slot].spec.kind { return steps }
+    return []
+  }
+
+  /// Schedules the step at `next` a tick from now, or, after the last, the end of the work.
+  private mutating func scheduleNextStep(_ op: OpID, after next: Int32, of count: Int) {
+    let generation = operations[op.slot].generation
+    if Int(next) < count {
+      schedule(.step(op, generation: generation), at: later(1))
+    } else {
+      let rest = Swift.max(0, operations[op.slot].spec.duration - Tick(count))
+      schedule(.workDone(op, generation: generation), at: later(rest))
+    }
+  }
+}

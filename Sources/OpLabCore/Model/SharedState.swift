@@ -1,0 +1,77 @@
+/// The world's shared memory: integer variables, `NSLock`s, and how far each operation
+/// written as steps has got (see ``Step``).
+///
+/// A world without `var` or `lock` has none (``World/shared`` is `nil`), so the kernel's
+/// usual paths never touch it.
+public struct SharedState: Hashable, Sendable {
+  /// Variable names, in creation order (a variable's index is its place here).
+  public internal(set) var variableNames: [String] = []
+  /// Each variable's value when it was created.
+  public internal(set) var initialValues: [Int] = []
+  /// Each variable's value now.
+  public internal(set) var values: [Int] = []
+  /// Lock names, in creation order.
+  public internal(set) var lockNames: [String] = []
+  /// The operation holding each lock now, if any.
+  public internal(set) var holders: [OpID?] = []
+  /// The operations waiting for each lock, in the order they began to wait.
+  public internal(set) var waiters: [[OpID]] = []
+  /// Each started step-by-step operation's progress.
+  var runs: [OpID: StepRun] = [:]
+  /// When set, the order of conflicting steps due at one tick is chosen by it (see
+  /// ``StepOrder``), not left to the order they were scheduled in.
+  public internal(set) var order: StepOrder?
+
+  /// The index of the variable with this name.
+  public func variable(named name: String) -> Int? { variableNames.firstIndex(of: name) }
+  /// The index of the lock with this name.
+  public func lock(named name: String) -> Int? { lockNames.firstIndex(of: name) }
+  /// Whether a variable or a lock has this name.
+  public func hasName(_ name: String) -> Bool { variableNames.contains(name) || lockNames.contains(name) }
+}
+
+/// A step-by-step operation's progress: the next step, its register, and the lock it waits for.
+struct StepRun: Hashable, Sendable {
+  /// The index of the next step to run.
+  var next: Int32 = 0
+  /// The operation's own register: what `read` loads, `compute` changes and `write` stores.
+  var register = 0
+  /// The lock it is waiting for, or -1.
+  var waitingFor: Int32 = -1
+  /// Its wake-up due now is to be skipped: its step ran ahead of it, or was put off a tick.
+  var skipNext = false
+}
+
+/// The choices at a world's open points: the ticks at which two or more operations have a
+/// step due and the order can matter — one's next step conflicts with a step the other has
+/// left (the same variable with a write, or the same lock).
+///
+/// At such a tick the options are: 0, every due step in the order they were scheduled (what
+/// happens without choices); k ≥ 1, only the k-th of them (in creation order) steps now and the
+/// others' steps are put off a tick, as if their threads were slower. Each tick at least one
+/// step runs, so choosing again at each tick reaches every interleaving of the operations'
+/// steps. Ticks where nothing conflicts offer no choice: those steps commute.
+public struct StepOrder: Hashable, Sendable {
+  /// The choices to make, in order; past its end, 0.
+  public var script: [Int]
+  /// Every choice point met so far: how many options it had and which was taken.
+  public internal(set) var taken: [(options: Int, chosen: Int)] = []
+  /// The last tick a choice was made at: one choice a tick.
+  var decidedTick: Tick = -1
+  /// The operations that had a step due at the last choice point, in creation order: what
+  /// choices 1, 2, … named there.
+  public internal(set) var lastCandidates: [OpID] = []
+  /// Their steps due there, in the same order.
+  public internal(set) var lastSteps: [Step] = []
+
+  /// An order that makes these choices.
+  public init(_ script: [Int] = []) { self.script = script }
+
+  public static func == (a: StepOrder, b: StepOrder) -> Bool {
+    a.script == b.script && a.taken.map(\.options) == b.taken.map(\.options) && a.taken.map(\.chosen) == b.taken.map(\.chosen)
+  }
+  public func hash(into h: inout Hasher) {
+    h.combine(script)
+    for t in taken { h.combine(t.options); h.combine(t.chosen) }
+  }
+}

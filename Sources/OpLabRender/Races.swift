@@ -1,0 +1,111 @@
+import OpLabCore
+
+/// `races`: what the race detector found (see ``World/raceReport()``), in sentences.
+public enum Races {
+  /// The whole report; a sentence saying nothing was found when so.
+  public static func render(_ world: World, report: RaceReport? = nil) -> String {
+    guard world.shared != nil else { return "no shared state: create some with `var NAME` and write operations with `does`\n" }
+    let r = report ?? world.raceReport()
+    guard !r.isEmpty else {
+      return "no data race, no lost update, no user-interface call off the main thread (in this run; `explore` tries the others)\n"
+    }
+    var lines: [String] = []
+    for race in r.races { lines += sentences(for: race, in: world) }
+    for lost in r.lostUpdates {
+      let name = world.variableName(lost.variable)
+      lines.append("lost update: \(name) ended at \(lost.actual), but run one at a time, in the order they started, the operations leave it at \(lost.serial).")
+    }
+    for call in r.offMainThread {
+      let queue = world.operation(call.op).queue.map { world.name($0) } ?? "no queue"
+      lines.append("user interface touched off the main thread: \(world.name(call.op)) at t=\(call.tick), on \(queue). "
+        + "UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).")
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// One summary line for the end of a run, or `nil` when nothing was found.
+  public static func summary(_ world: World) -> String? {
+    guard world.shared != nil else { return nil }
+    let r = world.raceReport()
+    guard !r.isEmpty else { return nil }
+    var parts: [String] = []
+    func count(_ n: Int, _ one: String, _ many: String) { if n > 0 { parts.append("\(n) \(n == 1 ? one : many)") } }
+    count(r.races.count, "data race", "data races")
+    count(r.lostUpdates.count, "lost update", "lost updates")
+    count(r.offMainThread.count, "user-interface call off the main thread", "user-interface calls off the main thread")
+    return "  race detector: " + parts.joined(separator: ", ") + " (see `races`)\n"
+  }
+
+  /// The race, and what would order its two accesses.
+  public static func sentences(for race: RaceReport.DataRace, in world: World) -> [String] {
+    let name = world.variableName(race.variable)
+    let a = race.first, b = race.second
+    func what(_ x: RaceReport.Access) -> String { "\(world.name(x.op)) \(x.isWrite ? "wrote" : "read") it at t=\(x.tick)" }
+    let first = "data race on \(name): \(what(a)) and \(what(b)), and nothing orders the two."
+    var fixes = ["make one depend on the other (depend \(world.name(b.op)) on \(world.name(a.op)))"]
+    let qa = world.operation(a.op).queue, qb = world.operation(b.op).queue
+    if let qa, qa == qb, qa != .main {
+      fixes.append("make \(world.name(qa)) serial (max \(world.name(qa)) 1)")
+    } else {
+      fixes.append("put both on one serial queue")
+    }
+    fixes.append("or hold one lock around the read-modify-write in each (lock L, …, unlock L)")
+    return [first, "  To order them: " + fixes.joined(separator: ", ") + "."]
+  }
+}
+
+extension Races {
+  /// `explore`'s report: how many orders ran, how many went wrong and how, the final
+  /// states, and the shortest bad order with a script that replays it.
+  public static func explorationText(_ e: Exploration, in world: World, script: [String]) -> String {
+    guard let shared = world.shared, !shared.variableNames.isEmpty || !shared.lockNames.isEmpty || e.offMainThread > 0 else {
+      return "  nothing to explore: no operation works on shared state (`var`, `lock`, `op … does …`)\n"
+    }
+    func orders(_ n: Int) -> String { "\(n) \(n == 1 ? "order" : "orders")" }
+    let extent = e.interrupted ? " before Ctrl-C stopped it (more remain)"
+      : e.complete ? (e.runs == 1 ? " (the only one: no steps conflict)" : " (all of them)") : " (the cap: more remain; `explore N` runs more)"
+    var out = "  explored \(orders(e.runs))" + extent + "\n"
+    var bad: [String] = []
+    if e.races > 0 { bad.append("\(e.races) with a data race") }
+    if e.lostUpdates > 0 { bad.append("\(e.lostUpdates) with a lost update") }
+    if e.deadlocks > 0 { bad.append("\(e.deadlocks) in a deadlock") }
+    if e.offMainThread > 0 { bad.append("\(e.offMainThread) touching the user interface off the main thread") }
+    out += "  " + (bad.isEmpty ? "none goes wrong: no data race, no lost update, no deadlock" : bad.joined(separator: ", ")) + "\n"
+    if !shared.variableNames.isEmpty {
+      let finals = e.finals.map { f in
+        zip(shared.variableNames, f.values).map { "\($0) = \($1)" }.joined(separator: ", ") + " in \(orders(f.count))"
+      }
+      out += "  final values: " + finals.joined(separator: "; ") + "\n"
+    }
+    guard let worst = e.shortestBad else { return out }
+    var what: [String] = []
+    if worst.deadlock { what.append("a deadlock") }
+    if worst.lostUpdate { what.append("a lost update") }
+    if worst.race { what.append("a data race") }
+    if worst.offMainThread { what.append("the user interface off the main thread") }
+    let choices = worst.choices.map(String.init).joined(separator: ",")
+    if worst.choices.isEmpty {
+      out += "  shortest order that goes wrong (\(what.joined(separator: ", "))): the normal one, which `run` takes\n"
+      return out
+    }
+    out += "  shortest order that goes wrong (\(what.joined(separator: ", "))): order \(choices)\n"
+    out += "  a script that replays it:\n"
+    let replay = ["order \(choices)"] + script.filter({ !$0.hasPrefix("order ") }) + ["run"]
+    for line in replay { out += "    \(line)\n" }
+    return out
+  }
+}
+
+extension Races {
+  /// `choose`: the next open point and its choices, or that none comes.
+  public static func openPointText(_ point: (tick: Tick, candidates: [OpID], steps: [Step])?, in world: World) -> String {
+    guard let point else { return "  no open point comes from here: `run` goes on\n" }
+    let due = zip(point.candidates, point.steps).map { "\(world.name($0)) \($1)" }
+    var out = "  next open point: t=\(point.tick), where " + due.joined(separator: ", ") + " fall due\n"
+    out += "    0  every due step in turn (what `run` does)\n"
+    for (k, (op, step)) in zip(point.candidates, point.steps).enumerated() {
+      out += "    \(k + 1)  \(world.name(op)) alone (\(step)); the others a tick later\n"
+    }
+    return out + "  `choose K` takes one; `undo` takes a choice back\n"
+  }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import OpLabCore
+import Testing
+import TestSupport
+
+@testable import OpLabShell
+
+/// `races`, the run's race summary, and the views of shared state (#22).
+@Suite struct RacesCommandTests {
+  func run(_ lines: [String], width: Int = 1000, ascii: Bool = false) -> (String, [Diagnostic]) {
+    var options = ShellOptions()
+    options.width = width
+    options.widthGiven = true
+    options.ascii = ascii
+    let interpreter = Interpreter(options: options)
+    var out = ""
+    var errors: [Diagnostic] = []
+    for line in lines {
+      let reply = interpreter.execute(line)
+      out += reply.output
+      if let e = reply.error { errors.append(e) }
+    }
+    return (out, errors)
+  }
+
+  static let racy = ["var count = 0", "op a does read count, compute 1, write count", "op b does read count, compute 1, write count"]
+
+  @Test("A racy run says so at its end, and `races` explains each finding and what would order it")
+  func racyRun() {
+    let (out, errors) = run(Self.racy + ["op draw touches ui", "run", "races"])
+    #expect(errors.isEmpty)
+    #expect(out.contains("  idle at t=3: every operation has finished\n  race detector: 1 data race, 1 lost update, 1 user-interface call off the main thread (see `races`)\n"))
+    #expect(out.hasSuffix("""
+      data race on count: b read it at t=1 and a wrote it at t=3, and nothing orders the two.
+        To order them: make one depend on the other (depend a on b), make queue serial (max queue 1), or hold one lock around the read-modify-write in each (lock L, …, unlock L).
+      lost update: count ended at 1, but run one at a time, in the order they started, the operations leave it at 2.
+      user interface touched off the main thread: draw at t=1, on queue. UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).
+
+      """))
+  }
+
+  @Test("A locked run reports nothing; status shows the values and the lock")
+  func lockedRun() {
+    let steps = "does lock L, read count, compute 1, write count, unlock L"
+    let (out, errors) = run(["var count = 0", "lock L", "op a \(steps)", "op b \(steps)", "step 2", "status", "run", "races", "status"])
+    #expect(errors.isEmpty)
+    #expect(out.contains("  b  executing since t=0, waiting for lock L\n"))
+    #expect(out.contains("shared: count = 0\nlock L: held by a, b waiting\n"))
+    #expect(!out.contains("race detector"))
+    #expect(out.contains("no data race, no lost update, no user-interface call off the main thread (in this run; `explore` tries the others)\n"))
+    #expect(out.hasSuffix("shared: count = 2 (was 0)\nlock L: free\n"))
+  }
+
+  @Test("The timeline shows lock waits, accesses and race marks, in Unicode and ASCII")
+  func timeline() {
+    let (out, _) = run(Self.racy + ["lock L", "op c does lock L, unlock L", "op d does lock L, unlock L", "run", "timeline"])
+    // The race is b's read at 1 against a's write at 3 (one report per pair); each access is
+    // drawn in the tick its step took, the tick before the trace records it.
+    #expect(out.contains("  a      r█↯✓  race at t=3\n"))
+    #expect(out.contains("  b      ↯█w✓  race at t=1\n"))
+    // c locks at 1 and unlocks at 2; d's lock step ends at 1 in a wait, takes the lock at 2, unlocks at 3.
+    #expect(out.contains("  c      ██✓\n"))
+    #expect(out.contains("  d      █≈█✓\n"))
+    let (ascii, _) = run(Self.racy + ["lock L", "op c does lock L, unlock L", "op d does lock L, unlock L", "run", "timeline"], ascii: true)
+    #expect(ascii.contains("  a      R#*v  race at t=3\n"))
+    #expect(ascii.contains("  d      #~#v\n"))
+    #expect(ascii.contains("R read  W write  U touched ui"))
+  }
+
+  @Test("A lock-order deadlock stalls the run, which names the wait-for cycle and the fix; why follows it")
+  func lockOrderDeadlock() {
+    let (out, errors) = run([
+      "lock L1", "lock L2", "op a does lock L1, lock L2, unlock L2, unlock L1", "op b does lock L2, lock L1, unlock L1, unlock L2", "run", "why a",
+    ])
+    #expect(errors.isEmpty)
+    #expect(out.contains("""
+        a waits for lock L2, held by b.
+        b waits for lock L1, held by a.
+        lock-order deadlock: a holds L1 and wants L2; b holds L2 and wants L1 — each waits for the next for ever. Take the locks in the same order in every operation.
+
+      """))
+    #expect(out.hasSuffix("Now: a waits for lock L2, held by b, which waits for lock L1, held by a: a deadlock, so none of them can ever finish.\n"))
+  }
+
+  @Test("explore counts every order, and its replay script, run, ends as it said; the world is untouched")
+  func exploreAndReplay() throws {
+    let setup = [
+      "var count = 0", "lock L", "op a does lock L, read count, compute 1, write count, unlock L",
+      "op b does compute 0, compute 0, compute 0, compute 0, compute 0, read count, compute 1, write count",
+    ]
+    let (out, errors) = run(setup + ["explore", "status"])
+    #expect(errors.isEmpty)
+    #expect(out.contains("""
+        explored 115 orders (all of them)
+        115 with a data race, 81 with a lost update
+        final values: count = 2 in 34 orders; count = 1 in 81 orders
+        shortest order that goes wrong (a lost update, a data race): order 2,2,2
+        a script that replays it:
+          order 2,2,2
+          var count = 0
+          lock L
+          op a does lock L,read count,compute 1,write count,unlock L
+          op b does compute 0,compute 0,compute 0,compute 0,compute 0,read count,compute 1,write count
+          run
+
+      """))
+    #expect(out.hasSuffix("shared: count = 0\nlock L: free\n"))  // explore ran copies
+    // The replay: b alone at each of the three open ticks reads count before a writes it.
+    let (replay, replayErrors) = run(["order 2,2,2"] + setup + ["run", "status"])
+    #expect(replayErrors.isEmpty)
+    #expect(replay.contains("shared: count = 1 (was 0)\n"))
+    // Without the order, the normal run keeps both updates.
+    let (normal, _) = run(setup + ["run", "status"])
+    #expect(normal.contains("shared: count = 2 (was 0)\n"))
+  }
+
+  @Test("explore without shared state says there is nothing to explore; bad choices are refused")
+  func exploreNothing() {
+    let (out, _) = run(["op x takes 2", "explore"])
+    #expect(out.hasSuffix("  nothing to explore: no operation works on shared state (`var`, `lock`, `op … does …`)\n"))
+    let (_, errors) = run(["order 1,x"])
+    #expect(errors.first?.message == "'x' is not a whole number")
+    #expect(errors.first?.column == 9)
+  }
+
+  @Test("Lesson conditions: value VAR N and race-free read the variables and the race detector")
+  func conditions() throws {
+    let racy = Interpreter()
+    for line in Self.racy + ["run"] { _ = racy.execute(line) }
+    let safe = Interpreter()
+    for line in ["var count = 0", "queue one max 1", "op a on one does read count, compute 1, write count",
+                 "op b on one does read count, compute 1, write count", "run"] { _ = safe.execute(line) }
+    #expect(try Condition.parse("value count 1").holds(in: racy.world))
+    #expect(try !Condition.parse("value count 2").holds(in: racy.world))
+    #expect(try !Condition.parse("race-free").holds(in: racy.world))
+    #expect(try Condition.parse("value count 2").holds(in: safe.world))
+    #expect(try Condition.parse("race-free").holds(in: safe.world))
+    #expect(try !Condition.parse("race-free").holds(in: Interpreter().world))  // no shared state: nothing was made safe
+    #expect(try Condition.parse("race-free").observed(in: racy.world)
+      == "the race detector found 1 data race and 1 lost update (`races` shows them)")
+    #expect(throws: ParseError.self) { try Condition.parse("value count x") }
+  }
+
+  @Test("Lesson conditions: lock-order-safe reads the lock-order graph, ui-on-main the ui calls")
+  func lockAndUIConditions() throws {
+    func world(_ lines: [String]) -> World {
+      let i = Interpreter()
+      for line in lines { _ = i.execute(line) }
+      return i.world
+    }
+    let opposite = world(["lock A", "lock B", "op x does lock A, lock B, unlock B, unlock A", "op y hold does lock B, lock A, unlock A, unlock B"])
+    let same = world(["lock A", "lock B", "op x does lock A, lock B, unlock B, unlock A", "op y hold does lock A, lock B, unlock B, unlock A"])
+    let single = world(["lock A", "op x does lock A, unlock A"])
+    // y is never run: the graph reads the steps, so it speaks for every interleaving.
+    #expect(try !Condition.parse("lock-order-safe").holds(in: opposite))
+    #expect(try Condition.parse("lock-order-safe").observed(in: opposite) == "locks are taken in opposite orders: A → B → A (each taken while holding the one before)")
+    #expect(try Condition.parse("lock-order-safe").holds(in: same))
+    #expect(try !Condition.parse("lock-order-safe").holds(in: single))  // nothing nested: nothing was made safe
+    let offMain = world(["op a touches ui", "run"])
+    let onMain = world(["op a takes 2", "op b on main touches ui after a", "run"])
+    #expect(try !Condition.parse("ui-on-main").holds(in: offMain))
+    #expect(try Condition.parse("ui-on-main").holds(in: onMain))
+    #expect(try !Condition.parse("ui-on-main").holds(in: world(["op a takes 1", "run"])))
+  }
+
+  @Test("export swift writes every kind of step as Swift that type-checks in Swift 6 mode, warning-free")
+  func exportCompiles() throws {
+    let dir = try Swiftc.scratchFolder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let i = Interpreter()
+    for line in [
+      "var c = 0", "lock L", "op a does read c", "op b does write c", "op d does compute 2", "op e does lock L, unlock L",
+      "op f does read c, compute -1, write c takes 4", "op g touches ui", "op h on main touches ui", "run",
+    ] { #expect(i.execute(line).error == nil, "\(line)") }
+    let reply = i.execute("export swift \(dir.path)/main.swift")
+    #expect(reply.error == nil, "\(reply.error?.message ?? "")")
+    let result = try Swiftc.run(["-typecheck", "main.swift"], in: dir)
+    #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
+    let code = try String(contentsOf: dir.appendingPathComponent("main.swift"), encoding: .utf8)
+    #expect(code.contains("  register -= 1  // compute\n  c = register  // write\n  work(ticks: 1)\n"))
+    #expect(code.contains("  L.lock()\n  L.unlock()\n"))
+  }
+
+  @Test("choose plays the scheduler: it shows the next open point, makes a choice there, and undo takes it back")
+  func choose() {
+    let (out, errors) = run(Self.racy + ["choose", "choose 1,1,1", "choose", "run", "status", "undo", "undo", "choose 2", "choose 9"])
+    #expect(errors.map(\.message) == ["the open point at t=2 has choices 0 to 2, not 9"])
+    // a alone at t=1, 2 and 3: a reads, computes, writes before b reads; both updates are kept.
+    #expect(out.contains("""
+        next open point: t=1, where a read count, b read count fall due
+          0  every due step in turn (what `run` does)
+          1  a alone (read count); the others a tick later
+          2  b alone (read count); the others a tick later
+        `choose K` takes one; `undo` takes a choice back
+        t=1  a read count = 0 into its register: step 1 of 3 (read count)
+        t=2  a computed: register + 1 = 1: step 2 of 3 (compute 1)
+        t=3  a wrote count = 1: step 3 of 3 (write count)
+        t=3  a finished (succeeded): work done
+        no open point comes from here: `run` goes on
+
+      """))
+    #expect(out.contains("shared: count = 2 (was 0)\n"))
+    // After two undos the clock is back at 0, and `choose 2` lets b read first.
+    #expect(out.contains("  t=1  b read count = 0 into its register: step 1 of 3 (read count)\n  next open point: t=2"))
+  }
+}
