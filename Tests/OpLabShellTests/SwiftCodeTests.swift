@@ -225,4 +225,15 @@ import TestSupport
     }
     #expect(!code.contains("// queue q\n"))
   }
+
+  @Test("A run that ends idle becomes a wait for the queues; one that stalled says a wait would hang, not a call that never returns")
+  func runStalledOrIdle() {
+    let idle = Interpreter()
+    for line in ["queue q", "op a on q takes 1", "run"] { _ = idle.execute(line) }
+    #expect(idle.execute("swift").output.hasSuffix("// run\n// a program's work just goes on; a command-line tool waits for it:\nq.waitUntilAllOperationsAreFinished()\n"))
+    let stalled = Interpreter()
+    for line in ["queue q", "op f on q takes 1 async forgets-finish", "run"] { _ = stalled.execute(line) }
+    let code = stalled.execute("swift").output
+    #expect(code.hasSuffix("// run\n// stalled: some work never finishes, so a wait for it would hang\n"), "\(code)")
+  }
 }

@@ -17,6 +17,8 @@ enum SwiftCode {
     var text: String
     /// The tick when it returned: later than `tick` for a run or a wait.
     var end: Tick
+    /// For a `run`: it stopped stalled, with work that can never finish.
+    var stalled = false
   }
 
   /// A piece of the program: its lines, and the names of the operations and queues it is about.
@@ -247,8 +249,12 @@ enum SwiftCode {
         if forExport {
           lines.append("sleep(ticks: \(step.end - step.tick))  // the work goes on until nothing is left")
         } else {
-          lines.append("// a program's work just goes on; a command-line tool waits for it:")
-          for q in busy where q != "main" { lines.append("\(queue(q)).waitUntilAllOperationsAreFinished()") }
+          if step.stalled {
+            lines.append("// stalled: some work never finishes, so a wait for it would hang")
+          } else {
+            lines.append("// a program's work just goes on; a command-line tool waits for it:")
+            for q in busy where q != "main" { lines.append("\(queue(q)).waitUntilAllOperationsAreFinished()") }
+          }
         }
         names.formUnion(busy)
       case .run, .step:

@@ -716,7 +716,11 @@ public final class Interpreter {
       let command = try? Parser.parse(entry.text, context: scratch.context)
       let tick = scratch.world.now
       _ = scratch.execute(entry.text)
-      if let command { steps.append(SwiftCode.Step(tick: tick, command: command, text: entry.text, end: scratch.world.now)) }
+      if let command {
+        var step = SwiftCode.Step(tick: tick, command: command, text: entry.text, end: scratch.world.now)
+        if case .run(.idle) = command { step.stalled = !scratch.world.unfinishedOperations().isEmpty }
+        steps.append(step)
+      }
     }
     return steps
   }
