@@ -139,7 +139,7 @@ final class TimedAsyncOperation: Operation, EndsKnown, @unchecked Sendable {
     name = work.name
   }
 
-  var ending: Outcome? { isFinished ? (isCancelled && !lock.withLock({ executing }) ? .cancelled : .succeeded) : nil }
+  var ending: Outcome? { isFinished ? (isCancelled ? .cancelled : .succeeded) : nil }
 
   override var isReady: Bool { super.isReady && (gate?.isOpen ?? true || isCancelled) }
   override var isAsynchronous: Bool { true }

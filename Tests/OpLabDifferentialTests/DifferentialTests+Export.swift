@@ -19,14 +19,7 @@ extension DifferentialTests {
       .write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
     let built = try Swiftc.run(["-O", "main.swift", "-o", "world"], in: dir)
     try #require(built.status == 0, "\(built.said)")
-    let run = Process()
-    run.executableURL = dir.appendingPathComponent("world")
-    let output = Pipe()
-    run.standardOutput = output
-    try run.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    run.waitUntilExit()
-    return text
+    return try Programs.run(dir.appendingPathComponent("world").path, errors: .discarded).output
   }
 
   /// Checks the program against the lab: it names the operations the lab started or finished,

@@ -1,6 +1,7 @@
 import Foundation
 import OpLabCore
 import Testing
+import TestSupport
 
 /// The main thread as a run loop (rule 42), on the real thing: a child program runs
 /// `RunLoop.main`, with a timer standing for a tap (a run-loop event, not a main-queue
@@ -63,16 +64,15 @@ extension DifferentialTests {
     #expect(simulated == ["start m": 0, "finish m": 6, "start tap": 6, "finish tap": 7, "start x": 7, "finish x": 8])
 
     // The real run loop, with a longer tick if the machine is too loaded to keep time.
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-runloop-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
     var real: [String: Double] = [:]
     for tickSeconds in [0.1, 0.2, 0.4] {
       let source = Self.runLoopProgram.replacingOccurrences(of: "TICK", with: String(tickSeconds))
       try source.write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
-      let built = try Self.run("/usr/bin/env", ["swiftc", "-swift-version", "6", "main.swift", "-o", "runloop"], in: dir)
-      try #require(built.status == 0, "\(built.output)")
-      let ran = try Self.run(dir.appendingPathComponent("runloop").path, [], in: dir)
+      let built = try Swiftc.run(["main.swift", "-o", "runloop"], in: dir)
+      try #require(built.status == 0, "\(built.said)")
+      let ran = try Programs.run(dir.appendingPathComponent("runloop").path, in: dir)
       real = [:]
       for line in ran.output.split(separator: "\n") {
         let parts = line.split(separator: " ", maxSplits: 1)
@@ -83,20 +83,5 @@ extension DifferentialTests {
       print("[differential] run loop: events off their ticks at \(tickSeconds) s ticks: \(real)")
     }
     #expect(real.mapValues { Tick($0.rounded()) } == simulated, "real run loop: \(real)")
-  }
-
-  /// Runs a program to its end: its status and everything it printed.
-  static func run(_ path: String, _ arguments: [String], in folder: URL) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.currentDirectoryURL = folder
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, output)
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `real`, end to end: the built `oplab` runs a script that ends in `real`, so the real queue
 /// runs in its own process with the main thread pumped, as a learner's does (#21). Part of
@@ -7,22 +8,12 @@ import Testing
 extension DifferentialTests {
   /// Runs `oplab run` on `script` (wide, so no line wraps); its standard output.
   static func oplab(_ script: String) throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-real-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
     let file = dir.appendingPathComponent("world.oplab")
     try script.write(to: file, atomically: true, encoding: .utf8)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("oplab")
-    process.arguments = ["run", "--no-color", "--width", "200", file.path]
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return text
+    let oplab = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("oplab")
+    return try Programs.run(oplab.path, ["run", "--no-color", "--width", "200", file.path], errors: .discarded).output
   }
 
   /// The drawing's rows: each operation's lab row and the real row under it.

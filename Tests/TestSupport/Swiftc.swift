@@ -1,20 +1,34 @@
 import Foundation
 
+/// Running a program to its end, for the tests that build and run what the lab exports.
+public enum Programs {
+  /// What becomes of the program's standard error.
+  public enum Errors: Sendable { case merged, discarded }
+
+  /// Runs `path` with `arguments` (in `folder`, if given) to its end: its status and what it printed.
+  public static func run(
+    _ path: String, _ arguments: [String] = [], in folder: URL? = nil, errors: Errors = .merged
+  ) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    if let folder { process.currentDirectoryURL = folder }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = errors == .merged ? pipe : FileHandle.nullDevice
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, output)
+  }
+}
+
 /// Compiling what the lab exports, shared by the tests that type-check it and those that run it.
 public enum Swiftc {
   /// Runs `swiftc -swift-version 6` with `arguments` in `folder`: its status and what it said.
   public static func run(_ arguments: [String], in folder: URL) throws -> (status: Int32, said: String) {
-    let compiler = Process()
-    compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    compiler.arguments = ["swiftc", "-swift-version", "6"] + arguments
-    compiler.currentDirectoryURL = folder
-    let said = Pipe()
-    compiler.standardError = said
-    compiler.standardOutput = said
-    try compiler.run()
-    let text = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    compiler.waitUntilExit()
-    return (compiler.terminationStatus, text)
+    let result = try Programs.run("/usr/bin/env", ["swiftc", "-swift-version", "6"] + arguments, in: folder)
+    return (result.status, result.output)
   }
 
   /// A fresh scratch folder; the caller removes it.
