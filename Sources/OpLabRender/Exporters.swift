@@ -113,6 +113,7 @@ public enum Exporters {
     case .lockWaiting: return "lockWaiting"
     case .lockReleased: return "lockReleased"
     case .touchedUI: return "touchedUI"
+    case .addRefused: return "addRefused"
     }
   }
 
@@ -136,6 +137,7 @@ public enum Exporters {
       "\(world.variableName(v))=\(value)"
     case .computed(let n, let result): "\(n)=\(result)"
     case .lockCreated(let l), .lockAcquired(let l), .lockWaiting(let l), .lockReleased(let l): world.lockName(l)
+    case .addRefused(let op): world.name(op)
     default: nil
     }
   }

@@ -16,6 +16,12 @@ public enum Races {
       lines.append("lost update: \(name) ended at \(lost.actual), but run one at a time, in the order they started, the operations leave it at \(lost.serial).")
     }
     for call in r.offMainThread {
+      if call.inCompletion {
+        lines.append("user interface touched off the main thread: \(world.name(call.op))'s completion block at t=\(call.tick). "
+          + "A completion block runs on a background thread, whatever the operation's queue (Apple does not promise which; Linux's Foundation uses a global dispatch queue). "
+          + "Hop to main from it: define the update in no queue (op show on main touches ui hold) and add it from the block (completion does add show).")
+        continue
+      }
       let queue = world.operation(call.op).queue.map { world.name($0) } ?? "no queue"
       lines.append("user interface touched off the main thread: \(world.name(call.op)) at t=\(call.tick), on \(queue). "
         + "UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).")
@@ -40,8 +46,18 @@ public enum Races {
   public static func sentences(for race: RaceReport.DataRace, in world: World) -> [String] {
     let name = world.variableName(race.variable)
     let a = race.first, b = race.second
-    func what(_ x: RaceReport.Access) -> String { "\(world.name(x.op)) \(x.isWrite ? "wrote" : "read") it at t=\(x.tick)" }
+    func who(_ x: RaceReport.Access) -> String { x.inCompletion ? "\(world.name(x.op))'s completion block" : world.name(x.op) }
+    func what(_ x: RaceReport.Access) -> String { "\(who(x)) \(x.isWrite ? "wrote" : "read") it at t=\(x.tick)" }
     let first = "data race on \(name): \(what(a)) and \(what(b)), and nothing orders the two."
+    if let block = [a, b].first(where: \.inCompletion) {
+      // Nothing the queue offers waits for a completion block.
+      return [
+        first,
+        "  A completion block runs after \(world.name(block.op)) finishes, beside what the finish released: a dependency on "
+          + "\(world.name(block.op)) or a serial queue does not wait for it. To order them: do that access in \(world.name(block.op))'s "
+          + "own work (does …), which they do wait for, or have the block add the work that follows (completion does add OP).",
+      ]
+    }
     var fixes = ["make one depend on the other (depend \(world.name(b.op)) on \(world.name(a.op)))"]
     let qa = world.operation(a.op).queue, qb = world.operation(b.op).queue
     if let qa, qa == qb, qa != .main {

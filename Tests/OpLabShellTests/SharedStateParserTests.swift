@@ -61,6 +61,43 @@ import Testing
     }
   }
 
+  @Test("`completion does` gives the completion block steps; `add OP` adds it to the queue it was defined for")
+  func completionSteps() throws {
+    var c = Self.context
+    c.declaredQueues = ["d1": "main"]
+    let line = "op load takes 2 completion does read count, compute 1, write count, add d1"
+    var expected = OperationDefinition(spec: OperationSpec(name: "load", duration: 2))
+    expected.completionSteps = [.read("count"), .compute(1), .write("count"), .add("d1", to: "main")]
+    #expect(try Parser.parse(line, context: c) == .op(expected))
+    // `completion N` stays a plain block; `does` after it is the operation's own work.
+    var plain = OperationDefinition(spec: OperationSpec(name: "x", duration: 1, completion: 2, kind: .steps([.touchUI])))
+    plain.completionSteps = nil
+    #expect(try Parser.parse("op x completion 2 does touch ui", context: c) == .op(plain))
+    // Without `on`, an operation belongs to `queue`.
+    var other = OperationDefinition(spec: OperationSpec(name: "y", duration: 1))
+    other.completionSteps = [.add("d1", to: "queue")]
+    #expect(try Parser.parse("op y completion does add d1", context: Self.context) == .op(other))
+    #expect(Parser.completions(for: "op y completion does ", context: c) == StepSyntax.verbs.sorted())
+  }
+
+  @Test("A completion block takes no locks, and `add` names an operation in no queue")
+  func completionStepErrors() {
+    let cases: [(line: String, column: Int, message: String)] = [
+      ("op x completion does lock L, unlock L", 22, "a completion block in the lab takes no locks"),
+      ("op x completion does add d2", 26, "there is no operation named 'd2'"),
+      ("op x completion does", 22, "'op' needs more: expected 'read', 'compute', 'write', 'lock', 'unlock', 'touch', 'add' or steps"),
+    ]
+    for c in cases {
+      do {
+        _ = try Parser.parse(c.line, context: Self.context)
+        Issue.record("\(c.line) parsed")
+      } catch {
+        #expect(error.column == c.column, "\(c.line): \(error)")
+        #expect(error.message.hasPrefix(c.message), "\(c.line)")
+      }
+    }
+  }
+
   @Test("Tab completes the step words after `does` and after a comma")
   func completion() {
     #expect(Parser.completions(for: "op x does ", context: Self.context) == StepSyntax.verbs.sorted())

@@ -11,6 +11,8 @@ public struct RaceReport: Hashable, Sendable {
     public var isWrite: Bool
     /// The event's index in the trace.
     public var event: Int
+    /// Made by the operation's completion block, not its `main()`.
+    public var inCompletion = false
   }
 
   /// Two accesses to one variable, at least one a write, that nothing orders.
@@ -28,6 +30,8 @@ public struct RaceReport: Hashable, Sendable {
     public var op: OpID
     public var tick: Tick
     public var event: Int
+    /// Made by the operation's completion block, which never runs on the main thread.
+    public var inCompletion = false
   }
 
   /// A variable whose final value differs from a one-at-a-time run of the same operations.
@@ -90,7 +94,7 @@ extension World {
     var lockClock: [Int32: VectorClock] = [:]
     var accesses: [Int32: [(access: RaceReport.Access, epoch: Int)]] = [:]
     var reported = Set<[Int]>()
-    var startOrder: [OpID] = []
+    var startOrder: [(op: OpID, ranMain: Bool)] = []
 
     for (i, e) in trace.enumerated() {
       if e.op == nil, let q = e.queue {
@@ -113,20 +117,26 @@ extension World {
       let me = op.slot
       switch e.kind {
       case .enqueued:
-        enqueuedAt[op] = labClock
-        labClock[lab] += 1
+        if case .addedByStep(let adder, _) = e.reason, let clock = running[adder] {
+          // A step's addOperation: the adder's work so far happens before the added one starts.
+          enqueuedAt[op] = clock
+          running[adder]?[adder.slot] += 1
+        } else {
+          enqueuedAt[op] = labClock
+          labClock[lab] += 1
+        }
       case .started, .skipped:
         var clock = enqueuedAt[op] ?? labClock
         for dep in dependencies(of: op) { if let f = finished[dep] { clock.join(f) } }
         if let q = operations[op.slot].queue, (maxOf[q] ?? nil) == 1, let last = serialQueue[q] { clock.join(last) }
         clock[me] += 1
         running[op] = clock
-        if case .steps = operations[op.slot].spec.kind, e.kind == .started { startOrder.append(op) }
+        if isStepped(op) { startOrder.append((op, e.kind == .started)) }
       case .variableRead(let v, _), .variableWritten(let v, _):
         guard var clock = running[op] else { break }
         let isWrite: Bool
         if case .variableWritten = e.kind { isWrite = true } else { isWrite = false }
-        let access = RaceReport.Access(op: op, tick: e.tick, isWrite: isWrite, event: i)
+        let access = RaceReport.Access(op: op, tick: e.tick, isWrite: isWrite, event: i, inCompletion: Self.isCompletionStep(e))
         for earlier in accesses[v] ?? [] where earlier.access.op != op && (earlier.access.isWrite || isWrite) {
           let other = earlier.access.op.slot
           guard clock[other] < earlier.epoch else { continue }  // ordered
@@ -144,13 +154,21 @@ extension World {
         lockClock[l] = running[op]
         running[op]?[me] += 1
       case .touchedUI:
-        if operations[op.slot].queue != .main {
-          report.offMainThread.append(RaceReport.OffMainThread(op: op, tick: e.tick, event: i))
+        if !Self.isOnMainThread(e) {
+          report.offMainThread.append(RaceReport.OffMainThread(op: op, tick: e.tick, event: i, inCompletion: Self.isCompletionStep(e)))
         }
       case .finished:
         let clock = running.removeValue(forKey: op) ?? enqueuedAt[op] ?? labClock
         finished[op] = clock
         if let q = operations[op.slot].queue, (maxOf[q] ?? nil) == 1 { serialQueue[q, default: VectorClock()].join(clock) }
+      case .completionStarted where shared.completionSteps[op] != nil:
+        // The completion block goes on from the finish, on a thread of its own: what the
+        // finish released (dependents, the next operation of a serial queue) is not ordered with it.
+        var clock = finished[op] ?? labClock
+        clock[me] += 1
+        running[op] = clock
+      case .completionFinished:
+        running[op] = nil
       default: break
       }
     }
@@ -158,21 +176,38 @@ extension World {
     return report
   }
 
+  private static func isCompletionStep(_ e: Event) -> Bool {
+    if case .completionStep = e.reason { return true }
+    return false
+  }
+
+  /// Whether the operation's `main()` or its completion block is written as steps.
+  private func isStepped(_ op: OpID) -> Bool {
+    if case .steps = operations[op.slot].spec.kind { return true }
+    return shared?.completionSteps[op] != nil
+  }
+
   /// Variables whose value differs from running the step-by-step operations one at a time,
-  /// whole, in the order they started; none while one of them is unfinished.
-  private func lostUpdates(_ shared: SharedState, startOrder: [OpID]) -> [RaceReport.LostUpdate] {
-    let stepped = operations.indices.filter { if case .steps = operations[$0].spec.kind { operations[$0].startedAt != nil } else { false } }
-    guard !stepped.isEmpty, stepped.allSatisfy({ operations[$0].isFinished }) else { return [] }
+  /// whole (`main()`, then the completion block), in the order they started; none while one
+  /// of them, or its completion block, is unfinished.
+  private func lostUpdates(_ shared: SharedState, startOrder: [(op: OpID, ranMain: Bool)]) -> [RaceReport.LostUpdate] {
+    let stepped = startOrder.map(\.op.slot)
+    guard !stepped.isEmpty, stepped.allSatisfy({ operations[$0].isFinished && !operations[$0].completionRunning }) else { return [] }
     var values = shared.initialValues
-    for op in startOrder {
-      guard case .steps(let steps) = operations[op.slot].spec.kind else { continue }
-      var register = 0
-      for step in steps {
-        switch step {
-        case .read(let name): if let v = shared.variable(named: name) { register = values[v] }
-        case .compute(let n): register = register &+ n
-        case .write(let name): if let v = shared.variable(named: name) { values[v] = register }
-        case .lock, .unlock, .touchUI: break
+    for (op, ranMain) in startOrder {
+      // main() and the completion block are two closures: each has its own register.
+      var threads: [[Step]] = []
+      if ranMain, case .steps(let body) = operations[op.slot].spec.kind { threads.append(body) }
+      if let completion = shared.completionSteps[op] { threads.append(completion) }
+      for steps in threads {
+        var register = 0
+        for step in steps {
+          switch step {
+          case .read(let name): if let v = shared.variable(named: name) { register = values[v] }
+          case .compute(let n): register = register &+ n
+          case .write(let name): if let v = shared.variable(named: name) { values[v] = register }
+          case .lock, .unlock, .touchUI, .add: break
+          }
         }
       }
     }

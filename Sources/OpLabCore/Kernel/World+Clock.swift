@@ -124,7 +124,7 @@ extension World {
         if !isFrame(op) { return false }
       case .cpu:
         continue  // the jobs are checked above
-      case .blockDone, .completionDone, .tap:
+      case .blockDone, .completionDone, .completionStep, .tap:
         return false
       }
     }

@@ -317,7 +317,12 @@ extension World {
       operations[op.slot].completionRunning = true
       runningCompletions += 1
       record(.completionStarted, op: op, queue: q, reason: .afterFinish)
-      scheduleWork(.completionDone(op), ticks: length, work: .completion(op))
+      if shared?.completionSteps[op] != nil {
+        // Step by step, a step a tick, whatever the cores (as a `main()` written as steps).
+        beginCompletionSteps(op)
+      } else {
+        scheduleWork(.completionDone(op), ticks: length, work: .completion(op))
+      }
     }
 
     releaseMainThreadCall(after: op)
@@ -376,6 +381,8 @@ extension World {
       return operations[op.slot].generation == g
     case .completionDone, .tap:
       return true
+    case .completionStep(let op):
+      return operations[op.slot].completionRunning
     case .cpu(let g):
       return g == cpu.generation
     }
@@ -454,6 +461,10 @@ extension World {
 
     case .step(let op, let generation):
       guard operations[op.slot].generation == generation, operations[op.slot].phase == .executing else { return }
+      runStep(op)
+
+    case .completionStep(let op):
+      guard operations[op.slot].completionRunning else { return }
       runStep(op)
 
     case .completionDone(let op):

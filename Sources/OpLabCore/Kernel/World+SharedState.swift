@@ -52,9 +52,19 @@ extension World {
     }
   }
 
-  /// Checks that every variable and lock the steps name exists.
+  /// Checks that every variable, lock, operation and queue the steps name exists, and that
+  /// an operation a step adds is in no queue yet.
   func checkSteps(_ steps: [Step]) throws(SimulationError) {
     for step in steps {
+      if case .add(let name, let queue) = step {
+        guard let target = operationID(named: name) else {
+          throw .invalidSpec("there is no operation named '\(name)': define it first with `op \(name) … hold`")
+        }
+        guard operations[target.slot].phase == .created else {
+          throw .invalidSpec("\(name) is already in a queue, and an operation can be added only once: define it with `hold` for a step to add it")
+        }
+        guard queueID(named: queue) != nil else { throw .unknownQueue(queue) }
+      }
       if let v = step.variable, shared?.variable(named: v) == nil {
         throw .invalidSpec("there is no shared variable named '\(v)': create it first with `var \(v) = 0`")
       }
@@ -92,6 +102,37 @@ extension World {
   public func lockName(_ index: Int32) -> String {
     guard let shared, Int(index) < shared.lockNames.count, index >= 0 else { return "?" }
     return shared.lockNames[Int(index)]
+  }
+
+  /// Makes the operation's completion block the steps (`completion does …`): `op.completionBlock
+  /// = { … }`, set before the operation runs. The block takes a tick a step, or longer when
+  /// the spec's `completion` says so.
+  /// - Throws: ``SimulationError/invalidSpec(_:)`` for a step that names nothing, a lock step
+  ///   (the lab's completion blocks take no locks), or an operation that has started.
+  public mutating func setCompletionSteps(_ op: OpID, _ steps: [Step]) throws(SimulationError) {
+    guard op.slot >= 0, op.slot < operations.count else { throw .unknownOperation("\(op)") }
+    if steps.isEmpty { throw .invalidSpec("`completion does` needs at least one step") }
+    if let l = steps.lazy.compactMap(\.lockName).first {
+      throw .invalidSpec("a completion block in the lab takes no locks (`lock \(l)`): take the lock in an operation's work")
+    }
+    guard operations[op.slot].startedAt == nil, !operations[op.slot].isFinished else {
+      throw .invalidSpec("\(operations[op.slot].name) has started: set its completion block before it runs")
+    }
+    try checkSteps(steps)
+    if shared == nil { shared = SharedState() }
+    shared?.completionSteps[op] = steps
+    let ticks = Swift.max(operations[op.slot].spec.completion ?? 0, Tick(steps.count))
+    operations[op.slot].spec.completion = ticks
+  }
+
+  /// The operation's completion block as steps, if it was written so.
+  public func completionSteps(of op: OpID) -> [Step]? { shared?.completionSteps[op] }
+
+  /// The completion block written as steps starts, after the operation finished: its first
+  /// step ends a tick from now, as a `main()`'s does.
+  mutating func beginCompletionSteps(_ op: OpID) {
+    shared?.runs[op] = StepRun(inCompletion: true)
+    schedule(.completionStep(op), at: later(1))
   }
 
   /// A step-by-step operation starts: its first step runs at this tick.
@@ -152,7 +193,7 @@ extension World {
     for other in candidates where other != runner {
       // Put off a tick: its wake-up due now (if not this one) is skipped.
       if other != op { shared?.runs[other]?.skipNext = true }
-      schedule(.step(other, generation: operations[other.slot].generation), at: later(1))
+      scheduleStepWakeup(other, at: later(1))
     }
     if runner != op { shared?.runs[runner]?.skipNext = true }
     performStep(runner)
@@ -164,7 +205,12 @@ extension World {
     guard var order = shared?.order, order.decidedTick != now else { return nil }
     var due: [OpID] = []
     for w in agenda.unordered where w.tick == now && isLive(w) {
-      if case .step(let other, _) = w.action, other != op, shared?.runs[other]?.skipNext != true { due.append(other) }
+      let other: OpID
+      switch w.action {
+      case .step(let o, _), .completionStep(let o): other = o
+      default: continue
+      }
+      if other != op, shared?.runs[other]?.skipNext != true { due.append(other) }
     }
     guard !due.isEmpty else { return nil }
     // In creation order, so that choice k names the same operation however the wake-ups lie.
@@ -187,13 +233,24 @@ extension World {
   }
 
   private func remainingSteps(of op: OpID) -> ArraySlice<Step> {
-    guard case .steps(let steps) = operations[op.slot].spec.kind, let run = shared?.runs[op], Int(run.next) < steps.count else { return [] }
-    return steps[Int(run.next)...]
+    guard let run = shared?.runs[op] else { return [] }
+    let steps = stepList(of: op, inCompletion: run.inCompletion)
+    return Int(run.next) < steps.count ? steps[Int(run.next)...] : []
   }
 
   private func nextStep(of op: OpID) -> Step? {
-    guard case .steps(let steps) = operations[op.slot].spec.kind, let run = shared?.runs[op], Int(run.next) < steps.count else { return nil }
-    return steps[Int(run.next)]
+    guard let run = shared?.runs[op] else { return nil }
+    let steps = stepList(of: op, inCompletion: run.inCompletion)
+    return Int(run.next) < steps.count ? steps[Int(run.next)] : nil
+  }
+
+  /// Schedules the operation's next step: of its `main()`, or of its completion block.
+  private mutating func scheduleStepWakeup(_ op: OpID, at tick: Tick, inCompletion: Bool? = nil) {
+    if inCompletion ?? (shared?.runs[op]?.inCompletion == true) {
+      schedule(.completionStep(op), at: tick)
+    } else {
+      schedule(.step(op, generation: operations[op.slot].generation), at: tick)
+    }
   }
 
   /// Whether two steps' order can matter: the same variable with a write, or the same lock.
@@ -210,16 +267,17 @@ extension World {
 
   /// Runs the operation's next step, and schedules the one after (or the end of its work).
   private mutating func performStep(_ op: OpID) {
-    guard case .steps(let steps) = operations[op.slot].spec.kind, var state = shared, var run = state.runs[op],
-      run.waitingFor < 0, Int(run.next) < steps.count
-    else { return }
+    guard var state = shared, var run = state.runs[op], run.waitingFor < 0 else { return }
+    let steps = stepList(of: op, inCompletion: run.inCompletion)
+    guard Int(run.next) < steps.count else { return }
     // Taken out of the world while it changes, so its arrays are not copied; put back on every way out.
     shared = nil
     defer { shared = state }
     let index = Int(run.next)
     let q = operations[op.slot].queue
-    let reason = Reason.step(Int32(index))
+    let reason = run.inCompletion ? Reason.completionStep(Int32(index)) : Reason.step(Int32(index))
     var released: (waiter: OpID, lock: Int)?
+    var added: (op: OpID, queue: QueueID)?
     switch steps[index] {
     case .read(let name):
       guard let v = state.variable(named: name) else { return }
@@ -257,29 +315,49 @@ extension World {
       }
     case .touchUI:
       record(.touchedUI, op: op, queue: q, reason: reason)
+    case .add(let name, let queue):
+      guard let target = operationID(named: name), let to = queueID(named: queue) else { return }
+      if operations[target.slot].phase == .created {
+        added = (target, to)
+      } else {
+        // The real addOperation raises (Apple) or crashes (Linux) on an operation already added.
+        record(.addRefused(target), op: op, queue: q, reason: reason)
+      }
     }
     run.next += 1
     state.runs[op] = run
-    scheduleNextStep(op, after: run.next, of: steps.count)
+    scheduleNextStep(op, after: run.next, of: steps.count, inCompletion: run.inCompletion)
+    if let (target, to) = added {
+      // The queue works with the world's own state: put it back first.
+      shared = state
+      file(target, on: to, reason: .addedByStep(op, completion: run.inCompletion))
+      pick(on: to, trigger: .enqueued)
+      if let back = shared { state = back }
+    }
     if let (waiter, l) = released {
       record(.lockAcquired(Int32(l)), op: waiter, queue: operations[waiter.slot].queue, reason: .lockReleasedBy(op))
-      scheduleNextStep(waiter, after: state.runs[waiter]?.next ?? 0, of: stepList(of: waiter).count)
+      scheduleNextStep(waiter, after: state.runs[waiter]?.next ?? 0, of: stepList(of: waiter, inCompletion: false).count, inCompletion: false)
     }
   }
 
-  private func stepList(of op: OpID) -> [Step] {
+  /// The steps of the operation's `main()`, or of its completion block.
+  private func stepList(of op: OpID, inCompletion: Bool) -> [Step] {
+    if inCompletion { return shared?.completionSteps[op] ?? [] }
     if case .steps(let steps) = operations[op.slot].spec.kind { return steps }
     return []
   }
 
-  /// Schedules the step at `next` a tick from now, or, after the last, the end of the work.
-  private mutating func scheduleNextStep(_ op: OpID, after next: Int32, of count: Int) {
-    let generation = operations[op.slot].generation
+  /// Schedules the step at `next` a tick from now, or, after the last, the end of the work
+  /// (of `main()`, or of the completion block).
+  private mutating func scheduleNextStep(_ op: OpID, after next: Int32, of count: Int, inCompletion: Bool) {
     if Int(next) < count {
-      schedule(.step(op, generation: generation), at: later(1))
+      scheduleStepWakeup(op, at: later(1), inCompletion: inCompletion)
+    } else if inCompletion {
+      let rest = Swift.max(0, (operations[op.slot].spec.completion ?? 0) - Tick(count))
+      schedule(.completionDone(op), at: later(rest))
     } else {
       let rest = Swift.max(0, operations[op.slot].spec.duration - Tick(count))
-      schedule(.workDone(op, generation: generation), at: later(rest))
+      schedule(.workDone(op, generation: operations[op.slot].generation), at: later(rest))
     }
   }
 }

@@ -236,6 +236,8 @@ struct Wakeup: Comparable, Sendable {
     case tap
     /// A step-by-step operation runs its next step (see ``Step``).
     case step(OpID, generation: UInt32)
+    /// A completion block written as steps runs its next step.
+    case completionStep(OpID)
   }
 
   var tick: Tick

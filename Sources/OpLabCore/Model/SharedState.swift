@@ -16,7 +16,11 @@ public struct SharedState: Hashable, Sendable {
   public internal(set) var holders: [OpID?] = []
   /// The operations waiting for each lock, in the order they began to wait.
   public internal(set) var waiters: [[OpID]] = []
-  /// Each started step-by-step operation's progress.
+  /// Completion blocks written as steps (`completion does …`), by operation: a side table,
+  /// so that an operation's spec, which every operation of a big world carries, stays small.
+  public internal(set) var completionSteps: [OpID: [Step]] = [:]
+  /// Each started step-by-step operation's progress: its `main()`'s steps, then, once it has
+  /// finished, its completion block's (the two never overlap: the block runs after finish).
   var runs: [OpID: StepRun] = [:]
   /// When set, the order of conflicting steps due at one tick is chosen by it (see
   /// ``StepOrder``), not left to the order they were scheduled in.
@@ -40,6 +44,8 @@ struct StepRun: Hashable, Sendable {
   var waitingFor: Int32 = -1
   /// Its wake-up due now is to be skipped: its step ran ahead of it, or was put off a tick.
   var skipNext = false
+  /// The steps are the completion block's, not `main()`'s.
+  var inCompletion = false
 }
 
 /// The choices at a world's open points: the ticks at which two or more operations have a

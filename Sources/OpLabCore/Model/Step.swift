@@ -6,7 +6,9 @@
 /// variable into it, `compute N` adds N to it (the "modify" of a read-modify-write; it
 /// touches no shared state), and `write` stores it back. `lock`/`unlock` are an `NSLock`'s
 /// `lock()`/`unlock()`: blocking and not reentrant. `touch ui` stands for a call into
-/// UIKit/AppKit, which must be made on the main thread.
+/// UIKit/AppKit, which must be made on the main thread. `add OP` is
+/// `queue.addOperation(op)` for an operation defined with `hold`, on the queue it was
+/// defined for: how work hops to another queue (`OperationQueue.main.addOperation(show)`).
 ///
 /// The kernel runs one step a tick: an operation that starts at tick t does its first step
 /// at t, its second at t+1, and so on, unless a `lock` step waits. A waiting operation keeps
@@ -25,6 +27,8 @@ public enum Step: Hashable, Sendable, CustomStringConvertible {
   case unlock(String)
   /// `touch ui`: a call into the user-interface framework, allowed only on the main thread.
   case touchUI
+  /// `add OP`: `queue.addOperation(op)` for an operation that is in no queue yet.
+  case add(String, to: String)
 
   public var description: String {
     switch self {
@@ -34,6 +38,7 @@ public enum Step: Hashable, Sendable, CustomStringConvertible {
     case .lock(let l): "lock \(l)"
     case .unlock(let l): "unlock \(l)"
     case .touchUI: "touch ui"
+    case .add(let op, _): "add \(op)"
     }
   }
 

@@ -70,6 +70,8 @@ public enum Action: Hashable, Sendable {
   case createVariable(name: String, initial: Int)
   /// ``World/createLock(name:)``: `lock NAME`, an NSLock.
   case createLock(name: String)
+  /// ``World/setCompletionSteps(_:_:)``: `completion does …`, a completion block written as steps.
+  case setCompletionSteps(OpID, [Step])
   /// ``World/setStepOrder(_:)``: `order C1,C2,…`, the choices at the open points from now on.
   case setStepOrder([Int])
   /// ``World/chooseNext(_:)``: `choose K`, the choice at the next open point.
@@ -217,6 +219,7 @@ extension World {
     case .frames(let every, let from, let until): try setFrames(every: every, from: from, until: until)
     case .createVariable(let name, let initial): try createVariable(name: name, initial: initial)
     case .createLock(let name): try createLock(name: name)
+    case .setCompletionSteps(let op, let steps): try setCompletionSteps(op, steps)
     case .setStepOrder(let script): setStepOrder(script)
     case .chooseNext(let k): chooseNext(k)
     }

@@ -142,6 +142,9 @@ public enum EventKind: Hashable, Sendable {
   case lockReleased(Int32)
   /// ``Event/op`` called into the user-interface framework.
   case touchedUI
+  /// A step of ``Event/op`` called `addOperation` on this operation, which was already in a
+  /// queue: the real call raises (Apple) or crashes (Linux); the lab skipped it.
+  case addRefused(OpID)
 }
 
 /// A setter or call on `OperationQueue.main` that does nothing there (rules 26, 31, 33, 41).
@@ -264,6 +267,10 @@ public enum Reason: Hashable, Sendable {
   case lockHeldBy(OpID)
   /// This operation unlocked the lock, and the waiter was first in line for it.
   case lockReleasedBy(OpID)
+  /// The step with this (0-based) index of the operation's completion block.
+  case completionStep(Int32)
+  /// A step of this operation's work (or, with `completion`, of its completion block) added it.
+  case addedByStep(OpID, completion: Bool)
 }
 
 /// What allowed an operation to start at the tick it did.

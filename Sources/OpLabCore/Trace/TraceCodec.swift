@@ -106,6 +106,7 @@ enum Codec {
     case .lockWaiting(let l): w.signed(Int64(l)); return 58
     case .lockReleased(let l): w.signed(Int64(l)); return 59
     case .touchedUI: return 60
+    case .addRefused(let op): w.signed(Int64(op.index)); return 61
     }
   }
 
@@ -172,6 +173,7 @@ enum Codec {
     case 58: .lockWaiting(r.int32())
     case 59: .lockReleased(r.int32())
     case 60: .touchedUI
+    case 61: .addRefused(r.op())
     default: corrupt("event kind", code)
     }
   }
@@ -243,6 +245,9 @@ enum Codec {
     case .step(let i): w.signed(Int64(i)); return 58
     case .lockHeldBy(let op): w.signed(Int64(op.index)); return 59
     case .lockReleasedBy(let op): w.signed(Int64(op.index)); return 60
+    case .completionStep(let i): w.signed(Int64(i)); return 61
+    case .addedByStep(let op, false): w.signed(Int64(op.index)); return 62
+    case .addedByStep(let op, true): w.signed(Int64(op.index)); return 63
     }
   }
 
@@ -309,6 +314,9 @@ enum Codec {
     case 58: return .step(r.int32())
     case 59: return .lockHeldBy(r.op())
     case 60: return .lockReleasedBy(r.op())
+    case 61: return .completionStep(r.int32())
+    case 62: return .addedByStep(r.op(), completion: false)
+    case 63: return .addedByStep(r.op(), completion: true)
     default: corrupt("reason", code)
     }
   }

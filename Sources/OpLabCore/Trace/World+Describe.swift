@@ -96,7 +96,9 @@ extension World {
     case .lockAcquired(let l): what = "took lock \(lockName(l))"
     case .lockWaiting(let l): what = "waits for lock \(lockName(l)), keeping its slot"
     case .lockReleased(let l): what = "unlocked \(lockName(l))"
-    case .touchedUI: what = "touched the user interface" + (e.queue == .main ? " on the main thread" : " OFF the main thread")
+    case .touchedUI: what = "touched the user interface" + (Self.isOnMainThread(e) ? " on the main thread" : " OFF the main thread")
+    case .addRefused(let target):
+      what = "addOperation(\(name(target))) refused: \(name(target)) is already in a queue (the real call raises NSInvalidArgumentException on Apple platforms and crashes on Linux; the lab skipped it)"
     }
     let why: String
     switch e.kind {
@@ -184,6 +186,11 @@ extension World {
       "removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)"
     case .cancelledAgain: "cancel() sets corelibs' unfinished count back to 0, so isReady is true again"
     case .step(let i): stepPhrase(Int(i), of: op)
+    case .completionStep(let i): stepPhrase(Int(i), of: op, inCompletion: true)
+    case .addedByStep(let adder, let inCompletion):
+      inCompletion
+        ? "\(name(adder))'s completion block added it (a step: addOperation)"
+        : "\(name(adder)) added it (a step of its work: addOperation)"
     case .lockHeldBy(let holder): holder == op ? "it holds that lock itself, and an NSLock is not reentrant: it waits forever" : "\(name(holder)) holds it"
     case .lockReleasedBy(let other): "\(name(other)) unlocked it, and it had waited longest"
     case .ignoredOnMainQueue(.linux): "corelibs does nothing on the main queue (`if !__mainQ`)"
@@ -211,10 +218,27 @@ extension World {
     }
   }
 
-  /// "step 2 of 3 (compute 1)".
-  private func stepPhrase(_ i: Int, of op: OpID?) -> String {
-    guard let op, case .steps(let steps) = operations[op.slot].spec.kind, i >= 0, i < steps.count else { return "step \(i + 1)" }
-    return "step \(i + 1) of \(steps.count) (\(steps[i]))"
+  /// "step 2 of 3 (compute 1)", or "step 1 of 1 of its completion block (touch ui)".
+  private func stepPhrase(_ i: Int, of op: OpID?, inCompletion: Bool = false) -> String {
+    let steps: [Step]
+    if let op, inCompletion {
+      steps = completionSteps(of: op) ?? []
+    } else if let op, case .steps(let s) = operations[op.slot].spec.kind {
+      steps = s
+    } else {
+      steps = []
+    }
+    let whose = inCompletion ? " of its completion block" : ""
+    guard i >= 0, i < steps.count else { return "step \(i + 1)\(whose)" }
+    return "step \(i + 1) of \(steps.count)\(whose) (\(steps[i]))"
+  }
+
+  /// Whether the event's work ran on the main thread: an operation of `main`'s own work.
+  /// A completion block never does: corelibs submits it to `DispatchQueue.global`, and
+  /// Darwin documents its context as "not guaranteed but … typically a secondary thread".
+  public static func isOnMainThread(_ e: Event) -> Bool {
+    if case .completionStep = e.reason { return false }
+    return e.queue == .main
   }
 
   /// The Swift of a request the main queue ignores: `isSuspended = true`.

@@ -109,7 +109,7 @@ enum SwiftCode {
           queueOf[name] = queueName
           var spec = definition.spec
           spec.name = name
-          lines += gateDeclaration(definition.gate) + operation(spec, gate: definition.gate)
+          lines += gateDeclaration(definition.gate) + operation(spec, gate: definition.gate, completionSteps: definition.completionSteps)
           for dependency in definition.dependencies { lines.append("\(SwiftCode.variable(name)).addDependency(\(SwiftCode.variable(dependency)))") }
         }
         if definition.hold {
@@ -126,7 +126,7 @@ enum SwiftCode {
         let queueName = definition.queue ?? "queue"
         queueOf[name] = queueName
         names.formUnion([name] + definition.dependencies)
-        lines += gateDeclaration(definition.gate) + operation(definition.spec, gate: definition.gate)
+        lines += gateDeclaration(definition.gate) + operation(definition.spec, gate: definition.gate, completionSteps: definition.completionSteps)
         let v = SwiftCode.variable(name)
         for dependency in definition.dependencies { lines.append("\(v).addDependency(\(SwiftCode.variable(dependency)))") }
         if definition.hold {
@@ -303,9 +303,13 @@ enum SwiftCode {
       return ["let \(SwiftCode.variable(gate)) = Gate()  // a condition besides the dependencies, closed for now"]
     }
 
-    mutating func operation(_ spec: OperationSpec, gate: String? = nil) -> [String] {
+    mutating func operation(_ spec: OperationSpec, gate: String? = nil, completionSteps: [OpLabCore.Step]? = nil) -> [String] {
       let v = SwiftCode.variable(spec.name)
       var lines: [String] = []
+      // A queue a step adds to is declared before the closure that names it.
+      var bodySteps: [OpLabCore.Step] = []
+      if case .steps(let steps) = spec.kind { bodySteps = steps }
+      for case .add(_, let q) in bodySteps + (completionSteps ?? []) { lines += declare(q) }
       // A gated operation keeps its gate, and its isReady asks it (a cancel lets it through).
       let gated = gate.map { g in [
         "  let gate: Gate",
@@ -351,28 +355,7 @@ enum SwiftCode {
         lines += ["    }", "  }", "}", "let \(v) = \(type)\(made)"]
       case .steps(let steps):
         lines.append("let \(v) = BlockOperation {")
-        // The register, declared so the compiler warns about nothing: `let` when nothing
-        // changes it, and read at the end when nothing writes it back.
-        let changes = steps.contains { if case .read = $0 { true } else if case .compute = $0 { true } else { false } }
-        let stores = steps.contains { if case .write = $0 { true } else { false } }
-        if changes || stores {
-          lines.append("  \(changes ? "var" : "let") register = 0  // a local variable of this thread")
-        }
-        for step in steps {
-          switch step {
-          case .read(let name): lines.append("  register = \(SwiftCode.variable(name))  // read")
-          case .compute(let n): lines.append("  register \(n < 0 ? "-=" : "+=") \(n.magnitude)  // compute")
-          case .write(let name): lines.append("  \(SwiftCode.variable(name)) = register  // write")
-          case .lock(let name): lines.append("  \(SwiftCode.variable(name)).lock()")
-          case .unlock(let name): lines.append("  \(SwiftCode.variable(name)).unlock()")
-          case .touchUI:
-            needsUserInterface = true
-            lines.append("  updateUserInterface()  // e.g. tableView.reloadData(): main thread only")
-          }
-        }
-        if changes, !stores { lines.append("  _ = register  // computed, never written back") }
-        let rest = spec.duration - Tick(steps.count)
-        if rest > 0 { lines.append("  work(ticks: \(rest))") }
+        lines += stepLines(steps, rest: spec.duration - Tick(steps.count))
         lines.append("}")
       case .plain:
         let simple = spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
@@ -423,10 +406,44 @@ enum SwiftCode {
       if let gate { lines.append("\(SwiftCode.variable(gate)).add(\(v))") }
       if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
       if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
-      if let c = spec.completion {
+      if let steps = completionSteps {
+        lines.append("// its completion block runs after it finishes, on a background thread (not main)")
+        lines.append("\(v).completionBlock = {")
+        lines += stepLines(steps, rest: (spec.completion ?? 0) - Tick(steps.count))
+        lines.append("}")
+      } else if let c = spec.completion {
         lines.append("// its completion block runs after it finishes, on a background thread")
         lines.append("\(v).completionBlock = { work(ticks: \(c)) }")
       }
+      return lines
+    }
+
+    /// The body of a closure written as steps: the thread's register, then a line a step.
+    mutating func stepLines(_ steps: [OpLabCore.Step], rest: Tick) -> [String] {
+      var lines: [String] = []
+      // The register, declared so the compiler warns about nothing: `let` when nothing
+      // changes it, and read at the end when nothing writes it back.
+      let changes = steps.contains { if case .read = $0 { true } else if case .compute = $0 { true } else { false } }
+      let stores = steps.contains { if case .write = $0 { true } else { false } }
+      if changes || stores {
+        lines.append("  \(changes ? "var" : "let") register = 0  // a local variable of this thread")
+      }
+      for step in steps {
+        switch step {
+        case .read(let name): lines.append("  register = \(SwiftCode.variable(name))  // read")
+        case .compute(let n): lines.append("  register \(n < 0 ? "-=" : "+=") \(n.magnitude)  // compute")
+        case .write(let name): lines.append("  \(SwiftCode.variable(name)) = register  // write")
+        case .lock(let name): lines.append("  \(SwiftCode.variable(name)).lock()")
+        case .unlock(let name): lines.append("  \(SwiftCode.variable(name)).unlock()")
+        case .touchUI:
+          needsUserInterface = true
+          lines.append("  updateUserInterface()  // e.g. tableView.reloadData(): main thread only")
+        case .add(let name, let queueName):
+          lines.append("  \(queue(queueName)).addOperation(\(SwiftCode.variable(name)))")
+        }
+      }
+      if changes, !stores { lines.append("  _ = register  // computed, never written back") }
+      if rest > 0 { lines.append("  work(ticks: \(rest))") }
       return lines
     }
   }

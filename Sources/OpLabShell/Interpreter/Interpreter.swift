@@ -113,7 +113,11 @@ public final class Interpreter {
   public var inFork: Bool { !branches.isEmpty }
 
   /// The names the parser may refer to (a fresh context each time: see ``ParseContext/init(world:)``).
-  public var context: ParseContext { ParseContext(world: world) }
+  public var context: ParseContext {
+    var c = ParseContext(world: world)
+    c.declaredQueues = declaredQueue
+    return c
+  }
 
   /// Tab completion for the line up to the cursor.
   public func completions(for prefix: String) -> [String] {
@@ -379,19 +383,23 @@ public final class Interpreter {
         spec.name = name
         actions.append(.createOperation(spec, dependencies: deps, queue: nil))
         if let gate = def.gate { actions.append(.gate(OpID(first + k), gate)) }
+        if let steps = def.completionSteps { actions.append(.setCompletionSteps(OpID(first + k), steps)) }
       }
       if !def.hold { actions.append(.enqueueAll(names.indices.map { OpID(first + $0) }, on: q, wait: nil)) }
       let (out, _) = try perform(actions)
       if def.queue != nil { for name in names { declaredQueue[name] = target } }
       let list = names.joined(separator: ",")
       return Reply(output: def.hold ? "  \(list) defined, in no queue yet (`add \(list)` to enqueue them)\n" + out : out)
-    case .op(let def) where def.gate != nil:
-      // The gate is part of its class: made in no queue, gated, then added.
+    case .op(let def) where def.gate != nil || def.completionSteps != nil:
+      // The gate is part of its class, the completion block is set before it is added:
+      // made in no queue, gated, given its block, then added.
       let target = def.queue ?? "queue"
       let q = try queue(target)
       let deps = try def.dependencies.map(op)
       let id = OpID(world.operations.count)
-      var actions: [Action] = [.createOperation(def.spec, dependencies: deps, queue: nil), .gate(id, def.gate ?? "")]
+      var actions: [Action] = [.createOperation(def.spec, dependencies: deps, queue: nil)]
+      if let gate = def.gate { actions.append(.gate(id, gate)) }
+      if let steps = def.completionSteps { actions.append(.setCompletionSteps(id, steps)) }
       if !def.hold { actions.append(.enqueue(id, on: q)) }
       let (out, _) = try perform(actions)
       if def.queue != nil { declaredQueue[def.spec.name] = target }

@@ -168,6 +168,8 @@ public struct OperationDefinition: Hashable, Sendable {
   public var alike: [String] = []
   /// `gate G`: its `isReady` also waits for this gate.
   public var gate: String?
+  /// `completion does …`: its completion block, written as steps.
+  public var completionSteps: [Step]?
 
   /// Creates a definition.
   public init(spec: OperationSpec, queue: String? = nil, dependencies: [String] = [], hold: Bool = false) {

@@ -32,7 +32,7 @@ public enum CommandTable {
         .word("only-if-deps-succeeded"),
         .seq([.word("gate"), .value(.gateName, key: "gate")]),
         .seq([.word("fails"), .word("at"), .value(.duration, key: "failsAt")]),
-        .seq([.word("completion"), .value(.duration, key: "completion")]),
+        .seq([.word("completion"), .choice([.value(.duration, key: "completion"), .seq([.word("does"), .value(.steps, key: "completionDoes")])])]),
         .seq([.word("async"), .optional(.word("forgets-finish"))]),
         .seq([.word("blocks"), .value(.durations, key: "blocks")]),
         .word("hold"),
@@ -50,7 +50,10 @@ public enum CommandTable {
         `only-if-deps-succeeded` returns at once unless every dependency succeeded (a filter
         whose download failed or was cancelled has no image to work on). `fails at N`
         finishes it, failed, after N ticks: isFinished does not mean success. `completion N`
-        gives it a completion block of N ticks, which runs after it finishes, even if cancelled.
+        gives it a completion block of N ticks, which runs after it finishes, even if cancelled,
+        on a background thread (Apple promises none in particular; Linux uses a global queue):
+        never count on main. `completion does STEPS` writes the block as steps (no locks):
+        `completion does add show` hops to main by adding show there.
         `blocks` makes a BlockOperation with one execution block per duration (its blocks are its
         work: no `takes`, `fails at` or `cancel-check` with them). `async` makes an
         asynchronous operation that calls finish() itself; `forgets-finish` never does.
@@ -61,14 +64,15 @@ public enum CommandTable {
         addOperations call (see `help add`: the queue picks once, after all are in).
         `does` writes its work as steps on shared state, one a tick from its start (see
         `help var` and `help lock`): read VAR, compute N (adds N to the operation's own
-        register), write VAR, lock L, unlock L, touch ui. `takes` then defaults to the number
+        register), write VAR, lock L, unlock L, touch ui, add OP (adds OP, defined with `hold`,
+        to the queue it was defined for). `takes` then defaults to the number
         of steps; more ticks are plain work after the last step. `touches ui` makes its first
         step a call into the user interface, which belongs on the main thread.
         """,
       examples: [
         "op d1 on downloads takes 5", "op f1 on filters takes 2 after d1",
         "op sync takes 4 cancel-check every 1 completion 1", "op later takes 2 hold", "op t1,t2,t3 on thumbnails takes 2",
-        "op inc does read count, compute 1, write count",
+        "op inc does read count, compute 1, write count", "op load on network takes 2 completion does add show",
       ]),
     CommandSpec(
       name: "add", aliases: ["enqueue"],

@@ -98,7 +98,7 @@ public enum ValueKind: Hashable, Sendable {
     case .gateName: "a gate's name"
     case .gate: "the name of a gate (made by `op … gate NAME`)"
     case .integer: "a whole number"
-    case .steps: "steps separated by commas (read VAR, compute N, write VAR, lock L, unlock L, touch ui)"
+    case .steps: "steps separated by commas (read VAR, compute N, write VAR, lock L, unlock L, touch ui, add OP)"
     case .choices: "choices separated by commas (0 or more each)"
     }
   }

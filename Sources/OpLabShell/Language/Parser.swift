@@ -91,6 +91,19 @@ public struct ParseContext: Sendable {
   /// Whether a shared variable or a lock has this name.
   public func isShared(_ name: String) -> Bool { variables.contains(name) || locks.contains(name) }
 
+  /// The queue each operation was defined for with `on`, where that is not `queue`: the
+  /// queue a step `add OP` adds it to.
+  public var declaredQueues: [String: String] = [:]
+
+  /// Whether the operation with this name is in no queue yet (defined with `hold`); a
+  /// context made from lists takes every operation it names for one.
+  public func isHeld(_ name: String) -> Bool {
+    switch source {
+    case .lists(let operations, _): operations.contains(name)
+    case .world(let world): world.operationID(named: name).map { world.operation($0).phase == .created } ?? false
+    }
+  }
+
   /// Whether an operation has this name.
   public func isOperation(_ name: String) -> Bool {
     switch source {
@@ -197,9 +210,9 @@ public enum Parser {
 
   /// Makes `s` a step-by-step operation from `does` and `touches ui`, refusing what does not
   /// go with steps.
-  private static func buildSteps(_ s: inout OperationSpec, _ bag: Bag, tokens: [Token]) throws(ParseError) {
+  private static func buildSteps(_ s: inout OperationSpec, _ bag: Bag, tokens: [Token], context: ParseContext) throws(ParseError) {
     let anchor = bag.values["does"]?.first ?? tokens.last { $0.text.lowercased() == "touches" } ?? tokens[0]
-    var steps = StepSyntax.read(bag.values["does"] ?? []).map(\.step)
+    var steps = StepSyntax.read(bag.values["does"] ?? [], context: context).map(\.step)
     if bag.words.contains("touches") { steps.insert(.touchUI, at: 0) }
     let clashes: [(String, String)] = [
       ("async", "an operation written as steps is synchronous: drop `async`"),
@@ -287,8 +300,18 @@ public enum Parser {
           column: t.column, length: t.length, message: "a gate goes in an Operation subclass's isReady: the lab gates plain and async operations, not a BlockOperation",
           hint: "make a plain operation: op NAME takes N gate \(t.text)")
       }
-      if bag.values["does"] != nil || has("touches") { try buildSteps(&s, bag, tokens: tokens) }
+      if bag.values["does"] != nil || has("touches") { try buildSteps(&s, bag, tokens: tokens, context: context) }
       var definition = OperationDefinition(spec: s, queue: text("on"), dependencies: list("after"), hold: has("hold"))
+      if let block = bag.values["completionDoes"] {
+        let steps = StepSyntax.read(block, context: context)
+        if let locking = steps.first(where: { $0.step.lockName != nil }) {
+          throw ParseError(
+            column: locking.token.column, length: locking.token.length,
+            message: "a completion block in the lab takes no locks",
+            hint: "take the lock in an operation's own work (`does`), or give the completion block only read, compute, write, touch ui and add steps")
+        }
+        definition.completionSteps = steps.map(\.step)
+      }
       definition.gate = text("gate")
       definition.alike = Array(names.dropFirst())
       return .op(definition)
@@ -782,8 +805,8 @@ struct Matcher {
 /// The words of `does`: each step is a verb and what it acts on.
 enum StepSyntax {
   /// The verbs, in the order help lists them.
-  static let verbs = ["read", "compute", "write", "lock", "unlock", "touch"]
-  static let hint = "steps are: read VAR, compute N, write VAR, lock L, unlock L, touch ui (separated by commas)"
+  static let verbs = ["read", "compute", "write", "lock", "unlock", "touch", "add"]
+  static let hint = "steps are: read VAR, compute N, write VAR, lock L, unlock L, touch ui, add OP (separated by commas)"
 
   /// A word of a steps list and where it stands.
   struct Piece {
@@ -806,13 +829,22 @@ enum StepSyntax {
     case "compute":
       guard let problem = Matcher.checkNumber(argument, minimum: -(1 << 40), maximum: 1 << 40) else { return nil }
       return (problem.0, "compute N adds N to the operation's register, e.g. compute 1")
+    case "add":
+      guard context.isOperation(argument) else {
+        let guess = Suggest.closest(to: argument, in: context.operations)
+        return ("there is no operation named '\(argument)'", guess.map { "did you mean '\($0)'?" } ?? "define it first, in no queue: op \(argument) on main touches ui hold")
+      }
+      if context.isHeld(argument) { return nil }
+      return ("\(argument) is already in a queue, and an operation can be added only once",
+              "define the one to add with `hold` (op \(argument)2 … hold), so this step is what adds it")
     default:
       return argument.lowercased() == "ui" ? nil : ("'touch' takes 'ui', not '\(argument)'", "write: touch ui")
     }
   }
 
-  /// The steps of a `does` list the matcher accepted.
-  static func read(_ tokens: [Token]) -> [(step: Step, token: Token)] {
+  /// The steps of a `does` list the matcher accepted; `add OP` adds it to the queue it was
+  /// defined for.
+  static func read(_ tokens: [Token], context: ParseContext) -> [(step: Step, token: Token)] {
     var words: [(String, Token)] = []
     for t in tokens {
       for part in t.text.split(separator: ",") where !part.isEmpty { words.append((String(part), t)) }
@@ -829,6 +861,7 @@ enum StepSyntax {
       case "compute": step = .compute(Int(argument) ?? 0)
       case "lock": step = .lock(argument)
       case "unlock": step = .unlock(argument)
+      case "add": step = .add(argument, to: context.declaredQueues[argument] ?? "queue")
       default: step = .touchUI
       }
       steps.append((step, t))

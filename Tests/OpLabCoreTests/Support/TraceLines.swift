@@ -72,6 +72,7 @@ extension World {
     case .lockWaiting(let l): "waitsFor:\(world.lockName(l))"
     case .lockReleased(let l): "unlocked:\(world.lockName(l))"
     case .touchedUI: "ui"
+    case .addRefused(let op): "addRefused:\(world.name(op))"
     }
   }
 
