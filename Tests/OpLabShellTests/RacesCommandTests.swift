@@ -82,8 +82,12 @@ import TestSupport
     #expect(out.hasSuffix("Now: a waits for lock L2, held by b, which waits for lock L1, held by a: a deadlock, so none of them can ever finish.\n"))
   }
 
-  @Test("explore counts every order, and its replay script, run, ends as it said; the world is untouched")
+  @Test("explore counts every distinct order, and its replay script, run, ends as it said; the world is untouched")
   func exploreAndReplay() throws {
+    // Only a locks L, so the lock orders nothing; a's read and write and b's (after five
+    // ticks of compute) fall in 4 distinct orders: a's read-write before b's or after it
+    // (both keep both updates), or both reads before either write, a or b writing last
+    // (both lose one). The choices reach them in many more runs: a held back at tick 2, 3, …
     let setup = [
       "var count = 0", "lock L", "op a does lock L, read count, compute 1, write count, unlock L",
       "op b does compute 0, compute 0, compute 0, compute 0, compute 0, read count, compute 1, write count",
@@ -91,9 +95,9 @@ import TestSupport
     let (out, errors) = run(setup + ["explore", "status"])
     #expect(errors.isEmpty)
     #expect(out.contains("""
-        explored 115 orders (all of them)
-        115 with a data race, 81 with a lost update
-        final values: count = 2 in 34 orders; count = 1 in 81 orders
+        explored 4 distinct orders (115 runs): all there are
+        4 with a data race, 2 with a lost update
+        final values: count = 2 in 2 orders; count = 1 in 2 orders
         shortest order that goes wrong (a lost update, a data race): order 2,2,2
         a script that replays it:
           order 2,2,2
@@ -112,6 +116,28 @@ import TestSupport
     // Without the order, the normal run keeps both updates.
     let (normal, _) = run(setup + ["run", "status"])
     #expect(normal.contains("shared: count = 2 (was 0)\n"))
+  }
+
+  @Test("explore says when one order is all there is, and when the cap stopped it")
+  func exploreExtent() {
+    // One operation alone: no open point, one run.
+    let (one, _) = run(["var count = 0", "op a does read count, compute 1, write count", "explore"])
+    #expect(one.hasSuffix("""
+        explored 1 distinct order (1 run): the only one, no steps conflict
+        none goes wrong: no data race, no lost update, no deadlock
+        final values: count = 1 in 1 order
+
+      """))
+    // Two increments have 4 distinct orders (see ExploreTests). The first run is the normal
+    // order (both read at t=1, both write at t=3, a then b); the second differs only at t=3,
+    // where a writes alone and b a tick later: b still writes last, the same order.
+    let (capped, _) = run(Self.racy + ["explore 2"])
+    #expect(capped.contains("""
+        explored 1 distinct order (2 runs, the cap): more may remain; `explore N` runs up to N
+        1 with a data race, 1 with a lost update
+        final values: count = 1 in 1 order
+
+      """))
   }
 
   @Test("explore without shared state says there is nothing to explore; bad choices are refused")
