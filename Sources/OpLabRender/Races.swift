@@ -115,6 +115,6 @@ extension Races {
     for (k, (op, step)) in zip(point.candidates, point.steps).enumerated() {
       out += "    \(k + 1)  \(world.name(op)) alone (\(step)); the others a tick later\n"
     }
-    return out + "  `choose K` takes one; `undo` takes a choice back\n"
+    return out + "  `choose K` takes one; `choose back` backs out of the last choice\n"
   }
 }
