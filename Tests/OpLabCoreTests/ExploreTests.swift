@@ -100,6 +100,7 @@ import Testing
     // it until it has its second, so that is the deadlock again.
     #expect(e.orders == 3)
     #expect(e.deadlocks == 1)
+    #expect(e.sameOrderOtherEnd == 0)
     #expect(e.finals.map(\.count) == [3])
     #expect(e.shortestBad?.deadlock == true)
     #expect(e.shortestBad?.choices == [])  // the default order deadlocks already
@@ -129,6 +130,7 @@ import Testing
       let (actions, incs) = Self.randomActions(seed: seed, fix: false)
       guard incs.count == 2 else { continue }
       let e = World.explore(actions, from: World(), limit: 400)
+      #expect(e.sameOrderOtherEnd == 0, "seed \(seed)")
       // The oracle: run once, and ask the race detector whether the two are ordered (its own
       // property test checks it against a path oracle).
       var once = World()
@@ -154,6 +156,83 @@ import Testing
       #expect(fixed.finals.map(\.values) == [[2]], "seed \(seed)")
     }
     #expect(seen.racy >= 5 && seen.ordered >= 3 && seen.overlapping >= 3 && seen.overlapping < seen.racy, "\(seen)")
+  }
+
+  @Test("Seeded random programs on a concurrent queue: explore meets exactly the distinct orders an interleaving oracle counts, with their final values")
+  func randomProgramsAgainstOracle() {
+    var sizes: [Int] = []
+    for seed in UInt64(1)...30 {
+      var rng = SplitMix64(seed: seed)
+      let names = ["x", "y"]
+      let programs: [[Step]] = (0..<Int.random(in: 2...3, using: &rng)).map { _ in
+        (0..<Int.random(in: 1...3, using: &rng)).map { _ in
+          switch Int.random(in: 0..<5, using: &rng) {
+          case 0, 1: .read(names[Int.random(in: 0..<2, using: &rng)])
+          case 2, 3: .write(names[Int.random(in: 0..<2, using: &rng)])
+          default: .compute(Int.random(in: 1...3, using: &rng))
+          }
+        }
+      }
+      var actions: [Action] = [.createQueue(name: "q", maxConcurrent: nil, qualityOfService: nil)]
+      actions += names.map { .createVariable(name: $0, initial: 0) }
+      for (i, steps) in programs.enumerated() {
+        actions.append(.createOperation(OperationSpec(name: "op\(i)", duration: Tick(steps.count), kind: .steps(steps)), dependencies: [], queue: Self.q))
+      }
+      let e = World.explore(actions + [.runUntilIdle], from: World(), limit: 50_000)
+      let oracle = Self.distinctOrders(programs, variables: names)
+      #expect(e.complete, "seed \(seed)")
+      #expect(e.orders == oracle.count, "seed \(seed): \(programs)")
+      var finals: [[Int]: Int] = [:]
+      for values in oracle.values { finals[values, default: 0] += 1 }
+      #expect(Dictionary(uniqueKeysWithValues: e.finals.map { ($0.values, $0.count) }) == finals, "seed \(seed)")
+      #expect(e.sameOrderOtherEnd == 0, "seed \(seed)")
+      sizes.append(oracle.count)
+    }
+    // The sweep is not trivial: some programs have many orders, some only one.
+    #expect(sizes.contains(1) && sizes.contains { $0 >= 10 }, "\(sizes)")
+  }
+
+  /// The oracle: every interleaving of the programs' steps (each thread's in order), by
+  /// brute force and with no notion of ticks, reduced to its order of conflicting accesses —
+  /// per variable, the writes in order and the set of reads between two of them — with the
+  /// final values each reaches.
+  static func distinctOrders(_ programs: [[Step]], variables: [String]) -> [[[String]]: [Int]] {
+    var classes: [[[String]]: [Int]] = [:]
+    var next = Array(repeating: 0, count: programs.count)
+    var registers = Array(repeating: 0, count: programs.count)
+    var values = Array(repeating: 0, count: variables.count)
+    // Per variable: the segments so far, and the reads since the last write.
+    var done = Array(repeating: [String](), count: variables.count)
+    var reads = Array(repeating: [String](), count: variables.count)
+    func visit() {
+      guard let _ = programs.indices.first(where: { next[$0] < programs[$0].count }) else {
+        let key = variables.indices.map { done[$0] + ["reads " + reads[$0].sorted().joined(separator: " ")] }
+        classes[key] = values
+        return
+      }
+      for t in programs.indices where next[t] < programs[t].count {
+        let saved = (next, registers, values, done, reads)
+        let label = "\(t).\(next[t])"
+        switch programs[t][next[t]] {
+        case .read(let name):
+          let v = variables.firstIndex(of: name) ?? 0
+          registers[t] = values[v]
+          reads[v].append(label)
+        case .write(let name):
+          let v = variables.firstIndex(of: name) ?? 0
+          values[v] = registers[t]
+          done[v] += ["reads " + reads[v].sorted().joined(separator: " "), "write " + label]
+          reads[v] = []
+        case .compute(let n): registers[t] += n
+        default: break
+        }
+        next[t] += 1
+        visit()
+        (next, registers, values, done, reads) = saved
+      }
+    }
+    visit()
+    return classes
   }
 
   /// Queues s (serial) and w, `count`, and plain operations with two increments among them,

@@ -41,6 +41,9 @@ public struct Exploration: Hashable, Sendable {
   public var shortestBad: Outcome?
   /// The order without choices.
   public var first: Outcome?
+  /// Runs whose order was met before but that ended otherwise (other values, a race, a
+  /// deadlock where the first had none): 0 when the fingerprint is right, which tests check.
+  var sameOrderOtherEnd = 0
 
   /// An exploration that ran nothing.
   public init() {}
@@ -60,7 +63,7 @@ public struct Exploration: Hashable, Sendable {
 
 extension World {
   /// Runs the actions again in every distinct order of their open points (see
-  /// ``StepOrder``), depth first, up to `limit` orders; each run ends with a run until idle.
+  /// ``StepOrder``), depth first, up to `limit` runs; each run ends with a run until idle.
   /// - Parameter base: the world the actions start from (a ``Simulation/origin``).
   /// - Parameter interrupt: asked between runs and, during each, between ticks; `true`
   ///   stops the exploration with what it found so far.
@@ -69,7 +72,7 @@ extension World {
   /// different variables, or only read, commute), so the orders run are the ones that
   /// can differ. Still, different choices can give the same order (one thread held back
   /// at one tick or at the next, before a step that no other touches): a run whose
-  /// ``orderFingerprint(from:ending:)`` was met before adds to ``Exploration/runs`` only,
+  /// ``orderFingerprint(from:ending:numbering:)`` was met before adds to ``Exploration/runs`` only,
   /// and the counts are over distinct orders. Each run starts from `base`.
   /// - Complexity: O(limit · the cost of one run).
   public static func explore(
@@ -77,7 +80,7 @@ extension World {
   ) -> Exploration {
     var result = Exploration()
     var script: [Int] = []
-    var seen = Set<OrderFingerprint>()
+    var seen: [OrderFingerprint: Exploration.Outcome] = [:]
     var accessors: [OrderFingerprint.Accessor: Int] = [:]
     while result.runs < Swift.max(1, limit) {
       if result.runs > 0, interrupt?() == true {
@@ -112,7 +115,13 @@ extension World {
       if result.first == nil { result.first = outcome }
       // The same order as a run before (other choices, same conflicting accesses in the same
       // order) ends the same way: counted once.
-      if seen.insert(world.orderFingerprint(from: base.trace.count, ending: verdict, numbering: &accessors)).inserted {
+      let fingerprint = world.orderFingerprint(from: base.trace.count, ending: verdict, numbering: &accessors)
+      if let before = seen[fingerprint] {
+        var same = outcome
+        same.choices = before.choices
+        if same != before { result.sameOrderOtherEnd += 1 }
+      } else {
+        seen[fingerprint] = outcome
         result.orders += 1
         if outcome.race { result.races += 1 }
         if outcome.lostUpdate { result.lostUpdates += 1 }
