@@ -255,7 +255,8 @@ import TestSupport
   @Test("choose back after more commands takes them back too, keeps the first choice of choose 1,1, and redo gives all back")
   func chooseBackAfterRun() {
     let i = Interpreter(options: { var o = ShellOptions(); o.width = 1000; o.widthGiven = true; return o }())
-    for line in Self.racy + ["choose 1,1", "run"] { #expect(i.execute(line).error == nil, "\(line)") }
+    // (Typed with a capital: the command word is case-insensitive, and the choice is still split off.)
+    for line in Self.racy + ["Choose 1,1", "run"] { #expect(i.execute(line).error == nil, "\(line)") }
     // b's read, put off at t=1 and t=2, falls due at t=3 with a's write and goes first (its
     // wake-up was scheduled at t=2 before a's step scheduled the write): both read 0.
     #expect(i.world.value(of: "count") == 1)

@@ -727,12 +727,14 @@ public final class Interpreter {
     let earlier = sim.journal.elements(from: start, to: choice).compactMap { a -> Int? in
       if case .chooseNext(let k) = a { k } else { nil }
     }
-    let kept = text.hasPrefix("choose ") && !earlier.isEmpty ? "choose " + earlier.map(String.init).joined(separator: ",") : nil
+    // (An entry that is not a `choose`, what time travel left of one, goes whole.)
+    let isChoose = Lexer.tokens(text).first?.text.lowercased() == "choose"
+    let kept = isChoose && !earlier.isEmpty ? "choose " + earlier.map(String.init).joined(separator: ",") : nil
+    let cut = kept == nil ? start : choice
+    try sim.truncate(toActions: cut)
     var later: [String] = []
     while script.count > entry + 1, let last = script.popLast() { later.append(last.text) }
     script.popLast()
-    let cut = kept == nil ? start : choice
-    try sim.truncate(toActions: cut)
     if let kept { script.append((kept, cut)) }
     if let t = travelCut, t.journalEnd > cut { travelCut = nil }
     pruneDeclaredQueues()
