@@ -71,16 +71,25 @@ public enum Races {
 }
 
 extension Races {
-  /// `explore`'s report: how many orders ran, how many went wrong and how, the final
-  /// states, and the shortest bad order with a script that replays it.
+  /// `explore`'s report: how many distinct orders it met (and in how many runs), how many
+  /// went wrong and how, the final states, and the shortest bad order with a script that replays it.
   public static func explorationText(_ e: Exploration, in world: World, script: [String]) -> String {
     guard let shared = world.shared, !shared.variableNames.isEmpty || !shared.lockNames.isEmpty || e.offMainThread > 0 else {
       return "  nothing to explore: no operation works on shared state (`var`, `lock`, `op … does …`)\n"
     }
     func orders(_ n: Int) -> String { "\(n) \(n == 1 ? "order" : "orders")" }
-    let extent = e.interrupted ? " before Ctrl-C stopped it (more remain)"
-      : e.complete ? (e.runs == 1 ? " (the only one: no steps conflict)" : " (all of them)") : " (the cap: more remain; `explore N` runs more)"
-    var out = "  explored \(orders(e.runs))" + extent + "\n"
+    let runs = "\(e.runs) \(e.runs == 1 ? "run" : "runs")"
+    let counted = "  explored \(e.orders) distinct \(e.orders == 1 ? "order" : "orders")"
+    var out: String
+    if e.interrupted {
+      out = counted + " (\(runs)) before Ctrl-C stopped it: more may remain\n"
+    } else if !e.complete {
+      out = counted + " (\(runs), the cap): more may remain; `explore N` runs up to N\n"
+    } else if e.orders == 1 {
+      out = counted + " (\(runs)): the only one" + (e.runs == 1 ? ", no steps conflict" : "") + "\n"
+    } else {
+      out = counted + " (\(runs)): all there are\n"
+    }
     var bad: [String] = []
     if e.races > 0 { bad.append("\(e.races) with a data race") }
     if e.lostUpdates > 0 { bad.append("\(e.lostUpdates) with a lost update") }
@@ -122,6 +131,6 @@ extension Races {
     for (k, (op, step)) in zip(point.candidates, point.steps).enumerated() {
       out += "    \(k + 1)  \(world.name(op)) alone (\(step)); the others a tick later\n"
     }
-    return out + "  `choose K` takes one; `undo` takes a choice back\n"
+    return out + "  `choose K` takes one; `choose back` backs out of the last choice\n"
   }
 }

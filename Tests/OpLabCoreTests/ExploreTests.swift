@@ -14,18 +14,46 @@ import Testing
     return actions + [.runUntilIdle]
   }
 
-  @Test("Two increments: every interleaving is run; some lose an update, some do not, all race")
+  @Test("Two increments: every distinct order is counted once; two lose an update, two do not, all race")
   func twoIncrements() {
     let e = World.explore(Self.setup([("a", SharedStateTests.increment), ("b", SharedStateTests.increment)]), from: World())
     #expect(e.complete)
+    // Why 4: compute commutes with everything, so an order is the order of the writes (a
+    // first or b first: 2) and, for each, where the reads fall — the first writer's read
+    // before the first write (1 way), the second writer's read before the first write or
+    // between the two (2 ways): 2 × 1 × 2 = 4. Only "read, write, read, write" keeps both
+    // updates (a first or b first: 2); in the other two both read 0 and count ends at 1.
+    #expect(e.orders == 4)
+    // Different choices reach the same order (b held back at one tick or at the next, before
+    // a step nobody else touches), so there are more runs than orders.
+    #expect(e.runs > e.orders)
     #expect(e.first?.choices == [])
     #expect(e.first?.lostUpdate == true)
-    #expect(e.races == e.runs)  // nothing orders them, in any interleaving
-    #expect(e.lostUpdates > 0 && e.lostUpdates < e.runs)
-    #expect(Set(e.finals.map(\.values)) == [[1], [2]])
-    #expect(e.finals.map(\.count).reduce(0, +) == e.runs)
+    #expect(e.races == 4)  // nothing orders them, in any interleaving
+    #expect(e.lostUpdates == 2)
+    // The normal order (both read at t=1) comes first, and loses an update.
+    #expect(e.finals.map(\.values) == [[1], [2]])
+    #expect(e.finals.map(\.count) == [2, 2])
     // The shortest bad order is the one without choices.
     #expect(e.shortestBad?.choices == [])
+  }
+
+  @Test("Three increments: 36 distinct orders, 6 of them keep every update")
+  func threeIncrements() {
+    let inc = SharedStateTests.increment
+    // The choices reach each order many times over (the runs are in the thousands).
+    let e = World.explore(Self.setup([("a", inc), ("b", inc), ("c", inc)]), from: World(), limit: 10_000)
+    #expect(e.complete)
+    #expect(e.runs > 1000)
+    // Why 36: the writes come in one of 3! = 6 orders; the k-th writer's read falls before
+    // the first write, …, or just before its own (k places): 6 × (1 × 2 × 3) = 36. Count ends
+    // at 3 only when every read falls just before its own write: one way per write order, 6.
+    // The final value is 1 + the number of writes before the last writer's read: it read
+    // before the first write (1 of its 3 places: count 1), after the first (count 2) or
+    // after the second (count 3): 12 orders end at 1, 18 at 2, 6 at 3.
+    #expect(e.orders == 36)
+    #expect(e.races == 36 && e.lostUpdates == 30 && e.deadlocks == 0)
+    #expect(Set(e.finals.map { [$0.values[0], $0.count] }) == [[1, 12], [2, 18], [3, 6]])
   }
 
   @Test("A replayed order reproduces its outcome: choosing a alone at each tick runs a whole before b")
@@ -42,6 +70,7 @@ import Testing
   @Test("Fixed by a dependency, a serial queue or a lock, no interleaving races or loses an update")
   func fixed() {
     let inc = SharedStateTests.increment, locked = SharedStateTests.lockedIncrement
+    var orders: [Int] = []
     for actions in [
       Self.setup([("a", inc), ("b", inc)], deps: [1: 0]),
       Self.setup([("a", inc), ("b", inc)], max: 1),
@@ -52,7 +81,11 @@ import Testing
       #expect(e.races == 0 && e.lostUpdates == 0 && e.deadlocks == 0)
       #expect(e.finals.map(\.values) == [[2]])
       #expect(e.shortestBad == nil)
+      orders.append(e.orders)
     }
+    // A dependency and a serial queue leave one order (b's steps after a's); the lock leaves
+    // two: a takes it first, or b does (the accesses inside follow the lock's order).
+    #expect(orders == [1, 1, 2])
   }
 
   @Test("Locks taken in opposite orders deadlock in some interleavings, found with the shortest order")
@@ -61,7 +94,14 @@ import Testing
     let b: [Step] = [.lock("L2"), .lock("L1"), .unlock("L1"), .unlock("L2")]
     let e = World.explore(Self.setup([("a", a), ("b", b)], locks: ["L1", "L2"]), from: World())
     #expect(e.complete)
-    #expect(e.deadlocks > 0 && e.deadlocks < e.runs)
+    // Why 3: a takes both locks before b takes any (L1: a, b; L2: a, b), or b before a, or
+    // each takes its first lock and waits for the other's: the deadlock. A mixed order (a
+    // first on L1, b first on L2) cannot finish either: whoever holds its first lock keeps
+    // it until it has its second, so that is the deadlock again.
+    #expect(e.orders == 3)
+    #expect(e.deadlocks == 1)
+    #expect(e.sameOrderOtherEnd == 0)
+    #expect(e.finals.map(\.count) == [3])
     #expect(e.shortestBad?.deadlock == true)
     #expect(e.shortestBad?.choices == [])  // the default order deadlocks already
   }
@@ -70,7 +110,7 @@ import Testing
   func interrupted() {
     let inc = SharedStateTests.increment
     let e = World.explore(Self.setup([("a", inc), ("b", inc)]), from: World(), interrupt: { true })
-    #expect(e.runs == 1 && e.interrupted && !e.complete)
+    #expect(e.runs == 1 && e.orders == 1 && e.interrupted && !e.complete)
     #expect(e.first?.lostUpdate == true)
   }
 
@@ -79,6 +119,7 @@ import Testing
     let inc = SharedStateTests.increment
     let e = World.explore(Self.setup([("a", inc), ("b", inc), ("c", inc)]), from: World(), limit: 5)
     #expect(e.runs == 5)
+    #expect(e.orders >= 1 && e.orders <= 5)
     #expect(!e.complete)
   }
 
@@ -89,6 +130,7 @@ import Testing
       let (actions, incs) = Self.randomActions(seed: seed, fix: false)
       guard incs.count == 2 else { continue }
       let e = World.explore(actions, from: World(), limit: 400)
+      #expect(e.sameOrderOtherEnd == 0, "seed \(seed)")
       // The oracle: run once, and ask the race detector whether the two are ordered (its own
       // property test checks it against a path oracle).
       var once = World()
@@ -114,6 +156,83 @@ import Testing
       #expect(fixed.finals.map(\.values) == [[2]], "seed \(seed)")
     }
     #expect(seen.racy >= 5 && seen.ordered >= 3 && seen.overlapping >= 3 && seen.overlapping < seen.racy, "\(seen)")
+  }
+
+  @Test("Seeded random programs on a concurrent queue: explore meets exactly the distinct orders an interleaving oracle counts, with their final values")
+  func randomProgramsAgainstOracle() {
+    var sizes: [Int] = []
+    for seed in UInt64(1)...30 {
+      var rng = SplitMix64(seed: seed)
+      let names = ["x", "y"]
+      let programs: [[Step]] = (0..<Int.random(in: 2...3, using: &rng)).map { _ in
+        (0..<Int.random(in: 1...3, using: &rng)).map { _ in
+          switch Int.random(in: 0..<5, using: &rng) {
+          case 0, 1: .read(names[Int.random(in: 0..<2, using: &rng)])
+          case 2, 3: .write(names[Int.random(in: 0..<2, using: &rng)])
+          default: .compute(Int.random(in: 1...3, using: &rng))
+          }
+        }
+      }
+      var actions: [Action] = [.createQueue(name: "q", maxConcurrent: nil, qualityOfService: nil)]
+      actions += names.map { .createVariable(name: $0, initial: 0) }
+      for (i, steps) in programs.enumerated() {
+        actions.append(.createOperation(OperationSpec(name: "op\(i)", duration: Tick(steps.count), kind: .steps(steps)), dependencies: [], queue: Self.q))
+      }
+      let e = World.explore(actions + [.runUntilIdle], from: World(), limit: 50_000)
+      let oracle = Self.distinctOrders(programs, variables: names)
+      #expect(e.complete, "seed \(seed)")
+      #expect(e.orders == oracle.count, "seed \(seed): \(programs)")
+      var finals: [[Int]: Int] = [:]
+      for values in oracle.values { finals[values, default: 0] += 1 }
+      #expect(Dictionary(uniqueKeysWithValues: e.finals.map { ($0.values, $0.count) }) == finals, "seed \(seed)")
+      #expect(e.sameOrderOtherEnd == 0, "seed \(seed)")
+      sizes.append(oracle.count)
+    }
+    // The sweep is not trivial: some programs have many orders, some only one.
+    #expect(sizes.contains(1) && sizes.contains { $0 >= 10 }, "\(sizes)")
+  }
+
+  /// The oracle: every interleaving of the programs' steps (each thread's in order), by
+  /// brute force and with no notion of ticks, reduced to its order of conflicting accesses —
+  /// per variable, the writes in order and the set of reads between two of them — with the
+  /// final values each reaches.
+  static func distinctOrders(_ programs: [[Step]], variables: [String]) -> [[[String]]: [Int]] {
+    var classes: [[[String]]: [Int]] = [:]
+    var next = Array(repeating: 0, count: programs.count)
+    var registers = Array(repeating: 0, count: programs.count)
+    var values = Array(repeating: 0, count: variables.count)
+    // Per variable: the segments so far, and the reads since the last write.
+    var done = Array(repeating: [String](), count: variables.count)
+    var reads = Array(repeating: [String](), count: variables.count)
+    func visit() {
+      guard let _ = programs.indices.first(where: { next[$0] < programs[$0].count }) else {
+        let key = variables.indices.map { done[$0] + ["reads " + reads[$0].sorted().joined(separator: " ")] }
+        classes[key] = values
+        return
+      }
+      for t in programs.indices where next[t] < programs[t].count {
+        let saved = (next, registers, values, done, reads)
+        let label = "\(t).\(next[t])"
+        switch programs[t][next[t]] {
+        case .read(let name):
+          let v = variables.firstIndex(of: name) ?? 0
+          registers[t] = values[v]
+          reads[v].append(label)
+        case .write(let name):
+          let v = variables.firstIndex(of: name) ?? 0
+          values[v] = registers[t]
+          done[v] += ["reads " + reads[v].sorted().joined(separator: " "), "write " + label]
+          reads[v] = []
+        case .compute(let n): registers[t] += n
+        default: break
+        }
+        next[t] += 1
+        visit()
+        (next, registers, values, done, reads) = saved
+      }
+    }
+    visit()
+    return classes
   }
 
   /// Queues s (serial) and w, `count`, and plain operations with two increments among them,

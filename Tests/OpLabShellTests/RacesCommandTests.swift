@@ -82,8 +82,12 @@ import TestSupport
     #expect(out.hasSuffix("Now: a waits for lock L2, held by b, which waits for lock L1, held by a: a deadlock, so none of them can ever finish.\n"))
   }
 
-  @Test("explore counts every order, and its replay script, run, ends as it said; the world is untouched")
+  @Test("explore counts every distinct order, and its replay script, run, ends as it said; the world is untouched")
   func exploreAndReplay() throws {
+    // Only a locks L, so the lock orders nothing; a's read and write and b's (after five
+    // ticks of compute) fall in 4 distinct orders: a's read-write before b's or after it
+    // (both keep both updates), or both reads before either write, a or b writing last
+    // (both lose one). The choices reach them in many more runs: a held back at tick 2, 3, …
     let setup = [
       "var count = 0", "lock L", "op a does lock L, read count, compute 1, write count, unlock L",
       "op b does compute 0, compute 0, compute 0, compute 0, compute 0, read count, compute 1, write count",
@@ -91,9 +95,9 @@ import TestSupport
     let (out, errors) = run(setup + ["explore", "status"])
     #expect(errors.isEmpty)
     #expect(out.contains("""
-        explored 115 orders (all of them)
-        115 with a data race, 81 with a lost update
-        final values: count = 2 in 34 orders; count = 1 in 81 orders
+        explored 4 distinct orders (115 runs): all there are
+        4 with a data race, 2 with a lost update
+        final values: count = 2 in 2 orders; count = 1 in 2 orders
         shortest order that goes wrong (a lost update, a data race): order 2,2,2
         a script that replays it:
           order 2,2,2
@@ -112,6 +116,28 @@ import TestSupport
     // Without the order, the normal run keeps both updates.
     let (normal, _) = run(setup + ["run", "status"])
     #expect(normal.contains("shared: count = 2 (was 0)\n"))
+  }
+
+  @Test("explore says when one order is all there is, and when the cap stopped it")
+  func exploreExtent() {
+    // One operation alone: no open point, one run.
+    let (one, _) = run(["var count = 0", "op a does read count, compute 1, write count", "explore"])
+    #expect(one.hasSuffix("""
+        explored 1 distinct order (1 run): the only one, no steps conflict
+        none goes wrong: no data race, no lost update, no deadlock
+        final values: count = 1 in 1 order
+
+      """))
+    // Two increments have 4 distinct orders (see ExploreTests). The first run is the normal
+    // order (both read at t=1, both write at t=3, a then b); the second differs only at t=3,
+    // where a writes alone and b a tick later: b still writes last, the same order.
+    let (capped, _) = run(Self.racy + ["explore 2"])
+    #expect(capped.contains("""
+        explored 1 distinct order (2 runs, the cap): more may remain; `explore N` runs up to N
+        1 with a data race, 1 with a lost update
+        final values: count = 1 in 1 order
+
+      """))
   }
 
   @Test("explore without shared state says there is nothing to explore; bad choices are refused")
@@ -191,7 +217,7 @@ import TestSupport
           0  every due step in turn (what `run` does)
           1  a alone (read count); the others a tick later
           2  b alone (read count); the others a tick later
-        `choose K` takes one; `undo` takes a choice back
+        `choose K` takes one; `choose back` backs out of the last choice
         t=1  a read count = 0 into its register: step 1 of 3 (read count)
         t=2  a computed: register + 1 = 1: step 2 of 3 (compute 1)
         t=3  a wrote count = 1: step 3 of 3 (write count)
@@ -202,5 +228,75 @@ import TestSupport
     #expect(out.contains("shared: count = 2 (was 0)\n"))
     // After two undos the clock is back at 0, and `choose 2` lets b read first.
     #expect(out.contains("  t=1  b read count = 0 into its register: step 1 of 3 (read count)\n  next open point: t=2"))
+  }
+
+  @Test("choose back backs out of the last choice, shows its open point again, and a new choice goes the other way")
+  func chooseBack() {
+    let (out, errors) = run(Self.racy + ["choose 2", "choose back", "choose 1", "status"])
+    #expect(errors.isEmpty)
+    #expect(out.contains("""
+        t=1  b read count = 0 into its register: step 1 of 3 (read count)
+        next open point: t=2, where a read count, b compute 1 fall due
+          0  every due step in turn (what `run` does)
+          1  a alone (read count); the others a tick later
+          2  b alone (compute 1); the others a tick later
+        `choose K` takes one; `choose back` backs out of the last choice
+        backed out of `choose 2`; the clock is at t=0
+        next open point: t=1, where a read count, b read count fall due
+          0  every due step in turn (what `run` does)
+          1  a alone (read count); the others a tick later
+          2  b alone (read count); the others a tick later
+        `choose K` takes one; `choose back` backs out of the last choice
+        t=1  a read count = 0 into its register: step 1 of 3 (read count)
+
+      """))
+  }
+
+  @Test("choose back after more commands takes them back too, keeps the first choice of choose 1,1, and redo gives all back")
+  func chooseBackAfterRun() {
+    let i = Interpreter(options: { var o = ShellOptions(); o.width = 1000; o.widthGiven = true; return o }())
+    // (Typed with a capital: the command word is case-insensitive, and the choice is still split off.)
+    for line in Self.racy + ["Choose 1,1", "run"] { #expect(i.execute(line).error == nil, "\(line)") }
+    // b's read, put off at t=1 and t=2, falls due at t=3 with a's write and goes first (its
+    // wake-up was scheduled at t=2 before a's step scheduled the write): both read 0.
+    #expect(i.world.value(of: "count") == 1)
+    let back = i.execute("choose back")
+    #expect(back.error == nil)
+    // a alone at t=1 (b put off), then a alone at t=2: the second choice goes, with the run
+    // after it; the clock goes back to t=1, where the first choice left it, and the open
+    // point at t=2 is the one the second choice was made at.
+    #expect(back.output == """
+        backed out of `choose 1`, and took back what came after it: `run`; the clock is at t=1
+        next open point: t=2, where a compute 1, b read count fall due
+          0  every due step in turn (what `run` does)
+          1  a alone (compute 1); the others a tick later
+          2  b alone (read count); the others a tick later
+        `choose K` takes one; `choose back` backs out of the last choice
+
+      """)
+    #expect(i.script.map(\.text).suffix(2) == ["op b does read count,compute 1,write count", "choose 1"])
+    #expect(i.world.value(of: "count") == 0)
+    // redo gives back the choice, then the run.
+    #expect(i.execute("redo").output.hasPrefix("  redid `choose 1`\n"))
+    #expect(i.execute("redo").output.hasPrefix("  redid `run`\n"))
+    #expect(i.world.value(of: "count") == 1 && i.world.now == 5)  // b read at t=3, wrote at t=5
+    #expect(i.script.map(\.text).suffix(3) == ["choose 1", "choose 1", "run"])
+  }
+
+  @Test("choose back with no choice to back out of says so and what to do; the lesson's choices are not the learner's")
+  func chooseBackNothing() {
+    let (_, errors) = run(Self.racy + ["choose back"])
+    #expect(errors.map(\.message) == ["there is no choice to back out of"])
+    #expect(errors.first?.column == 8)
+    // The word comes from the command table: Tab completes it, and help shows it.
+    #expect(Interpreter().completions(for: "choose b") == ["back"])
+    #expect(Interpreter().execute("help choose").output.contains("choose back"))
+    #expect(errors.first?.hint == "`choose` shows the next open point and `choose K` makes a choice there; `undo` takes back other commands")
+    let lesson = Interpreter()
+    for line in Self.racy + ["choose 1"] { _ = lesson.execute(line) }
+    lesson.undoFloor = lesson.script.count
+    #expect(lesson.execute("run").error == nil)
+    #expect(lesson.execute("choose back").error?.message == "there is no choice of yours to back out of: the ones before yours are the lesson's")
+    #expect(lesson.world.value(of: "count") == 1 && lesson.world.now == 4)  // nothing was taken back
   }
 }

@@ -1,4 +1,9 @@
-/// What `explore` found: every order of the open points it ran, and how they ended.
+/// What `explore` found: every distinct order of the open points, and how they ended.
+///
+/// Different choices at the open points can give the same order: two runs are the same order
+/// when every pair of conflicting accesses happened in the same order in both (see
+/// ``World/orderFingerprint(from:ending:)``). The counts are over distinct orders; ``runs``
+/// says how many runs it took to meet them.
 public struct Exploration: Hashable, Sendable {
   /// How one order ended.
   public struct Outcome: Hashable, Sendable {
@@ -18,15 +23,17 @@ public struct Exploration: Hashable, Sendable {
     public var isBad: Bool { race || lostUpdate || deadlock || offMainThread }
   }
 
-  /// Orders run.
+  /// Orders run (some of them the same order as one run before, reached by other choices).
   public var runs = 0
+  /// Distinct orders met: what the counts below count.
+  public var orders = 0
   /// Whether the learner stopped it (Ctrl-C) before it was done.
   public var interrupted = false
-  /// Whether every distinct order was run (the cap was not reached).
+  /// Whether every distinct order was met (the cap on runs was not reached).
   public var complete = false
-  /// How many orders ended with a data race, a lost update, a deadlock, ui off the main thread.
+  /// How many distinct orders ended with a data race, a lost update, a deadlock, ui off the main thread.
   public var races = 0, lostUpdates = 0, deadlocks = 0, offMainThread = 0
-  /// Each distinct final state (the variables' values), with how many orders ended in it, in the order first met.
+  /// Each distinct final state (the variables' values), with how many distinct orders ended in it, in the order first met.
   public var finals: [(values: [Int], count: Int)] = []
   /// The bad outcome with the fewest choices, if any order went wrong: among those that
   /// deadlock or lose an update, if any does (a data race alone, found by happens-before,
@@ -34,17 +41,21 @@ public struct Exploration: Hashable, Sendable {
   public var shortestBad: Outcome?
   /// The order without choices.
   public var first: Outcome?
+  /// Runs whose order was met before but that ended otherwise (other values, a race, a
+  /// deadlock where the first had none): 0 when the fingerprint is right, which tests check.
+  var sameOrderOtherEnd = 0
 
   /// An exploration that ran nothing.
   public init() {}
 
   public static func == (a: Exploration, b: Exploration) -> Bool {
-    a.runs == b.runs && a.complete == b.complete && a.races == b.races && a.lostUpdates == b.lostUpdates
+    a.runs == b.runs && a.orders == b.orders && a.complete == b.complete && a.races == b.races && a.lostUpdates == b.lostUpdates
       && a.deadlocks == b.deadlocks && a.offMainThread == b.offMainThread && a.finals.map(\.values) == b.finals.map(\.values)
       && a.finals.map(\.count) == b.finals.map(\.count) && a.shortestBad == b.shortestBad && a.first == b.first
   }
   public func hash(into h: inout Hasher) {
     h.combine(runs)
+    h.combine(orders)
     h.combine(races)
     h.combine(shortestBad)
   }
@@ -52,20 +63,25 @@ public struct Exploration: Hashable, Sendable {
 
 extension World {
   /// Runs the actions again in every distinct order of their open points (see
-  /// ``StepOrder``), depth first, up to `limit` orders; each run ends with a run until idle.
+  /// ``StepOrder``), depth first, up to `limit` runs; each run ends with a run until idle.
   /// - Parameter base: the world the actions start from (a ``Simulation/origin``).
   /// - Parameter interrupt: asked between runs and, during each, between ticks; `true`
   ///   stops the exploration with what it found so far.
   ///
   /// Only steps that conflict are permuted (a partial-order reduction: steps that touch
-  /// different variables, or only read, commute), so the orders counted are the ones that
-  /// can differ. Each run starts from `base`.
+  /// different variables, or only read, commute), so the orders run are the ones that
+  /// can differ. Still, different choices can give the same order (one thread held back
+  /// at one tick or at the next, before a step that no other touches): a run whose
+  /// ``orderFingerprint(from:ending:numbering:)`` was met before adds to ``Exploration/runs`` only,
+  /// and the counts are over distinct orders. Each run starts from `base`.
   /// - Complexity: O(limit · the cost of one run).
   public static func explore(
     _ actions: [Action], from base: World, limit: Int = 1000, interrupt: Interrupt? = nil
   ) -> Exploration {
     var result = Exploration()
     var script: [Int] = []
+    var seen: [OrderFingerprint: Exploration.Outcome] = [:]
+    var accessors: [OrderFingerprint.Accessor: Int] = [:]
     while result.runs < Swift.max(1, limit) {
       if result.runs > 0, interrupt?() == true {
         result.interrupted = true
@@ -97,15 +113,27 @@ extension World {
         offMainThread: !report.offMainThread.isEmpty, finalValues: world.shared?.values ?? [])
       result.runs += 1
       if result.first == nil { result.first = outcome }
-      if outcome.race { result.races += 1 }
-      if outcome.lostUpdate { result.lostUpdates += 1 }
-      if outcome.deadlock { result.deadlocks += 1 }
-      if outcome.offMainThread { result.offMainThread += 1 }
-      if let i = result.finals.firstIndex(where: { $0.values == outcome.finalValues }) {
-        result.finals[i].count += 1
+      // The same order as a run before (other choices, same conflicting accesses in the same
+      // order) ends the same way: counted once.
+      let fingerprint = world.orderFingerprint(from: base.trace.count, ending: verdict, numbering: &accessors)
+      if let before = seen[fingerprint] {
+        var same = outcome
+        same.choices = before.choices
+        if same != before { result.sameOrderOtherEnd += 1 }
       } else {
-        result.finals.append((outcome.finalValues, 1))
+        seen[fingerprint] = outcome
+        result.orders += 1
+        if outcome.race { result.races += 1 }
+        if outcome.lostUpdate { result.lostUpdates += 1 }
+        if outcome.deadlock { result.deadlocks += 1 }
+        if outcome.offMainThread { result.offMainThread += 1 }
+        if let i = result.finals.firstIndex(where: { $0.values == outcome.finalValues }) {
+          result.finals[i].count += 1
+        } else {
+          result.finals.append((outcome.finalValues, 1))
+        }
       }
+      // Every run may give the shortest replay, a repeated order too (its choices may be fewer).
       if outcome.isBad {
         func failed(_ o: Exploration.Outcome) -> Bool { o.deadlock || o.lostUpdate }
         let better = result.shortestBad.map { best in
@@ -121,5 +149,87 @@ extension World {
       script = taken[..<i].map(\.chosen) + [taken[i].chosen + 1]
     }
     return result
+  }
+}
+
+/// Which order a run took, up to the order of accesses that commute (a Mazurkiewicz trace):
+/// two runs with equal fingerprints did every pair of conflicting accesses in the same order,
+/// so they end alike (the same values, races, deadlocks).
+struct OrderFingerprint: Hashable, Sendable {
+  /// Per variable (by index), its accesses in order: each write, with the reads between two
+  /// writes as a sorted set (reads commute). An access is `2 × thread` for a read, `2 × thread + 1`
+  /// for a write, `thread` numbering the accessors (``Accessor``) in the order first met in
+  /// the exploration (one numbering for all its runs).
+  var variables: [[Int]] = []
+  /// Per lock (by index), who took it, in order.
+  var locks: [[Int]] = []
+  /// The operations that took a step on shared state, in the order they started (what a
+  /// queue with a limit let in first, and what the lost-update check runs them in).
+  var starts: [OpID] = []
+  /// How the run ended.
+  var ending: Int = 0
+
+  /// Who made an access: the event's operation and its reason as recorded (the step), so
+  /// two threads of one operation with steps under different reasons stay apart. A lock's
+  /// acquisitions are told apart by operation alone: a waiter that gets a released lock is
+  /// recorded with the releaser as its reason, not its step; an operation's threads run one
+  /// after the other (its work, then its completion block), so the operation's n-th
+  /// acquisition of a lock is the same step in every order.
+  struct Accessor: Hashable {
+    var op: OpID
+    var reason: Reason?
+  }
+}
+
+extension World {
+  /// The order this run took, from the trace after its first `start` events (the base
+  /// world's): see ``OrderFingerprint``. `ending` is how the run ended; `numbering` numbers
+  /// the accessors, kept from run to run so that a number means the same accessor in each.
+  /// - Complexity: O(events since `start` + accesses · log accesses).
+  func orderFingerprint(
+    from start: Int, ending: RunVerdict?, numbering ids: inout [OrderFingerprint.Accessor: Int]
+  ) -> OrderFingerprint {
+    typealias Accessor = OrderFingerprint.Accessor
+    var f = OrderFingerprint()
+    guard let shared else { return f }
+    func id(_ a: Accessor) -> Int {
+      if let known = ids[a] { return known }
+      ids[a] = ids.count
+      return ids.count - 1
+    }
+    f.variables = Array(repeating: [], count: shared.variableNames.count)
+    f.locks = Array(repeating: [], count: shared.lockNames.count)
+    var reads: [[Int]] = Array(repeating: [], count: shared.variableNames.count)
+    var started: [OpID] = []
+    var accessed = Set<OpID>()
+    for e in trace.events(from: start) {
+      guard let op = e.op else { continue }
+      switch e.kind {
+      case .started:
+        started.append(op)
+      case .variableRead(let v, _) where Int(v) < reads.count:
+        reads[Int(v)].append(2 * id(Accessor(op: op, reason: e.reason)))
+        accessed.insert(op)
+      case .variableWritten(let v, _) where Int(v) < reads.count:
+        f.variables[Int(v)] += reads[Int(v)].sorted() + [2 * id(Accessor(op: op, reason: e.reason)) + 1]
+        reads[Int(v)] = []
+        accessed.insert(op)
+      case .lockAcquired(let l) where Int(l) < f.locks.count:
+        f.locks[Int(l)].append(id(Accessor(op: op, reason: nil)))
+        accessed.insert(op)
+      default: break
+      }
+    }
+    for v in reads.indices { f.variables[v] += reads[v].sorted() }
+    f.starts = started.filter(accessed.contains)
+    switch ending {
+    case .idle?: f.ending = 0
+    case .reached?: f.ending = 1
+    case .stalled(let d)?: f.ending = d.lockCycles.isEmpty ? 2 : 3
+    case .capped?: f.ending = 4
+    case .interrupted?: f.ending = 5
+    case nil: f.ending = 6
+    }
+    return f
   }
 }

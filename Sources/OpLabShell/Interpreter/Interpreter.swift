@@ -187,7 +187,7 @@ public final class Interpreter {
   /// world they do the same again.
   private func journal(_ command: Command, line: String, scriptBefore: Int) {
     switch command {
-    case .back, .goto, .undo, .fork, .unfork, .reset:
+    case .back, .goto, .undo, .chooseBack, .fork, .unfork, .reset:
       pendingJournal.append(Self.canonical(line))
     case .source, .redo:
       break  // its lines were journalled as they ran (a failed one's too: see ``source(_:column:)``)
@@ -618,6 +618,8 @@ public final class Interpreter {
         out += try perform([.chooseNext(k), .runUntil(point.tick)]).0
       }
       return Reply(output: out + Races.openPointText(world.nextOpenPoint(), in: world))
+    case .chooseBack:
+      return Reply(output: try chooseBack(column: argumentColumn(line)))
     case .order(let choices):
       let (out, _) = try perform([.setStepOrder(choices.allSatisfy { $0 == 0 } ? [] : choices)])
       let text = choices.allSatisfy { $0 == 0 } ? "  the open points take the normal order again\n"
@@ -703,6 +705,54 @@ public final class Interpreter {
     case .quit:
       return Reply()
     }
+  }
+
+  /// `choose back`: the world as it was just before the last choice made at an open point
+  /// (`choose K`), with its open point shown again. Undoes the way `undo` does (the journal
+  /// cut to before the choice, replayed from a checkpoint): the commands after the choice go
+  /// too, and with the choice they wait for `redo`, latest first. Of `choose 1,2` only the
+  /// last choice goes: the command stays as `choose 1`.
+  private func chooseBack(column: Int) throws -> String {
+    // The last script entry whose actions include a choice.
+    var found: (entry: Int, choice: Int)?
+    for i in stride(from: script.count - 1, through: 0, by: -1) {
+      let start = i == 0 ? 0 : script[i - 1].journalEnd
+      let actions = sim.journal.elements(from: start, to: script[i].journalEnd)
+      if let k = actions.lastIndex(where: { if case .chooseNext = $0 { true } else { false } }) {
+        found = (i, start + k)
+        break
+      }
+    }
+    guard let (entry, choice) = found, entry >= undoFloor, case .chooseNext(let taken) = sim.journal[choice] else {
+      throw Diagnostic(
+        column: column, length: 4,
+        message: found == nil ? "there is no choice to back out of" : "there is no choice of yours to back out of: the ones before yours are the lesson's",
+        hint: "`choose` shows the next open point and `choose K` makes a choice there; `undo` takes back other commands")
+    }
+    let start = entry == 0 ? 0 : script[entry - 1].journalEnd
+    let text = script[entry].text
+    // The choices the same command made before this one (`choose 1,2`: the 1) stay.
+    let earlier = sim.journal.elements(from: start, to: choice).compactMap { a -> Int? in
+      if case .chooseNext(let k) = a { k } else { nil }
+    }
+    // (An entry that is not a `choose`, what time travel left of one, goes whole.)
+    let isChoose = Lexer.tokens(text).first?.text.lowercased() == "choose"
+    let kept = isChoose && !earlier.isEmpty ? "choose " + earlier.map(String.init).joined(separator: ",") : nil
+    let cut = kept == nil ? start : choice
+    try sim.truncate(toActions: cut)
+    var later: [String] = []
+    while script.count > entry + 1, let last = script.popLast() { later.append(last.text) }
+    script.popLast()
+    if let kept { script.append((kept, cut)) }
+    if let t = travelCut, t.journalEnd > cut { travelCut = nil }
+    pruneDeclaredQueues()
+    let gone = kept == nil ? text : "choose \(taken)"
+    // For `redo`, latest on top: the choice, then what came after it, in order.
+    undone += later + [gone]
+    var out = "  backed out of `\(gone)`"
+    if !later.isEmpty { out += ", and took back what came after it: " + later.reversed().map { "`\($0)`" }.joined(separator: ", ") }
+    out += "; the clock is at t=\(world.now)\n"
+    return out + Races.openPointText(world.nextOpenPoint(), in: world)
   }
 
   /// Cuts the effective commands to match the journal after time travel.

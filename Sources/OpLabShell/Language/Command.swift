@@ -108,6 +108,8 @@ public enum Command: Hashable, Sendable {
   case order([Int])
   /// `choose [K[,K...]]`: show the next open point, or make the choice there (and go on to it).
   case choose([Int])
+  /// `choose back`: take back the last choice made at an open point, and show that point again.
+  case chooseBack
 }
 
 /// A `maxConcurrentOperationCount` setting.

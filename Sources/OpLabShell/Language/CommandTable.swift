@@ -596,7 +596,7 @@ public enum CommandTable {
       name: "explore", aliases: [],
       arguments: [.optional(.value(.positive, key: "limit"))],
       options: [],
-      summary: "run this world in every order its threads could take (at most N, default 1000) and count what goes wrong",
+      summary: "run this world in every order its threads could take (at most N runs, default 1000) and count what goes wrong",
       details: """
         Replays the commands that made this world, then runs until idle, once for each order
         of the open points: a tick at which two operations have a step due and one's step
@@ -604,10 +604,14 @@ public enum CommandTable {
         the same lock). At each, every due step runs in turn (what `run` does), or one
         operation steps alone and the others wait a tick, as if their threads were slower:
         choosing again at each tick reaches every interleaving of their steps. Steps that
-        conflict with nothing commute, so they are not permuted. Counts the orders that end
-        with a data race, a lost update, a deadlock, or the user interface touched off the
-        main thread, and each final state; prints the shortest order that goes wrong as
-        `order` choices and as a script that replays it. The world itself does not change.
+        conflict with nothing commute, so they are not permuted. Different choices can still
+        give the same order, so it counts distinct orders: two runs are one order when every
+        two conflicting accesses (one variable, one of them a write; one lock) came in the
+        same order, reads between two writes in any order. Of the distinct orders, counts
+        those that end with a data race, a lost update, a deadlock, or the user interface
+        touched off the main thread, and each final state; prints the shortest order that
+        goes wrong as `order` choices and as a script that replays it. The world itself does
+        not change.
         """,
       examples: ["explore", "explore 200"]),
     CommandSpec(
@@ -625,17 +629,20 @@ public enum CommandTable {
       examples: ["order 1,1,1", "order 2,0,1", "order 0"]),
     CommandSpec(
       name: "choose", aliases: [],
-      arguments: [.optional(.value(.choices, key: "choices"))],
+      arguments: [.optional(.choice([.word("back"), .value(.choices, key: "choices")]))],
       options: [],
-      summary: "play the scheduler: show the next open point, or choose who steps there",
+      summary: "play the scheduler: show the next open point, choose who steps there, or back out of a choice",
       details: """
         Alone, shows the next open point (see `help explore`): its tick, and the choices —
         0, every due step in turn; 1, 2, …, one operation alone, the others a tick later —
         with each operation's step. `choose K` makes choice K there and runs the clock to that
-        tick; `choose 1,2` makes two choices, one open point after the other. `undo` takes a
-        choice back, to choose again. Choices made so far stay in force (see `order`).
+        tick; `choose 1,2` makes two choices, one open point after the other. Choices made so
+        far stay in force (see `order`). `choose back` backs out of the last choice: the world
+        goes back to just before it was made (taking back what came after it too, which
+        `redo` gives back) and the open point is shown again, to choose otherwise. `undo`
+        also takes back a `choose` command, whole.
         """,
-      examples: ["choose", "choose 1", "choose 2,1"]),
+      examples: ["choose", "choose 1", "choose 2,1", "choose back"]),
   ]
 
   /// Finds a command by name or alias.

@@ -378,7 +378,7 @@ public enum Parser {
     case "races": return .races
     case "explore": return .explore(limit: int("limit"))
     case "order": return .order(list("choices").compactMap { Int($0) })
-    case "choose": return .choose(list("choices").compactMap { Int($0) })
+    case "choose": return has("back") ? .chooseBack : .choose(list("choices").compactMap { Int($0) })
     case "var", "lock":
       if let t = bag.values["name"]?.first, context.isOperation(name) || context.isQueue(name) || context.isShared(name) {
         throw ParseError(
