@@ -123,13 +123,25 @@ extension Races {
 
 extension Races {
   /// `choose`: the next open point and its choices, or that none comes.
-  public static func openPointText(_ point: (tick: Tick, candidates: [OpID], steps: [Step])?, in world: World) -> String {
+  public static func openPointText(_ point: OpenPoint?, in world: World) -> String {
     guard let point else { return "  no open point comes from here: `run` goes on\n" }
-    let due = zip(point.candidates, point.steps).map { "\(world.name($0)) \($1)" }
-    var out = "  next open point: t=\(point.tick), where " + due.joined(separator: ", ") + " fall due\n"
-    out += "    0  every due step in turn (what `run` does)\n"
-    for (k, (op, step)) in zip(point.candidates, point.steps).enumerated() {
-      out += "    \(k + 1)  \(world.name(op)) alone (\(step)); the others a tick later\n"
+    var out: String
+    switch point.kind {
+    case .steps:
+      let due = zip(point.candidates, point.steps).map { "\(world.name($0)) \($1)" }
+      out = "  next open point: t=\(point.tick), where " + due.joined(separator: ", ") + " fall due\n"
+      out += "    0  every due step in turn (what `run` does)\n"
+      for (k, (op, step)) in zip(point.candidates, point.steps).enumerated() {
+        out += "    \(k + 1)  \(world.name(op)) alone (\(step)); the others a tick later\n"
+      }
+    case .lock(let l):
+      let lock = world.lockName(l)
+      let waiting = point.candidates.map { world.name($0) }.joined(separator: ", ")
+      out = "  next open point: t=\(point.tick), where lock \(lock) is unlocked with \(waiting) waiting for it "
+        + "(NSLock documents no order among waiters)\n"
+      for (k, op) in point.candidates.enumerated() {
+        out += "    \(k)  \(world.name(op)) takes it" + (k == 0 ? " (it waited longest: what `run` does)" : "") + "\n"
+      }
     }
     return out + "  `choose K` takes one; `choose back` backs out of the last choice\n"
   }

@@ -262,3 +262,72 @@ import Testing
     return (actions + [.runUntilIdle], incs)
   }
 }
+
+/// An `unlock` with two or more waiters is an open point: NSLock documents no order (#22).
+@Suite struct LockHandoffTests {
+  static let q = QueueID(1)
+  /// a holds L for 4 ticks; b and c arrive while it does, b first.
+  static func world() throws -> World {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    try w.createVariable(name: "count", initial: 0)
+    try w.createLock(name: "L")
+    try w.addOperation(SharedStateTests.stepped("a", [.lock("L"), .compute(0), .compute(0), .unlock("L")]), to: q)
+    try w.step(1)
+    try w.addOperation(SharedStateTests.stepped("b", [.lock("L"), .read("count"), .compute(1), .write("count"), .unlock("L")]), to: q)
+    try w.step(1)
+    try w.addOperation(SharedStateTests.stepped("c", [.lock("L"), .compute(7), .write("count"), .unlock("L")]), to: q)
+    return w
+  }
+
+  @Test("Without choices the waiter that waited longest takes the lock; choice 1 gives it to the other, with the reason said")
+  func handoff() throws {
+    var plain = try Self.world()
+    #expect(plain.runUntilIdle() == .idle)
+    #expect(plain.value(of: "count") == 7)  // b, then c sets 7
+
+    var chosen = try Self.world()
+    let mark = chosen.trace.count
+    // a's steps and c's `lock L` meet first (open points of steps, taken as they come).
+    var point = try #require(chosen.nextOpenPoint())
+    var stepPoints = 0
+    while point.kind == .steps {
+      chosen.chooseNext(0)
+      _ = try chosen.perform(.runUntil(point.tick))
+      stepPoints += 1
+      point = try #require(chosen.nextOpenPoint())
+    }
+    #expect(point.kind == .lock(0) && point.tick == 4 && point.options == 2)
+    #expect(point.candidates.map { chosen.name($0) } == ["b", "c"])
+    #expect(point.candidate(for: 0).map { chosen.name($0) } == "b" && point.candidate(for: 1).map { chosen.name($0) } == "c")
+    chosen.chooseNext(1)
+    #expect(chosen.runUntilIdle() == .idle)
+    #expect(chosen.lines(from: mark) == [
+      "3 a compute:0=0", "3 c waitsFor:L",
+      // b has waited since t=2, but the choice gives the lock to c.
+      "4 a unlocked:L", "4 c locked:L", "4 a finished",
+      "5 c compute:7=7", "6 c write:count=7", "7 c unlocked:L", "7 b locked:L", "7 c finished",
+      "8 b read:count=7", "9 b compute:1=8", "10 b write:count=8", "11 b unlocked:L", "11 b finished",
+    ])
+    let taken = try #require(chosen.firstIndex("locked:L", "c"))
+    #expect(chosen.reasonText(taken) == "c took lock L: a unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)")
+    #expect(chosen.shared?.order?.taken.map(\.chosen) == Array(repeating: 0, count: stepPoints) + [1])
+  }
+
+  @Test("explore tries each waiter: both final values are met")
+  func exploreHandoff() throws {
+    var base = World()
+    let q = try base.createQueue(name: "q")
+    let actions: [Action] = [
+      .createVariable(name: "count", initial: 0), .createLock(name: "L"),
+      .createOperation(SharedStateTests.stepped("a", [.lock("L"), .compute(0), .compute(0), .unlock("L")]), dependencies: [], queue: q),
+      .step(1),
+      .createOperation(SharedStateTests.stepped("b", [.lock("L"), .read("count"), .compute(1), .write("count"), .unlock("L")]), dependencies: [], queue: q),
+      .step(1),
+      .createOperation(SharedStateTests.stepped("c", [.lock("L"), .compute(7), .write("count"), .unlock("L")]), dependencies: [], queue: q),
+    ]
+    let e = World.explore(actions, from: base)
+    #expect(e.complete && e.deadlocks == 0 && e.races == 0)
+    #expect(Set(e.finals.map(\.values)) == [[7], [8]])
+  }
+}

@@ -230,6 +230,22 @@ import TestSupport
     #expect(out.contains("  t=1  b read count = 0 into its register: step 1 of 3 (read count)\n  next open point: t=2"))
   }
 
+  @Test("choose at an unlock with two waiters offers each of them the lock; choice 1 passes over the one that waited longest")
+  func chooseLockHandoff() {
+    let locked = { (name: String, n: Int) in "op \(name) does lock L, read count, compute \(n), write count, unlock L" }
+    let (out, errors) = run(["var count = 0", "lock L", locked("a", 1), locked("b", 10), locked("c", 100), "choose 0", "choose 2", "choose 1", "run", "events c"])
+    #expect(errors.map(\.message) == ["the open point at t=5 has choices 0 to 1, not 2"])
+    #expect(out.contains("""
+        next open point: t=5, where lock L is unlocked with b, c waiting for it (NSLock documents no order among waiters)
+          0  b takes it (it waited longest: what `run` does)
+          1  c takes it
+        `choose K` takes one; `choose back` backs out of the last choice
+
+      """))
+    #expect(out.contains("t=5 #23 c took lock L: a unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)\n"))
+    #expect(out.contains("t=9 #28 c unlocked L: step 5 of 5 (unlock L)\n"))
+  }
+
   @Test("choose back backs out of the last choice, shows its open point again, and a new choice goes the other way")
   func chooseBack() {
     let (out, errors) = run(Self.racy + ["choose 2", "choose back", "choose 1", "status"])

@@ -160,10 +160,9 @@ extension World {
     shared = state
   }
 
-  /// The next open point from now, found on a copy: its tick and the operations with a step
-  /// due there (in creation order, as choices 1, 2, … name them); `nil` when none comes
-  /// within `limit` ticks, or nothing more happens.
-  public func nextOpenPoint(within limit: Tick = 100_000) -> (tick: Tick, candidates: [OpID], steps: [Step])? {
+  /// The next open point from now, found on a copy (see ``OpenPoint``); `nil` when none
+  /// comes within `limit` ticks, or nothing more happens.
+  public func nextOpenPoint(within limit: Tick = 100_000) -> OpenPoint? {
     var copy = self
     var state = copy.shared ?? SharedState()
     var order = state.order ?? StepOrder()
@@ -173,7 +172,7 @@ extension World {
     let before = order.taken.count
     while let next = copy.nextEventTick, next <= now + limit {
       copy.advance(to: next)
-      if let o = copy.shared?.order, o.taken.count > before { return (o.decidedTick, o.lastCandidates, o.lastSteps) }
+      if let o = copy.shared?.order, o.taken.count > before { return o.taken[before] }
     }
     return nil
   }
@@ -222,12 +221,10 @@ extension World {
     }
     guard open else { return nil }
     let options = candidates.count + 1
-    let wanted = order.taken.count < order.script.count ? order.script[order.taken.count] : 0
-    let chosen = Swift.min(Swift.max(0, wanted), options - 1)
-    order.taken.append((options, chosen))
+    let chosen = order.nextChoice(options: options)
+    order.taken.append(
+      OpenPoint(tick: now, kind: .steps, options: options, chosen: chosen, candidates: candidates, steps: next.map { $0 ?? .compute(0) }))
     order.decidedTick = now
-    order.lastCandidates = candidates
-    order.lastSteps = next.map { $0 ?? .compute(0) }
     shared?.order = order
     return (candidates, chosen)
   }
@@ -277,6 +274,7 @@ extension World {
     let q = operations[op.slot].queue
     let reason = run.inCompletion ? Reason.completionStep(Int32(index)) : Reason.step(Int32(index))
     var released: (waiter: OpID, lock: Int)?
+    var chosenOverLongest = false
     var added: (op: OpID, queue: QueueID)?
     switch steps[index] {
     case .read(let name):
@@ -307,7 +305,18 @@ extension World {
       record(.lockReleased(Int32(l)), op: op, queue: q, reason: reason)
       state.holders[l] = nil
       if !state.waiters[l].isEmpty {
-        let waiter = state.waiters[l].removeFirst()
+        // NSLock documents no order among waiters: the one that waited longest takes it,
+        // unless a step order chooses another.
+        var index = 0
+        if state.waiters[l].count > 1, var order = state.order {
+          let candidates = [state.waiters[l][0]] + state.waiters[l].dropFirst().sorted()
+          let chosen = order.nextChoice(options: candidates.count)
+          order.taken.append(OpenPoint(tick: now, kind: .lock(Int32(l)), options: candidates.count, chosen: chosen, candidates: candidates, steps: []))
+          state.order = order
+          index = state.waiters[l].firstIndex(of: candidates[chosen]) ?? 0
+        }
+        let waiter = state.waiters[l].remove(at: index)
+        if index > 0 { chosenOverLongest = true }
         state.holders[l] = waiter
         state.runs[waiter]?.waitingFor = -1
         state.runs[waiter]?.next += 1
@@ -335,7 +344,8 @@ extension World {
       if let back = shared { state = back }
     }
     if let (waiter, l) = released {
-      record(.lockAcquired(Int32(l)), op: waiter, queue: operations[waiter.slot].queue, reason: .lockReleasedBy(op))
+      record(.lockAcquired(Int32(l)), op: waiter, queue: operations[waiter.slot].queue,
+             reason: chosenOverLongest ? .lockChosenAfter(op) : .lockReleasedBy(op))
       scheduleNextStep(waiter, after: state.runs[waiter]?.next ?? 0, of: stepList(of: waiter, inCompletion: false).count, inCompletion: false)
     }
   }

@@ -48,30 +48,71 @@ struct StepRun: Hashable, Sendable {
   var inCompletion = false
 }
 
-/// The choices at a world's open points: the ticks at which two or more operations have a
-/// step due and the order can matter — one's next step conflicts with a step the other has
-/// left (the same variable with a write, or the same lock).
+/// A point where the real order is open and a ``StepOrder`` chooses, and the choice made.
+public struct OpenPoint: Hashable, Sendable {
+  /// What is open there.
+  public enum Kind: Hashable, Sendable {
+    /// Two or more operations have a step due, and the order can matter.
+    case steps
+    /// A lock (its index) was released with two or more operations waiting for it: NSLock
+    /// documents no order in which waiters get it.
+    case lock(Int32)
+  }
+
+  /// The tick it came at.
+  public var tick: Tick
+  /// What is open.
+  public var kind: Kind
+  /// How many choices it had: 0 to `options - 1`.
+  public var options: Int
+  /// The choice taken.
+  public var chosen: Int
+  /// At ``Kind/steps``: the operations with a step due, in creation order (choice k ≥ 1
+  /// names the k-th). At ``Kind/lock(_:)``: the waiters, the one that waited longest first
+  /// (choice 0, what happens without choices), then the others in creation order (choice k
+  /// names `candidates[k]`).
+  public var candidates: [OpID]
+  /// At ``Kind/steps``: each candidate's step due there.
+  public var steps: [Step]
+
+  /// The operation choice `k` names (at ``Kind/steps``, `nil` for 0: every one in turn).
+  public func candidate(for k: Int) -> OpID? {
+    switch kind {
+    case .steps: k >= 1 && k <= candidates.count ? candidates[k - 1] : nil
+    case .lock: k >= 0 && k < candidates.count ? candidates[k] : nil
+    }
+  }
+}
+
+/// The choices at a world's open points (see ``OpenPoint``).
 ///
-/// At such a tick the options are: 0, every due step in the order they were scheduled (what
+/// At a tick where two or more operations have a step due and the order can matter — one's
+/// next step conflicts with a step the other has left (the same variable with a write, or
+/// the same lock) — the options are: 0, every due step in the order they were scheduled (what
 /// happens without choices); k ≥ 1, only the k-th of them (in creation order) steps now and the
 /// others' steps are put off a tick, as if their threads were slower. Each tick at least one
 /// step runs, so choosing again at each tick reaches every interleaving of the operations'
 /// steps. Ticks where nothing conflicts offer no choice: those steps commute.
+///
+/// Where an `unlock` leaves two or more operations waiting for the lock, the choice says which
+/// takes it: 0, the one that waited longest (what happens without choices), k ≥ 1 the k-th
+/// of the others in creation order.
 public struct StepOrder: Hashable, Sendable {
   /// The choices to make, in order; past its end, 0.
   public var script: [Int]
-  /// Every choice point met so far: how many options it had and which was taken.
-  public internal(set) var taken: [(options: Int, chosen: Int)] = []
-  /// The last tick a choice was made at: one choice a tick.
+  /// Every open point met so far, with the choice taken there.
+  public internal(set) var taken: [OpenPoint] = []
+  /// The last tick a step choice was made at: one such choice a tick.
   var decidedTick: Tick = -1
-  /// The operations that had a step due at the last choice point, in creation order: what
-  /// choices 1, 2, … named there.
-  public internal(set) var lastCandidates: [OpID] = []
-  /// Their steps due there, in the same order.
-  public internal(set) var lastSteps: [Step] = []
 
   /// An order that makes these choices.
   public init(_ script: [Int] = []) { self.script = script }
+
+  /// The choice for the next open point: the script's, else 0, kept within `options`.
+  func nextChoice(options: Int) -> Int {
+    let wanted = taken.count < script.count ? script[taken.count] : 0
+    return Swift.min(Swift.max(0, wanted), options - 1)
+  }
 
   public static func == (a: StepOrder, b: StepOrder) -> Bool {
     a.script == b.script && a.taken.map(\.options) == b.taken.map(\.options) && a.taken.map(\.chosen) == b.taken.map(\.chosen)

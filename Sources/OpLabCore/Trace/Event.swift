@@ -267,6 +267,9 @@ public enum Reason: Hashable, Sendable {
   case lockHeldBy(OpID)
   /// This operation unlocked the lock, and the waiter was first in line for it.
   case lockReleasedBy(OpID)
+  /// This operation unlocked the lock, and the step order gave it to this waiter, not to
+  /// the one that had waited longest (NSLock documents no order among waiters).
+  case lockChosenAfter(OpID)
   /// The step with this (0-based) index of the operation's completion block.
   case completionStep(Int32)
   /// A step of this operation's work (or, with `completion`, of its completion block) added it.

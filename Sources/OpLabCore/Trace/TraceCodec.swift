@@ -248,6 +248,7 @@ enum Codec {
     case .completionStep(let i): w.signed(Int64(i)); return 61
     case .addedByStep(let op, false): w.signed(Int64(op.index)); return 62
     case .addedByStep(let op, true): w.signed(Int64(op.index)); return 63
+    case .lockChosenAfter(let op): w.signed(Int64(op.index)); return 64
     }
   }
 
@@ -317,6 +318,7 @@ enum Codec {
     case 61: return .completionStep(r.int32())
     case 62: return .addedByStep(r.op(), completion: false)
     case 63: return .addedByStep(r.op(), completion: true)
+    case 64: return .lockChosenAfter(r.op())
     default: corrupt("reason", code)
     }
   }

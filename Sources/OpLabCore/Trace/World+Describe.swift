@@ -193,6 +193,8 @@ extension World {
         : "\(name(adder)) added it (a step of its work: addOperation)"
     case .lockHeldBy(let holder): holder == op ? "it holds that lock itself, and an NSLock is not reentrant: it waits forever" : "\(name(holder)) holds it"
     case .lockReleasedBy(let other): "\(name(other)) unlocked it, and it had waited longest"
+    case .lockChosenAfter(let other):
+      "\(name(other)) unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)"
     case .ignoredOnMainQueue(.linux): "corelibs does nothing on the main queue (`if !__mainQ`)"
     case .ignoredOnMainQueue(.apple): "the main queue is serial, with a fixed quality of service (Darwin)"
     case .startedByHand(let call):

@@ -36,6 +36,11 @@ enum RealComparison {
       case .op(let definition):
         let spec = definition.spec
         let names = [spec.name] + definition.alike
+        var stepLists = definition.completionSteps.map { [$0] } ?? []
+        if case .steps(let body) = spec.kind { stepLists.append(body) }
+        if stepLists.joined().contains(where: { if case .add = $0 { true } else { false } }) {
+          unplayed.append("`\(step.text)`: the real run plays steps as plain work, so its `add` step adds nothing there")
+        }
         for name in names {
           var work = RealWork(name, ticks: spec.duration)
           switch spec.kind {

@@ -609,10 +609,10 @@ public final class Interpreter {
           }
           break
         }
-        guard k <= point.candidates.count else {
+        guard k < point.options else {
           throw Diagnostic(
             column: argumentColumn(line), length: 1,
-            message: "the open point at t=\(point.tick) has choices 0 to \(point.candidates.count), not \(k)",
+            message: "the open point at t=\(point.tick) has choices 0 to \(point.options - 1), not \(k)",
             hint: "`choose` alone lists them")
         }
         out += try perform([.chooseNext(k), .runUntil(point.tick)]).0

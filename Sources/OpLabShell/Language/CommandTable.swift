@@ -572,7 +572,8 @@ public enum CommandTable {
       details: """
         An NSLock: `lock L` takes it, or waits while another operation holds it (the waiting
         operation keeps its queue slot; the timeline shows it waiting); `unlock L` releases it,
-        and the operation that has waited longest takes it at once. It is not reentrant: the
+        and the operation that has waited longest takes it at once (NSLock documents no order
+        among waiters: `explore` and `choose` try the others too). It is not reentrant: the
         holder locking it again waits forever. Only the operation that locked it may unlock it.
         """,
       examples: ["lock countLock", "op inc does lock countLock, read count, compute 1, write count, unlock countLock"]),
@@ -604,7 +605,8 @@ public enum CommandTable {
         the same lock). At each, every due step runs in turn (what `run` does), or one
         operation steps alone and the others wait a tick, as if their threads were slower:
         choosing again at each tick reaches every interleaving of their steps. Steps that
-        conflict with nothing commute, so they are not permuted. Different choices can still
+        conflict with nothing commute, so they are not permuted. An unlock that leaves two or
+        more operations waiting is an open point too: each of them may take the lock. Different choices can still
         give the same order, so it counts distinct orders: two runs are one order when every
         two conflicting accesses (one variable, one of them a write; one lock) came in the
         same order, reads between two writes in any order. Of the distinct orders, counts
@@ -635,7 +637,8 @@ public enum CommandTable {
       details: """
         Alone, shows the next open point (see `help explore`): its tick, and the choices —
         0, every due step in turn; 1, 2, …, one operation alone, the others a tick later —
-        with each operation's step. `choose K` makes choice K there and runs the clock to that
+        with each operation's step; at an unlock with several waiters, 0 gives the lock to the
+        one that waited longest, 1, 2, … to another. `choose K` makes choice K there and runs the clock to that
         tick; `choose 1,2` makes two choices, one open point after the other. Choices made so
         far stay in force (see `order`). `choose back` backs out of the last choice: the world
         goes back to just before it was made (taking back what came after it too, which
