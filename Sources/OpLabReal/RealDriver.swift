@@ -20,6 +20,12 @@ public struct RealRun: Sendable {
   public var endTick: Tick
   /// Whether main-queue work could run: the driver ran on the main thread and kept its run loop going.
   public var pumpedMain: Bool
+  /// The shared variables' values at the end, in the order they were made.
+  public var finalValues: [(name: String, value: Int)] = []
+  /// The calls into the user interface the steps made, and on which thread.
+  public var uiTouches: [RealUITouch] = []
+  /// The operations an `add` step found already in a queue (the real call would raise).
+  public var refusedAdds: [String] = []
 
   /// The mark's time in ticks.
   public func ticks(_ mark: RealMark) -> Double { mark.seconds / tickSeconds }
@@ -42,6 +48,7 @@ public enum RealDriver {
     interrupt: (() -> Bool)? = nil
   ) -> RealRun {
     let log = RealLog()
+    let memory = SharedMemory(log: log)
     let onMain = Thread.isMainThread
     var queues: [String: OperationQueue] = [:]
     var ops: [String: Operation] = [:]
@@ -54,6 +61,7 @@ public enum RealDriver {
       let q = OperationQueue()
       q.name = name
       queues[name] = q
+      memory.register(queue: q, named: name)
       return q
     }
     var interrupted = false
@@ -88,17 +96,23 @@ public enum RealDriver {
       case .makeQueue(let name): _ = queue(name)
       case .makeOperation(let work):
         let gate = work.gate.map { name in gates[name] ?? { let g = Gate(); gates[name] = g; return g }() }
-        ops[work.name] = standIn(for: work, tickSeconds: tickSeconds, log: log, gate: gate)
+        let op = standIn(for: work, tickSeconds: tickSeconds, log: log, gate: gate, memory: memory)
+        ops[work.name] = op
+        memory.register(operation: op, named: work.name)
         made.append(work.name)
       case .add(let name, let q):
         if let op = ops[name] {
+          memory.noteAdded(name)
           queue(q).addOperation(op)
           added.insert(name)
         }
       case .addBatch(let names, let q):
         let batch = names.compactMap { ops[$0] }
+        for name in names { memory.noteAdded(name) }
         queue(q).addOperations(batch, waitUntilFinished: false)
         added.formUnion(names)
+      case .makeVariable(let name, let value): memory.makeVariable(name, value)
+      case .makeLock(let name): memory.makeLock(name)
       case .startByHand(let name):
         guard let op = ops[name] else { break }
         if onMain {
@@ -136,7 +150,7 @@ public enum RealDriver {
 
     // Until the end tick, then a little longer while work is still finishing.
     let allFinished = {
-      log.count >= expectedMarks && added.allSatisfy { ops[$0]?.isFinished != false }
+      log.count >= expectedMarks && added.union(memory.added).allSatisfy { ops[$0]?.isFinished != false }
         && queues.values.allSatisfy { $0.operationCount == 0 }
     }
     if !interrupted, pass(until: Double(endTick) * tickSeconds + 0.45 * tickSeconds) {
@@ -145,6 +159,7 @@ public enum RealDriver {
       // A moment more, for what finishes just after (a completion block, a late mark).
       if allFinished() { _ = pass(until: log.elapsed + 0.5 * tickSeconds) }
     }
+    added.formUnion(memory.added)
     let unfinished = made.filter { added.contains($0) && ops[$0]?.isFinished == false }
     let drained = allFinished()
     if !drained {
@@ -160,7 +175,7 @@ public enum RealDriver {
     return RealRun(
       marks: log.snapshot, tickSeconds: tickSeconds, worstActionLateness: worstLateness, drained: drained,
       interrupted: interrupted, unfinished: unfinished, endTick: Int((log.elapsed / tickSeconds).rounded()),
-      pumpedMain: onMain)
+      pumpedMain: onMain, finalValues: memory.values, uiTouches: memory.touches, refusedAdds: memory.refusedAdds)
   }
 
   /// Wakes libdispatch's worker threads before tick 0, so a cold pool's first thread start

@@ -56,6 +56,11 @@ public struct RealWork: Sendable, Equatable {
   public var failsAfter: Tick?
   /// A completion block that sleeps this many ticks.
   public var completionTicks: Tick?
+  /// `main()` written as steps on shared state, played for real (see ``OpLabCore/Step``): a
+  /// step a tick, then the rest of `ticks` as plain work.
+  public var steps: [Step]?
+  /// The completion block written as steps, a tick each, then the rest of `completionTicks`.
+  public var completionSteps: [Step]?
   public var priority: QueuePriority?
   public var qualityOfService: QualityOfService?
 
@@ -108,4 +113,8 @@ public enum RealAction: Sendable, Equatable {
   /// The driver's thread is blocked for `ticks` without running its run loop: a wait on the
   /// main thread, during which main-queue work cannot run.
   case blockMainThread(ticks: Tick)
+  /// A shared integer variable with its first value (`var NAME = N`).
+  case makeVariable(String, Int)
+  /// An `NSLock` (`lock NAME`).
+  case makeLock(String)
 }

@@ -3,14 +3,14 @@ import OpLabCore
 
 /// Builds the real operation that stands in for `work`: its code sleeps where the lab's work
 /// takes ticks, and logs what it does.
-func standIn(for work: RealWork, tickSeconds: Double, log: RealLog, gate: Gate?) -> Operation {
+func standIn(for work: RealWork, tickSeconds: Double, log: RealLog, gate: Gate?, memory: SharedMemory) -> Operation {
   let op: Operation
   if let blocks = work.blocks {
     op = TimedBlockOperation(label: work.name, blockSeconds: blocks.map { Double($0) * tickSeconds }, log: log, gate: gate)
   } else if work.isAsynchronous {
     op = TimedAsyncOperation(work, tickSeconds: tickSeconds, log: log, gate: gate)
   } else {
-    op = TimedOperation(work, tickSeconds: tickSeconds, log: log, gate: gate)
+    op = TimedOperation(work, tickSeconds: tickSeconds, log: log, gate: gate, memory: memory)
   }
   gate?.waiting.append(op)
   op.name = work.name
@@ -18,9 +18,14 @@ func standIn(for work: RealWork, tickSeconds: Double, log: RealLog, gate: Gate?)
   if let q = work.qualityOfService { op.qualityOfService = Foundation.QualityOfService(q) }
   if let ticks = work.completionTicks {
     let name = work.name
+    let steps = work.completionSteps
     op.completionBlock = {
       log.mark(name, .completion)
-      log.nap(Double(ticks) * tickSeconds)
+      if let steps {
+        memory.play(steps, by: name, inCompletion: true, restTicks: ticks - Tick(steps.count), tickSeconds: tickSeconds)
+      } else {
+        log.nap(Double(ticks) * tickSeconds)
+      }
     }
   }
   return op
@@ -73,14 +78,16 @@ final class TimedOperation: Operation, EndsKnown, @unchecked Sendable {
   private let tickSeconds: Double
   private let log: RealLog
   private let gate: Gate?
+  private let memory: SharedMemory?
   private let endLock = NSLock()
   private var ended: Outcome?
 
-  init(_ work: RealWork, tickSeconds: Double, log: RealLog, gate: Gate? = nil) {
+  init(_ work: RealWork, tickSeconds: Double, log: RealLog, gate: Gate? = nil, memory: SharedMemory? = nil) {
     self.work = work
     self.tickSeconds = tickSeconds
     self.log = log
     self.gate = gate
+    self.memory = memory
     super.init()
     name = work.name
   }
@@ -101,6 +108,10 @@ final class TimedOperation: Operation, EndsKnown, @unchecked Sendable {
   private func perform() -> Outcome {
     if work.bailsIfDependencyCancelled, dependencies.contains(where: \.isCancelled) { return .bailed }
     if work.bailsUnlessDependenciesSucceeded, !dependenciesSucceeded(self) { return .bailed }
+    if let steps = work.steps, let memory {
+      memory.play(steps, by: work.name, inCompletion: false, restTicks: work.ticks - Tick(steps.count), tickSeconds: tickSeconds)
+      return .succeeded
+    }
     let ticks = work.failsAfter ?? work.ticks
     let ending: Outcome = work.failsAfter == nil ? .succeeded : .failed
     if let every = work.checksCancellationEvery {

@@ -247,6 +247,44 @@ extension Why {
           + "before the next cancel, so \(name) started."))
       }
     }
+    facts += lockRaces(of: op, in: world)
+    return facts
+  }
+
+  /// Locks the operation and another called lock() on at the same tick: which thread gets
+  /// the lock first is up to the threads; the lab gives it to the step due first.
+  static func lockRaces(of op: OpID, in world: World) -> [(Int, String)] {
+    guard world.shared != nil else { return [] }
+    var facts: [(Int, String)] = []
+    for (i, e) in world.trace.enumerated() where e.op == op {
+      let lock: Int32
+      switch e.kind {
+      case .lockWaiting(let l): lock = l
+      case .lockAcquired(let l) where e.reason != .lockReleasedBy(op): lock = l
+      default: continue
+      }
+      if case .lockReleasedBy = e.reason { continue }
+      if case .lockChosenAfter = e.reason { continue }
+      // Another operation's attempt on the same lock at the same tick, won or lost.
+      var j = world.trace.firstIndex(atOrAfter: e.tick)
+      var rival: OpID?
+      var winner: OpID?
+      while j < world.trace.count, world.trace[j].tick == e.tick {
+        let other = world.trace[j]
+        if let o = other.op {
+          if other.kind == .lockAcquired(lock), other.reason != .lockReleasedBy(o), winner == nil {
+            if case .lockReleasedBy = other.reason {} else if case .lockChosenAfter = other.reason {} else { winner = o }
+          }
+          if o != op, other.kind == .lockWaiting(lock) || other.kind == .lockAcquired(lock) {
+            if case .lockReleasedBy = other.reason {} else if case .lockChosenAfter = other.reason {} else { rival = rival ?? o }
+          }
+        }
+        j += 1
+      }
+      guard let rival, let winner else { continue }
+      facts.append((i, "\(world.name(op)) and \(world.name(rival)) called lock() on \(world.lockName(lock)) at the same tick (t=\(e.tick)): "
+        + "which thread gets it first is up to the threads; the lab gave it to \(world.name(winner)), whose step was due first (`explore` tries the other)."))
+    }
     return facts
   }
 

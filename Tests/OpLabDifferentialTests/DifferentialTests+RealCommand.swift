@@ -108,3 +108,77 @@ extension DifferentialTests {
     #expect(text.contains("\nNo differences: "), "\(text)")
   }
 }
+
+extension DifferentialTests {
+  @Test("real plays step work for real: unlocked increments lose an update there too, locked ones keep both, values side by side")
+  func realSharedState() throws {
+    let racy = try Self.oplab("""
+      platform linux
+      var count = 0
+      queue q
+      op a on q does read count, compute 1, write count
+      op b on q does read count, compute 1, write count
+      run
+      real 60
+      """)
+    // Both read 0 a tick after they start and write 1 two ticks later, on the real queue as in the lab.
+    #expect(racy.contains("\nShared variables at the end: in the lab count = 1; on the real queue count = 1.\n"), "\(racy)")
+    let locked = try Self.oplab("""
+      platform linux
+      var count = 0
+      lock L
+      queue q
+      op a on q does lock L, read count, compute 1, write count, unlock L
+      op b on q does lock L, read count, compute 1, write count, unlock L
+      run
+      real 60
+      """)
+    #expect(locked.contains("\nShared variables at the end: in the lab count = 2; on the real queue count = 2.\n"), "\(locked)")
+    // a and b call lock() at the same tick: which gets it is up to the threads, so whichever
+    // the real run let in first, the rows are no difference the lab is answerable for.
+    #expect(Self.rows(locked).map(\.name) == ["a", "b"], "\(locked)")
+    #expect(locked.contains("\nNo differences") && !locked.contains("beyond timing noise"), "\(locked)")
+    // b a tick later: a has the lock when b asks, and b waits for it on the real queue too.
+    let staggered = try Self.oplab("""
+      platform linux
+      var count = 0
+      lock L
+      queue q
+      op a on q does lock L, read count, compute 1, write count, unlock L
+      step 1
+      op b on q does lock L, read count, compute 1, write count, unlock L
+      run
+      real 60
+      """)
+    let rows = Self.rows(staggered)
+    #expect(rows.map(\.name) == ["a", "b"], "\(staggered)")
+    // a: lock at 1 … unlock at 5; b asks at 2, takes it at 5, unlocks at 9.
+    #expect(rows.map(\.lab) == ["█████✓", " ████████✓"], "\(staggered)")
+    for row in rows { #expect(row.real == row.lab, "\(row.name): \(staggered)") }
+    #expect(staggered.contains("\nShared variables at the end: in the lab count = 2; on the real queue count = 2.\n"), "\(staggered)")
+  }
+
+  @Test("real on lesson 15's fix: load's completion block adds show to main, where the table reload runs on the main thread")
+  func realCompletionHopsToMain() throws {
+    let text = try Self.oplab("""
+      platform linux
+      queue network
+      op show on main touches ui hold
+      op load on network takes 3 completion does add show
+      run
+      real 60
+      """)
+    let rows = Self.rows(text)
+    #expect(rows.map(\.name) == ["show", "load"], "\(text)")
+    for row in rows { #expect(row.real == row.lab, "\(row.name): \(text)") }
+    #expect(text.contains("\nUser-interface calls: in the lab show on main; on the real queue show on main (Thread.isMainThread at the call).\n"), "\(text)")
+    let offMain = try Self.oplab("""
+      platform linux
+      queue network
+      op load on network takes 2 completion does touch ui
+      run
+      real 60
+      """)
+    #expect(offMain.contains("User-interface calls: in the lab load's completion block off main; on the real queue load's completion block off main"), "\(offMain)")
+  }
+}

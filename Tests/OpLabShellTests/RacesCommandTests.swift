@@ -246,6 +246,19 @@ import TestSupport
     #expect(out.contains("t=9 #28 c unlocked L: step 5 of 5 (unlock L)\n"))
   }
 
+  @Test("why says when two operations asked for a lock at the same tick: the real order is open, and which the lab chose")
+  func lockRaceIsOpen() {
+    let locked = { (name: String) in "op \(name) does lock L, read count, compute 1, write count, unlock L" }
+    let (out, errors) = run(["var count = 0", "lock L", locked("a"), locked("b"), "run", "why b", "why a"])
+    #expect(errors.isEmpty)
+    let sentence = "a and b called lock() on L at the same tick (t=1): which thread gets it first is up to the threads; the lab gave it to a, whose step was due first (`explore` tries the other)."
+    #expect(out.contains("b and a called lock() on L at the same tick (t=1): which thread gets it first is up to the threads; the lab gave it to a, whose step was due first"))
+    #expect(out.contains(sentence))
+    // Staggered by a tick, nothing is open.
+    let (later, _) = run(["var count = 0", "lock L", locked("a"), "step 1", locked("b"), "run", "why b"])
+    #expect(!later.contains("at the same tick"))
+  }
+
   @Test("choose back backs out of the last choice, shows its open point again, and a new choice goes the other way")
   func chooseBack() {
     let (out, errors) = run(Self.racy + ["choose 2", "choose back", "choose 1", "status"])

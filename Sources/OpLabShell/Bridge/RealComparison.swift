@@ -36,16 +36,15 @@ enum RealComparison {
       case .op(let definition):
         let spec = definition.spec
         let names = [spec.name] + definition.alike
+        // A queue an `add` step adds to is made before the work runs.
         var stepLists = definition.completionSteps.map { [$0] } ?? []
         if case .steps(let body) = spec.kind { stepLists.append(body) }
-        if stepLists.joined().contains(where: { if case .add = $0 { true } else { false } }) {
-          unplayed.append("`\(step.text)`: the real run plays steps as plain work, so its `add` step adds nothing there")
-        }
+        for case .add(_, let q) in stepLists.joined() { use(q, at: t) }
         for name in names {
           var work = RealWork(name, ticks: spec.duration)
           switch spec.kind {
-          // Steps on shared state are not played on the real queue: their ticks are plain work.
-          case .plain, .steps: break
+          case .plain: break
+          case .steps(let steps): work.steps = steps
           case .blocks(let blocks):
             work.blocks = blocks
             work.ticks = blocks.reduce(0, +)
@@ -62,7 +61,9 @@ enum RealComparison {
           work.bailsIfDependencyCancelled = spec.bailsIfDependencyCancelled
           work.bailsUnlessDependenciesSucceeded = spec.bailsUnlessDependenciesSucceeded
           work.failsAfter = spec.failsAt
-          work.completionTicks = spec.completion
+          // A completion block written as steps takes a tick a step (the world sets it so).
+          work.completionTicks = definition.completionSteps.map { Swift.max(spec.completion ?? 0, Tick($0.count)) } ?? spec.completion
+          work.completionSteps = definition.completionSteps
           work.priority = spec.priority
           work.qualityOfService = spec.qualityOfService
           work.gate = definition.gate
@@ -110,6 +111,8 @@ enum RealComparison {
         // The lab's caller waits; the real driver lets the clock run on (on the main thread,
         // blocked: main-queue work waits, as it would).
         if fromMain { script.at(t, .blockMainThread(ticks: step.end - t)) }
+      case .variable(let name, let initial): script.at(t, .makeVariable(name, initial))
+      case .lock(let name): script.at(t, .makeLock(name))
       case .run, .step, .platform: break
       case .machine: unplayed.append("`\(step.text)`: the real machine has its own cores")
       case .tap, .frames: unplayed.append("`\(step.text)`: the lab plays the user and the display")
@@ -235,11 +238,42 @@ enum RealComparison {
         + "the runs may differ, and did:\n"
       for d in open { out += "  • \(d.text)\n" }
     }
+    out += sharedStateText(world, run: run)
     if !unplayed.isEmpty {
       out += "Not played on the real queue: " + unplayed.joined(separator: ", ") + ".\n"
     }
     if !run.pumpedMain, lanes.contains(where: { $0.queue == "main" }) {
       out += "Main-queue work could not run: this lab is not on the main thread here.\n"
+    }
+    return out
+  }
+
+  /// The shared variables at the end and the calls into the user interface, lab and real
+  /// side by side; nothing for a world without shared state.
+  static func sharedStateText(_ world: World, run: RealRun) -> String {
+    guard let shared = world.shared else { return "" }
+    var out = ""
+    if !shared.variableNames.isEmpty {
+      let lab = zip(shared.variableNames, shared.values).map { "\($0) = \($1)" }.joined(separator: ", ")
+      let real = run.finalValues.map { "\($0.name) = \($0.value)" }.joined(separator: ", ")
+      out += "Shared variables at the end: in the lab \(lab); on the real queue \(real)"
+        + (lab == real ? ".\n" : " (the threads' timing decides a racy one: `explore` shows the lab's other orders).\n")
+    }
+    var labTouches: [String] = []
+    for e in world.trace where e.kind == .touchedUI {
+      guard let op = e.op else { continue }
+      var who = world.name(op)
+      if case .completionStep = e.reason { who += "'s completion block" }
+      labTouches.append(who + (World.isOnMainThread(e) ? " on main" : " off main"))
+    }
+    if !labTouches.isEmpty || !run.uiTouches.isEmpty {
+      let real = run.uiTouches.map { ($0.inCompletion ? "\($0.name)'s completion block" : $0.name) + ($0.onMainThread ? " on main" : " off main") }
+      out += "User-interface calls: in the lab \(labTouches.isEmpty ? "none" : labTouches.joined(separator: ", ")); "
+        + "on the real queue \(real.isEmpty ? "none" : real.joined(separator: ", ")) (Thread.isMainThread at the call).\n"
+    }
+    if !run.refusedAdds.isEmpty {
+      out += "On the real queue an `add` step found \(run.refusedAdds.joined(separator: ", ")) already in a queue and skipped it "
+        + "(the real addOperation would raise there).\n"
     }
     return out
   }
