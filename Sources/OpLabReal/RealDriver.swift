@@ -48,7 +48,7 @@ public enum RealDriver {
     interrupt: (() -> Bool)? = nil
   ) -> RealRun {
     let log = RealLog()
-    let memory = SharedMemory(log: log)
+    let memory = SharedMemory(log: log, deadline: Double(endTick + grace + 1) * tickSeconds)
     let onMain = Thread.isMainThread
     var queues: [String: OperationQueue] = [:]
     var ops: [String: Operation] = [:]

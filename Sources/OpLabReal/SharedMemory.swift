@@ -23,8 +23,14 @@ final class SharedMemory: Sendable {
   private let state = Mutex(State())
   private let locks = Mutex([String: NSLock]())
   private let log: RealLog
+  /// Seconds after tick 0 past which a `lock` step stops waiting: on the main thread, a wait
+  /// that never ends (a deadlock) would hold the driver itself, which runs the main run loop.
+  private let deadline: Double
 
-  init(log: RealLog) { self.log = log }
+  init(log: RealLog, deadline: Double) {
+    self.log = log
+    self.deadline = deadline
+  }
 
   func makeVariable(_ name: String, _ value: Int) {
     state.withLock {
@@ -68,7 +74,7 @@ final class SharedMemory: Sendable {
         guard let lock = locks.withLock({ $0[l] }) else { break }
         // In slices, so a lock never given (a deadlock) lets go when the run ends.
         while !lock.lock(before: Date(timeIntervalSinceNow: 0.005)) {
-          if log.isAbandoned { return false }
+          if log.isAbandoned || log.elapsed > deadline { return false }
         }
       case .unlock(let l): locks.withLock { $0[l] }?.unlock()
       case .touchUI:
