@@ -595,7 +595,7 @@ public final class Interpreter {
       return Reply(output: Races.render(world))
     case .explore(let limit):
       guard world.shared != nil else { return Reply(output: Races.explorationText(Exploration(), in: world, script: [])) }
-      let e = World.explore(Array(sim.journal), from: sim.origin, limit: limit ?? 1000, interrupt: interrupt)
+      let e = World.explore(Array(sim.journal), from: sim.origin, limit: limit ?? World.exploreLimit, interrupt: interrupt)
       return Reply(output: Races.explorationText(e, in: world, script: script.map(\.text)))
     case .choose(let choices):
       guard world.shared != nil else {

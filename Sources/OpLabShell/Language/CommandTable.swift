@@ -597,7 +597,7 @@ public enum CommandTable {
       name: "explore", aliases: [],
       arguments: [.optional(.value(.positive, key: "limit"))],
       options: [],
-      summary: "run this world in every order its threads could take (at most N runs, default 1000) and count what goes wrong",
+      summary: "run this world in every order its threads could take (at most N runs, default 20000) and count what goes wrong",
       details: """
         Replays the commands that made this world, then runs until idle, once for each order
         of the open points: a tick at which two operations have a step due and one's step
