@@ -201,6 +201,7 @@ public enum Exporters {
         case .wrote: name = "write"
         case .touchedUI: name = "touched the UI"
         case .race: name = "data race"
+        case .uiOffMain: name = "ui off the main thread"
         }
         emit(#"{"name":\#(json(name)),"ph":"i","s":"t","ts":\#(micro(m.tick)),"pid":\#(p),"tid":\#(tid)}"#)
       }

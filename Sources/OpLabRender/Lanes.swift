@@ -25,12 +25,15 @@ public struct Lanes: Sendable {
       case finished(Outcome), skipped, cancelRequested, cancelObserved
       /// A step read a shared variable, wrote one, or touched the user interface.
       case read, wrote, touchedUI
-      /// One of the two accesses of a data race (see ``World/raceReport()``), or a call into
-      /// the user interface off the main thread.
+      /// One of the two accesses of a data race (see ``World/raceReport()``).
       case race
+      /// A call into the user interface off the main thread (drawn as a race is).
+      case uiOffMain
     }
     public var kind: Kind
     public var tick: Tick
+    /// Made by the operation's completion block, which the timeline draws after the finish.
+    public var inCompletion = false
   }
 
   /// Per operation: its segments in time order.
@@ -79,8 +82,14 @@ public struct Lanes: Sendable {
     func keep(_ op: OpID, _ s: Segment) {
       if s.to > s.from, s.from <= keepTo, s.to > keepFrom { segments[op, default: []].append(s) }
     }
-    func mark(_ op: OpID, _ kind: Mark.Kind, at t: Tick) {
-      if (keepFrom...keepTo).contains(t) || kind == .cancelRequested { marks[op, default: []].append(Mark(kind: kind, tick: t)) }
+    func mark(_ op: OpID, _ kind: Mark.Kind, at t: Tick, inCompletion: Bool = false) {
+      if (keepFrom...keepTo).contains(t) || kind == .cancelRequested {
+        marks[op, default: []].append(Mark(kind: kind, tick: t, inCompletion: inCompletion))
+      }
+    }
+    func isCompletionStep(_ e: Event) -> Bool {
+      if case .completionStep = e.reason { return true }
+      return false
     }
     func begin(_ op: OpID, _ state: Segment.State, at t: Tick) {
       close(op, at: t)
@@ -133,9 +142,9 @@ public struct Lanes: Sendable {
           begin(op, cancelled[Int(op.index)] ? .executingCancelled : .executing, at: e.tick)
         }
       // A step's access is recorded as its tick ends: it is marked in the tick it took.
-      case .variableRead: mark(op, .read, at: e.tick - 1)
-      case .variableWritten: mark(op, .wrote, at: e.tick - 1)
-      case .touchedUI: mark(op, .touchedUI, at: e.tick - 1)
+      case .variableRead: mark(op, .read, at: e.tick - 1, inCompletion: isCompletionStep(e))
+      case .variableWritten: mark(op, .wrote, at: e.tick - 1, inCompletion: isCompletionStep(e))
+      case .touchedUI: mark(op, .touchedUI, at: e.tick - 1, inCompletion: isCompletionStep(e))
       case .finished(let outcome):
         close(op, at: e.tick)
         mark(op, .finished(outcome), at: e.tick)
@@ -151,9 +160,9 @@ public struct Lanes: Sendable {
     if world.shared != nil {
       let report = world.raceReport()
       for race in report.races {
-        for access in [race.first, race.second] { mark(access.op, .race, at: access.tick - 1) }
+        for access in [race.first, race.second] { mark(access.op, .race, at: access.tick - 1, inCompletion: access.inCompletion) }
       }
-      for call in report.offMainThread { mark(call.op, .race, at: call.tick - 1) }
+      for call in report.offMainThread { mark(call.op, .uiOffMain, at: call.tick - 1, inCompletion: call.inCompletion) }
       for i in 0..<n where marks.storage[i].count > 1 { marks.storage[i].sort { $0.tick < $1.tick } }
     }
     let end = now == Tick.max ? now : now + 1  // open states last through the current tick

@@ -6,10 +6,11 @@ public enum Races {
   public static func render(_ world: World, report: RaceReport? = nil) -> String {
     guard world.shared != nil else { return "no shared state: create some with `var NAME` and write operations with `does`\n" }
     let r = report ?? world.raceReport()
-    guard !r.isEmpty else {
+    let refused = refusedAdds(world)
+    guard !r.isEmpty || !refused.isEmpty else {
       return "no data race, no lost update, no user-interface call off the main thread (in this run; `explore` tries the others)\n"
     }
-    var lines: [String] = []
+    var lines: [String] = refused
     for race in r.races { lines += sentences(for: race, in: world) }
     for lost in r.lostUpdates {
       let name = world.variableName(lost.variable)
@@ -19,7 +20,7 @@ public enum Races {
       if call.inCompletion {
         lines.append("user interface touched off the main thread: \(world.name(call.op))'s completion block at t=\(call.tick). "
           + "A completion block runs on a background thread, whatever the operation's queue (Apple does not promise which; Linux's Foundation uses a global dispatch queue). "
-          + "Hop to main from it: define the update in no queue (op show on main touches ui hold) and add it from the block (completion does add show).")
+          + "Hop to main from it: define the update in no queue (`op show on main touches ui hold`) and add it from the block (`completion does add show`).")
         continue
       }
       let queue = world.operation(call.op).queue.map { world.name($0) } ?? "no queue"
@@ -29,16 +30,34 @@ public enum Races {
     return lines.joined(separator: "\n") + "\n"
   }
 
+  /// Each `add` step that called addOperation on an operation added before: a crash on a device.
+  static func refusedAdds(_ world: World) -> [String] {
+    guard world.shared != nil else { return [] }
+    return world.trace.compactMap { e in
+      guard case .addRefused(let target) = e.kind, let op = e.op else { return nil }
+      var who = world.name(op)
+      if case .completionStep = e.reason { who += "'s completion block" }
+      return "addOperation(\(world.name(target))) from \(who) at t=\(e.tick) would raise: \(world.name(target)) had been added before, "
+        + "and an operation can be added only once (NSInvalidArgumentException on Apple platforms, a crash on Linux). "
+        + "The lab skipped the call. Add each operation from one place only."
+    }
+  }
+
   /// One summary line for the end of a run, or `nil` when nothing was found.
   public static func summary(_ world: World) -> String? {
     guard world.shared != nil else { return nil }
     let r = world.raceReport()
+    let refused = refusedAdds(world).count
+    if r.isEmpty, refused > 0 {
+      return "  \(refused) addOperation \(refused == 1 ? "call" : "calls") would raise on the real queue (see `races`)\n"
+    }
     guard !r.isEmpty else { return nil }
     var parts: [String] = []
     func count(_ n: Int, _ one: String, _ many: String) { if n > 0 { parts.append("\(n) \(n == 1 ? one : many)") } }
     count(r.races.count, "data race", "data races")
     count(r.lostUpdates.count, "lost update", "lost updates")
     count(r.offMainThread.count, "user-interface call off the main thread", "user-interface calls off the main thread")
+    count(refused, "addOperation that would raise", "addOperation calls that would raise")
     return "  race detector: " + parts.joined(separator: ", ") + " (see `races`)\n"
   }
 
@@ -140,7 +159,7 @@ extension Races {
       out = "  next open point: t=\(point.tick), where lock \(lock) is unlocked with \(waiting) waiting for it "
         + "(NSLock documents no order among waiters)\n"
       for (k, op) in point.candidates.enumerated() {
-        out += "    \(k)  \(world.name(op)) takes it" + (k == 0 ? " (it waited longest: what `run` does)" : "") + "\n"
+        out += "    \(k)  \(world.name(op)) takes it" + (k == 0 ? " (first in line: what `run` does)" : "") + "\n"
       }
     }
     return out + "  `choose K` takes one; `choose back` backs out of the last choice\n"

@@ -166,10 +166,9 @@ public enum Timeline {
           case .waitingForLock: (g.waitingForLock, 4)
           }
           // A completion block starts at its operation's finish, whose mark takes that
-          // column: it is drawn in its own columns (beside a dependent that starts at the
-          // same tick), or just after the mark when the mark would hide all of it.
+          // column: it is drawn just after the mark, whole (its steps' marks with it).
           var covered = span(from: s.from, to: s.to)
-          if s.state == .completion, covered.allSatisfy(markColumns.contains) { covered = span(from: s.from + 1, to: s.to + 1) }
+          if s.state == .completion, let first = covered.first, markColumns.contains(first) { covered = span(from: s.from + 1, to: s.to + 1) }
           for c in covered where w > weight[c] {
             cells[c] = glyph
             weight[c] = w
@@ -191,13 +190,16 @@ public enum Timeline {
           case .race:
             glyph = g.race
             notes.append("race at t=\(m.tick + 1)")
+          case .uiOffMain:
+            glyph = g.race
+            notes.append("ui off main at t=\(m.tick + 1)")
           case .read, .wrote, .touchedUI:
             // Drawn over the work, under a finish: a write over a read in one column.
             let (accessGlyph, w) = m.kind == .read ? (g.read, 7) : m.kind == .wrote ? (g.write, 8) : (g.touchedUI, 8)
-            if let c = column(m.tick), w > weight[c] { cells[c] = accessGlyph; weight[c] = w }
+            if let c = column(m.tick + (m.inCompletion ? 1 : 0)), w > weight[c] { cells[c] = accessGlyph; weight[c] = w }
             continue
           }
-          if let glyph, let c = column(m.tick) { cells[c] = glyph; weight[c] = 9 }
+          if let glyph, let c = column(m.tick + (m.inCompletion ? 1 : 0)) { cells[c] = glyph; weight[c] = 9 }
         }
         let r = world.operation(op)
         if r.jammed { notes.append("never calls finish()") }
@@ -342,7 +344,7 @@ public enum Timeline {
     if ui { items += ["taps/frames: \(g.ready) waiting (UI frozen)", "\(g.dropped) frame dropped"] }
     if sharedState {
       items += ["\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", "\(g.waitingForLock) waiting for a lock (slot kept)",
-                "\(g.race) data race (see `races`)"]
+                "\(g.race) data race, or ui off the main thread (see `races`)"]
     }
     var lines: [String] = []
     var current = ""

@@ -192,9 +192,15 @@ extension Why {
     guard world.shared != nil else { return [] }
     var facts: [(Int, String)] = []
     for (i, e) in world.trace.enumerated() {
+      if e.kind == .enqueued, case .addedByStep(let adder, let inCompletion) = e.reason, adder == op, let added = e.op {
+        // The add step's event is the added operation's: told here too, as the adder's step.
+        let queue = world.operation(added).queue.map { " to \(world.name($0))" } ?? ""
+        facts.append((i, "At t=\(e.tick): \(inCompletion ? "its completion block" : "a step of its work") added \(world.name(added))\(queue) (addOperation)."))
+        continue
+      }
       guard e.op == op else { continue }
       switch e.kind {
-      case .variableRead, .computed, .variableWritten, .lockAcquired, .lockWaiting, .lockReleased, .touchedUI:
+      case .variableRead, .computed, .variableWritten, .lockAcquired, .lockWaiting, .lockReleased, .touchedUI, .addRefused:
         facts.append((i, "At t=\(e.tick): \(world.describe(e))."))
       default: continue
       }

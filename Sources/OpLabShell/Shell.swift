@@ -80,7 +80,7 @@ public enum Shell {
       say("The last session ended without quitting (\(count(leftovers[0].lines.count, "command"))). `oplab --recover` restores it.\n")
     } else if leftovers.count > 1 {
       let sizes = leftovers.map { "\($0.lines.count)" }
-      writeOut(
+      say(
         "\(leftovers.count) sessions ended without quitting (\(listed(sizes)) commands). "
           + "`oplab --recover` lists them to choose from.\n")
     }

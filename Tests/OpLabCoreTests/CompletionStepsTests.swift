@@ -58,7 +58,7 @@ import Testing
     ])
     #expect(w.operation(show).queue == .main)
     let added = try #require(w.firstIndex("enqueued", "show"))
-    #expect(w.reasonText(added) == "show enqueued on main: load's completion block added it (a step: addOperation)")
+    #expect(w.reasonText(added) == "show enqueued on main: load's completion block called addOperation")
     #expect(w.raceReport().isEmpty)
   }
 
@@ -123,7 +123,7 @@ import Testing
     ])
     #expect(w.operation(show).queue == q)
     let refused = try #require(w.firstIndex("addRefused:show", "load"))
-    #expect(w.reasonText(refused).hasPrefix("load addOperation(show) refused: show is already in a queue"))
+    #expect(w.reasonText(refused).hasPrefix("load addOperation(show) refused: show was added before, and an operation can be added only once"))
   }
 
   @Test("Completion steps are checked: no locks, names that exist, only operations in no queue, only before the operation runs")

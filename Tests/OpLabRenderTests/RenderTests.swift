@@ -64,7 +64,7 @@ import TestSupport
     #expect(rows.allSatisfy { Names.width($0) <= 40 }, "\(rows)")
   }
 
-  @Test("A completion block is drawn in its own columns, beside a dependent that starts as it does (rule 36)")
+  @Test("A completion block is drawn whole, just after its operation's finish mark, beside a dependent that starts as it does (rule 36)")
   func completionColumns() throws {
     var w = World()
     let q = try w.createQueue(name: "q")
@@ -73,9 +73,10 @@ import TestSupport
     try w.addOperation(OperationSpec(name: "one", duration: 1, completion: 1), to: q)
     w.runUntilIdle()
     let rows = Timeline.render(w, width: 40).split(separator: "\n").map(String.init)
-    // a finishes at t=2 (✓) and its completion runs t=2-5: the mark takes column 2, the
-    // block 3 and 4; b runs t=2-4. A one-tick block the mark would hide comes just after it.
-    #expect(rows.contains("  a      ██✓cc"), "\(rows)")
+    // a finishes at t=2 (✓) and its completion runs t=2-5: the mark takes column 2, and the
+    // block, drawn just after it so that none of it is hidden, columns 3 to 5 (its steps'
+    // marks, if any, move with it); b runs t=2-4. A one-tick block likewise.
+    #expect(rows.contains("  a      ██✓ccc"), "\(rows)")
     #expect(rows.contains("  b      ··██✓"), "\(rows)")
     #expect(rows.contains("  one    █✓c"), "\(rows)")
   }

@@ -237,13 +237,25 @@ import TestSupport
     #expect(errors.map(\.message) == ["the open point at t=5 has choices 0 to 1, not 2"])
     #expect(out.contains("""
         next open point: t=5, where lock L is unlocked with b, c waiting for it (NSLock documents no order among waiters)
-          0  b takes it (it waited longest: what `run` does)
+          0  b takes it (first in line: what `run` does)
           1  c takes it
         `choose K` takes one; `choose back` backs out of the last choice
 
       """))
     #expect(out.contains("t=5 #23 c took lock L: a unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)\n"))
     #expect(out.contains("t=9 #28 c unlocked L: step 5 of 5 (unlock L)\n"))
+  }
+
+  @Test("order alone shows the choices made, with their ticks, and those to come; choices past the last open point are said to be unused")
+  func orderAlone() {
+    let locked = { (name: String, n: Int) in "op \(name) does lock L, read count, compute \(n), write count, unlock L" }
+    let (out, errors) = run(["var count = 0", "lock L", locked("a", 1), locked("b", 10), "order", "choose 0,1,0,0", "order", "order 2,1", "order"])
+    #expect(errors.isEmpty)
+    #expect(out.contains("  no choices in force: every open point takes the normal order (choice 0)\n"))
+    // Two operations have one open point: their lock steps at t=1.
+    #expect(out.contains("  no open point is left for choices 1,0,0: not used\n"))
+    #expect(out.contains("  made so far: 0 at t=1\n  `order 0` goes back to the normal order\n"))
+    #expect(out.hasSuffix("  still to come: 2,1 (then 0)\n  `order 0` goes back to the normal order\n"))
   }
 
   @Test("why says when two operations asked for a lock at the same tick: the real order is open, and which the lab chose")

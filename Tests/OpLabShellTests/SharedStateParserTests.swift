@@ -84,6 +84,9 @@ import Testing
   func completionStepErrors() {
     let cases: [(line: String, column: Int, message: String)] = [
       ("op x completion does lock L, unlock L", 22, "a completion block in the lab takes no locks"),
+      // Before the lock's name is looked at: with no lock N, the same message, not "create it".
+      ("op x completion does lock N", 22, "a completion block in the lab takes no locks"),
+      ("op x completion does read count does write count", 33, "the operation's own `does` comes after `completion does`"),
       ("op x completion does add d2", 26, "there is no operation named 'd2'"),
       ("op x completion does", 22, "'op' needs more: expected 'read', 'compute', 'write', 'lock', 'unlock', 'touch', 'add' or steps"),
     ]

@@ -98,7 +98,8 @@ extension TerminalTests {
     Thread.sleep(forTimeInterval: 1.1)  // a later modification time
     _ = try session(["op second\\r", "step 2\\r", "<KILL>"], state: state)
     let told = try session(["\\x04"], state: state)
-    #expect(told.contains("2 sessions ended without quitting (2 and 1 commands). `oplab --recover` lists them to choose from."), "\(told)")
+    // Wrapped to the terminal's 80 columns, at a space.
+    #expect(told.contains("2 sessions ended without quitting (2 and 1 commands). `oplab --recover` lists\r\n  them to choose from."), "\(told)")
     let chosen = try session(["7\\r", "2\\r", "status\\r", "\\x04"], state: state, arguments: ["--recover"])
     #expect(chosen.contains("  1. 2 commands, the last at "), "\(chosen)")
     #expect(chosen.contains(": step 2\r\n  2. 1 command, the last at "), "\(chosen)")

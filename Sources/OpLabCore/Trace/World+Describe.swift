@@ -98,11 +98,12 @@ extension World {
     case .lockReleased(let l): what = "unlocked \(lockName(l))"
     case .touchedUI: what = "touched the user interface" + (Self.isOnMainThread(e) ? " on the main thread" : " OFF the main thread")
     case .addRefused(let target):
-      what = "addOperation(\(name(target))) refused: \(name(target)) is already in a queue (the real call raises NSInvalidArgumentException on Apple platforms and crashes on Linux; the lab skipped it)"
+      what = "addOperation(\(name(target))) refused: \(name(target)) was added before, and an operation can be added only once (the real call raises NSInvalidArgumentException on Apple platforms and crashes on Linux; the lab skipped it)"
     }
     let why: String
     switch e.kind {
     case .kvoWillChange, .kvoDidChange: why = ""  // the state change beside it says why
+    case .completionFinished: why = ""  // its start said why it ran
     case .ignoredOnMainQueue(let request):
       if case .ignoredOnMainQueue(let p) = e.reason { why = Self.mainQueueIgnores(request, on: p) } else { why = explain(e.reason) }
     case .waitEnded where e.op.map({ operations[$0.slot].mainThreadWork == nil }) ?? false:
@@ -189,8 +190,8 @@ extension World {
     case .completionStep(let i): stepPhrase(Int(i), of: op, inCompletion: true)
     case .addedByStep(let adder, let inCompletion):
       inCompletion
-        ? "\(name(adder))'s completion block added it (a step: addOperation)"
-        : "\(name(adder)) added it (a step of its work: addOperation)"
+        ? "\(name(adder))'s completion block called addOperation"
+        : "a step of \(name(adder))'s work called addOperation"
     case .lockHeldBy(let holder): holder == op ? "it holds that lock itself, and an NSLock is not reentrant: it waits forever" : "\(name(holder)) holds it"
     case .lockReleasedBy(let other): "\(name(other)) unlocked it, and it had waited longest"
     case .lockChosenAfter(let other):

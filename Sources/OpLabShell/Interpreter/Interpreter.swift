@@ -607,6 +607,8 @@ public final class Interpreter {
           if n == 0 {
             throw Diagnostic(column: argumentColumn(line), length: 1, message: "no open point comes from here", hint: "`choose` alone says so; `run` goes on")
           }
+          let unused = choices[n...].map(String.init).joined(separator: ",")
+          out += "  no open point is left for \(choices.count - n == 1 ? "choice" : "choices") \(unused): not used\n"
           break
         }
         guard k < point.options else {
@@ -620,6 +622,16 @@ public final class Interpreter {
       return Reply(output: out + Races.openPointText(world.nextOpenPoint(), in: world))
     case .chooseBack:
       return Reply(output: try chooseBack(column: argumentColumn(line)))
+    case .order(let choices) where choices.isEmpty:
+      // `order` alone: the choices in force, those made so far and those still to come.
+      guard let order = world.shared?.order, !order.script.isEmpty || !order.taken.isEmpty else {
+        return Reply(output: "  no choices in force: every open point takes the normal order (choice 0)\n")
+      }
+      let made = order.taken.map { "\($0.chosen) at t=\($0.tick)" }
+      let ahead = order.script.dropFirst(order.taken.count).map(String.init)
+      var text = made.isEmpty ? "" : "  made so far: " + made.joined(separator: ", ") + "\n"
+      if !ahead.isEmpty { text += "  still to come: " + ahead.joined(separator: ",") + " (then 0)\n" }
+      return Reply(output: text + "  `order 0` goes back to the normal order\n")
     case .order(let choices):
       let (out, _) = try perform([.setStepOrder(choices.allSatisfy { $0 == 0 } ? [] : choices)])
       let text = choices.allSatisfy { $0 == 0 } ? "  the open points take the normal order again\n"

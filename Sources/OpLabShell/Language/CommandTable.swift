@@ -618,7 +618,7 @@ public enum CommandTable {
       examples: ["explore", "explore 200"]),
     CommandSpec(
       name: "order", aliases: [],
-      arguments: [.value(.choices, key: "choices")],
+      arguments: [.optional(.value(.choices, key: "choices"))],
       options: [],
       summary: "choose the order at the open points from now on (the choices `explore` prints)",
       details: """
@@ -626,9 +626,11 @@ public enum CommandTable {
         the normal order; choice k runs only the k-th operation with a step due (in the order
         they were defined), and the others' steps wait a tick. Past the last choice, 0.
         `order 0` goes back to the normal order. Give it before `run` to replay an order
-        `explore` found.
+        `explore` found. At an unlock with several waiters, 0 gives the lock to the first in
+        line, k to the k-th of the others. `order` alone shows the choices made so far (with
+        their ticks) and those still to come.
         """,
-      examples: ["order 1,1,1", "order 2,0,1", "order 0"]),
+      examples: ["order 1,1,1", "order 2,0,1", "order 0", "order"]),
     CommandSpec(
       name: "choose", aliases: [],
       arguments: [.optional(.choice([.word("back"), .value(.choices, key: "choices")]))],

@@ -303,14 +303,16 @@ public enum Parser {
       if bag.values["does"] != nil || has("touches") { try buildSteps(&s, bag, tokens: tokens, context: context) }
       var definition = OperationDefinition(spec: s, queue: text("on"), dependencies: list("after"), hold: has("hold"))
       if let block = bag.values["completionDoes"] {
-        let steps = StepSyntax.read(block, context: context)
-        if let locking = steps.first(where: { $0.step.lockName != nil }) {
+        // `op x completion does read c does write c` would give the block the first steps and
+        // main() the last: the operation's own work must come first, so nothing reads both ways.
+        if let own = bag.values["does"]?.first, let first = block.first, own.column > first.column {
+          let word = tokens.lastIndex { $0.column < own.column }.map { tokens[$0] } ?? own
           throw ParseError(
-            column: locking.token.column, length: locking.token.length,
-            message: "a completion block in the lab takes no locks",
-            hint: "take the lock in an operation's own work (`does`), or give the completion block only read, compute, write, touch ui and add steps")
+            column: word.column, length: word.length,
+            message: "the operation's own `does` comes after `completion does`, where it reads as more of the completion block",
+            hint: "put the operation's own work first: op NAME does … completion does …")
         }
-        definition.completionSteps = steps.map(\.step)
+        definition.completionSteps = StepSyntax.read(block, context: context).map(\.step)
       }
       definition.gate = text("gate")
       definition.alike = Array(names.dropFirst())
@@ -622,6 +624,12 @@ struct Matcher {
         }
         if !part.isEmpty {
           let piece = StepSyntax.Piece(text: part, token: j, offset: offset)
+          if pieces.count % 2 == 0, key == "completionDoes", ["lock", "unlock"].contains(part.lowercased()) {
+            fail(j, .value(.steps), complaint: "a completion block in the lab takes no locks",
+                 hint: "take the lock in an operation's own work (`does`); a completion block's steps are read, compute, write, touch ui and add",
+                 span: offset..<offset + part.count)
+            return nil
+          }
           if pieces.count % 2 == 0, !StepSyntax.verbs.contains(part.lowercased()) {
             let guess = Suggest.closest(to: part, in: StepSyntax.verbs)
             fail(j, .value(.steps), complaint: "'\(part)' is not a step", hint: guess.map { "did you mean '\($0)'?" } ?? StepSyntax.hint,

@@ -279,7 +279,8 @@ public final class LessonRunner {
         case "", "next", "n": return .next
         case "back": return .back
         case "quit", "exit": return .quit
-        case "hint", "skip": write("There is nothing to hint at here: read on with Enter.\n")
+        case "hint": write("There is nothing to hint at here: read on with Enter.\n")
+        case "skip": write("There is nothing to skip here: read on with Enter.\n")
         case "restart": write("`restart` starts a task again, and there is no task here: `back` returns to the previous step.\n")
         default: free(raw, prompt: "lesson \(lesson.number)> ")
         }
@@ -453,7 +454,7 @@ public final class LessonRunner {
           }
         default:
           let before = worldMark
-          free(raw, prompt: "task> ")
+          free(raw, prompt: "task> ", inTask: true)
           // Feedback only after a command that changed the world or moved the clock.
           if worldMark != before {
             judge(t, from: start, clockMoved: worldMark[0] != before[0])
@@ -615,8 +616,8 @@ public final class LessonRunner {
 
   func done(_ t: LessonTask) -> Bool { t.checks.allSatisfy { $0.condition.holds(in: interpreter.world) } }
 
-  /// Runs a line the learner typed at `prompt`.
-  func free(_ line: String, prompt: String) {
+  /// Runs a line the learner typed at `prompt` (in a task when `inTask`).
+  func free(_ line: String, prompt: String, inTask: Bool = false) {
     let floor = interpreter.undoFloor
     let reply = interpreter.execute(line)
     if reply.clearScreen, reader.echoesLines { write(Shell.clearScreen) }
@@ -624,7 +625,11 @@ public final class LessonRunner {
     if interpreter.undoFloor < floor {
       write("(That went back past the lesson's own commands, so the lesson's world is not all there. `back` alone returns to the previous step and rebuilds it.)\n")
     }
-    guard let e = reply.error else { return }
+    guard var e = reply.error else { return }
+    if inTask, let hint = e.hint {
+      // `reset` would throw away the world the task set up: in a task the way back is `restart`.
+      e.hint = hint.replacing("or `reset` to start again", with: "or `restart` to start the task again")
+    }
     if reader.echoesLines {
       write(e.pointed(prompt: Names.width(prompt), typed: line, width: options.width))
     } else {
