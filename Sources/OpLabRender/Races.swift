@@ -101,13 +101,16 @@ extension Races {
     let counted = "  explored \(e.orders) distinct \(e.orders == 1 ? "order" : "orders")"
     var out: String
     if e.interrupted {
-      out = counted + " (\(runs)) before Ctrl-C stopped it: more may remain\n"
+      out = counted + " (\(runs)) before Ctrl-C stopped it: more may remain, and the counts below are of these\n"
     } else if !e.complete {
-      out = counted + " (\(runs), the cap): more may remain; `explore N` runs up to N\n"
+      out = counted + " (\(runs), the cap): more may remain, and the counts below are of these; `explore N` runs up to N\n"
     } else if e.orders == 1 {
       out = counted + " (\(runs)): the only one" + (e.runs == 1 ? ", no steps conflict" : "") + "\n"
     } else {
       out = counted + " (\(runs)): all there are\n"
+    }
+    if e.runs > e.orders, e.complete {
+      out += "  (runs that differ only in steps that commute are one order: every two conflicting steps came in the same order)\n"
     }
     var bad: [String] = []
     if e.races > 0 { bad.append("\(e.races) with a data race") }
@@ -116,7 +119,8 @@ extension Races {
     if e.offMainThread > 0 { bad.append("\(e.offMainThread) touching the user interface off the main thread") }
     out += "  " + (bad.isEmpty ? "none goes wrong: no data race, no lost update, no deadlock" : bad.joined(separator: ", ")) + "\n"
     if !shared.variableNames.isEmpty {
-      let finals = e.finals.map { f in
+      // In order of the values, so that a reader finds one.
+      let finals = e.finals.sorted { $0.values.lexicographicallyPrecedes($1.values) }.map { f in
         zip(shared.variableNames, f.values).map { "\($0) = \($1)" }.joined(separator: ", ") + " in \(orders(f.count))"
       }
       out += "  final values: " + finals.joined(separator: "; ") + "\n"

@@ -96,8 +96,9 @@ import TestSupport
     #expect(errors.isEmpty)
     #expect(out.contains("""
         explored 4 distinct orders (115 runs): all there are
+        (runs that differ only in steps that commute are one order: every two conflicting steps came in the same order)
         4 with a data race, 2 with a lost update
-        final values: count = 2 in 2 orders; count = 1 in 2 orders
+        final values: count = 1 in 2 orders; count = 2 in 2 orders
         shortest order that goes wrong (a lost update, a data race): order 2,2,2
         a script that replays it:
           order 2,2,2
@@ -133,7 +134,7 @@ import TestSupport
     // where a writes alone and b a tick later: b still writes last, the same order.
     let (capped, _) = run(Self.racy + ["explore 2"])
     #expect(capped.contains("""
-        explored 1 distinct order (2 runs, the cap): more may remain; `explore N` runs up to N
+        explored 1 distinct order (2 runs, the cap): more may remain, and the counts below are of these; `explore N` runs up to N
         1 with a data race, 1 with a lost update
         final values: count = 1 in 1 order
 
