@@ -153,6 +153,11 @@ extension Races {
     case .steps:
       let due = zip(point.candidates, point.steps).map { "\(world.name($0)) \($1)" }
       out = "  next open point: t=\(point.tick), where " + due.joined(separator: ", ") + " fall due\n"
+      if let c = point.conflict, let k = point.candidates.firstIndex(of: c.first) {
+        let what = c.otherStep.variable.map { "variable \($0)" } ?? c.otherStep.lockName.map { "lock \($0)" } ?? "the same thing"
+        out += "  (who goes first matters: \(world.name(c.first))'s `\(point.steps[k])` and \(world.name(c.other))'s later "
+          + "`\(c.otherStep)` both touch \(what))\n"
+      }
       out += "    0  every due step in turn (what `run` does)\n"
       for (k, (op, step)) in zip(point.candidates, point.steps).enumerated() {
         out += "    \(k + 1)  \(world.name(op)) alone (\(step)); the others a tick later\n"

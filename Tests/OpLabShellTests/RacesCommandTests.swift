@@ -215,6 +215,7 @@ import TestSupport
     // a alone at t=1, 2 and 3: a reads, computes, writes before b reads; both updates are kept.
     #expect(out.contains("""
         next open point: t=1, where a read count, b read count fall due
+        (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
           0  every due step in turn (what `run` does)
           1  a alone (read count); the others a tick later
           2  b alone (read count); the others a tick later
@@ -279,12 +280,14 @@ import TestSupport
     #expect(out.contains("""
         t=1  b read count = 0 into its register: step 1 of 3 (read count)
         next open point: t=2, where a read count, b compute 1 fall due
+        (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
           0  every due step in turn (what `run` does)
           1  a alone (read count); the others a tick later
           2  b alone (compute 1); the others a tick later
         `choose K` takes one; `choose back` backs out of the last choice
         backed out of `choose 2`; the clock is at t=0
         next open point: t=1, where a read count, b read count fall due
+        (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
           0  every due step in turn (what `run` does)
           1  a alone (read count); the others a tick later
           2  b alone (read count); the others a tick later
@@ -310,6 +313,7 @@ import TestSupport
     #expect(back.output == """
         backed out of `choose 1`, and took back what came after it: `run`; the clock is at t=1
         next open point: t=2, where a compute 1, b read count fall due
+        (who goes first matters: b's `read count` and a's later `write count` both touch variable count)
           0  every due step in turn (what `run` does)
           1  a alone (compute 1); the others a tick later
           2  b alone (read count); the others a tick later

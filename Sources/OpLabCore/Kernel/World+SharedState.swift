@@ -216,14 +216,22 @@ extension World {
     let candidates = ([op] + due).sorted()
     let next = candidates.map(nextStep(of:))
     let rest = candidates.map(remainingSteps(of:))
-    let open = candidates.indices.contains { i in
-      candidates.indices.contains { j in j != i && rest[j].contains { Self.conflict(next[i], $0) } }
+    // The first pair whose order can matter: one's step due now, a step the other has left.
+    var reason: (OpID, OpID, Step)?
+    search: for i in candidates.indices {
+      for j in candidates.indices where j != i {
+        if let later = rest[j].first(where: { Self.conflict(next[i], $0) }) {
+          reason = (candidates[i], candidates[j], later)
+          break search
+        }
+      }
     }
-    guard open else { return nil }
+    guard let reason else { return nil }
     let options = candidates.count + 1
     let chosen = order.nextChoice(options: options)
-    order.taken.append(
-      OpenPoint(tick: now, kind: .steps, options: options, chosen: chosen, candidates: candidates, steps: next.map { $0 ?? .compute(0) }))
+    var point = OpenPoint(tick: now, kind: .steps, options: options, chosen: chosen, candidates: candidates, steps: next.map { $0 ?? .compute(0) })
+    point.conflict = OpenPoint.Conflict(first: reason.0, other: reason.1, otherStep: reason.2)
+    order.taken.append(point)
     order.decidedTick = now
     shared?.order = order
     return (candidates, chosen)

@@ -74,6 +74,16 @@ public struct OpenPoint: Hashable, Sendable {
   public var candidates: [OpID]
   /// At ``Kind/steps``: each candidate's step due there.
   public var steps: [Step]
+  /// At ``Kind/steps``: why the order matters there, one pair that conflicts.
+  public var conflict: Conflict?
+
+  /// Two operations whose steps conflict: `first`'s step due now, and `otherStep`, which
+  /// `other` has still to take (the same variable with a write, or the same lock).
+  public struct Conflict: Hashable, Sendable {
+    public var first: OpID
+    public var other: OpID
+    public var otherStep: Step
+  }
 
   /// The operation choice `k` names (at ``Kind/steps``, `nil` for 0: every one in turn).
   public func candidate(for k: Int) -> OpID? {
