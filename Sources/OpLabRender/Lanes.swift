@@ -13,6 +13,8 @@ public struct Lanes: Sendable {
       case executingShared
       /// Started, and waiting in a `lock` step for a lock another operation holds (its slot kept).
       case waitingForLock
+      /// Given a slot of its queue, and waiting behind a running barrier block (rule 32).
+      case heldBehindBarrier
     }
     public var state: State
     public var from: Tick
@@ -118,6 +120,7 @@ public struct Lanes: Sendable {
       switch e.kind {
       case .enqueued, .unready: begin(op, .pending, at: e.tick)
       case .ready: begin(op, .ready, at: e.tick)
+      case .dispatched: begin(op, .heldBehindBarrier, at: e.tick)
       case .started:
         begin(op, cancelled[Int(op.index)] ? .executingCancelled : .executing, at: e.tick)
       case .cpuShare(let share):

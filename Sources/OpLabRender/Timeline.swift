@@ -10,18 +10,20 @@ public enum Timeline {
   public struct Glyphs: Sendable {
     public var pending, ready, executing, cancelledExecuting, sharedExecuting, finished, cancelled, failed, bailed,
       dropped, completion, suspended, empty: Character
+    /// Holding a slot of its queue, waiting behind a running barrier block.
+    public var behindBarrier: Character
     /// Shared state: waiting for a lock, a read, a write, a call into the user interface, a data race.
     public var waitingForLock, read, write, touchedUI, race: Character
     /// The CPU line's levels, from idle to every core busy.
     public var load: [Character]
     public static let unicode = Glyphs(
       pending: "·", ready: "░", executing: "█", cancelledExecuting: "▓", sharedExecuting: "▄", finished: "✓",
-      cancelled: "✗", failed: "!", bailed: "↩", dropped: "✗", completion: "c", suspended: "‖", empty: " ",
+      cancelled: "✗", failed: "!", bailed: "↩", dropped: "✗", completion: "c", suspended: "‖", empty: " ", behindBarrier: "▒",
       waitingForLock: "≈", read: "r", write: "w", touchedUI: "u", race: "↯",
       load: [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"])
     public static let ascii = Glyphs(
       pending: ".", ready: "-", executing: "#", cancelledExecuting: "=", sharedExecuting: "+", finished: "v",
-      cancelled: "x", failed: "!", bailed: "r", dropped: "x", completion: "c", suspended: "|", empty: " ",
+      cancelled: "x", failed: "!", bailed: "r", dropped: "x", completion: "c", suspended: "|", empty: " ", behindBarrier: "%",
       waitingForLock: "~", read: "R", write: "W", touchedUI: "U", race: "*",
       load: [" ", "_", ".", ":", "-", "=", "+", "*", "#"])
   }
@@ -164,6 +166,7 @@ public enum Timeline {
           case .executingShared: (g.sharedExecuting, 5)
           case .executing: (g.executing, 6)
           case .waitingForLock: (g.waitingForLock, 4)
+          case .heldBehindBarrier: (g.behindBarrier, 3)
           }
           // A completion block starts at its operation's finish, whose mark takes that
           // column: it is drawn just after the mark, whole (its steps' marks with it).
@@ -226,7 +229,8 @@ public enum Timeline {
       line("cpu", cells, note: note)
     }
     out += legend(g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty, ui: ops.contains { world.operations[Int($0.index)].mainThreadWork == .tap || world.operations[Int($0.index)].mainThreadWork == .frame },
-                  sharedState: world.shared != nil)
+                  sharedState: world.shared != nil,
+                  behindBarrier: ops.contains { op in (lanes.segments[op] ?? []).contains { $0.state == .heldBehindBarrier } })
     return out
   }
 
@@ -330,7 +334,9 @@ public enum Timeline {
     return (cells, "\(coresText), \(busy)% busy")
   }
 
-  static func legend(_ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false, sharedState: Bool = false) -> String {
+  static func legend(
+    _ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false, sharedState: Bool = false, behindBarrier: Bool = false
+  ) -> String {
     var items = [
       "\(g.executing) executing", "\(g.cancelledExecuting) executing, cancel requested", "\(g.ready) ready, waiting for a slot",
       "\(g.pending) waiting on dependencies", "\(g.finished) finished", "\(g.cancelled) cancelled (skipped, or stopped)", "\(g.failed) failed",
@@ -342,9 +348,10 @@ public enum Timeline {
     }
     // Every item fits the narrowest timeline (40 columns), so no legend line is wider than `width`.
     if ui { items += ["taps/frames: \(g.ready) waiting (UI frozen)", "\(g.dropped) frame dropped"] }
+    if behindBarrier { items.append("\(g.behindBarrier) holds a slot, behind a barrier") }
     if sharedState {
       items += ["\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", "\(g.waitingForLock) waiting for a lock (slot kept)",
-                "\(g.race) data race, or ui off the main thread (see `races`)"]
+                "\(g.race) race or ui off main (see `races`)"]
     }
     var lines: [String] = []
     var current = ""

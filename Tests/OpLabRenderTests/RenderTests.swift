@@ -64,6 +64,27 @@ import TestSupport
     #expect(rows.allSatisfy { Names.width($0) <= 40 }, "\(rows)")
   }
 
+  @Test("An operation held behind a running barrier block holds a slot: drawn ▒ (ASCII %), with its legend item, not as waiting for one")
+  func heldBehindBarrier() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q", maxConcurrent: 2)
+    try w.addBarrier(to: q, duration: 3)
+    try w.step(1)
+    try w.addOperation(OperationSpec(name: "b", duration: 1), to: q)
+    w.runUntilIdle()
+    for (ascii, row, item) in [(false, "  b           ▒▒█✓", "▒ holds a slot, behind a barrier"), (true, "  b           %%#v", "% holds a slot, behind a barrier")] {
+      let text = Timeline.render(w, width: 80, ascii: ascii)
+      let rows = text.split(separator: "\n").map(String.init)
+      #expect(rows.contains(row), "\(text)")
+      #expect(text.contains(item), "\(text)")
+    }
+    // Without such an operation the legend does not list it.
+    var plain = World()
+    try plain.addOperation(OperationSpec(name: "a", duration: 1), to: try plain.createQueue(name: "q"))
+    plain.runUntilIdle()
+    #expect(!Timeline.render(plain, width: 80).contains("behind a barrier"))
+  }
+
   @Test("A completion block is drawn whole, just after its operation's finish mark, beside a dependent that starts as it does (rule 36)")
   func completionColumns() throws {
     var w = World()
