@@ -3,7 +3,8 @@ import OpLabRender
 
 /// Shows a view taller than the terminal through a pager, as `git log` does: `$PAGER` when
 /// it is set (empty or `cat` turns paging off), else `less -FRX` (quits at once when the
-/// text fits, keeps colours, leaves the text on the screen), else `more`. Interactive only:
+/// text fits, keeps colours, leaves the text on the screen) with a prompt naming its keys,
+/// else `more`. Interactive only:
 /// batch runs and pipes never page.
 enum Pager {
   /// The pager command for `environment`, or `nil` for none.
@@ -12,11 +13,15 @@ enum Pager {
       let trimmed = chosen.trimmingCharacters(in: .whitespaces)
       return trimmed.isEmpty || trimmed == "cat" ? nil : trimmed
     }
-    for (program, command) in [("less", "less -FRX"), ("more", "more")] where onPath(program, environment: environment) {
+    for (program, command) in [("less", lessCommand), ("more", "more")] where onPath(program, environment: environment) {
       return command
     }
     return nil
   }
+
+  /// `less -FRX` with a prompt that says the keys: in `less`, Enter only moves a line, and
+  /// a lesson's "Enter goes on" would mislead a reader there.
+  static let lessCommand = #"less -FRX '-Psspace\: next page  b\: back  q\: done'"#
 
   /// Whether `text` needs more rows than `rows` (less one for the prompt), counting the
   /// rows a line longer than `width` wraps onto.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
+@testable import OpLabShell
+
 /// Sessions through a real pseudo-terminal: two labs at once, and recovery after `kill -9`
 /// of a lab whose `source` or `run` was stopped by Ctrl-C.
 extension TerminalTests {
@@ -187,7 +189,7 @@ extension TerminalTests {
     var environment = ["PTY_ROWS": "24", "PTY_COLS": "80"]
     if let pager { environment["PAGER"] = pager }
     let base = ProcessInfo.processInfo.environment["PAGER"]
-    if pager == nil, base != nil { environment["PAGER"] = "less -FRX" }  // the default, whatever the runner has
+    if pager == nil, base != nil { environment["PAGER"] = Pager.lessCommand }  // the default, whatever the runner has
     return try session(bursts, state: state, environment: environment)
   }
 
@@ -200,7 +202,19 @@ extension TerminalTests {
     #expect(after.contains("t=0 #3 o1 enqueued on queue"), "\(after.prefix(400))")
     #expect(!after.contains("o40 started on queue"), "the whole output was printed, not paged: \(after.suffix(400))")
     #expect(after.contains("o40 was created at t=0."), "the lab did not go on after the pager: \(after.suffix(400))")
+    // less says its keys (Enter there moves a line only).
+    #expect(after.contains("space: next page  b: back  q: done"), "\(after.prefix(2000))")
     #expect(out.hasSuffix("\nexit 0\n"))
+  }
+
+  @Test("Without PAGER the pager is less with a prompt naming its keys (more where there is no less); an empty PAGER or cat pages nothing")
+  func pagerChoice() {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    let hasLess = path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/less") }
+    #expect(Pager.command(environment: ["PATH": path]) == (hasLess ? Pager.lessCommand : "more"))
+    #expect(Pager.command(environment: ["PATH": path, "PAGER": " "]) == nil)
+    #expect(Pager.command(environment: ["PATH": path, "PAGER": "cat"]) == nil)
+    #expect(Pager.command(environment: ["PATH": path, "PAGER": "most"]) == "most")
   }
 
   @Test("A view that fits, or PAGER=cat, is printed as it is")
