@@ -150,7 +150,7 @@ public enum RealDriver {
 
     // Until the end tick, then a little longer while work is still finishing.
     let allFinished = {
-      log.count >= expectedMarks && added.union(memory.added).allSatisfy { ops[$0]?.isFinished != false }
+      log.count >= expectedMarks && memory.gaveUp.isEmpty && added.union(memory.added).allSatisfy { ops[$0]?.isFinished != false }
         && queues.values.allSatisfy { $0.operationCount == 0 }
     }
     if !interrupted, pass(until: Double(endTick) * tickSeconds + 0.45 * tickSeconds) {
@@ -160,7 +160,8 @@ public enum RealDriver {
       if allFinished() { _ = pass(until: log.elapsed + 0.5 * tickSeconds) }
     }
     added.formUnion(memory.added)
-    let unfinished = made.filter { added.contains($0) && ops[$0]?.isFinished == false }
+    let stuck = Set(memory.gaveUp)
+    let unfinished = made.filter { added.contains($0) && (ops[$0]?.isFinished == false || stuck.contains($0)) }
     let drained = allFinished()
     if !drained {
       for q in queues.values {

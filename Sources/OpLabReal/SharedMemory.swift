@@ -19,6 +19,8 @@ final class SharedMemory: Sendable {
     var refusedAdds: [String] = []
     /// The operations added to a queue so far, by the driver or by a step.
     var added: Set<String> = []
+    /// The work that stopped waiting for a lock when the run ended: still stuck, for the run.
+    var gaveUp: [String] = []
   }
   private let state = Mutex(State())
   private let locks = Mutex([String: NSLock]())
@@ -49,6 +51,9 @@ final class SharedMemory: Sendable {
   func noteAdded(_ name: String) { _ = state.withLock { $0.added.insert(name) } }
   /// The operations added to a queue so far, by the driver or by a step.
   var added: Set<String> { state.withLock { $0.added } }
+  /// The work (an operation's or its completion block's) that was still waiting for a lock
+  /// when the run ended: it would wait for ever.
+  var gaveUp: [String] { state.withLock { $0.gaveUp } }
 
   /// The variables' values now, in the order they were made.
   var values: [(name: String, value: Int)] { state.withLock { s in s.order.map { ($0, s.values[$0] ?? 0) } } }
@@ -74,7 +79,10 @@ final class SharedMemory: Sendable {
         guard let lock = locks.withLock({ $0[l] }) else { break }
         // In slices, so a lock never given (a deadlock) lets go when the run ends.
         while !lock.lock(before: Date(timeIntervalSinceNow: 0.005)) {
-          if log.isAbandoned || log.elapsed > deadline { return false }
+          if log.isAbandoned || log.elapsed > deadline {
+            state.withLock { $0.gaveUp.append(name) }
+            return false
+          }
         }
       case .unlock(let l): locks.withLock { $0[l] }?.unlock()
       case .touchUI:

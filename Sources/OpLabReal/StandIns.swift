@@ -100,17 +100,18 @@ final class TimedOperation: Operation, EndsKnown, @unchecked Sendable {
 
   override func main() {
     log.mark(work.name, .started)
-    let outcome = perform()
+    // nil: its steps were still waiting for a lock when the run ended; it never finished there.
+    guard let outcome = perform() else { return }
     endLock.withLock { ended = outcome }
     log.mark(work.name, .finished(outcome))
   }
 
-  private func perform() -> Outcome {
+  private func perform() -> Outcome? {
     if work.bailsIfDependencyCancelled, dependencies.contains(where: \.isCancelled) { return .bailed }
     if work.bailsUnlessDependenciesSucceeded, !dependenciesSucceeded(self) { return .bailed }
     if let steps = work.steps, let memory {
-      memory.play(steps, by: work.name, inCompletion: false, restTicks: work.ticks - Tick(steps.count), tickSeconds: tickSeconds)
-      return .succeeded
+      let done = memory.play(steps, by: work.name, inCompletion: false, restTicks: work.ticks - Tick(steps.count), tickSeconds: tickSeconds)
+      return done ? .succeeded : nil
     }
     let ticks = work.failsAfter ?? work.ticks
     let ending: Outcome = work.failsAfter == nil ? .succeeded : .failed

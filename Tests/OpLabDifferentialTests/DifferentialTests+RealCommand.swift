@@ -158,6 +158,22 @@ extension DifferentialTests {
     #expect(staggered.contains("\nShared variables at the end: in the lab count = 2; on the real queue count = 2.\n"), "\(staggered)")
   }
 
+  @Test("real on a lock-order deadlock: both operations stall on the real queue too, said as agreement; one on main does not hold the driver")
+  func realDeadlock() throws {
+    let text = try Self.oplab("""
+      platform linux
+      lock L1
+      lock L2
+      op a on main does lock L1, lock L2, unlock L2, unlock L1
+      op b does lock L2, lock L1, unlock L1, unlock L2
+      run
+      real 40
+      """)
+    #expect(text.contains("stalled at t=2"), "\(text)")
+    #expect(text.contains("\nNo differences"), "\(text)")
+    #expect(text.contains("\nUnfinished on the real queue too when the run ended: a, b (`why` says what each waits for).\n"), "\(text)")
+  }
+
   @Test("real on lesson 15's fix: load's completion block adds show to main, where the table reload runs on the main thread")
   func realCompletionHopsToMain() throws {
     let text = try Self.oplab("""

@@ -238,6 +238,11 @@ enum RealComparison {
         + "the runs may differ, and did:\n"
       for d in open { out += "  • \(d.text)\n" }
     }
+    if differences.isEmpty, !run.unfinished.isEmpty, !run.interrupted {
+      // The same stall on both sides (a deadlock, a forgotten finish()) is agreement, said so.
+      out += "Unfinished on the real queue too when the run ended: \(run.unfinished.joined(separator: ", ")) "
+        + "(`why` says what each waits for).\n"
+    }
     out += sharedStateText(world, run: run)
     if !unplayed.isEmpty {
       out += "Not played on the real queue: " + unplayed.joined(separator: ", ") + ".\n"
