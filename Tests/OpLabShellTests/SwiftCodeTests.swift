@@ -391,3 +391,32 @@ import TestSupport
     ])
   }
 }
+
+extension SwiftCodeRunTests {
+  @Test("A lesson's `swift` in a run: block is shown as laid out, indented but never re-wrapped like prose, even narrower than the code")
+  func lessonShowsCodeAsIs() throws {
+    let lesson = try LessonParser.parse("""
+      title: Code in a lesson
+
+      run:
+        op d2 takes 4 cancel-check every 1 completion 1
+        swift d2
+      """, file: "Lessons/99-code.lesson")
+    var inputs = ["quit"][...]
+    var options = ShellOptions()
+    options.width = 50  // the lesson indents by 4 from 44 columns on
+    var out = ""
+    let runner = LessonRunner(
+      lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: options, progress: ProgressStore(path: nil)
+    ) { out += $0 }
+    runner.run()
+    // The same code as the lab shows it: `swift` is never wrapped there either.
+    let lab = Interpreter(options: options)
+    _ = lab.execute("op d2 takes 4 cancel-check every 1 completion 1")
+    let code = lab.execute("swift d2").output
+    let indented = code.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+      .map { "    " + $0 + "\n" }.joined()
+    #expect(code.contains("// its completion block runs after it finishes, on a background thread\n"))
+    #expect(out.contains(indented), "\(out)")
+  }
+}
