@@ -420,3 +420,35 @@ extension SwiftCodeRunTests {
     #expect(out.contains(indented), "\(out)")
   }
 }
+
+extension SwiftCodeRunTests {
+  @Test("Code is never re-wrapped like prose: not a sourced script's `swift`, nor an echo after a command's own (wrapped) output")
+  func sourcedAndEchoedCodeIsAsIs() throws {
+    var options = ShellOptions()
+    options.width = 50
+    let line = "op d2 takes 4 cancel-check every 1 completion 1"
+    let lab = Interpreter(options: options)
+    _ = lab.execute(line)
+    let code = lab.execute("swift d2").output
+    #expect(code.contains("\n// its completion block runs after it finishes, on a background thread\n"))
+    // A script that shows its Swift, sourced: its lines' output is shown as each one made it.
+    let dir = try Swiftc.scratchFolder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let script = dir.appendingPathComponent("code.oplab").path
+    try "\(line)\nswift d2\n".write(toFile: script, atomically: true, encoding: .utf8)
+    let sourcing = Interpreter(options: options)
+    let reply = sourcing.execute("source \(script)")
+    #expect(reply.error == nil && reply.output.hasSuffix(code), "\(reply.output)")
+    // The echo: the command's own output is wrapped to 50 columns, the Swift after it is not.
+    let echoing = Interpreter(options: options)
+    _ = echoing.execute("set swift-echo on")
+    let echoed = echoing.execute("op d1 takes 2 completion 1").output
+    #expect(echoed.contains("""
+               // its completion block runs after it finishes, on a background thread
+               d1.completionBlock = { work(ticks: 1) }
+
+      """), "\(echoed)")
+    #expect(echoed.split(separator: "\n").filter { !$0.hasPrefix("  swift:") && !$0.hasPrefix(SwiftCode.echoIndent) }
+      .allSatisfy { $0.count <= 50 }, "\(echoed)")
+  }
+}
