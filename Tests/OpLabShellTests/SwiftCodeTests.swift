@@ -353,7 +353,7 @@ import TestSupport
     #expect(ran.output.hasSuffix("finished: [true, true, true, true]\nwork done: 9\n"), "\(ran.output)")
   }
 
-  @Test("Every line of generated code fits 80 columns, even indented by a lesson's four: the whole world, each operation and queue, and each echo")
+  @Test("Every line of generated code fits 80 columns, even indented by a lesson's four: the whole world, each operation and queue, each echo, and the export")
   func everyLineFits() throws {
     var options = ShellOptions()
     options.width = 500  // nothing is wrapped on the way: what is measured is what was made
@@ -373,6 +373,10 @@ import TestSupport
         let code = i.execute(view).output
         #expect(code.contains("\n"))
         for line in code.split(separator: "\n") { #expect(line.count <= SwiftCode.columns, "\(view): \(line)") }
+      }
+      // The exported program too, read in an editor.
+      for line in SwiftCode.export(i.swiftSteps()).split(separator: "\n") {
+        #expect(line.count <= SwiftCode.columns, "export: \(line)")
       }
     }
     // The shown forms: a comment too wide goes on as comment lines, a trailing comment

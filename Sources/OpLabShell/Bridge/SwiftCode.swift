@@ -787,12 +787,14 @@ extension SwiftCode {
       }
     }
     var out = """
-      // Exported by OpLab: this world on Foundation's real OperationQueue. Build and run:
+      // Exported by OpLab: this world on Foundation's real OperationQueue.
+      // Build and run:
       //   swiftc -swift-version 6 -O main.swift -o world && ./world
-      // One tick of the lab's clock is \(tickSeconds) s here. Each operation's start and finish
-      // is printed as an event line (t=N  NAME started), to read beside the lab's `events`.
-      // Where the real queue leaves an order open (starts in the same tick), and within a
-      // fraction of a tick, the real run may differ.
+      // One tick of the lab's clock is \(tickSeconds) s here. Each operation's start
+      // and finish is printed as an event line (t=N  NAME started), to read
+      // beside the lab's `events`. Where the real queue leaves an order open
+      // (starts in the same tick), and within a fraction of a tick, the real
+      // run may differ.
       import Foundation
 
       // MARK: - Stand-ins for the lab's clock and work
@@ -802,7 +804,9 @@ extension SwiftCode {
       let printing = NSLock()
 
       /// The lab's clock: ticks since the program began.
-      func tickNow() -> Int { Int((Date().timeIntervalSince(origin) / tickSeconds).rounded()) }
+      func tickNow() -> Int {
+        Int((Date().timeIntervalSince(origin) / tickSeconds).rounded())
+      }
 
       /// Prints an event line at the present tick.
       func say(_ text: String) {
@@ -812,35 +816,44 @@ extension SwiftCode {
       }
 
       /// An operation's real work: here, it takes its time.
-      func work(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) * tickSeconds) }
+      func work(ticks: Int) {
+        Thread.sleep(forTimeInterval: Double(ticks) * tickSeconds)
+      }
 
-      /// The lab's clock moving on to the next command's tick, the main thread running
-      /// main-queue work meanwhile. In the lab a command at tick T comes before the work's own
-      /// steps at T (an isCancelled check at T sees a cancel at T), so it is made a quarter of a
-      /// tick early.
+      /// The lab's clock moving on to the next command's tick, the main thread
+      /// running main-queue work meanwhile. In the lab a command at tick T comes
+      /// before the work's own steps at T (an isCancelled check at T sees a
+      /// cancel at T), so it is made a quarter of a tick early.
       var labTick = 0
       @MainActor func sleep(ticks: Int) {
         labTick += ticks
-        RunLoop.main.run(until: origin.addingTimeInterval((Double(labTick) - 0.25) * tickSeconds))
+        let next = (Double(labTick) - 0.25) * tickSeconds
+        RunLoop.main.run(until: origin.addingTimeInterval(next))
       }
 
       /// Work that calls back when it is done (a network request, say).
       func startWork(ticks: Int, then done: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(ticks) * tickSeconds) { done() }
+        let later = DispatchTime.now() + Double(ticks) * tickSeconds
+        DispatchQueue.global().asyncAfter(deadline: later) { done() }
       }
 
       /// Work that calls back when it is done, with its error if it failed.
-      func startWork(ticks: Int, failing: Bool, then done: @escaping @Sendable (Error?) -> Void) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(ticks) * tickSeconds) {
+      func startWork(
+        ticks: Int, failing: Bool, then done: @escaping @Sendable (Error?) -> Void
+      ) {
+        let later = DispatchTime.now() + Double(ticks) * tickSeconds
+        DispatchQueue.global().asyncAfter(deadline: later) {
           done(failing ? WorkError.failed : nil)
         }
       }
 
       enum WorkError: Error { case failed }
 
-      /// Watches operations and prints their starts and finishes (polling: no KVO needed).
+      /// Watches operations and prints their starts and finishes (polling: no
+      /// KVO needed).
       final class Watcher: @unchecked Sendable {
-        private var operations: [(op: Operation, started: Bool, skipped: Bool, finished: Bool)] = []
+        private var operations:
+          [(op: Operation, started: Bool, skipped: Bool, finished: Bool)] = []
         private let lock = NSLock()
 
         func add(_ op: Operation) {
@@ -863,17 +876,25 @@ extension SwiftCode {
               if op.isExecuting || !op.isCancelled {
                 say("\\(name) started")
               } else {
-                operations[i].skipped = true  // cancelled before it started: main() never ran
+                // cancelled before it started: main() never ran
+                operations[i].skipped = true
               }
             }
             if !operations[i].finished, op.isFinished {
               operations[i].finished = true
               let fields = Mirror(reflecting: op).children
-              let failed = fields.contains { $0.label == "error" && "\\($0.value)" != "nil" }
-              let bailed = fields.contains { $0.label == "bailed" && "\\($0.value)" == "true" }
-              let stopped = fields.contains { $0.label == "stopped" && "\\($0.value)" == "true" }
-              // Cancelled work that did not stop ran to the end: that is success, as in the lab.
-              let how = failed ? "failed" : bailed ? "returned early" : stopped || operations[i].skipped ? "cancelled" : "succeeded"
+              func field(_ label: String) -> String? {
+                fields.first { $0.label == label }.map { "\\($0.value)" }
+              }
+              let failed = field("error").map { $0 != "nil" } ?? false
+              let bailed = field("bailed") == "true"
+              let stopped = field("stopped") == "true"
+              // Cancelled work that did not stop ran to the end: that is
+              // success, as in the lab.
+              let how =
+                failed ? "failed"
+                : bailed ? "returned early"
+                : stopped || operations[i].skipped ? "cancelled" : "succeeded"
               say("\\(name) finished (\\(how))")
             }
             if !operations[i].finished { unfinished.append(name) }
@@ -902,14 +923,16 @@ extension SwiftCode {
     if code.needsUserInterface { out += userInterfaceStandIn.joined(separator: "\n") + "\n\n" }
     out += code.pieces.map { fit($0.lines).joined(separator: "\n") }.joined(separator: "\n\n") + "\n\n"
     out += """
-      // MARK: - The end: the work is waited for (the main thread kept running meanwhile)
+      // MARK: - The end: the work is waited for (the main thread kept running)
 
       let deadline = Date(timeIntervalSinceNow: Double(\(lastTick) + 20) * tickSeconds)
       while !watcher.look().isEmpty, Date() < deadline {
         RunLoop.main.run(until: Date(timeIntervalSinceNow: tickSeconds / 10))
       }
       let unfinished = watcher.look()
-      if !unfinished.isEmpty { say("stalled: \\(unfinished.joined(separator: ", ")) never finished") }
+      if !unfinished.isEmpty {
+        say("stalled: \\(unfinished.joined(separator: ", ")) never finished")
+      }
 
       """
     return out
