@@ -287,6 +287,17 @@ import TestSupport
       runMainLoop(untilFinished: [a, b])
 
       """), "\(code)")
+    // A view of one operation shows its lines, without the whole program's count.
+    #expect(i.execute("swift b").output == """
+      // op b takes 1 completion 1
+      let queue = OperationQueue()  // the lab's default queue
+      let b = BlockOperation { work(ticks: 1) }
+      b.name = "b"
+      // its completion block runs after it finishes, on a background thread
+      b.completionBlock = { work(ticks: 1) }
+      queue.addOperation(b)
+
+      """)
     // Main-queue work alone: the helper waits for the operations only, and nothing is counted.
     let main = Interpreter()
     for line in ["op a on main takes 1", "run"] { _ = main.execute(line) }

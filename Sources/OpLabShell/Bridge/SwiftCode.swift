@@ -117,7 +117,9 @@ enum SwiftCode {
   /// The program for `steps`; with `focus`, only the pieces about that operation or queue.
   static func render(_ steps: [Step], focus: String? = nil) -> String {
     var code = Program()
-    code.tracksCompletionBlocks = steps.contains(where: \.waitsForTheWork)
+    // Only the whole program counts completion blocks: a view of one operation or queue
+    // (or an echo) shows the lines about it, and the count is about them all.
+    code.tracksCompletionBlocks = focus == nil && steps.contains(where: \.waitsForTheWork)
     for step in steps { code.add(step) }
     let pieces = focus.map { name in code.pieces.filter { $0.names.contains(name) } } ?? code.pieces
     if pieces.isEmpty {
@@ -169,9 +171,9 @@ enum SwiftCode {
     /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
     /// the main thread stays free for main-queue work, as in the lab.
     var forExport = false
-    /// Whether a `run` ends idle in the steps: its program must wait for completion
-    /// blocks, so each one is counted in `completionBlocks` (not for the export, whose
-    /// end watches every operation).
+    /// Whether a `run` ends idle in the steps of the whole program: it must wait for
+    /// completion blocks, so each one is counted in `completionBlocks` (not in a view of
+    /// one name, nor an echo, nor the export, whose end watches every operation).
     var tracksCompletionBlocks = false
     /// Whether `completionBlocks` is declared (a completion block is counted).
     var needsCompletionGroup = false
@@ -444,7 +446,9 @@ enum SwiftCode {
         mainWork
           ? "The main thread runs the main run loop, not a queue's wait: the main queue's"
             + " work runs only there (or under dispatchMain())." : nil,
-        completions ? "No queue waits for completion blocks: completionBlocks counts them." : nil,
+        completions
+          ? "No queue waits for completion blocks"
+            + (tracksCompletionBlocks ? ": completionBlocks counts them." : ".") : nil,
         adds && !mainWork
           ? "A queue's wait can return before work that another queue's work adds is in it,"
             + " so the main thread waits for the operations themselves." : nil,
@@ -946,7 +950,6 @@ extension SwiftCode {
   static func echo(_ steps: [Step]) -> String {
     guard let last = steps.last else { return "" }
     var code = Program()
-    code.tracksCompletionBlocks = steps.contains(where: \.waitsForTheWork)
     for step in steps.dropLast() { code.add(step) }
     let before = code.pieces.count
     code.add(last)
