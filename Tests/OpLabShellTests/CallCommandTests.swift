@@ -193,7 +193,8 @@ import Testing
     let i = wide()
     _ = run(["op download takes 2 fails at 1", "op filter takes 3 only-if-deps-succeeded after download"], i)
     #expect(run(["run"], i).contains("  t=1  filter finished (bailed): returned at once: dependency download did not succeed (failed)\n"))
-    #expect(run(["swift filter"], i).contains("    if !dependencies.allSatisfy(succeeded) { bailed = true; return }  // e.g. no image to filter\n"))
+    #expect(run(["swift filter"], i).contains(
+      "    // e.g. no image to filter\n    if !dependencies.allSatisfy(succeeded) { bailed = true; return }\n"))
   }
 
   @Test("status and why name OperationQueue.current for running work, per platform")
@@ -225,7 +226,8 @@ import Testing
         t=0  t1 started on thumbs: a slot was free when it was enqueued; the same priority (normal) as t2, but ahead in the line (FIFO)
 
       """)
-    #expect(run(["swift t3"], i).contains("thumbs.addOperations([t1, t2, t3], waitUntilFinished: false)  // inserts all, then schedules once\n"))
+    #expect(run(["swift t3"], i).contains(
+      "// inserts all, then schedules once\nthumbs.addOperations([t1, t2, t3], waitUntilFinished: false)\n"))
     #expect(i.world.operation(try #require(i.world.operationID(named: "t3"))).spec.duration == 2)
     _ = run(["undo"], i)
     #expect(i.world.operationID(named: "t1") == nil && i.world.operationID(named: "t3") == nil)
@@ -248,7 +250,7 @@ import Testing
 
       """)
     let swift = run(["swift fetch"], i)
-    #expect(swift.contains("  override var isReady: Bool { super.isReady && (gate.isOpen || isCancelled) }\n"))
+    #expect(swift.contains("  override var isReady: Bool {\n    super.isReady && (gate.isOpen || isCancelled)\n  }\n"))
     #expect(swift.contains("let fetch = FetchOperation(gate: reachable)\n"))
     let unknown = try #require(i.execute("open nowhere").error)
     #expect(unknown.message == "there is no gate named 'nowhere'")

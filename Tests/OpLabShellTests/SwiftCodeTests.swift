@@ -8,10 +8,14 @@ import TestSupport
 @Suite struct SwiftCodeTests {
   static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("Fixtures/every-command.oplab").path
+  /// Steps on shared state, locks, the user interface, completion blocks written as steps
+  /// and long names, in a world whose run ends idle with work on the main queue.
+  static let stepsFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/every-step.oplab").path
 
   /// A lab that has run every line of the fixture: every kind of command that changes a world.
-  static func world() throws -> Interpreter {
-    let i = Interpreter()
+  static func world(_ fixture: String = fixture, options: ShellOptions = ShellOptions()) throws -> Interpreter {
+    let i = Interpreter(options: options)
     for line in try String(contentsOfFile: fixture, encoding: .utf8).split(separator: "\n") {
       let reply = i.execute(String(line))
       #expect(reply.error == nil, "\(line): \(reply.error?.message ?? "")")
@@ -148,7 +152,7 @@ import TestSupport
     #expect(echoed("step 2") == [])
     #expect(echoed("timeline") == [])
     #expect(echoed("cancel d2") == ["  swift: d2.cancel()  // only sets isCancelled: code stops where it checks it"])
-    #expect(echoed("tap") == ["  swift: // no code: the user taps; UIKit handles the touch on the main thread (1 tick)"])
+    #expect(echoed("tap") == ["  swift: // no code: the user taps; UIKit handles it on the main thread (1 tick)"])
     #expect(i.execute("set swift-echo off").output == "  swift-echo off\n")
     #expect(echoed("suspend downloads") == [])
     // The setting is the lab's, not the world's: nothing of it is saved.
@@ -235,5 +239,231 @@ import TestSupport
     for line in ["queue q", "op f on q takes 1 async forgets-finish", "run"] { _ = stalled.execute(line) }
     let code = stalled.execute("swift").output
     #expect(code.hasSuffix("// run\n// stalled: some work never finishes, so a wait for it would hang\n"), "\(code)")
+  }
+}
+
+/// `swift` for a `run` that ends idle: a command-line tool must wait for the work, and
+/// with main-queue work or completion blocks a queue's wait is not that (#22).
+@Suite struct SwiftCodeRunTests {
+  @Test("A run with main-queue work and a completion block keeps the main run loop going until both are done, shown once as a helper; without them the wait stays one line")
+  func runKeepsTheMainRunLoopGoing() {
+    let i = Interpreter()
+    for line in ["op a on main takes 1", "op b takes 1 completion 1", "run"] { #expect(i.execute(line).error == nil, "\(line)") }
+    let code = i.execute("swift").output
+    #expect(code.contains("""
+      /// The completion blocks still to run: no queue waits for them, so each
+      /// one is counted in before its operation is added, and out when it ends.
+      let completionBlocks = DispatchGroup()
+
+      /// Runs the main run loop, on the main thread, until the operations have
+      /// finished and every completion block has run: main-queue work runs here.
+      @MainActor func runMainLoop(untilFinished operations: [Operation]) {
+        while !operations.allSatisfy(\\.isFinished)
+          || completionBlocks.wait(timeout: .now()) == .timedOut
+        {
+          RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.01))
+        }
+      }
+
+      """), "\(code)")
+    #expect(code.hasSuffix("""
+      // op b takes 1 completion 1
+      let queue = OperationQueue()  // the lab's default queue
+      let b = BlockOperation { work(ticks: 1) }
+      b.name = "b"
+      // its completion block runs after it finishes, on a background thread
+      b.completionBlock = {
+        work(ticks: 1)
+        completionBlocks.leave()  // it has run
+      }
+      completionBlocks.enter()  // b's completion block is to run
+      queue.addOperation(b)
+
+      // run
+      // a command-line tool waits for the work itself. The main thread runs the
+      // main run loop, not a queue's wait: the main queue's work runs only there
+      // (or under dispatchMain()). No queue waits for completion blocks:
+      // completionBlocks counts them.
+      runMainLoop(untilFinished: [a, b])
+
+      """), "\(code)")
+    // A view of one operation shows its lines, without the whole program's count.
+    #expect(i.execute("swift b").output == """
+      // op b takes 1 completion 1
+      let queue = OperationQueue()  // the lab's default queue
+      let b = BlockOperation { work(ticks: 1) }
+      b.name = "b"
+      // its completion block runs after it finishes, on a background thread
+      b.completionBlock = { work(ticks: 1) }
+      queue.addOperation(b)
+
+      """)
+    // Main-queue work alone: the helper waits for the operations only, and nothing is counted.
+    let main = Interpreter()
+    for line in ["op a on main takes 1", "run"] { _ = main.execute(line) }
+    let mainCode = main.execute("swift").output
+    #expect(mainCode.contains("  while !operations.allSatisfy(\\.isFinished) {\n"), "\(mainCode)")
+    #expect(!mainCode.contains("completionBlocks") && mainCode.hasSuffix("runMainLoop(untilFinished: [a])\n"), "\(mainCode)")
+    // A completion block before a run has nothing to count it.
+    let before = Interpreter()
+    _ = before.execute("op b takes 1 completion 1")
+    #expect(!before.execute("swift").output.contains("completionBlocks"))
+  }
+
+  @Test("Work another queue's work adds cannot be waited for queue by queue: the main thread waits for the operations themselves")
+  func addsToAnotherQueue() {
+    let i = Interpreter()
+    for line in ["queue q", "queue r", "op y on r takes 1 hold", "op a on q takes 1 does add y", "run"] {
+      #expect(i.execute(line).error == nil, "\(line)")
+    }
+    #expect(i.execute("swift").output.hasSuffix("""
+      // run
+      // a command-line tool waits for the work itself. A queue's wait can return
+      // before work that another queue's work adds is in it, so the main thread
+      // waits for the operations themselves.
+      runMainLoop(untilFinished: [a, y])
+
+      """))
+    // Work that adds to its own queue is still in that queue while it adds: one wait does.
+    let same = Interpreter()
+    for line in ["queue q", "op y on q takes 1 hold", "op a on q takes 1 does add y", "run"] { _ = same.execute(line) }
+    #expect(same.execute("swift").output.hasSuffix("// run\n// a program's work just goes on; a command-line tool waits for it:\nq.waitUntilAllOperationsAreFinished()\n"))
+  }
+
+  @Test("The Swift shown for a world whose run ends idle, built and run on the real queue, does all its work before it exits: main-queue work, completion blocks and what they add")
+  func shownProgramDoesAllTheWork() throws {
+    let i = try SwiftCodeTests.world(SwiftCodeTests.stepsFixture)
+    let code = i.execute("swift").output
+    let dir = try Swiftc.scratchFolder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    // The stand-ins count the work done; the end says what finished.
+    try (code + """
+
+      print("finished:", [aStepOnMain, showTheDownloadedThumbnails, hopToMain, ui].map(\\.isFinished))
+      print("work done:", worked.withLock { $0 })
+      """).write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+    try """
+      import Foundation
+      import Synchronization
+      let worked = Mutex(0)
+      func work(ticks: Int) {
+        Thread.sleep(forTimeInterval: Double(ticks) / 100)
+        worked.withLock { $0 += ticks }
+      }
+      func sleep(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) / 100) }
+
+      """.write(to: dir.appendingPathComponent("standins.swift"), atomically: true, encoding: .utf8)
+    let built = try Swiftc.run(["main.swift", "standins.swift", "-o", "world"], in: dir)
+    #expect(built.status == 0 && !built.said.contains("warning:"), "\(built.said)")
+    guard built.status == 0 else { return }
+    let ran = try Programs.run(dir.appendingPathComponent("world").path, in: dir)
+    // Ticks of work: a-step-on-main 1, increment's tick after its steps 1, load 2,
+    // with-a-long-completion-block 1 and its completion block 2 (which no queue waits
+    // for), the two ops added to main by other work 1 each: 9.
+    #expect(ran.status == 0, "\(ran.output)")
+    #expect(ran.output.hasSuffix("finished: [true, true, true, true]\nwork done: 9\n"), "\(ran.output)")
+  }
+
+  @Test("Every line of generated code fits 80 columns, even indented by a lesson's four: the whole world, each operation and queue, each echo, and the export")
+  func everyLineFits() throws {
+    var options = ShellOptions()
+    options.width = 500  // nothing is wrapped on the way: what is measured is what was made
+    options.swiftEcho = true
+    for fixture in [SwiftCodeTests.fixture, SwiftCodeTests.stepsFixture] {
+      let i = Interpreter(options: options)
+      var echoes: [String] = []
+      for line in try String(contentsOfFile: fixture, encoding: .utf8).split(separator: "\n") {
+        echoes += i.execute(String(line)).output.split(separator: "\n").map(String.init)
+          .filter { $0.hasPrefix("  swift: ") || $0.hasPrefix(SwiftCode.echoIndent) }
+      }
+      #expect(echoes.count > 20)
+      for line in echoes { #expect(line.count <= 80, "\(line)") }
+      var names: [String] = []
+      for step in i.swiftSteps() { if let name = step.command.subject { names.append(name) } }
+      for view in ["swift"] + names.map({ "swift \($0)" }) {
+        let code = i.execute(view).output
+        #expect(code.contains("\n"))
+        for line in code.split(separator: "\n") { #expect(line.count <= SwiftCode.columns, "\(view): \(line)") }
+      }
+      // The exported program too, read in an editor.
+      for line in SwiftCode.export(i.swiftSteps()).split(separator: "\n") {
+        #expect(line.count <= SwiftCode.columns, "export: \(line)")
+      }
+    }
+    // The shown forms: a comment too wide goes on as comment lines, a trailing comment
+    // goes above, a statement breaks after its `=`; a string literal is never broken.
+    #expect(SwiftCode.fit(["  x = f()  // " + String(repeating: "word ", count: 20)], width: 40) == [
+      "  // word word word word word word word",
+      "  // word word word word word word word",
+      "  // word word word word word word",
+      "  x = f()",
+    ])
+    #expect(SwiftCode.fit(["let aVeryLongName = \"a // b\" + anotherVeryLongName"], width: 40) == [
+      "let aVeryLongName =", "  \"a // b\" + anotherVeryLongName",
+    ])
+    #expect(SwiftCode.fit(["print(\"a string much longer than the width allows\")"], width: 20) == [
+      "print(\"a string much longer than the width allows\")",
+    ])
+  }
+}
+
+extension SwiftCodeRunTests {
+  @Test("A lesson's `swift` in a run: block is shown as laid out, indented but never re-wrapped like prose, even narrower than the code")
+  func lessonShowsCodeAsIs() throws {
+    let lesson = try LessonParser.parse("""
+      title: Code in a lesson
+
+      run:
+        op d2 takes 4 cancel-check every 1 completion 1
+        swift d2
+      """, file: "Lessons/99-code.lesson")
+    var inputs = ["quit"][...]
+    var options = ShellOptions()
+    options.width = 50  // the lesson indents by 4 from 44 columns on
+    var out = ""
+    let runner = LessonRunner(
+      lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: options, progress: ProgressStore(path: nil)
+    ) { out += $0 }
+    runner.run()
+    // The same code as the lab shows it: `swift` is never wrapped there either.
+    let lab = Interpreter(options: options)
+    _ = lab.execute("op d2 takes 4 cancel-check every 1 completion 1")
+    let code = lab.execute("swift d2").output
+    let indented = code.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+      .map { "    " + $0 + "\n" }.joined()
+    #expect(code.contains("// its completion block runs after it finishes, on a background thread\n"))
+    #expect(out.contains(indented), "\(out)")
+  }
+}
+
+extension SwiftCodeRunTests {
+  @Test("Code is never re-wrapped like prose: not a sourced script's `swift`, nor an echo after a command's own (wrapped) output")
+  func sourcedAndEchoedCodeIsAsIs() throws {
+    var options = ShellOptions()
+    options.width = 50
+    let line = "op d2 takes 4 cancel-check every 1 completion 1"
+    let lab = Interpreter(options: options)
+    _ = lab.execute(line)
+    let code = lab.execute("swift d2").output
+    #expect(code.contains("\n// its completion block runs after it finishes, on a background thread\n"))
+    // A script that shows its Swift, sourced: its lines' output is shown as each one made it.
+    let dir = try Swiftc.scratchFolder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let script = dir.appendingPathComponent("code.oplab").path
+    try "\(line)\nswift d2\n".write(toFile: script, atomically: true, encoding: .utf8)
+    let sourcing = Interpreter(options: options)
+    let reply = sourcing.execute("source \(script)")
+    #expect(reply.error == nil && reply.output.hasSuffix(code), "\(reply.output)")
+    // The echo: the command's own output is wrapped to 50 columns, the Swift after it is not.
+    let echoing = Interpreter(options: options)
+    _ = echoing.execute("set swift-echo on")
+    let echoed = echoing.execute("op d1 takes 2 completion 1").output
+    #expect(echoed.contains("""
+               // its completion block runs after it finishes, on a background thread
+               d1.completionBlock = { work(ticks: 1) }
+
+      """), "\(echoed)")
+    #expect(echoed.split(separator: "\n").filter { !$0.hasPrefix("  swift:") && !$0.hasPrefix(SwiftCode.echoIndent) }
+      .allSatisfy { $0.count <= 50 }, "\(echoed)")
   }
 }

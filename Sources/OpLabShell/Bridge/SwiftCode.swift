@@ -19,6 +19,93 @@ enum SwiftCode {
     var end: Tick
     /// For a `run`: it stopped stalled, with work that can never finish.
     var stalled = false
+
+    /// Whether it is a `run` that ended idle: its program waits for the work.
+    var waitsForTheWork: Bool {
+      if case .run(.idle) = command { !stalled } else { false }
+    }
+  }
+
+  /// The widest line of generated code. Code is laid out, never wrapped like prose, so
+  /// it is made to fit an 80-column terminal even where a lesson indents it by four.
+  static let columns = 76
+
+  /// `lines` fitted to `width` columns, as a person would lay them out: a trailing comment
+  /// that makes its line too wide goes on a line of its own above it; a comment too wide
+  /// goes on as more comment lines, broken between words; a statement too wide is broken
+  /// after its ` = `, the rest indented by two (as swift-format does). A line with none of
+  /// these is left as it is.
+  static func fit(_ lines: [String], width: Int = columns) -> [String] {
+    var out: [String] = []
+    for line in lines {
+      guard line.count > width else {
+        out.append(line)
+        continue
+      }
+      let indent = String(line.prefix { $0 == " " })
+      let body = line.dropFirst(indent.count)
+      if body.hasPrefix("//") {
+        let marker = body.hasPrefix("///") ? "/// " : "// "
+        var text = Substring(body.dropFirst(marker.count - 1)).drop { $0 == " " }
+        while text.last == " " { text = text.dropLast() }
+        let room = Swift.max(20, width - indent.count - marker.count)
+        while text.count > room {
+          // The last space that leaves a line within the room, else the first one.
+          let head = text.prefix(room + 1)
+          guard let space = head.lastIndex(of: " ") ?? text.firstIndex(of: " ") else { break }
+          out.append(indent + marker + text[..<space])
+          text = text[space...].drop { $0 == " " }
+        }
+        out.append(indent + marker + text)
+      } else if let comment = outsideStrings(" // ", in: line) {
+        var code = line[..<comment.lowerBound]
+        while code.last == " " { code = code.dropLast() }
+        out += fit([indent + "// " + line[comment.upperBound...]], width: width) + fit([String(code)], width: width)
+      } else if let equals = outsideStrings(" = ", in: line), line[equals.upperBound...].count + indent.count + 2 <= width {
+        out += [line[..<equals.lowerBound] + " =", indent + "  " + line[equals.upperBound...]]
+      } else {
+        out.append(line)
+      }
+    }
+    return out
+  }
+
+  /// The first `text` in `line` that is not inside a string literal.
+  static func outsideStrings(_ text: String, in line: String) -> Range<String.Index>? {
+    var inString = false
+    var escaped = false
+    var i = line.startIndex
+    while i < line.endIndex {
+      let c = line[i]
+      if escaped {
+        escaped = false
+      } else if c == "\\" {
+        escaped = inString
+      } else if c == "\"" {
+        inString.toggle()
+      } else if !inString, line[i...].hasPrefix(text) {
+        return i..<line.index(i, offsetBy: text.count)
+      }
+      i = line.index(after: i)
+    }
+    return nil
+  }
+
+  /// A call with a list argument, `head` items `tail`: on one line when it fits, else
+  /// the items on lines of their own, indented by two (as swift-format lays it out).
+  static func call(_ head: String, _ items: [String], _ tail: String, width: Int = columns) -> [String] {
+    let one = head + items.joined(separator: ", ") + tail
+    if one.count <= width { return [one] }
+    var lines = [head]
+    var line = " "
+    for item in items {
+      if line.count + 1 + item.count + 1 > width {
+        lines.append(line)
+        line = " "
+      }
+      line += " " + item + ","
+    }
+    return lines + [line, tail]
   }
 
   /// A piece of the program: its lines, and the names of the operations and queues it is about.
@@ -30,27 +117,32 @@ enum SwiftCode {
   /// The program for `steps`; with `focus`, only the pieces about that operation or queue.
   static func render(_ steps: [Step], focus: String? = nil) -> String {
     var code = Program()
+    // Only the whole program counts completion blocks: a view of one operation or queue
+    // (or an echo) shows the lines about it, and the count is about them all.
+    code.tracksCompletionBlocks = focus == nil && steps.contains(where: \.waitsForTheWork)
     for step in steps { code.add(step) }
     let pieces = focus.map { name in code.pieces.filter { $0.names.contains(name) } } ?? code.pieces
     if pieces.isEmpty {
       return focus == nil
-        ? "// nothing typed yet: `queue`, `op` and the other commands that change the world become Swift here\n"
+        ? "// nothing typed yet: `queue`, `op` and the other commands that change the\n// world become Swift here\n"
         : "// nothing typed is about \(focus ?? "") yet\n"
     }
     var out = ""
     if focus == nil {
       out += "// The Swift behind this world, on Foundation's OperationQueue. Stand-ins:\n"
-      out += "// work(ticks:) is an operation's real work, startWork(ticks:then:) work that\n"
-      out += "// calls back when done (with failing: true, back with its error),\n"
-      out += "// sleep(ticks:) the lab's clock moving on, and WorkError.failed the error\n"
-      out += "// of work that fails.\n"
+      out += "// work(ticks:) is an operation's real work, startWork(ticks:then:) work\n"
+      out += "// that calls back when done (with failing: true, back with its error),\n"
+      out += "// sleep(ticks:) the lab's clock moving on, and WorkError.failed the\n"
+      out += "// error of work that fails.\n"
       out += "import Foundation\n\n"
       if code.needsAsyncBase { out += asyncBase.joined(separator: "\n") + "\n\n" }
       if code.needsSucceeded { out += succeededHelper.joined(separator: "\n") + "\n\n" }
       if code.needsGate { out += gateBase.joined(separator: "\n") + "\n\n" }
       if code.needsUserInterface { out += userInterfaceStandIn.joined(separator: "\n") + "\n\n" }
+      if code.needsCompletionGroup { out += completionGroup.joined(separator: "\n") + "\n\n" }
+      if code.needsMainLoop { out += mainLoop(countingCompletionBlocks: code.needsCompletionGroup).joined(separator: "\n") + "\n\n" }
     }
-    out += pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
+    out += pieces.map { fit($0.lines).joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
     return out
   }
 
@@ -79,6 +171,25 @@ enum SwiftCode {
     /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
     /// the main thread stays free for main-queue work, as in the lab.
     var forExport = false
+    /// Whether a `run` ends idle in the steps of the whole program: it must wait for
+    /// completion blocks, so each one is counted in `completionBlocks` (not in a view of
+    /// one name, nor an echo, nor the export, whose end watches every operation).
+    var tracksCompletionBlocks = false
+    /// Whether `completionBlocks` is declared (a completion block is counted).
+    var needsCompletionGroup = false
+    /// Whether `runMainLoop(untilFinished:)` is declared (a run waits with it).
+    var needsMainLoop = false
+    /// The operations with a completion block.
+    var withCompletion: Set<String> = []
+    /// The operations given to a queue or started, in order: what a `run` waits for.
+    var submitted: [String] = []
+    /// The operations each operation's steps add to a queue (body and completion block).
+    var addsOf: [String: [String]] = [:]
+    /// Whether work is given to the main queue, so a wait on the main thread would
+    /// keep it from running.
+    var mainWork = false
+    /// Whether an operation's work adds work to another queue than its own.
+    var crossQueueAdds = false
 
     /// What `cancelAllOperations()` does on the main queue, as a comment.
     static let mainCancelAllNote = "  // Linux's Foundation ignores this on the main queue"
@@ -118,6 +229,7 @@ enum SwiftCode {
           names.insert(queueName)
           lines.insert(contentsOf: declare(queueName), at: 1)
           let list = "[" + all.map(SwiftCode.variable).joined(separator: ", ") + "]"
+          lines += submitting(all, to: queueName)
           lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
           if !busy.contains(queueName) { busy.append(queueName) }
         }
@@ -134,6 +246,7 @@ enum SwiftCode {
         } else {
           names.insert(queueName)
           lines.insert(contentsOf: declare(queueName), at: 1)
+          lines += submitting([name], to: queueName)
           lines.append("\(queue(queueName)).addOperation(\(v))")
           if !busy.contains(queueName) { busy.append(queueName) }
         }
@@ -142,6 +255,7 @@ enum SwiftCode {
         names.formUnion(ops + [queueName])
         if wait?.fromMain == true { names.insert("main") }
         lines.insert(contentsOf: declare(queueName), at: 1)
+        lines += submitting(ops, to: queueName)
         if ops.count == 1, wait == nil {
           lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(ops[0])))")
         } else {
@@ -164,6 +278,7 @@ enum SwiftCode {
       case .start(let op):
         names.formUnion([op, "main"])  // a call on the main thread
         lines.append("// called on the main thread, for an operation in no queue")
+        lines += submitting([op], to: nil)
         if forExport {
           // The lab's own commands go on meanwhile: the call runs when the main thread gets to it.
           lines.append("DispatchQueue.main.async { \(SwiftCode.variable(op)).start() }  // runs when the main thread is free")
@@ -178,7 +293,7 @@ enum SwiftCode {
         lines.append("\(SwiftCode.variable(gate)).open()  // KVO on isReady tells each waiting operation's queue")
       case .blocks(let op, let ticks):
         names.insert(op)
-        lines.append("\(SwiftCode.variable(op)).addExecutionBlock { work(ticks: \(ticks)) }  // before it starts: after, it raises")
+        lines.append("\(SwiftCode.variable(op)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, it raises")
       case .depend(let op, let dependencies):
         names.formUnion([op] + dependencies)
         for d in dependencies { lines.append("\(SwiftCode.variable(op)).addDependency(\(SwiftCode.variable(d)))") }
@@ -252,8 +367,7 @@ enum SwiftCode {
           if step.stalled {
             lines.append("// stalled: some work never finishes, so a wait for it would hang")
           } else {
-            lines.append("// a program's work just goes on; a command-line tool waits for it:")
-            for q in busy where q != "main" { lines.append("\(queue(q)).waitUntilAllOperationsAreFinished()") }
+            lines += waitForTheWork()
           }
         }
         names.formUnion(busy)
@@ -264,7 +378,7 @@ enum SwiftCode {
         lines.append("// no code: the lab's machine has \(cores.map { $0.map { "\($0) cores" } ?? "a core for every piece of work" } ?? "its cores")")
       case .tap:
         names.insert("main")
-        lines.append("// no code: the user taps; UIKit handles the touch on the main thread (1 tick)")
+        lines.append("// no code: the user taps; UIKit handles it on the main thread (1 tick)")
       case .variable(let name, let initial):
         lines.append("nonisolated(unsafe) var \(SwiftCode.variable(name)) = \(initial)  // shared by every operation")
       case .lock(let name):
@@ -292,6 +406,58 @@ enum SwiftCode {
 
     func queue(_ name: String) -> String { name == "main" ? "OperationQueue.main" : SwiftCode.variable(name) }
 
+    /// Records that `names` are given to `queueName` (or, with none, started by hand): a
+    /// `run` waits for them. Each completion block among them is counted in first, so the
+    /// count cannot reach zero before it has run.
+    /// - Parameter indent: for a step of a closure, which the operation that runs it
+    ///   accounts for (`addsOf`).
+    mutating func submitting(_ names: [String], to queueName: String?, indent: String = "") -> [String] {
+      for name in names where indent.isEmpty && !submitted.contains(name) { submitted.append(name) }
+      if queueName == "main" { mainWork = true }
+      guard tracksCompletionBlocks else { return [] }
+      return names.filter(withCompletion.contains).map { name in
+        needsCompletionGroup = true
+        return "\(indent)completionBlocks.enter()  // \(SwiftCode.variable(name))'s completion block is to run"
+      }
+    }
+
+    /// The end of a `run` that ended idle: the program waits for the work. Waiting on each
+    /// queue is enough unless main-queue work, completion blocks or work added to another
+    /// queue are involved: then the main thread must run the main run loop (the main
+    /// queue's work runs nowhere else), no queue waits for completion blocks, and a
+    /// queue's wait may be over before other work adds to it.
+    mutating func waitForTheWork() -> [String] {
+      var waitedFor: [String] = []
+      var next = submitted
+      while let name = next.first {
+        next.removeFirst()
+        guard !waitedFor.contains(name) else { continue }
+        waitedFor.append(name)
+        next += addsOf[name] ?? []
+      }
+      let adds = crossQueueAdds
+      let completions = waitedFor.contains(where: withCompletion.contains)
+      guard mainWork || adds || completions else {
+        return ["// a program's work just goes on; a command-line tool waits for it:"]
+          + busy.filter { $0 != "main" }.map { "\(queue($0)).waitUntilAllOperationsAreFinished()" }
+      }
+      needsMainLoop = true
+      let why = [
+        mainWork
+          ? "The main thread runs the main run loop, not a queue's wait: the main queue's"
+            + " work runs only there (or under dispatchMain())." : nil,
+        completions
+          ? "No queue waits for completion blocks"
+            + (tracksCompletionBlocks ? ": completionBlocks counts them." : ".") : nil,
+        adds && !mainWork
+          ? "A queue's wait can return before work that another queue's work adds is in it,"
+            + " so the main thread waits for the operations themselves." : nil,
+      ].compactMap { $0 }
+      let list = waitedFor.map(SwiftCode.variable)
+      return ["// a command-line tool waits for the work itself. " + why.joined(separator: " ")]
+        + SwiftCode.call("runMainLoop(untilFinished: [", list, "])")
+    }
+
     /// The operation's declaration: a BlockOperation when its work is one plain call, else
     /// an Operation subclass whose `main()` (or `start()`, when asynchronous) shows how it
     /// polls isCancelled, bails or fails.
@@ -310,11 +476,18 @@ enum SwiftCode {
       var bodySteps: [OpLabCore.Step] = []
       if case .steps(let steps) = spec.kind { bodySteps = steps }
       for case .add(_, let q) in bodySteps + (completionSteps ?? []) { lines += declare(q) }
+      for case .add(let added, _) in bodySteps + (completionSteps ?? []) { addsOf[spec.name, default: []].append(added) }
+      if completionSteps != nil || spec.completion != nil { withCompletion.insert(spec.name) }
+      for case .add(_, let q) in bodySteps where q != queueOf[spec.name] { crossQueueAdds = true }
+      // With a run to wait for it, a completion block says when it has run.
+      let counted = tracksCompletionBlocks ? ["  completionBlocks.leave()  // it has run"] : []
       // A gated operation keeps its gate, and its isReady asks it (a cancel lets it through).
       let gated = gate.map { g in [
         "  let gate: Gate",
         "  init(gate: Gate) { self.gate = gate; super.init() }",
-        "  override var isReady: Bool { super.isReady && (gate.isOpen || isCancelled) }",
+        "  override var isReady: Bool {",
+        "    super.isReady && (gate.isOpen || isCancelled)",
+        "  }",
       ] } ?? []
       let made = gate.map { "(gate: \(SwiftCode.variable($0)))" } ?? "()"
       switch spec.kind {
@@ -348,7 +521,7 @@ enum SwiftCode {
           lines += [
             forgets ? "    startWork(ticks: \(spec.duration)) {" : "    startWork(ticks: \(spec.duration)) { [self] in",
             forgets
-              ? "      // finish()  ← forgets-finish: never called, so isFinished never becomes true"
+              ? "      // finish()  ← forgets-finish: never called, isFinished stays false"
               : "      finish()",
           ]
         }
@@ -407,13 +580,15 @@ enum SwiftCode {
       if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
       if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
       if let steps = completionSteps {
-        lines.append("// its completion block runs after it finishes, on a background thread (not main)")
+        lines.append("// its completion block runs after it, on a background thread (not main)")
         lines.append("\(v).completionBlock = {")
-        lines += stepLines(steps, rest: (spec.completion ?? 0) - Tick(steps.count))
+        lines += stepLines(steps, rest: (spec.completion ?? 0) - Tick(steps.count)) + counted
         lines.append("}")
       } else if let c = spec.completion {
         lines.append("// its completion block runs after it finishes, on a background thread")
-        lines.append("\(v).completionBlock = { work(ticks: \(c)) }")
+        lines += counted.isEmpty
+          ? ["\(v).completionBlock = { work(ticks: \(c)) }"]
+          : ["\(v).completionBlock = {", "  work(ticks: \(c))"] + counted + ["}"]
       }
       return lines
     }
@@ -439,6 +614,7 @@ enum SwiftCode {
           needsUserInterface = true
           lines.append("  updateUserInterface()  // e.g. tableView.reloadData(): main thread only")
         case .add(let name, let queueName):
+          lines += submitting([name], to: queueName, indent: "  ")
           lines.append("  \(queue(queueName)).addOperation(\(SwiftCode.variable(name)))")
         }
       }
@@ -454,22 +630,37 @@ enum SwiftCode {
       : "the lab waited on its own thread; here the clock runs on"
   }
 
-  /// The asynchronous operation's state machine, with the KVO the queue watches; shown once.
-  /// The stand-in for a call into UIKit or AppKit (`touch ui`): it says when it is made off the main thread.
+  /// The stand-in for a call into UIKit or AppKit (`touch ui`): it says when it is made
+  /// off the main thread.
   static let userInterfaceStandIn = [
-    "/// A call into UIKit or AppKit (tableView.reloadData()): allowed only on the main thread.",
+    "/// A call into UIKit or AppKit (tableView.reloadData()): allowed only on",
+    "/// the main thread.",
     "func updateUserInterface() {",
-    "  if !Thread.isMainThread { print(\"warning: the user interface was touched off the main thread\") }",
+    "  if !Thread.isMainThread {",
+    "    print(\"warning: the user interface was touched off the main thread\")",
+    "  }",
     "}",
   ]
 
+  /// The asynchronous operation's state machine, with the KVO the queue watches; shown once.
   static let asyncBase = [
-    "/// An asynchronous operation: start() begins the work and returns; finish() ends it.",
+    "/// An asynchronous operation: start() begins the work and returns;",
+    "/// finish() ends it.",
     "class AsyncOperation: Operation, @unchecked Sendable {",
-    "  enum State: String { case ready = \"isReady\", executing = \"isExecuting\", finished = \"isFinished\" }",
+    "  enum State: String {",
+    "    case ready = \"isReady\"",
+    "    case executing = \"isExecuting\"",
+    "    case finished = \"isFinished\"",
+    "  }",
     "  var state = State.ready {",
-    "    willSet { willChangeValue(forKey: newValue.rawValue); willChangeValue(forKey: state.rawValue) }",
-    "    didSet { didChangeValue(forKey: oldValue.rawValue); didChangeValue(forKey: state.rawValue) }",
+    "    willSet {",
+    "      willChangeValue(forKey: newValue.rawValue)",
+    "      willChangeValue(forKey: state.rawValue)",
+    "    }",
+    "    didSet {",
+    "      didChangeValue(forKey: oldValue.rawValue)",
+    "      didChangeValue(forKey: state.rawValue)",
+    "    }",
     "  }",
     "  override var isAsynchronous: Bool { true }",
     "  override var isExecuting: Bool { state == .executing }",
@@ -482,11 +673,13 @@ enum SwiftCode {
   /// cancelled, and neither failed (`error`) nor returned early (`bailed`). A stand-in: a real
   /// app would pass the result itself (the downloaded image) from one operation to the next.
   static let succeededHelper = [
-    "/// Whether an operation did its work: finished, not cancelled, no error, not returned early.",
+    "/// Whether an operation did its work: finished, not cancelled, no error,",
+    "/// not returned early.",
     "func succeeded(_ op: Operation) -> Bool {",
     "  guard op.isFinished, !op.isCancelled else { return false }",
     "  return !Mirror(reflecting: op).children.contains {",
-    "    ($0.label == \"error\" && \"\\($0.value)\" != \"nil\") || ($0.label == \"bailed\" && \"\\($0.value)\" == \"true\")",
+    "    ($0.label == \"error\" && \"\\($0.value)\" != \"nil\")",
+    "      || ($0.label == \"bailed\" && \"\\($0.value)\" == \"true\")",
     "  }",
     "}",
   ]
@@ -494,14 +687,17 @@ enum SwiftCode {
   /// A condition operations wait on besides their dependencies, for `gate`: opening it
   /// posts KVO for `isReady` on each operation waiting, so their queues look again.
   static let gateBase = [
-    "/// A condition operations wait on besides their dependencies (the network is reachable).",
-    "/// Opening it posts KVO for isReady on each waiting operation: else its queue never looks again.",
+    "/// A condition operations wait on besides their dependencies (the network",
+    "/// is reachable). Opening it posts KVO for isReady on each waiting",
+    "/// operation: else its queue never looks again.",
     "final class Gate: @unchecked Sendable {",
     "  private let lock = NSLock()",
     "  private var opened = false",
     "  private var waiting: [Operation] = []",
     "  var isOpen: Bool { lock.lock(); defer { lock.unlock() }; return opened }",
-    "  func add(_ op: Operation) { lock.lock(); waiting.append(op); lock.unlock() }",
+    "  func add(_ op: Operation) {",
+    "    lock.lock(); waiting.append(op); lock.unlock()",
+    "  }",
     "  func open() {",
     "    lock.lock(); let ops = waiting; lock.unlock()",
     "    for op in ops { op.willChangeValue(forKey: \"isReady\") }",
@@ -510,6 +706,34 @@ enum SwiftCode {
     "  }",
     "}",
   ]
+
+  /// The count of completion blocks still to run, for a `run`'s wait: waiting on a
+  /// queue does not wait for them (semantics rule 36).
+  static let completionGroup = [
+    "/// The completion blocks still to run: no queue waits for them, so each",
+    "/// one is counted in before its operation is added, and out when it ends.",
+    "let completionBlocks = DispatchGroup()",
+  ]
+
+  /// The wait a command-line tool needs when main-queue work or completion blocks are
+  /// involved: the main thread runs the main run loop (the main queue's work runs only
+  /// there, or under dispatchMain()) until the operations are finished and, with them,
+  /// every completion block counted has run.
+  static func mainLoop(countingCompletionBlocks: Bool) -> [String] {
+    [
+      "/// Runs the main run loop, on the main thread, until the operations have",
+      countingCompletionBlocks
+        ? "/// finished and every completion block has run: main-queue work runs here."
+        : "/// finished: main-queue work runs here.",
+      "@MainActor func runMainLoop(untilFinished operations: [Operation]) {",
+      countingCompletionBlocks
+        ? "  while !operations.allSatisfy(\\.isFinished)\n    || completionBlocks.wait(timeout: .now()) == .timedOut\n  {"
+        : "  while !operations.allSatisfy(\\.isFinished) {",
+      "    RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.01))",
+      "  }",
+      "}",
+    ]
+  }
 
   /// `maxConcurrentOperationCount`'s value in Swift.
   static func max(_ setting: MaxSetting) -> String {
@@ -567,12 +791,14 @@ extension SwiftCode {
       }
     }
     var out = """
-      // Exported by OpLab: this world on Foundation's real OperationQueue. Build and run:
+      // Exported by OpLab: this world on Foundation's real OperationQueue.
+      // Build and run:
       //   swiftc -swift-version 6 -O main.swift -o world && ./world
-      // One tick of the lab's clock is \(tickSeconds) s here. Each operation's start and finish
-      // is printed as an event line (t=N  NAME started), to read beside the lab's `events`.
-      // Where the real queue leaves an order open (starts in the same tick), and within a
-      // fraction of a tick, the real run may differ.
+      // One tick of the lab's clock is \(tickSeconds) s here. Each operation's start
+      // and finish is printed as an event line (t=N  NAME started), to read
+      // beside the lab's `events`. Where the real queue leaves an order open
+      // (starts in the same tick), and within a fraction of a tick, the real
+      // run may differ.
       import Foundation
 
       // MARK: - Stand-ins for the lab's clock and work
@@ -582,7 +808,9 @@ extension SwiftCode {
       let printing = NSLock()
 
       /// The lab's clock: ticks since the program began.
-      func tickNow() -> Int { Int((Date().timeIntervalSince(origin) / tickSeconds).rounded()) }
+      func tickNow() -> Int {
+        Int((Date().timeIntervalSince(origin) / tickSeconds).rounded())
+      }
 
       /// Prints an event line at the present tick.
       func say(_ text: String) {
@@ -592,35 +820,44 @@ extension SwiftCode {
       }
 
       /// An operation's real work: here, it takes its time.
-      func work(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) * tickSeconds) }
+      func work(ticks: Int) {
+        Thread.sleep(forTimeInterval: Double(ticks) * tickSeconds)
+      }
 
-      /// The lab's clock moving on to the next command's tick, the main thread running
-      /// main-queue work meanwhile. In the lab a command at tick T comes before the work's own
-      /// steps at T (an isCancelled check at T sees a cancel at T), so it is made a quarter of a
-      /// tick early.
+      /// The lab's clock moving on to the next command's tick, the main thread
+      /// running main-queue work meanwhile. In the lab a command at tick T comes
+      /// before the work's own steps at T (an isCancelled check at T sees a
+      /// cancel at T), so it is made a quarter of a tick early.
       var labTick = 0
       @MainActor func sleep(ticks: Int) {
         labTick += ticks
-        RunLoop.main.run(until: origin.addingTimeInterval((Double(labTick) - 0.25) * tickSeconds))
+        let next = (Double(labTick) - 0.25) * tickSeconds
+        RunLoop.main.run(until: origin.addingTimeInterval(next))
       }
 
       /// Work that calls back when it is done (a network request, say).
       func startWork(ticks: Int, then done: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(ticks) * tickSeconds) { done() }
+        let later = DispatchTime.now() + Double(ticks) * tickSeconds
+        DispatchQueue.global().asyncAfter(deadline: later) { done() }
       }
 
       /// Work that calls back when it is done, with its error if it failed.
-      func startWork(ticks: Int, failing: Bool, then done: @escaping @Sendable (Error?) -> Void) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(ticks) * tickSeconds) {
+      func startWork(
+        ticks: Int, failing: Bool, then done: @escaping @Sendable (Error?) -> Void
+      ) {
+        let later = DispatchTime.now() + Double(ticks) * tickSeconds
+        DispatchQueue.global().asyncAfter(deadline: later) {
           done(failing ? WorkError.failed : nil)
         }
       }
 
       enum WorkError: Error { case failed }
 
-      /// Watches operations and prints their starts and finishes (polling: no KVO needed).
+      /// Watches operations and prints their starts and finishes (polling: no
+      /// KVO needed).
       final class Watcher: @unchecked Sendable {
-        private var operations: [(op: Operation, started: Bool, skipped: Bool, finished: Bool)] = []
+        private var operations:
+          [(op: Operation, started: Bool, skipped: Bool, finished: Bool)] = []
         private let lock = NSLock()
 
         func add(_ op: Operation) {
@@ -643,17 +880,25 @@ extension SwiftCode {
               if op.isExecuting || !op.isCancelled {
                 say("\\(name) started")
               } else {
-                operations[i].skipped = true  // cancelled before it started: main() never ran
+                // cancelled before it started: main() never ran
+                operations[i].skipped = true
               }
             }
             if !operations[i].finished, op.isFinished {
               operations[i].finished = true
               let fields = Mirror(reflecting: op).children
-              let failed = fields.contains { $0.label == "error" && "\\($0.value)" != "nil" }
-              let bailed = fields.contains { $0.label == "bailed" && "\\($0.value)" == "true" }
-              let stopped = fields.contains { $0.label == "stopped" && "\\($0.value)" == "true" }
-              // Cancelled work that did not stop ran to the end: that is success, as in the lab.
-              let how = failed ? "failed" : bailed ? "returned early" : stopped || operations[i].skipped ? "cancelled" : "succeeded"
+              func field(_ label: String) -> String? {
+                fields.first { $0.label == label }.map { "\\($0.value)" }
+              }
+              let failed = field("error").map { $0 != "nil" } ?? false
+              let bailed = field("bailed") == "true"
+              let stopped = field("stopped") == "true"
+              // Cancelled work that did not stop ran to the end: that is
+              // success, as in the lab.
+              let how =
+                failed ? "failed"
+                : bailed ? "returned early"
+                : stopped || operations[i].skipped ? "cancelled" : "succeeded"
               say("\\(name) finished (\\(how))")
             }
             if !operations[i].finished { unfinished.append(name) }
@@ -680,16 +925,18 @@ extension SwiftCode {
     if code.needsSucceeded { out += succeededHelper.joined(separator: "\n") + "\n\n" }
     if code.needsGate { out += gateBase.joined(separator: "\n") + "\n\n" }
     if code.needsUserInterface { out += userInterfaceStandIn.joined(separator: "\n") + "\n\n" }
-    out += code.pieces.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n") + "\n\n"
+    out += code.pieces.map { fit($0.lines).joined(separator: "\n") }.joined(separator: "\n\n") + "\n\n"
     out += """
-      // MARK: - The end: the work is waited for (the main thread kept running meanwhile)
+      // MARK: - The end: the work is waited for (the main thread kept running)
 
       let deadline = Date(timeIntervalSinceNow: Double(\(lastTick) + 20) * tickSeconds)
       while !watcher.look().isEmpty, Date() < deadline {
         RunLoop.main.run(until: Date(timeIntervalSinceNow: tickSeconds / 10))
       }
       let unfinished = watcher.look()
-      if !unfinished.isEmpty { say("stalled: \\(unfinished.joined(separator: ", ")) never finished") }
+      if !unfinished.isEmpty {
+        say("stalled: \\(unfinished.joined(separator: ", ")) never finished")
+      }
 
       """
     return out
@@ -706,7 +953,9 @@ extension SwiftCode {
     for step in steps.dropLast() { code.add(step) }
     let before = code.pieces.count
     code.add(last)
-    let lines = code.pieces[before...].filter { !($0.lines.first?.hasPrefix("sleep(") ?? false) }.flatMap { $0.lines.dropFirst() }
+    // Fitted to the width less the echo's indent.
+    let lines = code.pieces[before...].filter { !($0.lines.first?.hasPrefix("sleep(") ?? false) }
+      .flatMap { fit(Array($0.lines.dropFirst()), width: columns + 4 - echoIndent.count) }
     var shown: [String] = []
     var inClass: String?
     for line in lines {
@@ -724,8 +973,13 @@ extension SwiftCode {
       shown.append(line)
     }
     guard !shown.isEmpty else { return "" }
-    return shown.enumerated().map { i, line in (i == 0 ? "  swift: " : "         ") + line + "\n" }.joined()
+    return shown.enumerated().map { i, line in (i == 0 ? "  swift: " : echoIndent) + line + "\n" }.joined()
   }
+}
+
+extension SwiftCode {
+  /// The indent of an echo's lines after the first, under its `  swift: `.
+  static let echoIndent = "         "
 }
 
 extension Command {

@@ -161,7 +161,13 @@ public final class Interpreter {
       let scriptBefore = script.count
       if reply.error == nil, changesWorld(command), sim.journal.count > journalBefore {
         script.append((interruptedRun ? cutText() : Self.canonical(line), sim.journal.count))
-        if options.swiftEcho { reply.output += SwiftCode.echo(swiftSteps()) }
+        let echo = options.swiftEcho ? SwiftCode.echo(swiftSteps()) : ""
+        if !echo.isEmpty {
+          // The echo is code, laid out already: the output is fitted before it, not with it.
+          if !reply.colorable, !reply.preformatted { reply.output = Wrap.text(reply.output, width: options.width, ascii: options.ascii) }
+          reply.output += echo
+          reply.preformatted = true
+        }
       }
       if keepsJournal, reply.error == nil { journal(command, line: line, scriptBefore: scriptBefore) }
       if reply.error == nil, !redoing, forgetsUndone(command) { undone.removeAll() }
@@ -694,7 +700,10 @@ public final class Interpreter {
     case .source(let file):
       let at = Lexer.tokens(line).last ?? Token(file, column: 1)
       try Self.refuseCommentInPath(line, at)
-      return try source(file, at: at)
+      // Each line's output was fitted (or laid out, as code) as it ran: not again.
+      var reply = try source(file, at: at)
+      reply.preformatted = true
+      return reply
     case .reset:
       let platform = world.platform
       sim = Simulation(world: Self.freshWorld(options.platform))
@@ -916,7 +925,8 @@ public final class Interpreter {
         }
         // Ctrl-C (or a signal to a batch run) stops a sourced script between two lines too.
         if interrupt?() == true {
-          return Reply(output: out + "  interrupted before \(path):\(number); the lines from there on did not run\n")
+          let said = "  interrupted before \(path):\(number); the lines from there on did not run\n"
+          return Reply(output: out + Wrap.text(said, width: options.width, ascii: options.ascii))
         }
         let reply = execute(line)
         if let streamOutput { streamOutput(reply.output) } else { out += reply.output }

@@ -219,15 +219,17 @@ public final class LessonRunner {
       output = shown
       heldWarnings += warnings.map { indent($0 + "\n") }
     }
-    if !output.isEmpty { write(indent(output)) }
+    // Code is laid out already: re-wrapped like prose, a comment's tail would become code.
+    if !output.isEmpty { write(indent(output), asIs: reply.preformatted) }
     if reply.colorable { lastTimeline = (indent(reply.output), reply.output.filter { $0 == "\n" }.count) }
     if let e = reply.error { write(indent("error: \(e.message)\n")) }
     return reply.error == nil
   }
 
   /// Shows `text` fitted to the width: gathered into the page, if one is being gathered.
-  func write(_ text: String) {
-    let fitted = Wrap.text(text, width: options.width, ascii: options.ascii)
+  /// - Parameter asIs: `text` is laid out already (code): it is shown as it is.
+  func write(_ text: String, asIs: Bool = false) {
+    let fitted = asIs ? text : Wrap.text(text, width: options.width, ascii: options.ascii)
     lastTimeline?.linesSince += fitted.filter { $0 == "\n" }.count
     if page != nil { page? += fitted } else { output(fitted) }
   }
