@@ -434,9 +434,12 @@ public enum CommandTable {
         BlockOperation, or an Operation subclass whose main() shows how it checks isCancelled,
         bails or fails; `async` the asynchronous pattern with its KVO, a forgotten finish()
         marked; dependencies, priorities, cancel, suspend, barriers and waits as their calls.
-        work(ticks:) stands for the real work and sleep(ticks:) for the clock moving on. Taps,
-        frames and cores have no code: the lab plays the user and the machine. `set swift-echo on`
-        shows each command's Swift as you type it.
+        work(ticks:) stands for the real work and sleep(ticks:) for the clock moving on. A `run`
+        that ends idle waits as a command-line tool must: with waitUntilAllOperationsAreFinished(),
+        or, when main-queue work or completion blocks are involved, by running the main run loop
+        until they are done (no queue waits for a completion block). Taps, frames and cores have
+        no code: the lab plays the user and the machine. `set swift-echo on` shows each command's
+        Swift as you type it. The code fits 76 columns and is never re-wrapped.
         """,
       examples: ["swift", "swift d1", "swift downloads"]),
     CommandSpec(
