@@ -50,15 +50,7 @@ import Testing
       ("var ui", 5, "'ui' is the user interface (as in `touch ui`)"),
       ("var n = x", 9, "'x' is not a whole number"),
     ]
-    for c in cases {
-      do {
-        _ = try Parser.parse(c.line, context: Self.context)
-        Issue.record("\(c.line) parsed")
-      } catch {
-        #expect(error.column == c.column, "\(c.line): \(error)")
-        #expect(error.message == c.message, "\(c.line)")
-      }
-    }
+    Self.expectRefused(cases, whole: true)
   }
 
   @Test("`completion does` gives the completion block steps; `add OP` adds it to the queue it was defined for")
@@ -90,13 +82,18 @@ import Testing
       ("op x completion does add d2", 26, "there is no operation named 'd2'"),
       ("op x completion does", 22, "'op' needs more: expected 'read', 'compute', 'write', 'lock', 'unlock', 'touch', 'add' or steps"),
     ]
+    Self.expectRefused(cases, whole: false)
+  }
+
+  /// Each line is refused at its column, with its message (whole, or beginning so).
+  static func expectRefused(_ cases: [(line: String, column: Int, message: String)], whole: Bool) {
     for c in cases {
       do {
-        _ = try Parser.parse(c.line, context: Self.context)
+        _ = try Parser.parse(c.line, context: context)
         Issue.record("\(c.line) parsed")
       } catch {
         #expect(error.column == c.column, "\(c.line): \(error)")
-        #expect(error.message.hasPrefix(c.message), "\(c.line)")
+        #expect(whole ? error.message == c.message : error.message.hasPrefix(c.message), "\(c.line): \(error.message)")
       }
     }
   }
