@@ -89,10 +89,6 @@ public struct Lanes: Sendable {
         marks[op, default: []].append(Mark(kind: kind, tick: t, inCompletion: inCompletion))
       }
     }
-    func isCompletionStep(_ e: Event) -> Bool {
-      if case .completionStep = e.reason { return true }
-      return false
-    }
     func begin(_ op: OpID, _ state: Segment.State, at t: Tick) {
       close(op, at: t)
       open[Int(op.index)] = (state, t)
@@ -145,9 +141,9 @@ public struct Lanes: Sendable {
           begin(op, cancelled[Int(op.index)] ? .executingCancelled : .executing, at: e.tick)
         }
       // A step's access is recorded as its tick ends: it is marked in the tick it took.
-      case .variableRead: mark(op, .read, at: e.tick - 1, inCompletion: isCompletionStep(e))
-      case .variableWritten: mark(op, .wrote, at: e.tick - 1, inCompletion: isCompletionStep(e))
-      case .touchedUI: mark(op, .touchedUI, at: e.tick - 1, inCompletion: isCompletionStep(e))
+      case .variableRead: mark(op, .read, at: e.tick - 1, inCompletion: e.reason.isCompletionStep)
+      case .variableWritten: mark(op, .wrote, at: e.tick - 1, inCompletion: e.reason.isCompletionStep)
+      case .touchedUI: mark(op, .touchedUI, at: e.tick - 1, inCompletion: e.reason.isCompletionStep)
       case .finished(let outcome):
         close(op, at: e.tick)
         mark(op, .finished(outcome), at: e.tick)

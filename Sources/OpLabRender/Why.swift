@@ -263,27 +263,17 @@ extension Why {
     guard world.shared != nil else { return [] }
     var facts: [(Int, String)] = []
     for (i, e) in world.trace.enumerated() where e.op == op {
-      let lock: Int32
-      switch e.kind {
-      case .lockWaiting(let l): lock = l
-      case .lockAcquired(let l) where e.reason != .lockReleasedBy(op): lock = l
-      default: continue
-      }
-      if case .lockReleasedBy = e.reason { continue }
-      if case .lockChosenAfter = e.reason { continue }
+      // Its own `lock` step (a lock handed over by an unlock is no attempt).
+      guard !e.reason.isLockHandoff, let lock = Self.lockAttempted(e) else { continue }
       // Another operation's attempt on the same lock at the same tick, won or lost.
       var j = world.trace.firstIndex(atOrAfter: e.tick)
       var rival: OpID?
       var winner: OpID?
       while j < world.trace.count, world.trace[j].tick == e.tick {
         let other = world.trace[j]
-        if let o = other.op {
-          if other.kind == .lockAcquired(lock), other.reason != .lockReleasedBy(o), winner == nil {
-            if case .lockReleasedBy = other.reason {} else if case .lockChosenAfter = other.reason {} else { winner = o }
-          }
-          if o != op, other.kind == .lockWaiting(lock) || other.kind == .lockAcquired(lock) {
-            if case .lockReleasedBy = other.reason {} else if case .lockChosenAfter = other.reason {} else { rival = rival ?? o }
-          }
+        if let o = other.op, !other.reason.isLockHandoff, Self.lockAttempted(other) == lock {
+          if other.kind == .lockAcquired(lock), winner == nil { winner = o }
+          if o != op, rival == nil { rival = o }
         }
         j += 1
       }
@@ -292,6 +282,14 @@ extension Why {
         + "which thread gets it first is up to the threads; the lab gave it to \(world.name(winner)), whose step was due first (`explore` tries the other)."))
     }
     return facts
+  }
+
+  /// The lock a `lock` step took or began to wait for, if the event is one.
+  static func lockAttempted(_ e: Event) -> Int32? {
+    switch e.kind {
+    case .lockWaiting(let l), .lockAcquired(let l): l
+    default: nil
+    }
   }
 
   /// The trace index of the first event at or after `tick`, from `start` on (for ordering facts).

@@ -136,7 +136,7 @@ extension World {
         guard var clock = running[op] else { break }
         let isWrite: Bool
         if case .variableWritten = e.kind { isWrite = true } else { isWrite = false }
-        let access = RaceReport.Access(op: op, tick: e.tick, isWrite: isWrite, event: i, inCompletion: Self.isCompletionStep(e))
+        let access = RaceReport.Access(op: op, tick: e.tick, isWrite: isWrite, event: i, inCompletion: e.reason.isCompletionStep)
         for earlier in accesses[v] ?? [] where earlier.access.op != op && (earlier.access.isWrite || isWrite) {
           let other = earlier.access.op.slot
           guard clock[other] < earlier.epoch else { continue }  // ordered
@@ -155,7 +155,7 @@ extension World {
         running[op]?[me] += 1
       case .touchedUI:
         if !Self.isOnMainThread(e) {
-          report.offMainThread.append(RaceReport.OffMainThread(op: op, tick: e.tick, event: i, inCompletion: Self.isCompletionStep(e)))
+          report.offMainThread.append(RaceReport.OffMainThread(op: op, tick: e.tick, event: i, inCompletion: e.reason.isCompletionStep))
         }
       case .finished:
         let clock = running.removeValue(forKey: op) ?? enqueuedAt[op] ?? labClock
@@ -174,11 +174,6 @@ extension World {
     }
     report.lostUpdates = lostUpdates(shared, startOrder: startOrder)
     return report
-  }
-
-  private static func isCompletionStep(_ e: Event) -> Bool {
-    if case .completionStep = e.reason { return true }
-    return false
   }
 
   /// Whether the operation's `main()` or its completion block is written as steps.

@@ -276,6 +276,22 @@ public enum Reason: Hashable, Sendable {
   case addedByStep(OpID, completion: Bool)
 }
 
+extension Reason {
+  /// Whether the event was a step of a completion block (not of `main()`).
+  public var isCompletionStep: Bool {
+    if case .completionStep = self { return true }
+    return false
+  }
+
+  /// Whether a lock was handed over by an `unlock` to a waiter (not taken by its own `lock` step).
+  public var isLockHandoff: Bool {
+    switch self {
+    case .lockReleasedBy, .lockChosenAfter: true
+    default: false
+    }
+  }
+}
+
 /// What allowed an operation to start at the tick it did.
 public enum StartTrigger: Hashable, Sendable {
   /// It was enqueued while the queue had a free slot: the first operation on an idle queue starts at once.

@@ -240,8 +240,7 @@ extension World {
   /// A completion block never does: corelibs submits it to `DispatchQueue.global`, and
   /// Darwin documents its context as "not guaranteed but … typically a secondary thread".
   public static func isOnMainThread(_ e: Event) -> Bool {
-    if case .completionStep = e.reason { return false }
-    return e.queue == .main
+    !e.reason.isCompletionStep && e.queue == .main
   }
 
   /// The Swift of a request the main queue ignores: `isSuspended = true`.

@@ -268,7 +268,7 @@ enum RealComparison {
     for e in world.trace where e.kind == .touchedUI {
       guard let op = e.op else { continue }
       var who = world.name(op)
-      if case .completionStep = e.reason { who += "'s completion block" }
+      if e.reason.isCompletionStep { who += "'s completion block" }
       labTouches.append(who + (World.isOnMainThread(e) ? " on main" : " off main"))
     }
     if !labTouches.isEmpty || !run.uiTouches.isEmpty {
