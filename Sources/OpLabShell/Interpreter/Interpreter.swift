@@ -160,7 +160,11 @@ public final class Interpreter {
       // and is saved as that (the command itself would replay further).
       let scriptBefore = script.count
       if reply.error == nil, changesWorld(command), sim.journal.count > journalBefore {
-        script.append((interruptedRun ? cutText() : Self.canonical(line), sim.journal.count))
+        if interruptedRun {
+          for entry in try keptEntries(from: journalBefore) { script.append(entry) }
+        } else {
+          script.append((Self.canonical(line), sim.journal.count))
+        }
         let echo = options.swiftEcho ? SwiftCode.echo(swiftSteps()) : ""
         if !echo.isEmpty {
           // The echo is code, laid out already: the output is fitted before it, not with it.
@@ -280,6 +284,32 @@ public final class Interpreter {
       "add \(ops.map { world.name($0) }.joined(separator: ",")) to \(world.name(q)) wait \(wait.fromMain ? "from main " : "")until \(wait.until ?? world.now)"
     default: "run until \(world.now)"
     }
+  }
+
+  /// The script entries that replay what is left of a command cut short by Ctrl-C or by
+  /// time travel, whose actions are the journal's from `start` on, the last one cut
+  /// (``Action/cut(at:)``). Most commands leave one clock action: ``cutText()``. A `choose
+  /// K1,K2,…` journals a choice and a run to its open point for each choice, so what is left
+  /// is `choose` with the choices whose open point was reached, then a run to the tick; a
+  /// choice whose point lies past the cut belongs to the future that was cut, and goes (the
+  /// journal is cut to match, so the world and its saved script stay the same).
+  private func keptEntries(from start: Int) throws -> [(text: String, journalEnd: Int)] {
+    let actions = Array(sim.journal.elements(from: start))
+    let pairs = actions.count / 2
+    let choices = (0..<pairs).compactMap { i -> Int? in
+      guard case .chooseNext(let k) = actions[2 * i], case .runUntil = actions[2 * i + 1] else { return nil }
+      return k
+    }
+    guard pairs > 0, choices.count == pairs, actions.count % 2 == 0 else { return [(cutText(), sim.journal.count)] }
+    let tick = world.now
+    try sim.truncate(toActions: start + 2 * (pairs - 1))
+    var entries: [(text: String, journalEnd: Int)] = []
+    if pairs > 1 { entries.append(("choose " + choices.dropLast().map(String.init).joined(separator: ","), sim.journal.count)) }
+    if world.now < tick {
+      try sim.perform(.runUntil(tick))
+      entries.append(("run until \(tick)", sim.journal.count))
+    }
+    return entries
   }
 
   /// What a wait from the main thread leaves behind: a main thread still blocked.
@@ -516,7 +546,7 @@ public final class Interpreter {
       let from = world.now
       let cut = try sim.back(n)
       let note = n > from ? " (only \(from) \(from == 1 ? "tick had" : "ticks had") passed; this is the start)" : ""
-      return Reply(output: afterRewind(cut: cut).replacingOccurrences(of: "\n", with: "") + note + "\n")
+      return Reply(output: try afterRewind(cut: cut).replacingOccurrences(of: "\n", with: "") + note + "\n")
     case .goto(let t):
       guard t <= world.now else {
         throw Diagnostic(
@@ -524,7 +554,7 @@ public final class Interpreter {
           message: "tick \(t) is in the future (the clock is at \(world.now))",
           hint: "goto only goes back; going back forgets what came after, so `fork` first to keep it, or `run until \(t)`")
       }
-      return Reply(output: afterRewind(cut: try sim.rewind(to: t)))
+      return Reply(output: try afterRewind(cut: try sim.rewind(to: t)))
     case .undo:
       guard script.count > undoFloor, let last = script.popLast() else {
         if script.isEmpty {
@@ -624,6 +654,7 @@ public final class Interpreter {
             hint: "`choose` alone lists them")
         }
         out += try perform([.chooseNext(k), .runUntil(point.tick)]).0
+        if interruptedRun { break }  // Ctrl-C: the choices after this one are not made
       }
       return Reply(output: out + Races.openPointText(world.nextOpenPoint(), in: world))
     case .chooseBack:
@@ -804,7 +835,7 @@ public final class Interpreter {
     return steps
   }
 
-  private func afterRewind(cut: Bool) -> String {
+  private func afterRewind(cut: Bool) throws -> String {
     pruneDeclaredQueues()
     let n = sim.journal.count
     let floor = undoFloor
@@ -817,10 +848,11 @@ public final class Interpreter {
       firstGone = script.count
     }
     if cut {
-      script.append((cutText(), n))
-      travelCut = script.last
+      let kept = try keptEntries(from: script.last?.journalEnd ?? 0)
+      for entry in kept { script.append(entry) }
+      travelCut = kept.isEmpty ? nil : script.last
       // The cut form of a command below the floor (a lesson's `run`) stays below it.
-      if let k = firstGone, k < floor { undoFloor = k + 1 }
+      if let k = firstGone, k < floor { undoFloor = k + kept.count }
     }
     return "  back at t=\(world.now)\n"
   }
