@@ -148,3 +148,50 @@ import Testing
     #expect(sim.world.now == 2)
   }
 }
+
+/// Swift's `+` traps on overflow, so a world whose `compute` steps could take a value past
+/// `Int.max` or `Int.min` is refused, not wrapped (#31).
+@Suite struct OverflowTests {
+  @Test("A compute step that could overflow a variable's value is refused, whichever comes first, and nothing changes")
+  func refused() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    try w.createVariable(name: "c", initial: Int.max)
+    let before = w.trace.count
+    #expect(throws: SimulationError.invalidSpec(
+      "c starts at 9223372036854775807 and the compute steps add up to 1 in size, so a value could go past Int.max, "
+        + "where Swift's + traps (the program crashes: arithmetic overflow); use smaller numbers")) {
+      try w.addOperation(SharedStateTests.stepped("a", [.read("c"), .compute(1), .write("c")]), to: q)
+    }
+    #expect(w.trace.count == before && w.operationID(named: "a") == nil)
+    // Reading and writing alone never changes a value: allowed at any size.
+    try w.addOperation(SharedStateTests.stepped("b", [.read("c"), .write("c")]), to: q)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.value(of: "c") == Int.max)
+
+    var v = World()
+    let a = try v.createOperation(SharedStateTests.stepped("a", [.compute(-4)]))
+    #expect(throws: SimulationError.invalidSpec(
+      "d starts at -9223372036854775805 and the compute steps add up to 4 in size, so a value could go past Int.min, "
+        + "where Swift's + traps (the program crashes: arithmetic overflow); use smaller numbers")) {
+      try v.createVariable(name: "d", initial: Int.min + 3)
+    }
+    try v.createVariable(name: "d", initial: Int.min + 4)
+    // Int.min + 4 - 4 is Int.min, which fits; a completion block's compute steps count too.
+    #expect(throws: SimulationError.invalidSpec(
+      "d starts at -9223372036854775804 and the compute steps add up to 5 in size, so a value could go past Int.min, "
+        + "where Swift's + traps (the program crashes: arithmetic overflow); use smaller numbers")) {
+      try v.setCompletionSteps(a, [.compute(1)])
+    }
+  }
+
+  @Test("Amounts that fit are not refused, however many operations share them")
+  func fits() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    try w.createVariable(name: "c", initial: Int.max - 6)
+    for name in ["a", "b", "d"] { try w.addOperation(SharedStateTests.stepped(name, [.read("c"), .compute(2), .write("c")]), to: q) }
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.value(of: "c") == Int.max - 4)  // three reads of the same value: two updates lost
+  }
+}

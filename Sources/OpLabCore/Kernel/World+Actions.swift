@@ -91,6 +91,7 @@ extension World {
       throw .unknownOperation("\(bad)")
     }
     let id = newOperation(spec, nameHash: hash, reason: .command)
+    if case .steps(let steps) = spec.kind { countCompute(steps) }
     // A new operation has no dependents, so no cycle can close; duplicates are ignored
     // (as addDependency does): by looking back over a short list, with a set for a long
     // one, so a wide fan-in stays linear and a narrow one allocates nothing.

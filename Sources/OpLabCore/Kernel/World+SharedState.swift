@@ -21,6 +21,7 @@ extension World {
   @discardableResult
   public mutating func createVariable(name: String, initial: Int = 0) throws(SimulationError) -> Int {
     try checkSharedName(name)
+    try checkOverflow(compute: 0, initial: initial, name: name)
     var state = shared ?? SharedState()
     state.variableNames.append(name)
     state.initialValues.append(initial)
@@ -52,9 +53,53 @@ extension World {
     }
   }
 
-  /// Checks that every variable, lock, operation and queue the steps name exists, and that
-  /// an operation a step adds is in no queue yet.
+  /// Refuses a world in which a `compute` step could overflow `Int`: Swift's `+` traps on
+  /// overflow (the program crashes with "arithmetic overflow"), where the lab would wrap
+  /// silently. Every value a step makes is a variable's starting value plus `compute` steps'
+  /// amounts, each step run once, so the largest starting value in size plus all the
+  /// amounts in size bounds them all: a world whose bound fits in `Int` cannot overflow.
+  /// - Parameters:
+  ///   - compute: the amounts, in size, of the `compute` steps about to be added.
+  ///   - initial: the starting value of a variable about to be created.
+  func checkOverflow(compute: Int, initial: Int?, name: String? = nil) throws(SimulationError) {
+    let (amounts, tooMany) = computeBound.addingReportingOverflow(compute)
+    guard tooMany || amounts > 0 else { return }  // no compute step: no value ever changes
+    var starts = Array(zip(shared?.variableNames ?? [], shared?.initialValues ?? []))
+    if let initial { starts.append((name ?? "", initial)) }
+    // The value furthest beyond its limit: Int.max above, Int.min (one further) below.
+    for (variable, value) in starts + [("", 0)] {
+      let room = value < 0 ? Int.min.magnitude - value.magnitude : Int.max.magnitude - value.magnitude
+      guard tooMany || UInt(amounts) > room else { continue }
+      let start = variable.isEmpty ? "the compute steps" : "\(variable) starts at \(value) and the compute steps"
+      throw .invalidSpec(
+        "\(start) add up to \(tooMany ? "more than \(Int.max)" : "\(amounts)") in size, so a value could go past "
+          + "\(value < 0 ? "Int.min" : "Int.max"), where Swift's + traps (the program crashes: arithmetic overflow); "
+          + "use smaller numbers")
+    }
+  }
+
+  /// The amounts, in size, of the `compute` steps among `steps`, added up (saturating).
+  static func computeAmount(_ steps: [Step]) -> Int {
+    var total = 0
+    for case .compute(let n) in steps {
+      let (sum, overflow) = total.addingReportingOverflow(n.magnitude > Int.max.magnitude ? Int.max : Int(n.magnitude))
+      total = overflow ? Int.max : sum
+    }
+    return total
+  }
+
+  /// Counts the `compute` steps of an operation or a completion block just added into
+  /// ``computeBound``.
+  mutating func countCompute(_ steps: [Step]) {
+    let (sum, overflow) = computeBound.addingReportingOverflow(Self.computeAmount(steps))
+    computeBound = overflow ? Int.max : sum
+  }
+
+  /// Checks that every variable, lock, operation and queue the steps name exists, that
+  /// an operation a step adds is in no queue yet, and that the world's values cannot
+  /// overflow (``checkOverflow(compute:initial:name:)``).
   func checkSteps(_ steps: [Step]) throws(SimulationError) {
+    try checkOverflow(compute: Self.computeAmount(steps), initial: nil)
     for step in steps {
       if case .add(let name, let queue) = step {
         guard let target = operationID(named: name) else {
@@ -121,6 +166,7 @@ extension World {
     try checkSteps(steps)
     if shared == nil { shared = SharedState() }
     shared?.completionSteps[op] = steps
+    countCompute(steps)
     let ticks = Swift.max(operations[op.slot].spec.completion ?? 0, Tick(steps.count))
     operations[op.slot].spec.completion = ticks
   }

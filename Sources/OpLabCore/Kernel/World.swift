@@ -48,6 +48,10 @@ public struct World: Sendable {
   public internal(set) var mainThreadDispatches: [OpID: Tick] = [:]
   /// Shared variables and locks, once a `var` or a `lock` is created (see ``SharedState``).
   public internal(set) var shared: SharedState?
+  /// The most that all the `compute` steps of the world's operations and completion blocks
+  /// can add to a value, together (saturating at `Int.max`): with the largest starting value
+  /// of a variable it bounds every value a step can make (see ``checkOverflow(compute:initial:name:)``).
+  var computeBound = 0
 
   var cpu = CPUState()
   /// Every dependency edge, both ways (see ``OperationRecord/dependencyList`` and

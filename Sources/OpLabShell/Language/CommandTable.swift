@@ -565,6 +565,8 @@ public enum CommandTable {
         share. Operations written with `does` read it into their own register and write the
         register back, a step a tick: two of them doing read, compute, write at once can both
         read the same value, and one update is lost. `status` shows each variable's value.
+        Values are Swift `Int`s, and Swift's `+` traps on overflow: a world whose `compute`
+        steps could take a value past `Int.max` or `Int.min` is refused.
         """,
       examples: ["var count", "var count = 10"]),
     CommandSpec(
