@@ -40,16 +40,25 @@ public struct RealRun: Sendable {
 /// finishing, and stops early once everything has finished.
 ///
 /// Operations that never finish (work that forgets `finish()`, a queue left suspended) are
-/// cancelled and their queues resumed at the end, and every operation is kept alive for good:
-/// corelibs walks unretained pointers to dependents when an operation finishes (rule 18).
+/// cancelled, finished and their queues resumed at the end, the main queue too, so one run
+/// never holds up the next (``release(ops:queues:gates:pumpingMain:)``); every operation is
+/// kept alive for good: corelibs walks unretained pointers to dependents when an operation
+/// finishes (rule 18).
 public enum RealDriver {
+  /// - Parameters:
+  ///   - interrupt: asked on the calling thread between slices of waiting (Ctrl-C); on the
+  ///     main thread, work sleeping there asks it too.
+  ///   - progress: told the driver's clock, in ticks, between slices of waiting (at least
+  ///     every 20 ms), on the calling thread.
   public static func run(
     _ script: RealScript, tickSeconds: Double, until endTick: Tick, grace: Tick = 2, expectedMarks: Int = 0,
-    interrupt: (() -> Bool)? = nil
+    interrupt: (() -> Bool)? = nil, progress: ((_ tick: Double) -> Void)? = nil
   ) -> RealRun {
-    let log = RealLog()
+    let onMainThread = Thread.isMainThread
+    let log = RealLog(
+      hooks: onMainThread ? MainThreadHooks(interrupt: interrupt, progress: progress) : nil, tickSeconds: tickSeconds)
     let memory = SharedMemory(log: log, deadline: Double(endTick + grace + 1) * tickSeconds)
-    let onMain = Thread.isMainThread
+    let onMain = onMainThread
     var queues: [String: OperationQueue] = [:]
     var ops: [String: Operation] = [:]
     var made: [String] = []
@@ -72,6 +81,7 @@ public enum RealDriver {
           interrupted = true
           return false
         }
+        progress?(log.elapsed / tickSeconds)
         let remaining = offset - log.elapsed
         if remaining <= 0 { return true }
         let slice = min(remaining, 0.02)
@@ -163,20 +173,35 @@ public enum RealDriver {
     let stuck = Set(memory.gaveUp)
     let unfinished = made.filter { added.contains($0) && (ops[$0]?.isFinished == false || stuck.contains($0)) }
     let drained = allFinished()
-    if !drained {
-      for q in queues.values {
-        q.cancelAllOperations()
-        q.isSuspended = false
-      }
-    }
-    log.abandon()
+    let marks = log.snapshot
+    log.abandon()  // nothing more is logged; sleeping work and lock waits stop at their next slice
+    if !drained { release(ops: Array(ops.values), queues: Array(queues.values), gates: Array(gates.values), pumpingMain: onMain) }
     // Kept alive for good (rule 18): a dependency still running may yet touch its dependents.
     _ = Unmanaged.passRetained(Array(ops.values) as NSArray)
     _ = Unmanaged.passRetained(Array(queues.values) as NSArray)
     return RealRun(
-      marks: log.snapshot, tickSeconds: tickSeconds, worstActionLateness: worstLateness, drained: drained,
+      marks: marks, tickSeconds: tickSeconds, worstActionLateness: worstLateness, drained: drained,
       interrupted: interrupted, unfinished: unfinished, endTick: Int((log.elapsed / tickSeconds).rounded()),
       pumpedMain: onMain, finalValues: memory.values, uiTouches: memory.touches, refusedAdds: memory.refusedAdds)
+  }
+
+  /// Leaves the process as the run found it, so that the next run starts on a clean slate:
+  /// work that never finished (an asynchronous operation that forgets `finish()`, one
+  /// behind a closed gate, a dependency or a suspended queue) would otherwise hold its queue
+  /// for good, and `OperationQueue.main` is the process's own, shared by every run. Every
+  /// operation is cancelled, gates opened, forgotten `finish()` calls made, queues (main
+  /// too) resumed; on the main thread its run loop turns until the main queue is empty.
+  static func release(ops: [Operation], queues: [OperationQueue], gates: [Gate], pumpingMain: Bool) {
+    for op in ops { op.cancel() }
+    for gate in gates where !gate.isOpen { gate.open() }
+    for op in ops { (op as? TimedAsyncOperation)?.finishLeftover() }
+    for q in queues { q.isSuspended = false }
+    OperationQueue.main.isSuspended = false
+    guard pumpingMain else { return }
+    let until = Date(timeIntervalSinceNow: 2)
+    while OperationQueue.main.operationCount > 0, Date() < until {
+      _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.005))
+    }
   }
 
   /// Wakes libdispatch's worker threads before tick 0, so a cold pool's first thread start

@@ -42,12 +42,55 @@ public struct RealMark: Sendable, Equatable {
   }
 }
 
+/// The driver's own calls, made only on the main thread: the driver's thread, which also runs
+/// main-queue work inside its run loop. Work sleeping there asks them as the driver would, so
+/// it stops at Ctrl-C, and the progress goes on, instead of both waiting for its sleep to end.
+final class MainThreadHooks: @unchecked Sendable {
+  // Called on the main thread only (see `fired` and `report`): the thread that made them.
+  private let interrupt: (() -> Bool)?
+  private let progress: ((Double) -> Void)?
+
+  init(interrupt: (() -> Bool)?, progress: ((Double) -> Void)?) {
+    self.interrupt = interrupt
+    self.progress = progress
+  }
+
+  /// Whether Ctrl-C came; always `false` off the main thread, which must not ask.
+  var fired: Bool { Thread.isMainThread && interrupt?() == true }
+
+  /// Tells the progress the driver's clock, in ticks; only on the main thread.
+  func report(_ ticks: Double) {
+    if Thread.isMainThread { progress?(ticks) }
+  }
+}
+
 /// The lock-protected log every operation, block and completion block writes to.
 public final class RealLog: Sendable {
   private let clock = ContinuousClock()
   private let state: Mutex<(origin: ContinuousClock.Instant, marks: [RealMark], abandoned: Bool)>
+  private let hooks: MainThreadHooks?
+  private let tickSeconds: Double
 
-  public init() { state = Mutex((ContinuousClock.now, [], false)) }
+  public convenience init() { self.init(hooks: nil, tickSeconds: 1) }
+
+  /// A log whose sleeping work on the main thread reports progress and stops, ending the
+  /// run, at Ctrl-C (`hooks`), `tickSeconds` a tick.
+  init(hooks: MainThreadHooks?, tickSeconds: Double) {
+    state = Mutex((ContinuousClock.now, [], false))
+    self.hooks = hooks
+    self.tickSeconds = tickSeconds
+  }
+
+  /// Whether work should stop now: the run has ended, or, on the main thread, Ctrl-C came
+  /// (which ends the run: nothing more is logged).
+  var shouldStop: Bool {
+    if isAbandoned { return true }
+    guard let hooks, Thread.isMainThread else { return false }
+    hooks.report(elapsed / tickSeconds)
+    guard hooks.fired else { return false }
+    abandon()
+    return true
+  }
 
   /// Ends the run: work still sleeping stops at its next slice, and nothing more is logged,
   /// so a run's leftovers neither take threads from the next one nor write into its log.
@@ -56,10 +99,11 @@ public final class RealLog: Sendable {
   /// Whether the run has ended.
   public var isAbandoned: Bool { state.withLock { $0.abandoned } }
 
-  /// Work taking `seconds`, in slices of at most 5 ms; cut short when the run ends.
+  /// Work taking `seconds`, in slices of at most 5 ms; cut short when the run ends, or on the
+  /// main thread at Ctrl-C (``shouldStop``).
   public func nap(_ seconds: Double) {
     let end = clock.now.advanced(by: .nanoseconds(Int64(seconds * 1e9)))
-    while !isAbandoned {
+    while !shouldStop {
       let left = end - clock.now
       if left <= .zero { return }
       Thread.sleep(forTimeInterval: min(0.005, Self.seconds(left)))

@@ -79,7 +79,7 @@ final class SharedMemory: Sendable {
         guard let lock = locks.withLock({ $0[l] }) else { break }
         // In slices, so a lock never given (a deadlock) lets go when the run ends.
         while !lock.lock(before: Date(timeIntervalSinceNow: 0.005)) {
-          if log.isAbandoned || log.elapsed > deadline {
+          if log.shouldStop || log.elapsed > deadline {
             state.withLock { $0.gaveUp.append(name) }
             return false
           }

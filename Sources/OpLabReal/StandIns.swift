@@ -174,6 +174,13 @@ final class TimedAsyncOperation: Operation, EndsKnown, @unchecked Sendable {
     }
   }
 
+  /// After the run: the `finish()` that work which forgets it never made, so the operation
+  /// gives its queue's slot back (nothing is logged: the run has ended).
+  func finishLeftover() {
+    guard isExecuting, !isFinished else { return }
+    set(executing: false, finished: true)
+  }
+
   private func set(executing e: Bool, finished f: Bool) {
     willChangeValue(forKey: "isExecuting")
     willChangeValue(forKey: "isFinished")

@@ -186,6 +186,9 @@ public enum Shell {
     say("Queues: main (serial) and queue (default).\nTry: op download takes 3\n")
     // A long `source` shows its lines' output as they run, not all at the end.
     interpreter.streamOutput = { writeOut($0) }
+    // `real` and `explore` say how far they have got, on a line updated in place.
+    let progress = ProgressLine.forStandardError { [interpreter] in interpreter.options.width }
+    interpreter.progress = progress.map { line in { line.update($0) } }
     while true {
       let prompt = "oplab t=\(interpreter.world.now)\(interpreter.inFork ? " (fork)" : "")> "
       switch reader.readLine(prompt: prompt) {

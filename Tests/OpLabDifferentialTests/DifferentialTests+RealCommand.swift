@@ -174,6 +174,26 @@ extension DifferentialTests {
     #expect(text.contains("\nUnfinished on the real queue too when the run ended: a, b (`why` says what each waits for).\n"), "\(text)")
   }
 
+  @Test("One real run leaves the process as it found it: an operation that forgets finish() on main does not hold the next run's main queue (#31)")
+  func realLeavesMainQueueFree() throws {
+    let text = try Self.oplab("""
+      platform linux
+      op x on main takes 2 async forgets-finish
+      run
+      real 40
+      reset
+      op y on main takes 2
+      run
+      real 40
+      """)
+    let second = String(text[(text.range(of: "fresh world at t=0")?.upperBound ?? text.endIndex)...])
+    let rows = Self.rows(second)
+    #expect(rows.map(\.name) == ["y"], "\(text)")
+    #expect(rows.first?.lab == "██✓" && rows.first?.real == "██✓", "\(text)")
+    #expect(second.contains("\nNo differences"), "\(text)")
+    #expect(text.contains("\nUnfinished on the real queue too when the run ended: x (`why` says what each waits for).\n"), "\(text)")
+  }
+
   @Test("real on lesson 15's fix: load's completion block adds show to main, where the table reload runs on the main thread")
   func realCompletionHopsToMain() throws {
     let text = try Self.oplab("""

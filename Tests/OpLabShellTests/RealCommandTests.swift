@@ -179,3 +179,18 @@ import Testing
     #expect(unplayed == ["`blocks h +1`: its stand-in is an Operation subclass, not a BlockOperation"])
   }
 }
+
+/// What `real` says of the operations left unfinished (#31): agreement only when both sides
+/// left the same ones.
+@Suite struct RealUnfinishedTextTests {
+  @Test("The same stall on both sides is agreement; different ones are named side by side, never as 'too'")
+  func unfinished() {
+    #expect(RealComparison.unfinishedText(lab: ["a", "m"], real: ["a", "m"])
+      == "Unfinished on the real queue too when the run ended: a, m (`why` says what each waits for).\n")
+    #expect(RealComparison.unfinishedText(lab: ["b", "m"], real: ["a", "m"])
+      == "Unfinished when the runs ended: in the lab b, m; on the real queue a, m (an order the real queue leaves open "
+      + "can decide which: `why` says what each waits for).\n")
+    #expect(RealComparison.unfinishedText(lab: ["b"], real: []).contains("in the lab b; on the real queue none"))
+    #expect(RealComparison.unfinishedText(lab: [], real: []) == "")
+  }
+}

@@ -72,6 +72,8 @@ extension World {
   /// - Parameter base: the world the actions start from (a ``Simulation/origin``).
   /// - Parameter interrupt: asked between runs and, during each, between ticks; `true`
   ///   stops the exploration with what it found so far.
+  /// - Parameter progress: told after each run the runs made and the distinct orders found
+  ///   so far (the caller decides how often to show them).
   ///
   /// Only steps that conflict are permuted (a partial-order reduction: steps that touch
   /// different variables, or only read, commute), so the orders run are the ones that
@@ -81,7 +83,8 @@ extension World {
   /// and the counts are over distinct orders. Each run starts from `base`.
   /// - Complexity: O(limit · the cost of one run).
   public static func explore(
-    _ actions: [Action], from base: World, limit: Int = World.exploreLimit, interrupt: Interrupt? = nil
+    _ actions: [Action], from base: World, limit: Int = World.exploreLimit, interrupt: Interrupt? = nil,
+    progress: ((_ runs: Int, _ orders: Int) -> Void)? = nil
   ) -> Exploration {
     var result = Exploration()
     var script: [Int] = []
@@ -138,6 +141,7 @@ extension World {
           result.finals.append((outcome.finalValues, 1))
         }
       }
+      progress?(result.runs, result.orders)
       // Every run may give the shortest replay, a repeated order too (its choices may be fewer).
       if outcome.isBad {
         func failed(_ o: Exploration.Outcome) -> Bool { o.deadlock || o.lostUpdate }

@@ -175,7 +175,8 @@ enum RealComparison {
 
   /// Runs the world on the real queue and compares.
   static func run(
-    steps: [SwiftCode.Step], world: World, ms: Int, at column: Int, width: Int, ascii: Bool, interrupt: Interrupt?
+    steps: [SwiftCode.Step], world: World, ms: Int, at column: Int, width: Int, ascii: Bool, interrupt: Interrupt?,
+    progress: ((String) -> Void)? = nil
   ) throws(Diagnostic) -> String {
     guard msRange.contains(ms) else {
       throw Diagnostic(
@@ -203,7 +204,11 @@ enum RealComparison {
           + "and the limit is \(Int(wallLimitSeconds)) s",
         hint: "\(way) look at an earlier moment with `goto T` first")
     }
-    let run = RealDriver.run(script, tickSeconds: Double(ms) / 1000, until: end, grace: grace, interrupt: interrupt)
+    let run = RealDriver.run(
+      script, tickSeconds: Double(ms) / 1000, until: end, grace: grace, interrupt: interrupt,
+      progress: progress.map { report in
+        { tick in report("playing on the real queue: t=\(Int(tick)) of about \(end) (Ctrl-C stops it)") }
+      })
     // Stopped by Ctrl-C: both sides are compared up to where the real run got.
     let shown = run.interrupted ? Swift.min(end, Swift.max(0, run.endTick - 1)) : end
     let lanes = Self.lanes(world, real: run).map { $0.cut(at: shown) }
@@ -238,10 +243,9 @@ enum RealComparison {
         + "the runs may differ, and did:\n"
       for d in open { out += "  • \(d.text)\n" }
     }
-    if differences.isEmpty, !run.unfinished.isEmpty, !run.interrupted {
-      // The same stall on both sides (a deadlock, a forgotten finish()) is agreement, said so.
-      out += "Unfinished on the real queue too when the run ended: \(run.unfinished.joined(separator: ", ")) "
-        + "(`why` says what each waits for).\n"
+    if differences.isEmpty, !run.interrupted {
+      let lab = world.unfinishedOperations().filter { world.operation($0).queue != nil || world.operation($0).startedAt != nil }
+      out += unfinishedText(lab: lab.sorted().map { world.name($0) }, real: run.unfinished)
     }
     out += sharedStateText(world, run: run)
     if !unplayed.isEmpty {
@@ -251,6 +255,20 @@ enum RealComparison {
       out += "Main-queue work could not run: this lab is not on the main thread here.\n"
     }
     return out
+  }
+
+  /// The operations left unfinished when the runs ended, each side's in the order they were
+  /// made: the same stall on both sides (a deadlock, a forgotten `finish()`) is agreement,
+  /// said so; different ones (which of two threads got a lock first is an open order) are
+  /// named side by side. Nothing when both sides finished everything.
+  static func unfinishedText(lab: [String], real: [String]) -> String {
+    if lab == real {
+      return real.isEmpty ? "" : "Unfinished on the real queue too when the run ended: \(real.joined(separator: ", ")) "
+        + "(`why` says what each waits for).\n"
+    }
+    func list(_ names: [String]) -> String { names.isEmpty ? "none" : names.joined(separator: ", ") }
+    return "Unfinished when the runs ended: in the lab \(list(lab)); on the real queue \(list(real)) "
+      + "(an order the real queue leaves open can decide which: `why` says what each waits for).\n"
   }
 
   /// The shared variables at the end and the calls into the user interface, lab and real

@@ -91,6 +91,10 @@ public final class Interpreter {
   /// When set, `source` hands each line's output to it as soon as the line has run (the
   /// interactive shell prints it at once), instead of returning it all at the end.
   public var streamOutput: ((String) -> Void)?
+  /// When set, a command that takes a while (`real`, `explore`) reports how far it has got,
+  /// often, and `nil` when it ends: the interactive shell shows it as one line updated in
+  /// place (``ProgressLine``).
+  public var progress: ((String?) -> Void)?
   /// Most event lines a single command echoes.
   public static let echoLimit = 200
 
@@ -631,7 +635,18 @@ public final class Interpreter {
       return Reply(output: Races.render(world))
     case .explore(let limit):
       guard world.shared != nil else { return Reply(output: Races.explorationText(Exploration(), in: world, script: [])) }
-      let e = World.explore(Array(sim.journal), from: sim.origin, limit: limit ?? World.exploreLimit, interrupt: interrupt)
+      defer { progress?(nil) }
+      let started = ContinuousClock.now
+      let e = World.explore(
+        Array(sim.journal), from: sim.origin, limit: limit ?? World.exploreLimit, interrupt: interrupt,
+        progress: progress.map { report in
+          { runs, orders in
+            let elapsed = (ContinuousClock.now - started).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+            let rate = seconds > 0 ? " (\(Int(Double(runs) / seconds)) a second)" : ""
+            report("exploring: \(orders) distinct \(orders == 1 ? "order" : "orders") in \(runs) runs\(rate); Ctrl-C keeps what was found")
+          }
+        })
       return Reply(output: Races.explorationText(e, in: world, script: script.map(\.text)))
     case .choose(let choices):
       guard world.shared != nil else {
@@ -691,9 +706,10 @@ public final class Interpreter {
         : "  swift-echo off\n")
     case .real(let ms):
       let column = Lexer.tokens(line).dropFirst().first?.column ?? 1
+      defer { progress?(nil) }
       let text = try RealComparison.run(
         steps: swiftSteps(), world: world, ms: ms ?? 50, at: column, width: options.width, ascii: options.ascii,
-        interrupt: interrupt)
+        interrupt: interrupt, progress: progress)
       return Reply(output: text)
     case .export(let kind, let file):
       let world = world, options = options
