@@ -53,33 +53,16 @@ fuzz:
 ## install: a release build as a command: PREFIX/bin/oplab (PREFIX defaults to ~/.local),
 ## its lessons and examples in PREFIX/share/oplab, shell completions for bash, zsh and fish,
 ## and a man page. make install PREFIX=/usr/local (as root), then `oplab lesson` anywhere.
+## Scripts/install.sh does it, reading PREFIX, DESTDIR and SWIFT from the environment, never
+## pasted into shell text, so a PREFIX holding blanks or quotes is still one folder.
 PREFIX ?= $(HOME)/.local
+export PREFIX DESTDIR SWIFT
 install: deps
-	$(SWIFT) build -c release --product oplab
-	@set -e; bin="$$($(SWIFT) build -c release --show-bin-path)"; \
-	  share="$(DESTDIR)$(PREFIX)/share"; \
-	  install -d "$(DESTDIR)$(PREFIX)/bin" "$$share/oplab" "$$share/man/man1" \
-	    "$$share/bash-completion/completions" "$$share/zsh/site-functions" "$$share/fish/vendor_completions.d"; \
-	  install -m 755 "$$bin/oplab" "$(DESTDIR)$(PREFIX)/bin/oplab"; \
-	  rm -rf "$$share/oplab/Lessons" "$$share/oplab/Examples"; \
-	  cp -R Lessons Examples "$$share/oplab/"; \
-	  "$$bin/oplab" --generate-completion-script bash > "$$share/bash-completion/completions/oplab"; \
-	  "$$bin/oplab" --generate-completion-script zsh > "$$share/zsh/site-functions/_oplab"; \
-	  "$$bin/oplab" --generate-completion-script fish > "$$share/fish/vendor_completions.d/oplab.fish"; \
-	  man="$$(mktemp -d)"; \
-	  if $(SWIFT) package --allow-writing-to-directory "$$man" generate-manual --output-directory "$$man" >/dev/null 2>&1; then \
-	    install -m 644 "$$man/oplab.1" "$$share/man/man1/oplab.1"; \
-	  else echo "oplab: the man page could not be generated (swift package generate-manual); skipped"; fi; \
-	  rm -rf "$$man"; \
-	  echo "installed $(DESTDIR)$(PREFIX)/bin/oplab (lessons in $$share/oplab)"; \
-	  case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "add $(PREFIX)/bin to PATH to type oplab anywhere";; esac
+	@Scripts/install.sh install
 
 ## uninstall: removes what make install put under PREFIX
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/oplab" "$(DESTDIR)$(PREFIX)/share/man/man1/oplab.1" \
-	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/oplab" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_oplab" \
-	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/oplab.fish"
-	rm -rf "$(DESTDIR)$(PREFIX)/share/oplab"
+	@Scripts/install.sh uninstall
 
 build: deps
 	$(SWIFT) build

@@ -64,9 +64,28 @@ struct OpLab: ParsableCommand {
   @Flag(help: "Restore the last session that ended without quitting (a crash, kill -9, a closed terminal).")
   var recover = false
 
+  @Flag(help: ArgumentHelp("Print the man page (mdoc) and exit: make install writes oplab.1 with it.", visibility: .hidden))
+  var generateManPage = false
+
   func run() throws {
+    if generateManPage {
+      let page = try ManPage.render(description: Self.commandLineDescription(), date: Date())
+      // main prints it, with a newline of its own, and checks that it was written.
+      throw CleanExit.message(String(page.dropLast()))
+    }
     let status = Shell.checked(Shell.main(options: display.shellOptions, keepGoing: batch.keepGoing, recover: recover))
     if status != 0 { throw ExitCode(status) }
+  }
+
+  /// swift-argument-parser's description of this command line: the JSON that
+  /// `--experimental-dump-help` prints, which its own man page generator reads.
+  static func commandLineDescription() -> String {
+    do {
+      _ = try parseAsRoot(["--experimental-dump-help"])
+      return ""  // not reached: the request ends parsing with the JSON as its message
+    } catch {
+      return fullMessage(for: error)
+    }
   }
 
   /// Exit statuses: 0 success, 1 an error in a script, 2 bad usage (as the README says).

@@ -17,11 +17,16 @@ enum Help {
     for spec in CommandTable.all {
       out += "  " + spec.name + String(repeating: " ", count: column - spec.name.count) + spec.summary + "\n"
     }
-    out += "\nEvery world starts with the queues `main` (serial) and `queue` (default settings).\n"
-    out += "priorities: veryLow low normal high veryHigh\n"
-    out += "qos: background utility default userInitiated userInteractive\n"
+    out += "\n" + notes.map { $0 + "\n" }.joined()
     return out
   }
+
+  /// What `help` says under the command list (the man page says it too).
+  static let notes = [
+    "Every world starts with the queues `main` (serial) and `queue` (default settings).",
+    "priorities: veryLow low normal high veryHigh",
+    "qos: background utility default userInitiated userInteractive",
+  ]
 
   /// A usage line whose bracketed groups (`[on QUEUE]`, `[async [forgets-finish]]`) are kept
   /// whole on one line when it wraps.
