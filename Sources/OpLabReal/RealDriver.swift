@@ -153,8 +153,26 @@ public enum RealDriver {
           log.nap(seconds)
           log.mark(label, .finished(.succeeded))
         }
-      case .blockMainThread(let ticks):
-        _ = pass(until: Double(step.tick + ticks) * tickSeconds, pumping: false)
+      case .onMainThread(let call, let until):
+        // Resolved now, on the driver's thread; the call itself runs when the main thread gets to it.
+        var targets: [Operation] = [], waitedQueues: [OperationQueue] = []
+        var batch: (names: [String], queue: OperationQueue)?
+        switch call {
+        case .waitForOperations(let names): targets = names.compactMap { ops[$0] }
+        case .waitForQueue(let name?): waitedQueues = [queue(name)]
+        case .waitForQueue(nil): waitedQueues = Array(queues.values) + [OperationQueue.main]
+        case .addAndWait(let names, let q):
+          targets = names.compactMap { ops[$0] }
+          batch = (names, queue(q))
+        }
+        let limit = min(until.map { Double($0) * tickSeconds } ?? .infinity, memory.deadline)
+        let made = MainThreadCall(
+          log: log, memory: memory, targets: targets, queues: waitedQueues, batch: batch, limit: limit)
+        if onMain {
+          DispatchQueue.main.async { made.perform() }  // when the main thread gets to it
+        } else {
+          made.perform()
+        }
       }
     }
 
@@ -183,6 +201,32 @@ public enum RealDriver {
       marks: marks, tickSeconds: tickSeconds, worstActionLateness: worstLateness, drained: drained,
       interrupted: interrupted, unfinished: unfinished, endTick: Int((log.elapsed / tickSeconds).rounded()),
       pumpedMain: onMain, finalValues: memory.values, uiTouches: memory.touches, refusedAdds: memory.refusedAdds)
+  }
+
+  /// A blocking call on the main thread, played: it adds its batch, if it has one, then
+  /// blocks the thread (the run loop does not turn) until what it waits for has finished, as
+  /// the real call does. It polls, so that a wait that can never return (work it waits for
+  /// needs the main thread) lets go when the run ends, or at its `until`.
+  struct MainThreadCall: @unchecked Sendable {
+    // Operations and queues are made on the driver's thread and only read or added here.
+    let log: RealLog
+    let memory: SharedMemory
+    let targets: [Operation]
+    let queues: [OperationQueue]
+    let batch: (names: [String], queue: OperationQueue)?
+    /// Seconds after tick 0 past which the call stops blocking.
+    let limit: Double
+
+    func perform() {
+      if let batch {
+        for name in batch.names { memory.noteAdded(name) }
+        batch.queue.addOperations(targets, waitUntilFinished: false)
+      }
+      while !targets.allSatisfy(\.isFinished) || !queues.allSatisfy({ $0.operationCount == 0 }) {
+        if log.shouldStop || log.elapsed >= limit { return }
+        Thread.sleep(forTimeInterval: 0.001)
+      }
+    }
   }
 
   /// Leaves the process as the run found it, so that the next run starts on a clean slate:

@@ -70,6 +70,17 @@ public struct RealWork: Sendable, Equatable {
   }
 }
 
+/// A blocking call made on the main thread (``RealAction/onMainThread(_:until:)``).
+public enum RealMainCall: Sendable, Equatable {
+  /// `op.waitUntilFinished()` on each, in turn.
+  case waitForOperations([String])
+  /// `queue.waitUntilAllOperationsAreFinished()`; `nil`: on every queue made so far, main too.
+  case waitForQueue(String?)
+  /// `queue.addOperations(ops, waitUntilFinished: true)`: nothing is added until the main
+  /// thread gets to the call.
+  case addAndWait([String], to: String)
+}
+
 /// Something done at a tick, on the driver's thread.
 public enum RealAction: Sendable, Equatable {
   /// `let q = OperationQueue()` with a name, and optionally its max and QoS.
@@ -110,9 +121,11 @@ public enum RealAction: Sendable, Equatable {
   case resume(String)
   /// `queue.addBarrierBlock { … }`, the block sleeping `ticks`; `label` names it in the log.
   case barrier(String, label: String, ticks: Tick)
-  /// The driver's thread is blocked for `ticks` without running its run loop: a wait on the
-  /// main thread, during which main-queue work cannot run.
-  case blockMainThread(ticks: Tick)
+  /// A call made on the main thread: main-thread work that arrives now and runs when the main
+  /// thread gets to it, after what already waits there (queued to it when the driver runs on
+  /// the main thread; else made on the driver's thread at once). It blocks the thread until
+  /// it returns, or until `until` when given (a wait cut short).
+  case onMainThread(RealMainCall, until: Tick?)
   /// A shared integer variable with its first value (`var NAME = N`).
   case makeVariable(String, Int)
   /// An `NSLock` (`lock NAME`).

@@ -27,7 +27,7 @@ final class SharedMemory: Sendable {
   private let log: RealLog
   /// Seconds after tick 0 past which a `lock` step stops waiting: on the main thread, a wait
   /// that never ends (a deadlock) would hold the driver itself, which runs the main run loop.
-  private let deadline: Double
+  let deadline: Double
 
   init(log: RealLog, deadline: Double) {
     self.log = log

@@ -456,7 +456,7 @@ public enum Diagnoses {
   /// The call a piece of main-thread work is: the wait or start() that blocks the main thread.
   static func call(_ op: OpID, in world: World) -> String {
     switch world.operation(op).mainThreadWork {
-    case .waitForOperations?: "waitUntilFinished()"
+    case .waitForOperations?: world.queueAdded(by: op) != nil ? "addOperations(_:waitUntilFinished: true)" : "waitUntilFinished()"
     case .start?: "start()"
     default: "waitUntilAllOperationsAreFinished()"
     }

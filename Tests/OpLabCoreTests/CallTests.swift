@@ -325,3 +325,78 @@ import Testing
     #expect(throws: SimulationError.unknownGate("nope")) { try w.openGate(named: "nope") }
   }
 }
+
+/// A call made from the main thread — `start()`, `waitUntilFinished()`,
+/// `addOperations(_:waitUntilFinished: true)` — is itself main-thread work: it arrives when it
+/// is called and runs when the main thread gets to it, after the work already waiting there
+/// (checked on the real queue in OpLabDifferentialTests, #31).
+@Suite struct MainThreadCallOrderTests {
+  @Test("start() called from main while the main thread is busy runs after the main-queue operation dispatched before it")
+  func startWaitsItsTurn() throws {
+    for platform in Platform.allCases {
+      var w = World(platform: platform)
+      let s = try w.createOperation(spec("s", 3))
+      let s2 = try w.createOperation(spec("s2", 2))
+      try w.callStart(s)
+      try w.run(until: 1)
+      try w.addOperation(spec("m", 1), to: .main)
+      try w.run(until: 2)
+      try w.callStart(s2)
+      #expect(w.runUntilIdle() == .idle)
+      #expect(w.lines(only: ["started", "finished"]) == [
+        "0 main.start1 started", "0 s started",
+        "3 s finished", "3 main.start1 finished", "3 m started",
+        "4 m finished", "4 main.start2 started", "4 s2 started",
+        "6 s2 finished", "6 main.start2 finished",
+      ], "\(platform)")
+      #expect(w.reasonText(w.firstIndex("started", "m")!)  == "m started on main: slot freed by main.start1; it became runnable on the main thread before main.start2, whatever their priorities")
+    }
+  }
+
+  @Test("waitUntilFinished() called from a busy main thread begins after the main-queue operation dispatched before it; one dispatched after waits for it")
+  func waitWaitsItsTurn() throws {
+    var w = World(platform: .linux)
+    let q = try w.createQueue(name: "q")
+    let s = try w.createOperation(spec("s", 3))
+    let wOp = try w.addOperation(spec("w", 5), to: q)
+    try w.callStart(s)
+    try w.run(until: 1)
+    try w.addOperation(spec("m", 1), to: .main)
+    try w.run(until: 2)
+    let mark = w.trace.count
+    #expect(w.waitOnMainThread(for: [wOp], cap: 2) == .capped)
+    try w.addOperation(spec("m2", 1), to: .main)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.lines(from: mark, only: ["started", "finished", "wait", "waited"]) == [
+      "3 s finished", "3 main.start1 finished", "3 m started",
+      "4 m finished", "4 main.wait1 started", "4 main.wait1 wait",
+      "5 w finished", "5 main.wait1 finished", "5 main.wait1 waited", "5 m2 started",
+      "6 m2 finished",
+    ])
+  }
+
+  @Test("addOperations(_:waitUntilFinished: true) from a busy main thread adds nothing until the main thread gets to the call")
+  func addWaitsItsTurn() throws {
+    var w = World(platform: .linux)
+    let q = try w.createQueue(name: "q")
+    let s = try w.createOperation(spec("s", 3))
+    let a = try w.createOperation(spec("a", 2))
+    let b = try w.createOperation(spec("b", 1))
+    try w.callStart(s)
+    try w.run(until: 1)
+    let mark = w.trace.count
+    #expect(try w.enqueueOnMainThread(all: [a, b], on: q, cap: 1) == .capped)
+    // Called, not yet made: a and b are in no queue, and adding one elsewhere would add it twice.
+    #expect(w.operation(a).queue == nil && w.operation(b).queue == nil)
+    #expect(throws: SimulationError.cannotEnqueueWhileAdding(operation: "a", queue: "q")) { try w.enqueue(a, on: q) }
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.lines(from: mark, only: ["enqueued", "started", "finished", "wait", "waited"]) == [
+      "1 main.wait1 enqueued",
+      "3 s finished", "3 main.start1 finished", "3 main.wait1 started",
+      "3 a enqueued", "3 b enqueued", "3 a started", "3 b started", "3 main.wait1 wait",
+      "4 b finished", "5 a finished", "5 main.wait1 finished", "5 main.wait1 waited",
+    ])
+    #expect(w.reasonText(w.firstIndex("enqueued", "a")!)
+      == "a enqueued on q: main.wait1, addOperations(_:waitUntilFinished: true) called on the main thread, added it when the main thread got to the call")
+  }
+}

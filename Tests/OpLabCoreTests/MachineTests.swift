@@ -386,7 +386,7 @@ import Testing
     #expect(w.reasonText(w.firstIndex("finished", "main.wait1")!).contains("the main thread is free again"))
   }
 
-  @Test("A wait from main goes ahead of the frames waiting on main, and is called a wait, not a barrier; a wait on every queue says so")
+  @Test("A wait from main takes its turn on the main thread, ahead of a frame due after it was called, and is called a wait, not a barrier; a wait on every queue says so")
   func waitFromMainIsNamedAsAWait() throws {
     var w = World()
     try w.addOperation(spec("m", 2), to: .main)
@@ -395,7 +395,7 @@ import Testing
     try w.addOperation(spec("d", 3), to: q)
     #expect(w.waitOnMainThread(q) == .reached)
     #expect(w.reasonText(w.firstIndex("started", "main.wait1")!)
-      == "main.wait1 started on main: slot freed by m; a wait from main beats normal main.frame2")
+      == "main.wait1 started on main: slot freed by m; it reached the main thread before main.frame2")
     w.waitUntilAllOperationsAreFinished()
     let waited = w.trace.indices.last { if case .waitEnded = w.trace[$0].kind { true } else { false } }
     #expect(waited.map { w.reasonText($0).hasPrefix("every queue: waitUntilAllOperationsAreFinished() returned") } == true)

@@ -194,6 +194,50 @@ extension DifferentialTests {
     #expect(text.contains("\nUnfinished on the real queue too when the run ended: x (`why` says what each waits for).\n"), "\(text)")
   }
 
+  @Test(
+    "A call made from the main thread waits its turn there, on the real queue as in the lab: start(), waitUntilFinished() and addOperations(_:waitUntilFinished: true) from a busy main thread run after the main-queue work dispatched before them (#31)",
+    arguments: [
+      // start(): s holds the main thread 0-3; m is dispatched at 1; start(s2) is called at 2.
+      ("""
+        op s takes 3 hold
+        op s2 takes 2 hold
+        start s
+        step 1
+        op m on main takes 1
+        step 1
+        start s2
+        """, ["m": "   █✓", "s": "███✓", "s2": "    ██✓"]),
+      // waitUntilFinished() called at 2 begins after m (3-4); m2, dispatched after m, waits for it.
+      ("""
+        queue q
+        op s takes 3 hold
+        op w on q takes 5
+        start s
+        step 1
+        op m on main takes 1
+        step 1
+        wait w from main
+        op m2 on main takes 1
+        """, ["m": "   █✓", "m2": "     █✓", "w": "█████✓", "s": "███✓"]),
+      // addOperations([a, b], waitUntilFinished: true) called at 1 adds them at 3.
+      ("""
+        queue q
+        op s takes 3 hold
+        op a on q takes 2 hold
+        op b on q takes 1 hold
+        start s
+        step 1
+        add a,b to q wait from main
+        """, ["a": "   ██✓", "b": "   █✓", "s": "███✓"]),
+    ])
+  func mainThreadCallsWaitTheirTurn(script: String, lab: [String: String]) throws {
+    let text = try Self.oplab("platform linux\n" + script + "\nrun\nreal 60\n")
+    let rows = Self.rows(text)
+    #expect(Dictionary(rows.map { ($0.name, $0.lab) }, uniquingKeysWith: { a, _ in a }) == lab, "\(text)")
+    for row in rows { #expect(row.real == row.lab, "\(row.name): \(text)") }
+    #expect(text.contains("\nNo differences"), "\(text)")
+  }
+
   @Test("real on lesson 15's fix: load's completion block adds show to main, where the table reload runs on the main thread")
   func realCompletionHopsToMain() throws {
     let text = try Self.oplab("""

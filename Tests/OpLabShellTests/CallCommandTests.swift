@@ -60,19 +60,19 @@ import Testing
         t=0  main.wait1 enqueued on main
         t=0  main.wait1 ready: no unfinished dependencies
         t=0  main.wait1 started on main: a slot was free when it was enqueued
-        t=0  main.wait1 waitUntilFinished() on m began
-        t=0  m enqueued on main: waits on 1 unfinished dependency
+        t=0  m enqueued on main: main.wait1, addOperations(_:waitUntilFinished: true) called on the main thread, added it when the main thread got to the call
+        t=0  main.wait1 addOperations([m], waitUntilFinished: true) began
         t=2  x finished (succeeded): work done
         t=2  m ready: dependency x finished
-        t=2  main.wait1 waitUntilFinished() on m would block forever: nothing can make progress
+        t=2  main.wait1 addOperations([m], waitUntilFinished: true) would block forever: nothing can make progress
         stalled at t=2: nothing more can happen, yet 2 operations are unfinished and would wait forever (anything waiting for them, like waitUntilAllOperationsAreFinished, would hang):
-        main.wait1 blocks the main thread in waitUntilFinished(), waiting for m, which has not finished: nothing else can run on the main thread meanwhile.
+        main.wait1 blocks the main thread in addOperations(_:waitUntilFinished: true), waiting for m, which has not finished: nothing else can run on the main thread meanwhile.
         m is ready, but every slot of main is held by main.wait1.
         the main thread stays blocked, so the app is frozen for good: `undo` takes the wait back
 
       """)
     #expect(run(["why m"], i).hasSuffix(
-      "Now: m is ready, but every slot of main is held by main.wait1, which blocks the main thread in waitUntilFinished(), waiting for m: a deadlock, so none of them can ever finish.\n"))
+      "Now: m is ready, but every slot of main is held by main.wait1, which blocks the main thread in addOperations(_:waitUntilFinished: true), waiting for m: a deadlock, so none of them can ever finish.\n"))
     // With nothing before it on main, the call still comes first: an operation it adds to
     // main can never run (the real addOperations([m], waitUntilFinished: true) on main hangs).
     let j = wide()

@@ -86,7 +86,7 @@ import Testing
       RealStep(tick: 1, action: .setMax("q", nil)),
       RealStep(tick: 1, action: .cancelAll("q")),
       RealStep(tick: 1, action: .add("e", to: "queue")),
-      RealStep(tick: 1, action: .blockMainThread(ticks: waited.end - 1)),
+      RealStep(tick: 1, action: .onMainThread(.waitForQueue(nil), until: nil)),
     ])
     #expect(waited.end > 1)
     #expect(unplayed == [

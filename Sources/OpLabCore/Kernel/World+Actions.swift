@@ -122,6 +122,9 @@ extension World {
     guard operations[op.slot].phase == .created else {
       throw .cannotEnqueue(operation: operations[op.slot].name, phase: operations[op.slot].phase, platform: platform)
     }
+    if !addCalls.isEmpty, let adding = pendingAdd(of: op) {
+      throw .cannotEnqueueWhileAdding(operation: operations[op.slot].name, queue: queues[adding.slot].name)
+    }
     file(op, on: q, reason: .command)
     pick(on: q, trigger: .enqueued)
     settle()
@@ -426,9 +429,11 @@ extension World {
     let spec = operations[op.slot].spec
     if operations[op.slot].isBarrier {
       operations[op.slot].level = 12
-    } else if let work = operations[op.slot].mainThreadWork, work != .tap, work != .frame {
-      // A call made on the main thread (a wait, a start()) runs next there.
-      operations[op.slot].level = 12
+    } else if operations[op.slot].mainThreadWork != nil {
+      // Work on the main thread — a tap, a frame, a call made there (a wait, a start()) —
+      // arrives now and takes its turn after what already waits for the main thread: the
+      // code that makes a call runs there only when the main thread gets to it.
+      operations[op.slot].level = QueuePriority.normal.rawValue
     } else if let p = spec.priority {
       operations[op.slot].level = p.rawValue
     } else if platform == .linux, queues[q.slot].effectiveMax != 1, let qos = spec.qualityOfService {

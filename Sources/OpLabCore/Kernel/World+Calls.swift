@@ -45,9 +45,9 @@ extension World {
     all ops: [OpID], on q: QueueID, cap: Tick? = nil, interrupt: Interrupt? = nil
   ) throws(SimulationError) -> RunVerdict {
     try checkEnqueue(all: ops)
-    let call = addMainThreadWork(.waitForOperations, targets: ops, reason: .command)
-    for op in ops { file(op, on: q, reason: .command) }
-    pick(on: q, trigger: .enqueued)
+    // The call is main-thread work that arrives now; it adds them when the main thread gets
+    // to it (``beginMainThreadCall(_:)``), after what already waits there.
+    let call = addMainThreadWork(.waitForOperations, targets: ops, adding: q, reason: .command)
     settle()
     return runMainThreadCall(call, cap: cap, interrupt: interrupt)
   }
@@ -63,7 +63,23 @@ extension World {
         throw .cannotEnqueue(operation: operations[op.slot].name, phase: .executing, platform: platform)
       }
       guard seen.insert(op).inserted else { throw .listedTwice(operations[op.slot].name) }
+      if let q = pendingAdd(of: op) {
+        throw .cannotEnqueueWhileAdding(operation: operations[op.slot].name, queue: queues[q.slot].name)
+      }
     }
+  }
+
+  /// For an `addOperations(_:waitUntilFinished: true)` call made on the main thread, the queue
+  /// it adds its operations to (when the main thread gets to it); `nil` for other work.
+  public func queueAdded(by call: OpID) -> QueueID? { addCalls[call] }
+
+  /// The queue an `addOperations(_:waitUntilFinished: true)` call that waits for the main
+  /// thread will add `op` to, if one will.
+  func pendingAdd(of op: OpID) -> QueueID? {
+    for (call, q) in addCalls where operations[call.slot].phase != .executing && !operations[call.slot].isFinished {
+      if callTargets(of: call).contains(op) { return q }
+    }
+    return nil
   }
 
   // MARK: - waitUntilFinished
@@ -145,6 +161,7 @@ extension World {
     if r.phase == .executing { return .startWhileExecuting(operation: r.name, platform: platform) }
     if let q = r.queue { return .startInQueue(operation: r.name, queue: queues[q.slot].name, platform: platform) }
     if pendingStartCall(on: op) != nil { return .startAlreadyCalled(r.name) }
+    if let q = pendingAdd(of: op) { return .startInQueue(operation: r.name, queue: queues[q.slot].name, platform: platform) }
     if !readiness[op.slot].isReady {
       var waiting = dependencies(of: op).filter { !operations[$0.slot].isFinished }.map { operations[$0.slot].name }
       if readiness[op.slot].gateClosed, let g = gateOfOperation[op] { waiting.append("gate " + gates[Int(g)].name) }
@@ -172,6 +189,12 @@ extension World {
     mainThreadWait = call
     switch operations[call.slot].mainThreadWork {
     case .waitForOperations?:
+      if let q = addCalls[call] {
+        // addOperations(_:waitUntilFinished: true): the main thread has got to the call, which adds them now.
+        let fresh = targets.filter { operations[$0.slot].phase == .created && operations[$0.slot].queue == nil }
+        for op in fresh { file(op, on: q, reason: .addedByMainThreadCall(call)) }
+        if !fresh.isEmpty { pick(on: q, trigger: .enqueued) }
+      }
       record(.waitStarted, op: call, queue: .main, reason: .command)
       if targets.allSatisfy({ operations[$0.slot].isFinished }) {
         schedule(.finishNow(call, .succeeded, .waitReturned, generation: generation), at: now)

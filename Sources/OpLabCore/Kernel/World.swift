@@ -69,6 +69,9 @@ public struct World: Sendable {
   /// What each `waitUntilFinished()` or `start()` call on the main thread is about, by the
   /// call's operation (``MainThreadWork/waitForOperations``, ``MainThreadWork/start``).
   var callTargetsByCall: [OpID: [OpID]] = [:]
+  /// The `addOperations(_:waitUntilFinished: true)` calls made on the main thread, each with
+  /// the queue it adds its targets to when the main thread gets to it (``enqueueOnMainThread(all:on:cap:interrupt:)``).
+  var addCalls: [OpID: QueueID] = [:]
   /// The gates custom `isReady` overrides wait on, in creation order (``gate(_:named:)``).
   public internal(set) var gates: [Gate] = []
   /// Each gated operation's gate, an index into ``gates``.

@@ -65,11 +65,14 @@ extension World {
 
   // MARK: - Kernel
 
-  /// Creates user-interface work (or a wait) and adds it to the main thread's queue.
+  /// Creates user-interface work (or a call made there) and adds it to the main thread's queue.
+  /// - Parameters:
+  ///   - targets: the operations a ``MainThreadWork/waitForOperations`` or
+  ///     ``MainThreadWork/start`` call is about.
+  ///   - queue: for `addOperations(_:waitUntilFinished: true)`, the queue the call adds its
+  ///     targets to when the main thread gets to it.
   @discardableResult
-  /// - Parameter targets: the operations a ``MainThreadWork/waitForOperations`` or
-  ///   ``MainThreadWork/start`` call is about.
-  mutating func addMainThreadWork(_ work: MainThreadWork, targets: [OpID] = [], reason: Reason) -> OpID {
+  mutating func addMainThreadWork(_ work: MainThreadWork, targets: [OpID] = [], adding queue: QueueID? = nil, reason: Reason) -> OpID {
     let base: String
     switch work {
     case .tap:
@@ -91,6 +94,7 @@ extension World {
     let id = newOperation(OperationSpec(name: name, duration: duration), reason: reason)
     operations[id.slot].mainThreadWork = work
     if !targets.isEmpty { callTargetsByCall[id] = targets }
+    if let queue { addCalls[id] = queue }  // before the pick below, which may begin the call at once
     file(id, on: .main, reason: reason)
     pick(on: .main, trigger: .enqueued)
     return id

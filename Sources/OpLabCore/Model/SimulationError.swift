@@ -37,6 +37,9 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
   case startNotReady(operation: String, waitingOn: [String], platform: Platform)
   /// A `start()` call on the operation is already waiting for the main thread.
   case startAlreadyCalled(String)
+  /// An `addOperations(_:waitUntilFinished: true)` call waiting for the main thread will add
+  /// the operation to this queue: adding it elsewhere meanwhile would add it twice (rule 39).
+  case cannotEnqueueWhileAdding(operation: String, queue: String)
   /// The same operation twice in one `addOperations(_:waitUntilFinished:)` (rule 39).
   case listedTwice(String)
   /// `addExecutionBlock(_:)` on something that is not a `BlockOperation`.
@@ -90,6 +93,9 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
           : "crashes the process (fatalError: \"receiver is not yet ready to execute\")")
     case .startAlreadyCalled(let name):
       "start() on '\(name)' is already called and waiting for the main thread; a second call would find it executing"
+    case .cannotEnqueueWhileAdding(let name, let queue):
+      "'\(name)' is already being added to \(queue) by an addOperations(_:waitUntilFinished: true) call waiting for the "
+        + "main thread; adding it again would add it twice, which the real queue refuses"
     case .listedTwice(let name):
       "'\(name)' is listed twice: addOperations(_:waitUntilFinished:) would find it already in the queue the second time "
         + "and fail for all of them (Darwin raises NSInvalidArgumentException; corelibs crashes)"

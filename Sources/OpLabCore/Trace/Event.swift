@@ -274,6 +274,9 @@ public enum Reason: Hashable, Sendable {
   case completionStep(Int32)
   /// A step of this operation's work (or, with `completion`, of its completion block) added it.
   case addedByStep(OpID, completion: Bool)
+  /// This `addOperations(_:waitUntilFinished: true)` call on the main thread added it, when
+  /// the main thread got to the call.
+  case addedByMainThreadCall(OpID)
 }
 
 extension Reason {

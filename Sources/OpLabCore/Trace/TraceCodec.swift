@@ -249,6 +249,7 @@ enum Codec {
     case .addedByStep(let op, false): w.signed(Int64(op.index)); return 62
     case .addedByStep(let op, true): w.signed(Int64(op.index)); return 63
     case .lockChosenAfter(let op): w.signed(Int64(op.index)); return 64
+    case .addedByMainThreadCall(let op): w.signed(Int64(op.index)); return 65
     }
   }
 
@@ -319,6 +320,7 @@ enum Codec {
     case 62: return .addedByStep(r.op(), completion: false)
     case 63: return .addedByStep(r.op(), completion: true)
     case 64: return .lockChosenAfter(r.op())
+    case 65: return .addedByMainThreadCall(r.op())
     default: corrupt("reason", code)
     }
   }

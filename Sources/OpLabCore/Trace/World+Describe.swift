@@ -192,6 +192,8 @@ extension World {
       inCompletion
         ? "\(name(adder))'s completion block called addOperation"
         : "a step of \(name(adder))'s work called addOperation"
+    case .addedByMainThreadCall(let call):
+      "\(name(call)), addOperations(_:waitUntilFinished: true) called on the main thread, added it when the main thread got to the call"
     case .lockHeldBy(let holder): holder == op ? "it holds that lock itself, and an NSLock is not reentrant: it waits forever" : "\(name(holder)) holds it"
     case .lockReleasedBy(let other): "\(name(other)) unlocked it, and it had waited longest"
     case .lockChosenAfter(let other):
@@ -278,7 +280,9 @@ extension World {
     guard let op = e.op else { return "waitUntilAllOperationsAreFinished()" }
     switch operations[op.slot].mainThreadWork {
     case .wait?: return "waitUntilAllOperationsAreFinished()"
-    case .waitForOperations?: return "waitUntilFinished() on " + callTargets(of: op).map { name($0) }.joined(separator: ", ")
+    case .waitForOperations?:
+      let targets = callTargets(of: op).map { name($0) }.joined(separator: ", ")
+      return addCalls[op] != nil ? "addOperations([\(targets)], waitUntilFinished: true)" : "waitUntilFinished() on " + targets
     default: return "waitUntilFinished()"
     }
   }
@@ -304,7 +308,7 @@ extension World {
     {
       return "it became runnable on the main thread before \(name(other)), whatever their priorities"
     }
-    if isRunLoopWork(winner), isRunLoopWork(other) {
+    if w0.mainThreadWork != nil, o0.mainThreadWork != nil {
       return "it reached the main thread before \(name(other))"
     }
     let w = operations[winner.slot].level, o = operations[other.slot].level
@@ -315,14 +319,9 @@ extension World {
   }
 
   /// The level an operation is filed under, as a learner reads it: a priority, or what
-  /// files above every priority (a barrier, or a wait called from the main thread).
+  /// files above every priority (a barrier).
   func levelName(_ level: Int8, of op: OpID) -> String {
     guard level == 12 else { return QueuePriority(rawValue: level)?.description ?? "\(level)" }
-    switch operations[op.slot].mainThreadWork {
-    case .wait?, .waitForOperations?: return "a wait from main"
-    case .start?: return "a start() call from main"
-    default: break
-    }
     return "barrier"
   }
 }

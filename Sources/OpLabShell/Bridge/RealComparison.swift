@@ -79,10 +79,13 @@ enum RealComparison {
       case .add(let ops, let target, let wait):
         let queue = target ?? ops.first.flatMap { queueOf[$0] } ?? "queue"
         use(queue, at: t)
-        script.at(t, ops.count == 1 && wait == nil ? .add(ops[0], to: queue) : .addBatch(ops, to: queue))
-        // The lab's caller waits; the real driver lets the clock run on (on the main thread,
-        // blocked: main-queue work waits, as it would).
-        if wait?.fromMain == true { script.at(t, .blockMainThread(ticks: step.end - t)) }
+        if let wait, wait.fromMain {
+          // One call the main thread makes when it gets to it: it adds them, then waits there.
+          script.at(t, .onMainThread(.addAndWait(ops, to: queue), until: wait.until))
+        } else {
+          // The lab's own thread waits, if it does; the real driver lets the clock run on.
+          script.at(t, ops.count == 1 && wait == nil ? .add(ops[0], to: queue) : .addBatch(ops, to: queue))
+        }
       case .start(let op): script.at(t, .startByHand(op))
       case .open(let gate): script.at(t, .openGate(gate))
       case .blocks(let op, let ticks):
@@ -107,10 +110,15 @@ enum RealComparison {
         use(name, at: t)
         barriers[name, default: 0] += 1
         script.at(t, .barrier(name, label: "\(name).barrier\(barriers[name] ?? 1)", ticks: ticks))
-      case .wait(_, let fromMain, _):
-        // The lab's caller waits; the real driver lets the clock run on (on the main thread,
-        // blocked: main-queue work waits, as it would).
-        if fromMain { script.at(t, .blockMainThread(ticks: step.end - t)) }
+      case .wait(let target, let fromMain, let until):
+        // A wait from the lab's own thread lets the real driver's clock run on; one from main
+        // is a call the main thread makes when it gets to it, blocking it meanwhile.
+        guard fromMain else { break }
+        let names = target.map { $0.split(separator: ",").map(String.init) } ?? []
+        let call: RealMainCall = target == nil ? .waitForQueue(nil)
+          : names.count == 1 && queueOf[names[0]] == nil ? .waitForQueue(names[0])
+          : .waitForOperations(names)
+        script.at(t, .onMainThread(call, until: until))
       case .variable(let name, let initial): script.at(t, .makeVariable(name, initial))
       case .lock(let name): script.at(t, .makeLock(name))
       case .run, .step, .platform: break

@@ -116,8 +116,8 @@ struct TraceOracle {
         let level: Int
         if barriers.contains(op) {
           level = 12
-        } else if let work = world.operation(op).mainThreadWork, work != .tap, work != .frame {
-          level = 12  // a wait or start() from main takes the main thread before anything waiting there
+        } else if world.operation(op).mainThreadWork != nil {
+          level = 0  // a tap, a frame or a call made there (a wait, a start()) takes its turn on the main thread
         } else if let p = priority[op] ?? nil {
           level = Int(p.rawValue)
         } else if platform == .linux, (max[q] ?? nil) != 1, q != .main, let qos = specs[world.name(op)]?.qualityOfService {
