@@ -182,15 +182,16 @@ extension TerminalTests {
     return "source \(file.path)\\r"
   }
 
-  /// A terminal of 24 rows and 80 columns, with `PAGER` as given (`nil`: unset).
-  func pagedSession(_ bursts: [String], pager: String?) throws -> String {
+  /// A terminal of 24 rows and 80 columns, with `PAGER` as given (`nil`: unset), the lab
+  /// working in `directory` (`nil`: the tests' own working folder).
+  func pagedSession(_ bursts: [String], pager: String?, arguments: [String] = [], directory: URL? = nil) throws -> String {
     let state = stateFolder()
     defer { try? FileManager.default.removeItem(at: state) }
     var environment = ["PTY_ROWS": "24", "PTY_COLS": "80"]
     if let pager { environment["PAGER"] = pager }
     let base = ProcessInfo.processInfo.environment["PAGER"]
     if pager == nil, base != nil { environment["PAGER"] = Pager.lessCommand }  // the default, whatever the runner has
-    return try session(bursts, state: state, environment: environment)
+    return try session(bursts, state: state, arguments: arguments, environment: environment, directory: directory)
   }
 
   @Test("A view taller than the screen goes through less -FRX: q leaves it at the first page, and the lab goes on")
