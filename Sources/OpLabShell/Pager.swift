@@ -4,8 +4,10 @@ import OpLabRender
 /// Shows a view taller than the terminal through a pager, as `git log` does: `$PAGER` when
 /// it is set (empty or `cat` turns paging off), else `less -FRX` (quits at once when the
 /// text fits, keeps colours, leaves the text on the screen) with a prompt naming its keys,
-/// else `more`. Interactive only:
-/// batch runs and pipes never page.
+/// else `more`. Interactive only: batch runs and pipes never page.
+///
+/// A pager that did not show the text (not found: exit 127; or any other failure) leaves
+/// it to the caller to print, with a line saying why (``Failure/note``).
 enum Pager {
   /// The pager command for `environment`, or `nil` for none.
   static func command(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
@@ -34,15 +36,45 @@ enum Pager {
     return false
   }
 
+  /// Why the pager did not show a text: the caller prints the text, then ``note``.
+  struct Failure: Equatable {
+    enum Reason: Equatable {
+      /// The pager could not be started at all (`pipe` or `posix_spawn` failed with this error).
+      case notStarted(errno: Int32)
+      /// The pager, or the shell running it, exited with this status: 127 is a command not
+      /// found, 126 one that cannot be run.
+      case exited(Int32)
+      /// The pager was ended by this signal.
+      case signaled(Int32)
+    }
+
+    /// The pager command, as `$PAGER` gave it.
+    let command: String
+    let reason: Reason
+
+    /// One line, said after the printed text: "(the pager `no-such-pager` could not run:
+    /// exit 127; printed above)".
+    var note: String {
+      let pager = "the pager `\(Visible.shown(command))`"
+      switch reason {
+      case .notStarted(let code): return "(\(pager) could not start: \(String(cString: strerror(code))); printed above)"
+      case .exited(let status) where status == 126 || status == 127: return "(\(pager) could not run: exit \(status); printed above)"
+      case .exited(let status): return "(\(pager) failed: exit \(status); printed above)"
+      case .signaled(let signo): return "(\(pager) was ended by signal \(signo); printed above)"
+      }
+    }
+  }
+
   /// Runs `command` with `text` on its standard input and the terminal as its output.
   ///
   /// Spawned in the lab's own process group, the terminal's foreground group: Foundation's
   /// `Process` starts a child in a new group, where a pager reading the keyboard is stopped
   /// by the kernel (SIGTTIN) and the lab waits for ever.
-  /// - Returns: `false` when the pager could not be started (the caller prints the text).
-  static func show(_ text: String, through command: String) -> Bool {
+  /// - Returns: `nil` when the pager showed the text (and exited 0: quit with q); else why
+  ///   it did not, and the caller prints the text.
+  static func show(_ text: String, through command: String) -> Failure? {
     var fds: [Int32] = [-1, -1]
-    guard pipe(&fds) == 0 else { return false }
+    guard pipe(&fds) == 0 else { return Failure(command: command, reason: .notStarted(errno: errno)) }
     let (readEnd, writeEnd) = (fds[0], fds[1])
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -62,7 +94,7 @@ enum Pager {
     close(readEnd)
     guard spawned == 0 else {
       close(writeEnd)
-      return false
+      return Failure(command: command, reason: .notStarted(errno: spawned))
     }
     let bytes = Array(text.utf8)
     var done = 0
@@ -74,8 +106,15 @@ enum Pager {
     }
     close(writeEnd)
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-    return true
+    var waited = waitpid(pid, &status, 0)
+    while waited < 0, errno == EINTR { waited = waitpid(pid, &status, 0) }
+    if waited < 0 { return nil }
+    let signo = status & 0x7f
+    if signo == 0 {
+      let code = (status >> 8) & 0xff
+      return code == 0 ? nil : Failure(command: command, reason: .exited(code))
+    }
+    return Failure(command: command, reason: .signaled(signo))
   }
 
   private static func onPath(_ program: String, environment: [String: String]) -> Bool {
