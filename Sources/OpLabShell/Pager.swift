@@ -1,13 +1,15 @@
 import Foundation
 import OpLabRender
+import Synchronization
 
 /// Shows a view taller than the terminal through a pager, as `git log` does: `$PAGER` when
-/// it is set (empty or `cat` turns paging off), else `less -FRX` (quits at once when the
-/// text fits, keeps colours, leaves the text on the screen) with a prompt naming its keys,
-/// else `more`. Interactive only: batch runs and pipes never page.
+/// it is set (empty or `cat` turns paging off), else `less -FRXK` (quits at once when the
+/// text fits, keeps colours, leaves the text on the screen, quits at Ctrl-C) with a prompt
+/// naming its keys, else `more`. Interactive only: batch runs and pipes never page.
 ///
-/// A pager that did not show the text (not found: exit 127; or any other failure) leaves
-/// it to the caller to print, with a line saying why (``Failure/note``).
+/// Ctrl-C leaves the pager for the lab's prompt. A pager that did not show the text (not
+/// found: exit 127; or any other failure) leaves it to the caller to print, with a line
+/// saying why (``Failure/note``).
 enum Pager {
   /// The pager command for `environment`, or `nil` for none.
   static func command(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
@@ -21,9 +23,9 @@ enum Pager {
     return nil
   }
 
-  /// `less -FRX` with a prompt that says the keys: in `less`, Enter only moves a line, and
+  /// `less -FRXK` with a prompt that says the keys: in `less`, Enter only moves a line, and
   /// a lesson's "Enter goes on" would mislead a reader there.
-  static let lessCommand = #"less -FRX '-Psspace\: next page  b\: back  q\: done'"#
+  static let lessCommand = #"less -FRXK '-Psspace\: next page  b\: back  q\: done'"#
 
   /// Whether `text` needs more rows than `rows` (less one for the prompt), counting the
   /// rows a line longer than `width` wraps onto.
@@ -69,9 +71,12 @@ enum Pager {
   ///
   /// Spawned in the lab's own process group, the terminal's foreground group: Foundation's
   /// `Process` starts a child in a new group, where a pager reading the keyboard is stopped
-  /// by the kernel (SIGTTIN) and the lab waits for ever.
-  /// - Returns: `nil` when the pager showed the text (and exited 0: quit with q); else why
-  ///   it did not, and the caller prints the text.
+  /// by the kernel (SIGTTIN) and the lab waits for ever. Ctrl-C reaches the lab as well as
+  /// the pager: the lab catches it meanwhile (a lesson would otherwise die of it, leaving
+  /// the pager behind on the terminal) and waits for the pager to quit.
+  /// - Returns: `nil` when the pager showed the text (quit with q, or left with Ctrl-C: it
+  ///   exits non-zero then, but the learner saw the text); else why it did not, and the
+  ///   caller prints the text.
   static func show(_ text: String, through command: String) -> Failure? {
     var fds: [Int32] = [-1, -1]
     guard pipe(&fds) == 0 else { return Failure(command: command, reason: .notStarted(errno: errno)) }
@@ -89,6 +94,10 @@ enum Pager {
       arguments.forEach { free($0) }
       environment.forEach { free($0) }
     }
+    interrupted.store(false, ordering: .relaxed)
+    var previous = sigaction()
+    let caught = catchInterrupts(saving: &previous)
+    defer { if caught { sigaction(SIGINT, &previous, nil) } }
     var pid: pid_t = 0
     let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, arguments, environment)
     close(readEnd)
@@ -108,13 +117,29 @@ enum Pager {
     var status: Int32 = 0
     var waited = waitpid(pid, &status, 0)
     while waited < 0, errno == EINTR { waited = waitpid(pid, &status, 0) }
-    if waited < 0 { return nil }
+    // Ctrl-C is the learner leaving the pager (less -K exits 2), not a failure to show.
+    if waited < 0 || interrupted.load(ordering: .relaxed) { return nil }
     let signo = status & 0x7f
     if signo == 0 {
       let code = (status >> 8) & 0xff
       return code == 0 ? nil : Failure(command: command, reason: .exited(code))
     }
     return Failure(command: command, reason: .signaled(signo))
+  }
+
+  /// Set by the SIGINT handler ``show(_:through:)`` installs while the pager runs.
+  private static let interrupted = Atomic<Bool>(false)
+
+  /// Catches SIGINT (Ctrl-C) in the lab, without SA_RESTART, saving the action it replaces.
+  /// The pager gets the default action back when it is started (a caught signal does not
+  /// survive exec), so Ctrl-C still reaches it.
+  /// - Returns: whether the handler was installed.
+  private static func catchInterrupts(saving previous: inout sigaction) -> Bool {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { _ in Pager.interrupted.store(true, ordering: .relaxed) }
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = 0
+    return sigaction(SIGINT, &action, &previous) == 0
   }
 
   private static func onPath(_ program: String, environment: [String: String]) -> Bool {

@@ -4,12 +4,43 @@ import TestSupport
 
 @testable import OpLabShell
 
-/// The pager on a real terminal of 80 columns and 24 rows (#31, #29): a pager that cannot
-/// run leaves the text printed, with a line saying why.
+/// The pager on a real terminal of 80 columns and 24 rows (#31, #29): Ctrl-C leaves it and
+/// the lab goes on; a pager that cannot run leaves the text printed, with a line saying why.
 ///
 /// Each step waits for the text it needs (`<NEXT TEXT>`, up to 30 s), so a busy machine
 /// only makes the tests slower.
 extension TerminalTests {
+  @Test("Ctrl-C leaves the pager: the view is not printed again, and the lab goes on")
+  func pagerInterrupt() throws {
+    let out = try pagedSession(
+      [
+        try sourceOps(40), "<NEXT o40 started on queue>", "events\\r", "<NEXT q: done>", "\\x03", "<NEXT oplab t=0> >",
+        "why o40\\r", "<NEXT o40 was created>", "\\x04",
+      ], pager: nil)
+    let events = try #require(out.range(of: "oplab t=0> events"), "\(out.suffix(500))")
+    let after = out[events.upperBound...]
+    #expect(after.contains("o40 was created at t=0."), "the lab did not go on after Ctrl-C: \(after.suffix(600))")
+    #expect(!after.contains("o40 started on queue"), "the view was printed after the pager: \(after.suffix(600))")
+    #expect(!after.contains("printed above"), "\(after.suffix(600))")
+    #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(300))")
+  }
+
+  @Test("Ctrl-C in a lesson's pager leaves the pager, not the lesson")
+  func lessonPagerInterrupt() throws {
+    let folder = stateFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let lesson = folder.appendingPathComponent("tall.lesson")
+    let paragraphs = (1...12).map { "Paragraph \($0) of a page taller than the screen." }
+    try (["title: Tall", "", "run:", "  op a takes 3", "  run", ""] + paragraphs.flatMap { [$0, ""] } + ["---", "", "A short page."])
+      .joined(separator: "\n").write(to: lesson, atomically: true, encoding: .utf8)
+    let out = try pagedSession(
+      ["<NEXT q: done>", "\\x03", "<NEXT lesson 0> >", "\\r", "<NEXT A short page.>", "quit\\r"],
+      pager: nil, arguments: ["lesson", lesson.path])
+    #expect(out.contains("A short page."), "the lesson did not go on after Ctrl-C: \(out.suffix(600))")
+    #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(300))")
+  }
+
   @Test(
     "A pager that cannot run (not found: exit 127; false: exit 1) leaves the view printed, with a line saying why",
     arguments: [

@@ -194,7 +194,7 @@ extension TerminalTests {
     return try session(bursts, state: state, arguments: arguments, environment: environment, directory: directory)
   }
 
-  @Test("A view taller than the screen goes through less -FRX: q leaves it at the first page, and the lab goes on")
+  @Test("A view taller than the screen goes through less -FRXK: q leaves it at the first page, and the lab goes on")
   func pagerForTallViews() throws {
     let ops = [try sourceOps(40)]
     let out = try pagedSession(ops + ["<SLEEP 1>", "events\\r", "<SLEEP 1>", "q", "<SLEEP 1>", "why o40\\r", "\\x04"], pager: nil)
