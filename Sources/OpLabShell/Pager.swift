@@ -24,8 +24,9 @@ enum Pager {
   }
 
   /// `less -FRXK` with a prompt that says the keys: in `less`, Enter only moves a line, and
-  /// a lesson's "Enter goes on" would mislead a reader there.
-  static let lessCommand = #"less -FRXK '-Psspace\: next page  b\: back  q\: done'"#
+  /// a lesson's "Enter goes on" would mislead a reader there. On the last page (`?e`, at
+  /// the end of the file) it says `(END)` instead of offering a next page.
+  static let lessCommand = #"less -FRXK '-Ps?e(END)  :space\: next page  .b\: back  q\: done'"#
 
   /// Whether `text` needs more rows than `rows` (less one for the prompt), counting the
   /// rows a line longer than `width` wraps onto.

@@ -5,7 +5,8 @@ import TestSupport
 @testable import OpLabShell
 
 /// The pager on a real terminal of 80 columns and 24 rows (#31, #29): Ctrl-C leaves it and
-/// the lab goes on; a pager that cannot run leaves the text printed, with a line saying why.
+/// the lab goes on; its last page offers no next page; a pager that cannot run leaves the
+/// text printed, with a line saying why.
 ///
 /// Each step waits for the text it needs (`<NEXT TEXT>`, up to 30 s), so a busy machine
 /// only makes the tests slower.
@@ -38,6 +39,25 @@ extension TerminalTests {
       ["<NEXT q: done>", "\\x03", "<NEXT lesson 0> >", "\\r", "<NEXT A short page.>", "quit\\r"],
       pager: nil, arguments: ["lesson", lesson.path])
     #expect(out.contains("A short page."), "the lesson did not go on after Ctrl-C: \(out.suffix(600))")
+    #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(300))")
+  }
+
+  @Test("On its last page the pager's prompt offers no next page")
+  func pagerLastPage() throws {
+    // 10 operations: 42 lines of events, two pages of 23 lines.
+    let out = try pagedSession(
+      [
+        try sourceOps(10), "<NEXT o10 started on queue>", "events\\r", "<NEXT q: done>", " ", "<NEXT q: done>", "q",
+        "<NEXT oplab t=0> >", "\\x04",
+      ], pager: nil)
+    let events = try #require(out.range(of: "oplab t=0> events"), "\(out.suffix(500))")
+    let first = try #require(out[events.upperBound...].range(of: "q: done"), "\(out.suffix(800))")
+    #expect(out[events.upperBound..<first.upperBound].contains("space: next page  b: back  q: done"), "\(out.suffix(800))")
+    let last = try #require(out[first.upperBound...].range(of: "o10 started on queue"), "\(out.suffix(800))")
+    let prompt = try #require(out[last.upperBound...].range(of: "q: done"), "\(out.suffix(800))")
+    let lastPrompt = out[last.upperBound..<prompt.upperBound]
+    #expect(lastPrompt.contains("b: back  q: done"), "\(lastPrompt)")
+    #expect(!lastPrompt.contains("space: next page"), "the last page offers a next page: \(lastPrompt)")
     #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(300))")
   }
 
