@@ -7,8 +7,12 @@ import Synchronization
 /// text fits, keeps colours, leaves the text on the screen, quits at Ctrl-C) with a prompt
 /// naming its keys, else `more`. Interactive only: batch runs and pipes never page.
 ///
-/// Ctrl-C leaves the pager for the lab's prompt. A pager that did not show the text (not
-/// found: exit 127; or any other failure) leaves it to the caller to print, with a line
+/// The pager has the keyboard while it runs, and only then: keys typed ahead of it are
+/// dropped before it starts and keys it left unread are dropped when it ends, so none
+/// becomes a pager command or a lab command by accident; and it runs with `LESSSECURE=1`,
+/// so in less a stray `s` (save to a file), `!` (shell), `|` (pipe) or `v` (editor) does
+/// nothing. Ctrl-C leaves the pager for the lab's prompt. A pager that did not show the text
+/// (not found: exit 127; or any other failure) leaves it to the caller to print, with a line
 /// saying why (``Failure/note``).
 enum Pager {
   /// The pager command for `environment`, or `nil` for none.
@@ -89,8 +93,10 @@ enum Pager {
     posix_spawn_file_actions_addclose(&actions, readEnd)
     posix_spawn_file_actions_addclose(&actions, writeEnd)
     let arguments: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { (word: String) in strdup(word) } + [nil]
+    var variables = ProcessInfo.processInfo.environment
+    variables["LESSSECURE"] = "1"
     let environment: [UnsafeMutablePointer<CChar>?] =
-      ProcessInfo.processInfo.environment.map { (key: String, value: String) in strdup("\(key)=\(value)") } + [nil]
+      variables.map { (key: String, value: String) in strdup("\(key)=\(value)") } + [nil]
     defer {
       arguments.forEach { free($0) }
       environment.forEach { free($0) }
@@ -99,6 +105,7 @@ enum Pager {
     var previous = sigaction()
     let caught = catchInterrupts(saving: &previous)
     defer { if caught { sigaction(SIGINT, &previous, nil) } }
+    dropTypedAhead()
     var pid: pid_t = 0
     let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, arguments, environment)
     close(readEnd)
@@ -118,6 +125,8 @@ enum Pager {
     var status: Int32 = 0
     var waited = waitpid(pid, &status, 0)
     while waited < 0, errno == EINTR { waited = waitpid(pid, &status, 0) }
+    // What was typed into the pager is the pager's: what it left unread is not a command.
+    dropTypedAhead()
     // Ctrl-C is the learner leaving the pager (less -K exits 2), not a failure to show.
     if waited < 0 || interrupted.load(ordering: .relaxed) { return nil }
     let signo = status & 0x7f
@@ -141,6 +150,13 @@ enum Pager {
     sigemptyset(&action.sa_mask)
     action.sa_flags = 0
     return sigaction(SIGINT, &action, &previous) == 0
+  }
+
+  /// Drops what was typed on the terminal and not yet read: before the pager, keys typed
+  /// ahead (the rest of a pasted line, `status` typed while `help` was starting) would be
+  /// pager commands; after it, keys it left unread would be the lab's next command.
+  private static func dropTypedAhead() {
+    if isatty(0) != 0 { _ = tcflush(0, TCIFLUSH) }
   }
 
   private static func onPath(_ program: String, environment: [String: String]) -> Bool {

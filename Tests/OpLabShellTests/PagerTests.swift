@@ -6,7 +6,8 @@ import TestSupport
 
 /// The pager on a real terminal of 80 columns and 24 rows (#31, #29): Ctrl-C leaves it and
 /// the lab goes on; its last page offers no next page; a pager that cannot run leaves the
-/// text printed, with a line saying why.
+/// text printed, with a line saying why; and keys typed before it opens, or into it, never
+/// run as less's dangerous commands nor, after it, as the lab's.
 ///
 /// Each step waits for the text it needs (`<NEXT TEXT>`, up to 30 s), so a busy machine
 /// only makes the tests slower.
@@ -74,6 +75,28 @@ extension TerminalTests {
     // Its first and last lines: the whole view is there.
     #expect(after.contains("Commands (help COMMAND for more; Tab completes):"), "\(after.prefix(300))")
     #expect(after.contains("qos: background utility default userInitiated userInteractive\r\n\(note)\r\n"), "\(after.suffix(400))")
+    #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(300))")
+  }
+
+  @Test("Keys typed ahead of the pager are dropped; `status` typed into it saves no file `tatus`; keys left in it do not run in the lab")
+  func pagerTypedKeys() throws {
+    let folder = stateFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let out = try pagedSession(
+      [
+        try sourceOps(40), "<NEXT o40 started on queue>",
+        "events\\rstatus\\rG",  // typed ahead: in less, `s` saves its input to a file, G goes to the end
+        "<NEXT q: done>", "status\\r",  // into less
+        "qstatus\\r",  // q leaves less; the rest is left unread in the terminal
+        "<NEXT oplab t=0> >", "why o40\\r", "<NEXT o40 was created>", "\\x04",
+      ], pager: nil, directory: folder)
+    let events = try #require(out.range(of: "oplab t=0> events"), "\(out.suffix(500))")
+    let after = out[events.upperBound...]
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [], "less saved a file")
+    #expect(!after.contains("o40 started on queue"), "the G typed ahead reached less: \(after.suffix(600))")
+    #expect(!after.contains("executing since"), "a `status` typed at the pager ran in the lab: \(after.suffix(600))")
+    #expect(after.contains("o40 was created at t=0."), "the lab did not go on after the pager: \(after.suffix(600))")
     #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(300))")
   }
 }
