@@ -222,12 +222,21 @@ public enum Shell {
           if reply.clearScreen { writeOut(clearScreen) }
           let color = interpreter.options.color
           let shown = color && reply.colorable ? Colorizer.timeline(reply.output) : reply.output
+          // A view the pager did not show (not found, failed) is printed after all, and why is said.
+          var paged = false
+          var pagerFailure: Pager.Failure?
           if reply.pageable, let pager = Pager.command(), let rows = terminalRows(),
-            Pager.isTaller(shown, than: rows, width: interpreter.options.width), Pager.show(shown, through: pager)
+            Pager.isTaller(shown, than: rows, width: interpreter.options.width)
           {
+            pagerFailure = Pager.show(shown, through: pager)
+            paged = pagerFailure == nil
+          }
+          if paged {
             // Shown by the pager.
           } else if !writeOut(shown, stoppingWhen: interrupted) {
             say("\n  output stopped (Ctrl-C); the command itself was done\n")
+          } else if let pagerFailure {
+            say(pagerFailure.note + "\n")
           }
           if let error = reply.error {
             let text = error.pointed(prompt: Names.width(prompt), typed: line, width: interpreter.options.width)

@@ -28,8 +28,9 @@ import Testing
     A short page.
     """
 
-  /// Runs the lesson with Enter at every pause on a screen of `rows` rows.
-  func walk(rows: Int?) throws -> (shown: String, paged: [String]) {
+  /// Runs the lesson with Enter at every pause on a screen of `rows` rows, through a pager
+  /// that shows each page, or fails with `failure`.
+  func walk(rows: Int?, failure: String? = nil) throws -> (shown: String, paged: [String]) {
     let lesson = try LessonParser.parse(Self.lesson, file: "pages.lesson")
     var inputs = ["", "", ""][...]
     var shown = ""
@@ -38,7 +39,7 @@ import Testing
       lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
     ) { shown += $0 }
     runner.screenRows = rows
-    runner.showPage = { paged.append($0); return true }
+    runner.showPage = { paged.append($0); return failure }
     runner.run()
     return (shown, paged)
   }
@@ -61,6 +62,15 @@ import Testing
     let rest = page[again.upperBound...]
     #expect(rest.hasPrefix("    t=0-5, now t=5\n    tick     0    5\n"), "\(rest)")
     #expect(rest.contains("In the timeline above"))
+  }
+
+  @Test("A page the pager could not show is printed whole, with the pager's line saying why after it")
+  func pagerFailure() throws {
+    let note = "(the pager `false` failed: exit 1; printed above)"
+    let (shown, paged) = try walk(rows: 16, failure: note)
+    let page = try #require(paged.first)
+    #expect(shown.contains(page + note + "\n"), "\(shown)")
+    #expect(shown.contains("A short page.\n"))
   }
 
   @Test("On a tall screen nothing is paged or repeated; piped (no screen), neither")

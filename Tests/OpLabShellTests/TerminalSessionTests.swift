@@ -182,18 +182,19 @@ extension TerminalTests {
     return "source \(file.path)\\r"
   }
 
-  /// A terminal of 24 rows and 80 columns, with `PAGER` as given (`nil`: unset).
-  func pagedSession(_ bursts: [String], pager: String?) throws -> String {
+  /// A terminal of 24 rows and 80 columns, with `PAGER` as given (`nil`: unset), the lab
+  /// working in `directory` (`nil`: the tests' own working folder).
+  func pagedSession(_ bursts: [String], pager: String?, arguments: [String] = [], directory: URL? = nil) throws -> String {
     let state = stateFolder()
     defer { try? FileManager.default.removeItem(at: state) }
     var environment = ["PTY_ROWS": "24", "PTY_COLS": "80"]
     if let pager { environment["PAGER"] = pager }
     let base = ProcessInfo.processInfo.environment["PAGER"]
     if pager == nil, base != nil { environment["PAGER"] = Pager.lessCommand }  // the default, whatever the runner has
-    return try session(bursts, state: state, environment: environment)
+    return try session(bursts, state: state, arguments: arguments, environment: environment, directory: directory)
   }
 
-  @Test("A view taller than the screen goes through less -FRX: q leaves it at the first page, and the lab goes on")
+  @Test("A view taller than the screen goes through less -FRXK: q leaves it at the first page, and the lab goes on")
   func pagerForTallViews() throws {
     let ops = [try sourceOps(40)]
     let out = try pagedSession(ops + ["<SLEEP 1>", "events\\r", "<SLEEP 1>", "q", "<SLEEP 1>", "why o40\\r", "\\x04"], pager: nil)
@@ -220,7 +221,8 @@ extension TerminalTests {
   @Test("A view that fits, or PAGER=cat, is printed as it is")
   func noPagerWhenItFitsOrCat() throws {
     let short = try pagedSession(["op a takes 1\\r", "events\\r", "\\x04"], pager: "/bin/false")
-    #expect(short.contains("t=0  a enqueued on queue"), "\(short)")  // /bin/false would have shown nothing
+    #expect(short.contains("t=0  a enqueued on queue"), "\(short)")
+    #expect(!short.contains("printed above"), "\(short)")  // through /bin/false, the view is printed with that line
     let ops = [try sourceOps(40)]
     let cat = try pagedSession(ops + ["<SLEEP 1>", "events\\r", "<SLEEP 1>", "\\x04"], pager: "cat")
     let events = try #require(cat.range(of: "oplab t=0> events"), "\(cat.suffix(300))")

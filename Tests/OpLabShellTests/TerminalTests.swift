@@ -11,11 +11,14 @@ import TestSupport
   static let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("Fixtures/pty_drive.py")
 
-  /// Runs `program` (the lab, by default) on a pseudo-terminal, typing `bursts`.
+  /// Runs `program` (the lab, by default) on a pseudo-terminal, typing `bursts`, in
+  /// `directory` (`nil`: the tests' own working folder).
   func session(
-    _ bursts: [String], state: URL, program: String? = nil, arguments: [String] = [], environment extra: [String: String] = [:]
+    _ bursts: [String], state: URL, program: String? = nil, arguments: [String] = [], environment extra: [String: String] = [:],
+    directory: URL? = nil
   ) throws -> String {
     let process = Process()
+    if let directory { process.currentDirectoryURL = directory }
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", Self.driver.path, program ?? EndToEndTests.binary.path] + arguments + ["--"] + bursts
     var environment = ProcessInfo.processInfo.environment

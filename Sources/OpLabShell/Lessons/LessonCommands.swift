@@ -85,7 +85,7 @@ extension Shell {
     // On a terminal, a page taller than the screen goes through the pager, as `help` does.
     if !(reader is StdinLineReader), let rows = terminalRows() {
       runner.screenRows = rows
-      if let pager = Pager.command() { runner.showPage = { Pager.show($0, through: pager) } }
+      if let pager = Pager.command() { runner.showPage = { Pager.show($0, through: pager)?.note } }
     }
     current = runner
     runner.run()

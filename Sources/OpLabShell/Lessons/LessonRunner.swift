@@ -20,8 +20,9 @@ public final class LessonRunner {
   /// this goes through ``showPage``, and a paragraph about "the timeline above" repeats a
   /// timeline that has scrolled away. `nil` (piped input): neither.
   public var screenRows: Int?
-  /// Shows a page taller than the screen (a pager); `false` when it could not.
-  public var showPage: ((String) -> Bool)?
+  /// Shows a page taller than the screen (a pager): `nil` when it did, else a line saying
+  /// why it did not; the page is then printed, with that line after it.
+  public var showPage: ((String) -> String?)?
   /// A page being gathered: the narrative and the lesson's commands up to the next prompt.
   private var page: String?
   /// The last timeline the lesson drew, and how many lines have been shown since its top.
@@ -234,12 +235,18 @@ public final class LessonRunner {
     if page != nil { page? += fitted } else { output(fitted) }
   }
 
-  /// Shows the page gathered so far: through ``showPage`` when it is taller than the screen.
+  /// Shows the page gathered so far: through ``showPage`` when it is taller than the screen
+  /// (printed after all, and why said below it, when the pager could not show it).
   func flushPage() {
     guard let text = page else { return }
     page = nil
     if text.isEmpty { return }
-    if let rows = screenRows, let show = showPage, Pager.isTaller(text, than: rows, width: options.width), show(text) { return }
+    if let rows = screenRows, let show = showPage, Pager.isTaller(text, than: rows, width: options.width) {
+      guard let failure = show(text) else { return }  // shown by the pager
+      output(text)
+      write(failure + "\n")
+      return
+    }
     output(text)
   }
 

@@ -4,10 +4,12 @@
 Usage: pty_drive.py PROGRAM [ARG...] -- BURST...   (bursts use Python escapes: \\t, \\r, \\x03, \\x1b[A;
 the burst <KILL> sends SIGKILL, as a crash would; <TERM> sends SIGTERM; <SLEEP N> reads the
 output for N seconds, for a command that takes long; <WAIT TEXT> reads the output until TEXT
-has appeared (at most 120 s); a burst that starts with <HOLD> is typed and then nothing is
-read for 2 s, so a long output fills the terminal and the program is left blocked in the
-middle of writing it; one that starts with <QUICK> is typed and read for only 0.05 s, so the
-next burst (a signal) reaches a command that has just begun)
+has appeared (at most 120 s); <NEXT TEXT> reads it until TEXT has appeared since the last
+burst was typed (at most 30 s), for text printed again, such as a prompt; a burst that starts
+with <HOLD> is typed and then nothing is read for 2 s, so a long output fills the terminal
+and the program is left blocked in the middle of writing it; one that starts with <QUICK> is
+typed and read for only 0.05 s, so the next burst (a signal) reaches a command that has just
+begun)
 Prints everything the program wrote, then a last line "exit N".
 Used by TerminalTests: the child gets the pty as its controlling terminal, so Ctrl-C
 reaches it as SIGINT exactly as in a real terminal.
@@ -26,6 +28,7 @@ if pid == 0:
     os.execv(program, [program] + program_args)
 
 output = b""
+typed_at = 0  # len(output) when the last burst was typed, for <NEXT TEXT>
 def drain(seconds):
     global output
     end = time.time() + seconds
@@ -54,6 +57,12 @@ for burst in bursts:
         while text not in output and time.time() < end:
             drain(0.05)
         continue
+    if burst.startswith("<NEXT ") and burst.endswith(">"):
+        text = burst[len("<NEXT "):-1].encode("utf-8")
+        end = time.time() + 30
+        while text not in output[typed_at:] and time.time() < end:
+            drain(0.05)
+        continue
     if burst.startswith("<SLEEP ") and burst.endswith(">"):
         drain(float(burst[len("<SLEEP "):-1]))
         continue
@@ -63,6 +72,7 @@ for burst in bursts:
         burst = burst[len("<HOLD>"):]
     if quick:
         burst = burst[len("<QUICK>"):]
+    typed_at = len(output)
     os.write(fd, codecs.decode(burst, "unicode_escape").encode("utf-8"))
     if hold:
         time.sleep(2.0)
