@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -398,5 +399,36 @@ import TestSupport
     #expect(FileIO.WriteOutcome.created.destination("run.txt") == "run.txt (in \(folder))")
     #expect(FileIO.WriteOutcome.replaced.destination("/tmp/run.txt") == "/tmp/run.txt")
     #expect(FileIO.WriteOutcome.descriptor(1).destination("/dev/stdout") == FileIO.descriptorName(1))
+  }
+}
+
+/// Atomic writes from many threads at once (the tests run many labs in one process): each
+/// file gets its own text, and no write fails or lands in another's file (#31: an export
+/// once found its scratch folder's file missing).
+@Suite struct ConcurrentWriteTests {
+  @Test("Eight threads writing 40 files each, in folders of their own, each get exactly their own text")
+  func concurrentWrites() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-concurrent-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: root) }
+    for t in 0..<8 { try FileManager.default.createDirectory(at: root.appendingPathComponent("t\(t)"), withIntermediateDirectories: true) }
+    let failures = Mutex<[String]>([])
+    DispatchQueue.concurrentPerform(iterations: 8) { t in
+      for k in 0..<40 {
+        let path = root.appendingPathComponent("t\(t)/f\(k).txt").path
+        let text = String(repeating: "thread \(t) file \(k)\n", count: 200)
+        do {
+          try FileIO.writeAtomically(text, to: path, column: 1)
+          let back = try String(contentsOfFile: path, encoding: .utf8)
+          if back != text { failures.withLock { $0.append("\(path): another write's text") } }
+        } catch {
+          failures.withLock { $0.append("\(path): \(error)") }
+        }
+      }
+    }
+    #expect(failures.withLock { $0 } == [])
+    for t in 0..<8 {
+      let left = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("t\(t)").path)
+      #expect(left.sorted() == (0..<40).map { "f\($0).txt" }.sorted(), "t\(t): \(left.filter { !$0.hasPrefix("f") })")
+    }
   }
 }

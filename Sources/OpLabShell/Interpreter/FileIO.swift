@@ -225,6 +225,11 @@ enum FileIO {
     }
 
     let folder = folder(of: target)
+    // One atomic write at a time: the temporary file's name lives in one buffer, for the
+    // signal handler, and the umask is read by setting it. Two labs in one process (the
+    // tests run many at once) would otherwise rename each other's temporary files.
+    temporaryLock.lock()
+    defer { temporaryLock.unlock() }
     let fd = createTemporary(beside: target)
     guard fd >= 0 else {
       let code = errno
@@ -308,6 +313,8 @@ enum FileIO {
     return buffer
   }()
   private static let temporaryCapacity = Int(PATH_MAX) + 1
+  /// Held from the temporary file's creation to its rename or removal (see ``writeAtomically(to:interrupted:privateMode:_:)``).
+  private static let temporaryLock = NSLock()
   private static let pendingTemporary = Atomic<Bool>(false)
 
   /// Creates the temporary file beside `target` with mkstemp (a fresh name no one could have

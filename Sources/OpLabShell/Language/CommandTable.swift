@@ -96,6 +96,8 @@ public enum CommandTable {
         none is added. `wait` blocks the caller until those operations have finished (not
         their completion blocks): the lab's own thread, or with `from main` the main thread,
         which freezes the user interface meanwhile and deadlocks if one of them needs main.
+        Made from main, the call is main-thread work: nothing is added until the main thread
+        gets to it, after the work already waiting there.
         `until T` stops the clock at T if the wait has not returned (how a wait cut short is saved).
         """,
       examples: ["add later", "add later to downloads", "add a,b,c to serial", "add a,b wait from main"]),
@@ -202,8 +204,9 @@ public enum CommandTable {
         Advances the clock until every operation in the queue has finished (not their
         completion blocks); given an operation, op.waitUntilFinished() waits for that one, with
         the same rules (an operation in no queue that nobody starts never finishes). When it could never return, the lab stops and says why: the real
-        call would block forever. `from main` makes the call on the main thread: it takes the
-        main thread (after the work running there) and keeps it until the wait returns, so
+        call would block forever. `from main` makes the call on the main thread: main-thread
+        work that arrives when you type it, so it begins when the main thread gets to it (after
+        the work running there and what already waits there) and keeps it until it returns, so
         taps, frames and main-queue work wait too — and work that needs the main thread first
         deadlocks it. `from main until T` stops the clock at T if the wait has not returned
         by then; the main thread stays blocked, and later runs go on waiting (a saved session
