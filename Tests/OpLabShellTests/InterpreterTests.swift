@@ -42,7 +42,7 @@ import TestSupport
     let (out, errors) = run(["op a takes 10", "run", "back", "back 2", "undo", "undo"])
     #expect(errors.isEmpty)
     #expect(unwrapped(out).hasSuffix("""
-        back at t=7
+        back at t=7; cut `run until 9` short (kept as `run until 7`): `redo` brings it back
         took back `run until 7`; the clock is at t=0
         (what time travel left of a clock command; the travel itself cannot be undone: `run` goes forward again)
         took back `op a takes 10`; the clock is at t=0
@@ -334,7 +334,8 @@ import TestSupport
     #expect(i.script.map(\.text) == ["queue q"])
     #expect(i.execute("max q 0").output.contains("note: with max 0 nothing on q will start until the limit is raised"))
     _ = i.execute("step 3")
-    #expect(i.execute("back 10").output == "  back at t=0 (only 3 ticks had passed; this is the start)\n")
+    #expect(unwrapped(i.execute("back 10").output)
+      == "  back at t=0 (only 3 ticks had passed; this is the start); cut `step 3` short (kept as `run until 0`): `redo` brings it back\n")
     let forward = i.execute("goto 2")
     #expect(forward.error?.message == "tick 2 is in the future (the clock is at 0)")
     #expect(forward.error?.hint?.contains("fork") == true)

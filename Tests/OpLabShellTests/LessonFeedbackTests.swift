@@ -355,7 +355,8 @@ import TestSupport
     let out = flat(walk(lesson, ["priority b high", "goto 0", "priority b high", "resume q", "run"]))
     #expect(out.contains("✗ This can no longer succeed: a started at t=1 and b at t=3: b must go first. `goto 0` goes back to t=0, from where it can."), "\(out)")
     // (The lab's own note about going back past the lesson's commands comes between.)
-    #expect(out.contains("back at t=0 (That went back past the lesson's own commands"), "\(out)")
+    #expect(out.contains("back at t=0; cut `step 1` short (kept as `run until 0`) and dropped `resume q`, `run` and `priority b high`: "
+      + "`redo` brings them back (That went back past the lesson's own commands"), "\(out)")
     #expect(out.contains("rebuilds it.) Back at t=0: nothing the task checks has failed for good yet."), "\(out)")
     #expect(out.contains("✓ Task done."))
   }

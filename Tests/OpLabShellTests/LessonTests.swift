@@ -378,7 +378,8 @@ import TestSupport
     // Going back to t=0 takes `late` (made at t=2) away: the task can no longer be done
     // as written, and the learner is told how to get the lesson's world back.
     let (out, finished) = walk(lesson, ["goto 0", "back", "run"])
-    #expect(out.contains("  back at t=0\n(That went back past the lesson's own commands"), "\(out)")
+    #expect(out.contains("  back at t=0; cut `step 2` short (kept as `run until 0`) and dropped `op late"), "\(out)")
+    #expect(out.contains(": `redo` brings them back\n(That went back past the lesson's own commands"), "\(out)")
     #expect(finished)
     #expect(out.contains("✓ Task done."))
   }
@@ -397,7 +398,7 @@ import TestSupport
     // The reveal's `run` ends at t=3; `back 1` cuts it to `run until 2`, which is still the lesson's.
     let (out, finished) = walk(lesson, ["", "b", "back 1", "undo", "op c on q after b", "run"])
     #expect(finished)
-    #expect(out.contains("  back at t=2\n"), "\(out)")
+    #expect(out.contains("  back at t=2; cut `run` short (kept as `run until 2`): `redo` brings it back\n"), "\(out)")
     #expect(out.contains("there is nothing of yours to undo"), "\(out)")
     #expect(!out.contains("took back"), "\(out)")
     #expect(out.contains("✓ Task done."))

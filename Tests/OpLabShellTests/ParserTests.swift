@@ -160,7 +160,7 @@ import Testing
     ErrorCase(line: "cancel d9", column: 8, message: "there is no operation named 'd9'", hint: "did you mean 'd1'?"),
     ErrorCase(line: "suspend d1", column: 9, message: "'d1' is an operation, not a queue"),
     ErrorCase(line: "why downloads", column: 5, message: "'downloads' is a queue, not an operation"),
-    ErrorCase(line: "step 1 2", column: 8, message: "unexpected '2'; 'step' takes nothing more", hint: "usage: step [T]"),
+    ErrorCase(line: "step 1 2", column: 8, message: "unexpected '2'; 'step' takes nothing more", hint: "usage: step [N]"),
     ErrorCase(line: "help foo", column: 6, message: "there is no command 'foo'", hint: "usage: help [COMMAND]"),
     ErrorCase(line: "run until", column: 11, message: "'run' needs more: expected a tick (0 or more) or an operation name"),
     ErrorCase(line: "depend f1 d1", column: 11, message: "unexpected 'd1'; expected 'on'"),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import OpLabShell
 
@@ -39,7 +40,7 @@ import Testing
     let world = i.world.trace
     let reply = i.execute("redo")
     #expect(reply.error?.message == "there is nothing to redo")
-    #expect(reply.error?.hint == "`redo` gives back what `undo` took back, until another command changes the world")
+    #expect(reply.error?.hint == "`redo` gives back what `undo` took back, or what `back` or `goto` dropped, until another command changes the world")
     #expect(i.world.trace == world)
   }
 
@@ -67,5 +68,55 @@ import Testing
     #expect(i.world.trace == trace && i.script.count == 2)
     #expect(replies.allSatisfy { !$0.clearScreen })
     #expect(try Parser.parse("cls", context: i.context) == .clear)
+  }
+}
+
+/// Time travel says what it drops, and `redo` gives it back (#32).
+@Suite struct TravelRedoTests {
+  static let lines = [
+    "queue downloads max 1", "queue filters max 1", "op d3 on downloads takes 3", "op f3 on filters takes 2 after d3",
+    "suspend filters", "step 2", "cancel d3", "resume filters", "run",
+  ]
+
+  @Test("back names the commands it drops and the one it cuts short, and redo gives back the very same world and script")
+  func backThenRedo() {
+    let i = Interpreter()
+    for line in Self.lines { _ = i.execute(line) }
+    let (trace, script) = (i.world.trace, i.script.map(\.text))
+    let back = i.execute("back 4")
+    #expect(back.error == nil)
+    #expect(unwrapped(back.output) == "  back at t=1; cut `step 2` short (kept as `run until 1`) and dropped `cancel d3`, "
+      + "`resume filters` and `run`: `redo` brings them back\n")
+    #expect(i.script.map(\.text).suffix(1) == ["run until 1"])
+    #expect(i.world.now == 1)
+    _ = i.execute("status")  // looking changes nothing
+    let redo = i.execute("redo")
+    #expect(redo.output == "  back at t=5, as before the time travel: every command it dropped is back\n")
+    #expect(i.world.trace == trace)
+    #expect(i.script.map(\.text) == script)
+  }
+
+  @Test("Several travels in a row are given back at once; a command that changes the world in between forgets them")
+  func travelsThenChange() {
+    let i = Interpreter()
+    for line in Self.lines { _ = i.execute(line) }
+    let trace = i.world.trace
+    _ = i.execute("back 1")
+    _ = i.execute("goto 2")
+    #expect(i.execute("redo").error == nil)
+    #expect(i.world.trace == trace)
+    _ = i.execute("goto 2")
+    _ = i.execute("op x takes 1")
+    let refused = i.execute("redo")
+    #expect(refused.error?.message == "there is nothing to redo")
+    #expect(i.world.now == 2)
+  }
+
+  @Test("goto a tick where nothing is dropped says only where the clock is")
+  func nothingDropped() {
+    let i = Interpreter()
+    _ = i.execute("op a takes 2")
+    #expect(i.execute("goto 0").output == "  back at t=0\n")
+    #expect(i.execute("redo").error?.message == "there is nothing to redo")
   }
 }

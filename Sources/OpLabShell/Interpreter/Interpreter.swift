@@ -80,6 +80,11 @@ public final class Interpreter {
   private var undone: [String] = []
   /// Set while `redo` runs a command again, so that it does not forget the rest of ``undone``.
   private var redoing = false
+  /// The world and its script as they were before the time travel that dropped commands,
+  /// for `redo` to give back; forgotten when anything else changes the world or its history.
+  private var beforeTravel: SessionState?
+  /// Set when `redo` gave back what time travel dropped (journalled as typed).
+  private var redidTravel = false
   /// Whether to keep ``pendingJournal`` (the interactive shell does; batch runs and lessons
   /// need no crash journal, and a long script would keep a second copy of itself).
   public var keepsJournal = false
@@ -158,6 +163,7 @@ public final class Interpreter {
     do {
       let journalBefore = sim.journal.count
       interruptedRun = false
+      redidTravel = false
       var reply = try run(command, line: line)
       // A command that performed nothing (`queue q` on an existing queue) is not worth replaying.
       // A clock command stopped by Ctrl-C is journalled as a run to the tick it reached,
@@ -179,6 +185,7 @@ public final class Interpreter {
       }
       if keepsJournal, reply.error == nil { journal(command, line: line, scriptBefore: scriptBefore) }
       if reply.error == nil, !redoing, forgetsUndone(command) { undone.removeAll() }
+      if reply.error == nil, !redoing, keepsTravel(command) == false { beforeTravel = nil }
       if case .quit = command { reply.quit = true }
       switch command {
       case .help, .events, .why, .narrate, .status, .graph, .slots, .timeline, .swift, .real: reply.pageable = true
@@ -203,6 +210,8 @@ public final class Interpreter {
     switch command {
     case .back, .goto, .undo, .chooseBack, .fork, .unfork, .reset:
       pendingJournal.append(Self.canonical(line))
+    case .redo where redidTravel:
+      pendingJournal.append("redo")  // gave back what time travel dropped: replayed after it, the same
     case .source, .redo:
       break  // its lines were journalled as they ran (a failed one's too: see ``source(_:column:)``)
     default:
@@ -219,6 +228,17 @@ public final class Interpreter {
 
   static func canonical(_ line: String) -> String {
     Lexer.canonical(line)
+  }
+
+  /// Whether `redo` may still give back what the last time travel dropped after `command`:
+  /// yes for what only looks (and for travel itself, which keeps the first world); no for
+  /// anything that changes the world or its history.
+  private func keepsTravel(_ command: Command) -> Bool {
+    switch command {
+    case .back, .goto, .redo: true
+    case .undo, .chooseBack, .fork, .unfork, .reset, .source: false
+    default: !changesWorld(command)
+    }
   }
 
   /// Whether `command`, done, leaves nothing for `redo`: a new change to the world, or time
@@ -548,9 +568,10 @@ public final class Interpreter {
       return Reply(output: out + verdictText(results.first) + (Races.summary(world) ?? ""))
     case .back(let n):
       let from = world.now
+      let before = snapshot()
       let cut = try sim.back(n)
       let note = n > from ? " (only \(from) \(from == 1 ? "tick had" : "ticks had") passed; this is the start)" : ""
-      return Reply(output: try afterRewind(cut: cut).replacingOccurrences(of: "\n", with: "") + note + "\n")
+      return Reply(output: try afterRewind(cut: cut, before: before, note: note))
     case .goto(let t):
       guard t <= world.now else {
         throw Diagnostic(
@@ -558,7 +579,8 @@ public final class Interpreter {
           message: "tick \(t) is in the future (the clock is at \(world.now))",
           hint: "goto only goes back; going back forgets what came after, so `fork` first to keep it, or `run until \(t)`")
       }
-      return Reply(output: try afterRewind(cut: try sim.rewind(to: t)))
+      let before = snapshot()
+      return Reply(output: try afterRewind(cut: try sim.rewind(to: t), before: before))
     case .undo:
       guard script.count > undoFloor, let last = script.popLast() else {
         if script.isEmpty {
@@ -578,10 +600,16 @@ public final class Interpreter {
       let note = leftByTravel ? "  (what time travel left of a clock command; the travel itself cannot be undone: `run` goes forward again)\n" : ""
       return Reply(output: "  took back `\(last.text)`; the clock is at t=\(world.now)\n" + note)
     case .redo:
+      if undone.isEmpty, let before = beforeTravel {
+        // Right after time travel: the world as it was before it, every dropped command back.
+        restore(before)
+        redidTravel = true
+        return Reply(output: "  back at t=\(world.now), as before the time travel: every command it dropped is back\n")
+      }
       guard let text = undone.popLast() else {
         throw Diagnostic(
           column: 1, length: 4, message: "there is nothing to redo",
-          hint: "`redo` gives back what `undo` took back, until another command changes the world")
+          hint: "`redo` gives back what `undo` took back, or what `back` or `goto` dropped, until another command changes the world")
       }
       redoing = true
       defer { redoing = false }
@@ -851,7 +879,55 @@ public final class Interpreter {
     return steps
   }
 
-  private func afterRewind(cut: Bool) throws -> String {
+  /// What time travel keeps to give back (``beforeTravel``).
+  struct SessionState {
+    var sim: Simulation
+    var script: SharedLog<(text: String, journalEnd: Int)>
+    var declared: [String: String]
+    var travelCut: (text: String, journalEnd: Int)?
+    var undoFloor: Int
+  }
+
+  private func snapshot() -> SessionState {
+    SessionState(sim: sim, script: script, declared: declaredQueue, travelCut: travelCut, undoFloor: undoFloor)
+  }
+
+  private func restore(_ state: SessionState) {
+    sim = state.sim
+    script = state.script
+    declaredQueue = state.declared
+    travelCut = state.travelCut
+    undoFloor = state.undoFloor
+    beforeTravel = nil
+  }
+
+  /// After `back` or `goto`: cuts the script to match the journal, keeps the world before the
+  /// travel for `redo` (the first of several travels in a row: the world with everything),
+  /// and says what was dropped and how to get it back.
+  private func afterRewind(cut: Bool, before: SessionState, note: String = "") throws -> String {
+    let gone = try cutScript(cut: cut)
+    let start = before.script.count - gone.count
+    let kept = script.count > start ? Array(script.elements(from: start)).map(\.text) : []
+    let text = "  back at t=\(world.now)\(note)"
+    guard let first = gone.first else { return text + "\n" }
+    if beforeTravel == nil { beforeTravel = before }
+    // The first command gone is the one the travel cut, if it kept any of it.
+    let dropped = (kept.isEmpty ? gone : Array(gone.dropFirst())).map { "`\($0)`" }
+    var parts: [String] = []
+    if !kept.isEmpty { parts.append("cut `\(first)` short (kept as \(Self.listed(kept.map { "`\($0)`" })))") }
+    if !dropped.isEmpty { parts.append("dropped " + Self.listed(dropped)) }
+    return text + "; " + parts.joined(separator: " and ") + ": `redo` brings \(gone.count == 1 ? "it" : "them") back\n"
+  }
+
+  /// "a", "a and b", "a, b and c".
+  static func listed(_ items: [String]) -> String {
+    items.count <= 2 ? items.joined(separator: " and ") : items.dropLast().joined(separator: ", ") + " and " + (items.last ?? "")
+  }
+
+  /// Cuts the script to match the journal after time travel: pops the entries of the
+  /// commands that are gone and, when a command was cut short, appends what is left of it.
+  /// - Returns: the texts of the popped entries, in order.
+  private func cutScript(cut: Bool) throws -> [String] {
     pruneDeclaredQueues()
     let n = sim.journal.count
     let floor = undoFloor
@@ -859,8 +935,10 @@ public final class Interpreter {
     let isGone: ((text: String, journalEnd: Int)) -> Bool = { cut ? $0.journalEnd >= n : $0.journalEnd > n }
     // Entries are in journal order, so the gone ones are the last.
     var firstGone: Int?
+    var gone: [String] = []
     while let last = script.last, isGone(last) {
       script.popLast()
+      gone.insert(last.text, at: 0)
       firstGone = script.count
     }
     if cut {
@@ -870,7 +948,7 @@ public final class Interpreter {
       // The cut form of a command below the floor (a lesson's `run`) stays below it.
       if let k = firstGone, k < floor { undoFloor = k + kept.count }
     }
-    return "  back at t=\(world.now)\n"
+    return gone
   }
 
   private func verdictText(_ result: ActionResult?) -> String {

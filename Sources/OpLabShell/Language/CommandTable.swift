@@ -305,7 +305,7 @@ public enum CommandTable {
       examples: ["frames every 2", "frames every 4 from 0 to 40", "frames off"]),
     CommandSpec(
       name: "step", aliases: ["s"],
-      arguments: [.optional(.value(.tick, key: "ticks"))],
+      arguments: [.optional(.value(.ticks, key: "ticks"))],
       options: [],
       summary: "advance the clock N ticks (default 1)",
       details: "Runs everything due up to the new tick and shows what happened.",
@@ -319,17 +319,26 @@ public enum CommandTable {
       examples: ["run", "run until 10", "run until f2"]),
     CommandSpec(
       name: "back", aliases: ["b"],
-      arguments: [.optional(.value(.tick, key: "ticks"))],
+      arguments: [.optional(.value(.ticks, key: "ticks"))],
       options: [],
       summary: "go back N ticks in time (default 1)",
-      details: "Restores the world as it was; what happened after is forgotten (use `fork` to keep it).",
+      details: """
+        Restores the world as it was N ticks ago. The commands given after then are dropped, and
+        one running across it is cut short there (a `run` becomes `run until T`); the lab names
+        them, and `redo`, before anything else changes the world, brings them all back. `fork`
+        first keeps them in a branch instead.
+        """,
       examples: ["back", "back 3"]),
     CommandSpec(
       name: "goto", aliases: [],
       arguments: [.value(.tick, key: "tick")],
       options: [],
       summary: "go back to tick T",
-      details: "Restores the world as it was at tick T, with every command given at T.",
+      details: """
+        Restores the world as it was at tick T, with every command given at T. The commands
+        given after T are dropped (one running across T is cut short there), and named; `redo`,
+        before anything else changes the world, brings them all back.
+        """,
       examples: ["goto 4"]),
     CommandSpec(
       name: "undo", aliases: [],
@@ -342,8 +351,14 @@ public enum CommandTable {
       name: "redo", aliases: [],
       arguments: [],
       options: [],
-      summary: "give back what the last `undo` took back",
-      details: "Runs the command `undo` took back again, from the same world, so it does the same. Each `undo` can be redone, last first, until a command changes the world or time travel moves the clock: then what was undone is gone.",
+      summary: "give back what the last `undo` took back, or what time travel dropped",
+      details: """
+        Runs the command `undo` took back again, from the same world, so it does the same. Each
+        `undo` can be redone, last first, until a command changes the world or time travel moves
+        the clock: then what was undone is gone. Right after `back` or `goto` (several in a row
+        too), `redo` gives back the world as it was before the travel, with every command it
+        dropped; a command that changes the world in between forgets it.
+        """,
       examples: ["redo"]),
     CommandSpec(
       name: "clear", aliases: ["cls"],

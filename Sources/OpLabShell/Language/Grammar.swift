@@ -18,8 +18,10 @@ public enum ValueKind: Hashable, Sendable {
   case positive
   /// A length of work in ticks (0 to ``OperationSpec/maxDuration``).
   case duration
-  /// A tick or a number of ticks on the clock (0 to ``World/maxTick``).
+  /// A tick on the clock (0 to ``World/maxTick``).
   case tick
+  /// A number of ticks to move the clock by (0 to ``World/maxTick``).
+  case ticks
   /// The tick of `run until`: any tick, since work already running can carry the clock
   /// past ``World/maxTick`` (the world refuses it when nothing is scheduled).
   case runTarget
@@ -59,7 +61,7 @@ public enum ValueKind: Hashable, Sendable {
     case .op: "OP"
     case .queue: "QUEUE"
     case .opList: "OP[,OP...]"
-    case .count, .positive, .duration: "N"
+    case .count, .positive, .duration, .ticks: "N"
     case .tick, .runTarget: "T"
     case .durations: "D1,D2,..."
     case .priority: "P"
@@ -87,6 +89,7 @@ public enum ValueKind: Hashable, Sendable {
     case .positive: "a whole number (1 or more)"
     case .duration: "a number of ticks (0 or more)"
     case .tick, .runTarget: "a tick (0 or more)"
+    case .ticks: "a number of ticks (0 or more)"
     case .durations: "block durations separated by commas"
     case .priority: "a priority (veryLow, low, normal, high, veryHigh)"
     case .qos: "a quality of service (background, utility, default, userInitiated, userInteractive)"

@@ -201,7 +201,7 @@ public enum Parser {
     case .platform: Platform.allCases.map(\.rawValue)
     case .command: CommandTable.all.map(\.name)
     case .gateName, .gate: context.gates
-    case .newName, .newNames, .count, .positive, .duration, .tick, .runTarget, .durations, .file, .plusDuration, .integer, .choices: []
+    case .newName, .newNames, .count, .positive, .duration, .tick, .ticks, .runTarget, .durations, .file, .plusDuration, .integer, .choices: []
     case .steps: StepSyntax.verbs
     }
   }
@@ -750,7 +750,7 @@ struct Matcher {
         return ("'\(s)' does not start with +", "write the new block's ticks after a plus sign, as in: blocks \(tokens.dropFirst().first?.text ?? "OP") +3")
       }
       return Self.checkNumber(String(s.dropFirst()), minimum: 0, maximum: OperationSpec.maxDuration)
-    case .tick:
+    case .tick, .ticks:
       return Self.checkNumber(s, minimum: 0, maximum: World.maxTick)
     case .runTarget:
       return Self.checkNumber(s, minimum: 0, maximum: Tick.max)
