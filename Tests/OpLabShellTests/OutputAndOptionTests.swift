@@ -126,7 +126,18 @@ extension EndToEndTests {
     process.standardError = error
     process.standardOutput = FileHandle.nullDevice
     try process.run()
-    Thread.sleep(forTimeInterval: 1)
+    // Once it has opened /dev/zero it is reading it (the batch's signal handlers come
+    // first): on a busy machine starting can take longer than any fixed sleep.
+    let opened = Date().addingTimeInterval(60)
+    let fds = "/proc/\(process.processIdentifier)/fd"
+    while process.isRunning, Date() < opened,
+      !((try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? []).contains(where: {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + $0)) == "/dev/zero"
+      })
+    {
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    Thread.sleep(forTimeInterval: 0.3)
     process.terminate()  // SIGTERM, once
     let deadline = Date().addingTimeInterval(10)
     while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }

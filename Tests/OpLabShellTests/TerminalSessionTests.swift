@@ -27,6 +27,19 @@ extension TerminalTests {
     }
   }
 
+  /// Waits until a lab has journalled its first command in `state` (at most 120 s): it has
+  /// started and holds its journal's lock.
+  func waitForJournal(in state: URL) throws {
+    let sessions = state.appendingPathComponent("oplab/sessions")
+    let deadline = Date().addingTimeInterval(120)
+    while Date() < deadline {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: sessions.path)) ?? []
+      if names.contains(where: { $0.hasSuffix(".journal") && !$0.hasPrefix(".") }) { return }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    Issue.record("no lab journalled a command in \(sessions.path) within 120 s")
+  }
+
   func stateFolder() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("oplab-tty-\(UUID().uuidString)")
   }
@@ -35,9 +48,13 @@ extension TerminalTests {
   func twoLabsJournal() throws {
     let state = stateFolder()
     defer { try? FileManager.default.removeItem(at: state) }
-    let first = try startSession(["op a takes 3\\r", "<SLEEP 4>", "step 1\\r", "op c after a\\r", "<KILL>"], state: state)
-    Thread.sleep(forTimeInterval: 2)
+    // The first lab goes on only when the test says so (a file appears), not after a fixed
+    // time: on a busy machine it may not even have started by then.
+    let go = state.appendingPathComponent("go")
+    let first = try startSession(["op a takes 3\\r", "<WAIT a started>", "<FILE \(go.path)>", "step 1\\r", "op c after a\\r", "<WAIT c enqueued>", "<KILL>"], state: state)
+    try waitForJournal(in: state)
     let second = try session(["op b takes 1\\r", "\\x04"], state: state)
+    _ = FileManager.default.createFile(atPath: go.path, contents: nil)
     #expect(!second.contains("ended without quitting"), "the first lab's live journal was taken for a leftover: \(second)")
     #expect(second.hasSuffix("\nexit 0\n"), "\(second)")
     let firstOut = first()
@@ -51,9 +68,11 @@ extension TerminalTests {
   func twoLabsHistory() throws {
     let state = stateFolder()
     defer { try? FileManager.default.removeItem(at: state) }
-    let first = try startSession(["op alpha\\r", "<SLEEP 4>", "step 1\\r", "\\x04"], state: state)
-    Thread.sleep(forTimeInterval: 2)
+    let go = state.appendingPathComponent("go")
+    let first = try startSession(["op alpha\\r", "<WAIT alpha started>", "<FILE \(go.path)>", "step 1\\r", "\\x04"], state: state)
+    try waitForJournal(in: state)
     let second = try session(["op beta\\r", "\\x04"], state: state)  // saves first
+    _ = FileManager.default.createFile(atPath: go.path, contents: nil)
     #expect(second.hasSuffix("\nexit 0\n"), "\(second)")
     #expect(first().hasSuffix("\nexit 0\n"))
     let history = try String(contentsOf: state.appendingPathComponent("oplab/history"), encoding: .utf8)

@@ -5,7 +5,8 @@ Usage: pty_drive.py PROGRAM [ARG...] -- BURST...   (bursts use Python escapes: \
 the burst <KILL> sends SIGKILL, as a crash would; <TERM> sends SIGTERM; <SLEEP N> reads the
 output for N seconds, for a command that takes long; <WAIT TEXT> reads the output until TEXT
 has appeared (at most 120 s); <NEXT TEXT> reads it until TEXT has appeared since the last
-burst was typed (at most 30 s), for text printed again, such as a prompt; a burst that starts
+burst was typed (at most 30 s), for text printed again, such as a prompt; <FILE PATH> reads it
+until the file PATH exists (at most 120 s), for a test to say when to go on; a burst that starts
 with <HOLD> is typed and then nothing is read for 2 s, so a long output fills the terminal
 and the program is left blocked in the middle of writing it; one that starts with <QUICK> is
 typed and read for only 0.05 s, so the next burst (a signal) reaches a command that has just
@@ -51,6 +52,12 @@ for burst in bursts:
     if burst == "<TERM>":
         os.kill(pid, 15)
         break
+    if burst.startswith("<FILE ") and burst.endswith(">"):
+        path = burst[len("<FILE "):-1]
+        end = time.time() + 120
+        while not os.path.exists(path) and time.time() < end:
+            drain(0.05)
+        continue
     if burst.startswith("<WAIT ") and burst.endswith(">"):
         text = burst[len("<WAIT "):-1].encode("utf-8")
         end = time.time() + 120
