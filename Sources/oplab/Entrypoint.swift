@@ -67,12 +67,16 @@ struct OpLab: ParsableCommand {
   @Flag(help: ArgumentHelp("Print the man page (mdoc) and exit: make install writes oplab.1 with it.", visibility: .hidden))
   var generateManPage = false
 
+  @Flag(help: ArgumentHelp("Print the lab's command reference (Markdown) and exit: docs/commands.md is this.", visibility: .hidden))
+  var generateCommandReference = false
+
   func run() throws {
     if generateManPage {
       let page = try ManPage.render(description: Self.commandLineDescription(), date: Date())
       // main prints it, with a newline of its own, and checks that it was written.
       throw CleanExit.message(String(page.dropLast()))
     }
+    if generateCommandReference { throw CleanExit.message(String(CommandReference.markdown().dropLast())) }
     let status = Shell.checked(Shell.main(options: display.shellOptions, keepGoing: batch.keepGoing, recover: recover))
     if status != 0 { throw ExitCode(status) }
   }
