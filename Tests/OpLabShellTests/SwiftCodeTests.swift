@@ -271,7 +271,7 @@ import TestSupport
       let queue = OperationQueue()  // the lab's default queue
       let b = BlockOperation { work(ticks: 1) }
       b.name = "b"
-      // its completion block runs after it finishes, on a background thread
+      // its completion block runs after it, on a thread you cannot count on
       b.completionBlock = {
         work(ticks: 1)
         completionBlocks.leave()  // it has run
@@ -293,7 +293,7 @@ import TestSupport
       let queue = OperationQueue()  // the lab's default queue
       let b = BlockOperation { work(ticks: 1) }
       b.name = "b"
-      // its completion block runs after it finishes, on a background thread
+      // its completion block runs after it, on a thread you cannot count on
       b.completionBlock = { work(ticks: 1) }
       queue.addOperation(b)
 
@@ -431,7 +431,7 @@ extension SwiftCodeRunTests {
     let code = lab.execute("swift d2").output
     let indented = code.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
       .map { "    " + $0 + "\n" }.joined()
-    #expect(code.contains("// its completion block runs after it finishes, on a background thread\n"))
+    #expect(code.contains("// its completion block runs after it, on a thread you cannot count on\n"))
     #expect(out.contains(indented), "\(out)")
   }
 }
@@ -445,7 +445,7 @@ extension SwiftCodeRunTests {
     let lab = Interpreter(options: options)
     _ = lab.execute(line)
     let code = lab.execute("swift d2").output
-    #expect(code.contains("\n// its completion block runs after it finishes, on a background thread\n"))
+    #expect(code.contains("\n// its completion block runs after it, on a thread you cannot count on\n"))
     // A script that shows its Swift, sourced: its lines' output is shown as each one made it.
     let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -459,7 +459,7 @@ extension SwiftCodeRunTests {
     _ = echoing.execute("set swift-echo on")
     let echoed = echoing.execute("op d1 takes 2 completion 1").output
     #expect(echoed.contains("""
-               // its completion block runs after it finishes, on a background thread
+               // its completion block runs after it, on a thread you cannot count on
                d1.completionBlock = { work(ticks: 1) }
 
       """), "\(echoed)")

@@ -580,12 +580,12 @@ enum SwiftCode {
       if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
       if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
       if let steps = completionSteps {
-        lines.append("// its completion block runs after it, on a background thread (not main)")
+        lines.append("// its completion block runs after it: off main (Linux), any thread (Apple)")
         lines.append("\(v).completionBlock = {")
         lines += stepLines(steps, rest: (spec.completion ?? 0) - Tick(steps.count)) + counted
         lines.append("}")
       } else if let c = spec.completion {
-        lines.append("// its completion block runs after it finishes, on a background thread")
+        lines.append("// its completion block runs after it, on a thread you cannot count on")
         lines += counted.isEmpty
           ? ["\(v).completionBlock = { work(ticks: \(c)) }"]
           : ["\(v).completionBlock = {", "  work(ticks: \(c))"] + counted + ["}"]

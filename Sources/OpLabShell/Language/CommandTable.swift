@@ -105,10 +105,12 @@ public enum CommandTable {
       name: "depend", aliases: [],
       arguments: [.value(.op, key: "op"), .word("on"), .value(.opList, key: "deps")],
       options: [],
-      summary: "add dependencies (before or after enqueueing)",
+      summary: "add dependencies (set them before adding the operation to a queue)",
       details: """
-        op.addDependency(dep) for each. A dependency on a finished operation is listed but does
-        not block. Closing a cycle is allowed, as in the real API, with a warning: the
+        op.addDependency(dep) for each. Set dependencies before `add`: once an operation is in a
+        queue it may start at any moment (on an idle queue, inside addOperation itself), and a
+        dependency added after it started holds nothing back. A dependency on a finished
+        operation is listed but does not block. Closing a cycle is allowed, as in the real API, with a warning: the
         operations in it never become ready.
         """,
       examples: ["depend f2 on d2", "depend f3 on d1,d2"]),
