@@ -122,7 +122,7 @@ public enum Status {
         : "Apple documents OperationQueue.current only as typically nil outside an operation a queue started"
       return "runs on the main thread (start() was called there), in no queue: \(current)"
     }
-    let thread = world.queue(q).isMain ? "the main thread" : "one of \(world.name(q))'s threads, not the main thread"
+    let thread = world.queue(q).isMain ? "the main thread" : "one of \(World.possessive(world.name(q))) threads, not the main thread"
     if isAsync {
       return "ran its start() on \(thread) with OperationQueue.current \(world.name(q)); the work it began runs elsewhere, where OperationQueue.current is nil"
     }

@@ -76,7 +76,7 @@ import TestSupport
     #expect(out.contains("""
         a waits for lock L2, held by b.
         b waits for lock L1, held by a.
-        lock-order deadlock: a holds L1 and wants L2; b holds L2 and wants L1 — each waits for the next for ever. Take the locks in the same order in every operation.
+        lock-order deadlock: a holds L1 and wants L2; b holds L2 and wants L1 — each waits for the next forever. Take the locks in the same order in every operation.
 
       """))
     #expect(out.hasSuffix("Now: a waits for lock L2, held by b, which waits for lock L1, held by a: a deadlock, so none of them can ever finish.\n"))

@@ -5,6 +5,11 @@ extension World {
   /// The name of a queue.
   public func name(_ q: QueueID) -> String { queues[q.slot].name }
 
+  /// The possessive of a name: `d1's`, and `downloads'` for a name ending in s.
+  public static func possessive(_ name: String) -> String {
+    name.last == "s" || name.last == "S" ? name + "'" : name + "'s"
+  }
+
   /// A one-line description of an event: subject, what happened, and why.
   ///
   /// ```
@@ -190,8 +195,8 @@ extension World {
     case .completionStep(let i): stepPhrase(Int(i), of: op, inCompletion: true)
     case .addedByStep(let adder, let inCompletion):
       inCompletion
-        ? "\(name(adder))'s completion block called addOperation"
-        : "a step of \(name(adder))'s work called addOperation"
+        ? "\(World.possessive(name(adder))) completion block called addOperation"
+        : "a step of \(World.possessive(name(adder))) work called addOperation"
     case .addedByMainThreadCall(let call):
       "\(name(call)), addOperations(_:waitUntilFinished: true) called on the main thread, added it when the main thread got to the call"
     case .lockHeldBy(let holder): holder == op ? "it holds that lock itself, and an NSLock is not reentrant: it waits forever" : "\(name(holder)) holds it"
