@@ -12,26 +12,35 @@ public enum Status {
     let (byQueue, held) = world.operationsByQueue()
     for q in world.queueIDs {
       let queue = world.queue(q)
-      // Counts include taps and frames (they hold the main thread too); the list leaves them out.
+      // Operations are counted apart from what is no operation: the main thread's taps,
+      // frames and calls, and barrier blocks (the real `operations` leaves them out, rule 37).
       let all = byQueue[Int(q.index)]
-      let members = all.filter { world.operations[Int($0.index)].mainThreadWork != .tap && world.operations[Int($0.index)].mainThreadWork != .frame }
+      let operations = all.filter { world.operation($0).mainThreadWork == nil && !world.operation($0).isBarrier }
       var counts: [OpPhase: Int] = [:]
-      for op in all { counts[world.operations[Int(op.index)].phase, default: 0] += 1 }
+      for op in operations { counts[world.operation(op).phase, default: 0] += 1 }
       func count(_ phase: OpPhase) -> Int { counts[phase, default: 0] }
       let max = queue.isMain ? "1 (main)" : queue.maxConcurrent.map(String.init) ?? "default"
       var line = "\(queue.name): max \(max)"
       if queue.isSuspended { line += ", SUSPENDED" }
       line += ", qos \(queue.reportedQualityOfService)"
-      line += " | executing \(count(.executing)), ready \(count(.ready)), pending \(count(.pending)), finished \(count(.finished))"
       out += line + "\n"
-      // What the real queue reports: operationCount and operations (barriers excluded, rule 37).
-      let listed = world.unfinishedMembers(of: q).filter { world.operation($0).mainThreadWork == nil && !world.operation($0).isBarrier }
+      out += "  operations: executing \(count(.executing)), ready \(count(.ready)), pending \(count(.pending)), finished \(count(.finished))\n"
+      // What the real queue reports: operationCount and operations.
+      let listed = operations.filter { !world.operation($0).isFinished }
       out += "  operationCount \(listed.count), operations [\(listed.map { world.name($0) }.joined(separator: ", "))]\n"
-      for op in members {
+      for op in all where !world.operation(op).isBarrier && world.operation(op).mainThreadWork == nil {
         out += "  " + describe(op, in: world) + "\n"
         if let flags = flags(op, in: world) { out += "    " + flags + "\n" }
       }
-      if queue.isMain { out += responsiveness(world) }
+      let barriers = all.filter { world.operation($0).isBarrier }
+      if !barriers.isEmpty {
+        out += "  barrier blocks, not operations: \(barriers.count) \(states(barriers, in: world))\n"
+        for op in barriers { out += "  " + describe(op, in: world) + "\n" }
+      }
+      if queue.isMain {
+        out += mainThreadWork(all, in: world)
+        out += responsiveness(world)
+      }
     }
     if !held.isEmpty {
       out += "in no queue:\n"
@@ -61,6 +70,47 @@ public enum Status {
       out += "lock \(name): \(holder)" + (waiting.isEmpty ? "" : ", \(waiting.joined(separator: ", ")) waiting") + "\n"
     }
     return out
+  }
+
+  /// The main thread's work that is no operation (taps, frames, calls made there), summed
+  /// up by kind and state; the calls are listed under it, as they read now.
+  static func mainThreadWork(_ ops: [OpID], in world: World) -> String {
+    let work = ops.filter { world.operation($0).mainThreadWork != nil }
+    guard !work.isEmpty else { return "" }
+    var kinds: [(name: String, plural: String, count: Int)] = [("tap", "taps", 0), ("frame", "frames", 0), ("wait", "waits", 0), ("start()", "start() calls", 0)]
+    var calls: [OpID] = []
+    for op in work {
+      switch world.operation(op).mainThreadWork {
+      case .tap: kinds[0].count += 1
+      case .frame: kinds[1].count += 1
+      case .wait, .waitForOperations:
+        kinds[2].count += 1
+        calls.append(op)
+      default:
+        kinds[3].count += 1
+        calls.append(op)
+      }
+    }
+    let summary = kinds.filter { $0.count > 0 }.map { "\($0.count) \($0.count == 1 ? $0.name : $0.plural)" }
+    var out = "  main thread, besides operations: \(summary.joined(separator: ", ")) \(states(work, in: world))\n"
+    for op in calls { out += "  " + describe(op, in: world) + "\n" }
+    return out
+  }
+
+  /// How many of `ops` run, wait and are done, in parentheses: `(1 running, 7 done)`, or
+  /// `(all done)` when they are all in one state.
+  static func states(_ ops: [OpID], in world: World) -> String {
+    var running = 0, waiting = 0, done = 0
+    for op in ops {
+      switch world.operation(op).phase {
+      case .executing: running += 1
+      case .finished: done += 1
+      default: waiting += 1
+      }
+    }
+    let parts = [(running, "running"), (waiting, "waiting"), (done, "done")].filter { $0.0 > 0 }
+    if parts.count == 1 { return "(\(ops.count == 1 ? "" : "all ")\(parts[0].1))" }
+    return "(" + parts.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")"
   }
 
   /// The main thread's user-interface work: taps, frames, the longest freeze.

@@ -13,6 +13,78 @@ import TestSupport
     lines.map { interpreter.execute($0).output }.joined()
   }
 
+  /// Each queue's section of a `status`, by the queue's name.
+  func sections(_ status: String) -> [String: [String]] {
+    var out: [String: [String]] = [:]
+    var current: String?
+    for line in status.split(separator: "\n").map(String.init) {
+      if !line.hasPrefix(" "), let colon = line.firstIndex(of: ":"), !line.hasPrefix("t=") {
+        current = String(line[..<colon])
+        out[current!] = []
+      } else if let c = current, line.hasPrefix("  ") {
+        out[c]?.append(line)
+      }
+    }
+    return out
+  }
+
+  /// Checks that a queue's counts are those of the operations it lists: what is unfinished
+  /// is operationCount, and each finished one is listed.
+  func expectCountsAddUp(_ status: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    for (queue, lines) in sections(status) where queue != "in no queue" {
+      let counts = lines.first { $0.hasPrefix("  operations: ") }
+      let match = counts?.firstMatch(of: /executing (\d+), ready (\d+), pending (\d+), finished (\d+)/)
+      guard let match, let e = Int(match.1), let r = Int(match.2), let p = Int(match.3), let f = Int(match.4) else {
+        Issue.record("\(queue): no operation counts in \(lines)", sourceLocation: sourceLocation)
+        continue
+      }
+      let listed = lines.first { $0.hasPrefix("  operationCount ") }?.firstMatch(of: /operationCount (\d+)/).flatMap { Int($0.1) }
+      #expect(listed == e + r + p, "\(queue): \(lines)", sourceLocation: sourceLocation)
+      let finished = lines.filter { $0.firstMatch(of: /^  [^ .]+  finished at t=/) != nil }.count
+      #expect(finished == f, "\(queue): \(lines)", sourceLocation: sourceLocation)
+    }
+  }
+
+  @Test("status counts operations apart from the main thread's taps, frames and calls, and sums those up in a line of their own (lesson 1)")
+  func statusCountsAddUp() {
+    let i = Interpreter()
+    let start = run(["op download on main takes 4", "op sepia on main takes 3 after download", "frames every 2", "status"], i)
+    let main = sections(start)["main"] ?? []
+    #expect(main.prefix(2) == ["  operations: executing 1, ready 0, pending 1, finished 0", "  operationCount 2, operations [download, sepia]"], "\(start)")
+    #expect(main.contains("  main thread, besides operations: 1 frame (waiting)"), "\(start)")
+    expectCountsAddUp(start)
+    let end = run(["tap at 1", "tap at 3", "run", "status"], i)
+    let final = end.components(separatedBy: "idle at t=10: every operation has finished\n").last ?? ""
+    let after = sections(final)
+    #expect(after["main"]?.first == "  operations: executing 0, ready 0, pending 0, finished 2", "\(end)")
+    #expect(after["main"]?.contains("  main thread, besides operations: 2 taps, 5 frames (all done)") == true, "\(end)")
+    expectCountsAddUp(final)
+  }
+
+  @Test("status lists the main thread's calls under their summary, and counts a barrier block apart from the operations")
+  func statusCallsAndBarriers() {
+    let i = Interpreter()
+    let out = run(["queue q max 1", "op a on q takes 3", "barrier q", "op b on q takes 1", "op c takes 2 hold", "step", "wait q from main", "start c", "status"], i)
+    let last = sections(out.components(separatedBy: "t=5  platform apple").last ?? "")
+    #expect(last["main"] == [
+      "  operations: executing 0, ready 0, pending 0, finished 0",
+      "  operationCount 0, operations []",
+      "  main thread, besides operations: 1 wait, 1 start() (1 running, 1 done)",
+      "  main.wait1  finished at t=5: succeeded",
+      "  main.start1  blocking the main thread since t=5 in start(), running c",
+    ], "\(out)")
+    #expect(last["q"]?.first == "  operations: executing 0, ready 0, pending 0, finished 2", "\(out)")
+    #expect(last["q"]?.contains("  barrier blocks, not operations: 1 (done)") == true, "\(out)")
+    expectCountsAddUp(out.components(separatedBy: "t=5  platform apple").last ?? "")
+  }
+
+  @Test("No status line ends with a separator left dangling when it wraps at 80 columns")
+  func statusNoDanglingBar() {
+    let out = run(["op download on main takes 4", "frames every 2", "queue downloads", "status"])
+    let lines = Wrap.text(out, width: 80, ascii: false).split(separator: "\n")
+    #expect(!lines.contains { $0.hasSuffix("|") || $0.hasSuffix("| ") }, "\(out)")
+  }
+
   @Test("The possessive of a name ending in s is an apostrophe alone: downloads' threads")
   func possessive() {
     #expect(World.possessive("downloads") == "downloads'")
