@@ -246,19 +246,32 @@ public enum Status {
 
 /// `graph`: each operation with its dependencies; cycles are marked.
 public enum Graph {
-  /// Renders the dependency graph as text.
+  /// Renders the dependency graph as text: each finished operation marked with how it ended,
+  /// and each finished dependency with what its dependent saw. The main thread's taps,
+  /// frames and calls appear only when they are in a dependency.
   public static func render(_ world: World) -> String {
     let cycles = world.dependencyCycles()
     var inCycle: [OpID: Int] = [:]
     for (i, c) in cycles.enumerated() { for op in c { inCycle[op] = i + 1 } }
     var out = ""
+    var marked = false, ranOnCancelled = false
     for op in world.operationIDs {
       let r = world.operation(op)
+      // Taps, frames and calls on the main thread are left out, unless in a dependency.
+      if r.mainThreadWork != nil, world.dependencies(of: op).isEmpty, world.dependents(of: op).isEmpty { continue }
       let deps = world.dependencies(of: op).map { d in
-        world.name(d) + (world.operation(d).outcome.map { " " + mark($0) } ?? "")
+        world.name(d) + (seen(d, in: world).map { " " + $0 } ?? "")
       }
       var line = r.name
       if let q = r.queue { line += " [\(world.name(q))]" }
+      if let outcome = r.outcome {
+        marked = true
+        line += " " + mark(outcome)
+        if r.isCancelled, outcome != .cancelled, outcome != .dropped {
+          line += " (isCancelled is true)"
+          ranOnCancelled = true
+        }
+      }
       line += deps.isEmpty ? "" : " ← " + deps.joined(separator: ", ")
       if let c = inCycle[op] { line += "   ⟲ cycle \(c)" }
       out += line + "\n"
@@ -267,13 +280,22 @@ public enum Graph {
       out += "cycle \(i + 1): " + Chains.cycle(c, in: world)
         + " — none of these can ever start; cancel one to break it\n"
     }
-    if out.contains(" ✓") || out.contains(" ✗") || out.contains(" !") || out.contains(" ↩") {
-      out += "(finished dependencies: succeeded ✓, cancelled ✗, failed !, returned early ↩)\n"
+    if marked {
+      out += "(finished: succeeded ✓, cancelled ✗, failed !, returned early ↩"
+        + (ranOnCancelled ? "; after ←, a dependency cancelled while it ran is ✗: its dependents see isCancelled" : "") + ")\n"
     }
     return out.isEmpty ? "no operations yet\n" : out
   }
 
-  /// How a finished dependency ended, with the timeline's marks: finished is not succeeded.
+  /// A finished dependency as its dependents see it: cancelled (isCancelled reads true, even
+  /// when its work ran to the end, so a dependency check returns early), else how it ended.
+  static func seen(_ dependency: OpID, in world: World) -> String? {
+    let r = world.operation(dependency)
+    guard let outcome = r.outcome else { return nil }
+    return r.isCancelled ? mark(.cancelled) : mark(outcome)
+  }
+
+  /// How a finished operation ended, with the timeline's marks: finished is not succeeded.
   static func mark(_ outcome: Outcome) -> String {
     switch outcome {
     case .succeeded: "✓"

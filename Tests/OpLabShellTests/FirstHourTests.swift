@@ -85,6 +85,21 @@ import TestSupport
     #expect(!lines.contains { $0.hasSuffix("|") || $0.hasSuffix("| ") }, "\(out)")
   }
 
+  @Test("graph marks a dependency cancelled while it ran as cancelled, and the dependent that returned early as returned early")
+  func graphMarksWhatTheDependentSaw() {
+    let out = run([
+      "queue downloads", "queue filters max 1", "op d3 on downloads takes 3",
+      "op f3 on filters takes 2 after d3 bail-if-dep-cancelled", "op h3 on filters after f3", "step", "cancel d3", "run", "graph",
+    ])
+    let graph = out.components(separatedBy: "idle at t=4: every operation has finished\n").last ?? ""
+    #expect(graph.hasPrefix("""
+      d3 [downloads] ✓ (isCancelled is true)
+      f3 [filters] ↩ ← d3 ✗
+      h3 [filters] ✓ ← f3 ↩
+
+      """), "\(graph)")
+  }
+
   @Test("The possessive of a name ending in s is an apostrophe alone: downloads' threads")
   func possessive() {
     #expect(World.possessive("downloads") == "downloads'")
