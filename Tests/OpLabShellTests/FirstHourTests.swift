@@ -100,6 +100,32 @@ import TestSupport
       """), "\(graph)")
   }
 
+  @Test("Events with no operation and no queue read without a 'world' subject; the default queue is named as such")
+  func worldEventsRead() {
+    let out = run(["var likes", "lock L", "platform linux", "events"])
+    #expect(out.contains("t=0  shared variable likes = 0 created\n"), "\(out)")
+    #expect(out.contains("t=0  lock L created (an NSLock)\n"), "\(out)")
+    #expect(out.contains("t=0  platform set to linux\n"), "\(out)")
+    #expect(out.contains("t=0 #1 the default queue 'queue' created (max default)\n"), "\(out)")
+    #expect(!out.contains("world ") && !out.contains("queue queue"), "\(out)")
+  }
+
+  @Test("narrate reads as prose: whole sentences in the past tense")
+  func narrateProse() {
+    let out = run(["queue dl", "op b on dl takes 2 hold", "add b", "run", "narrate"])
+    let story = out.components(separatedBy: "idle at t=2: every operation has finished\n").last ?? ""
+    #expect(story.hasPrefix("""
+      At tick 0, the default queue 'queue' was created (max default).
+      Then the dl queue was created (max default).
+      Then b was created.
+      Then b was enqueued on dl.
+      Then b became ready: no unfinished dependencies.
+      Then b started on dl: a slot was free when it was enqueued.
+      At tick 2, b finished (succeeded): work done.
+
+      """), "\(story)")
+  }
+
   @Test("The possessive of a name ending in s is an apostrophe alone: downloads' threads")
   func possessive() {
     #expect(World.possessive("downloads") == "downloads'")
