@@ -144,4 +144,21 @@ import TestSupport
     let error = Interpreter().execute("source \(file.path)").error
     #expect(error?.hint?.hasSuffix("or the scripts would run forever") == true, "\(String(describing: error))")
   }
+
+  @Test("A does list keeps its spaces after commas when saved and echoed, and the saved script replays to the same world")
+  func doesListSpacing() throws {
+    let i = Interpreter()
+    let line = "op inc does read likes, compute 1, write likes"
+    _ = run(["var likes", line, "run"], i)
+    #expect(i.script.map(\.text).contains(line), "\(i.script.map(\.text))")
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-does-\(UUID().uuidString).oplab")
+    defer { try? FileManager.default.removeItem(at: file) }
+    _ = i.execute("save \(file.path)")
+    let saved = try String(contentsOf: file, encoding: .utf8)
+    #expect(saved.contains("\n\(line)\n"), "\(saved)")
+    let replayed = Interpreter()
+    #expect(replayed.execute("source \(file.path)").error == nil)
+    #expect(replayed.world.trace == i.world.trace)
+    #expect(run(["undo", "undo"], i).contains("took back `\(line)`"))
+  }
 }

@@ -104,8 +104,8 @@ import TestSupport
           order 2,2,2
           var count = 0
           lock L
-          op a does lock L,read count,compute 1,write count,unlock L
-          op b does compute 0,compute 0,compute 0,compute 0,compute 0,read count,compute 1,write count
+          op a does lock L, read count, compute 1, write count, unlock L
+          op b does compute 0, compute 0, compute 0, compute 0, compute 0, read count, compute 1, write count
           run
 
       """))
@@ -320,7 +320,7 @@ import TestSupport
         `choose K` takes one; `choose back` backs out of the last choice
 
       """)
-    #expect(i.script.map(\.text).suffix(2) == ["op b does read count,compute 1,write count", "choose 1"])
+    #expect(i.script.map(\.text).suffix(2) == ["op b does read count, compute 1, write count", "choose 1"])
     #expect(i.world.value(of: "count") == 0)
     // redo gives back the choice, then the run.
     #expect(i.execute("redo").output.hasPrefix("  redid `choose 1`\n"))
