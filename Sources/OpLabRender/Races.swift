@@ -18,7 +18,7 @@ public enum Races {
     }
     for call in r.offMainThread {
       if call.inCompletion {
-        lines.append("user interface touched off the main thread: \(world.name(call.op))'s completion block at t=\(call.tick). "
+        lines.append("user interface touched off the main thread: \(World.possessive(world.name(call.op))) completion block at t=\(call.tick). "
           + "A completion block runs on a background thread, whatever the operation's queue (Apple does not promise which; Linux's Foundation uses a global dispatch queue). "
           + "Hop to main from it: define the update in no queue (`op show on main touches ui hold`) and add it from the block (`completion does add show`).")
         continue
@@ -65,7 +65,7 @@ public enum Races {
   public static func sentences(for race: RaceReport.DataRace, in world: World) -> [String] {
     let name = world.variableName(race.variable)
     let a = race.first, b = race.second
-    func who(_ x: RaceReport.Access) -> String { x.inCompletion ? "\(world.name(x.op))'s completion block" : world.name(x.op) }
+    func who(_ x: RaceReport.Access) -> String { x.inCompletion ? "\(World.possessive(world.name(x.op))) completion block" : world.name(x.op) }
     func what(_ x: RaceReport.Access) -> String { "\(who(x)) \(x.isWrite ? "wrote" : "read") it at t=\(x.tick)" }
     let first = "data race on \(name): \(what(a)) and \(what(b)), and nothing orders the two."
     if let block = [a, b].first(where: \.inCompletion) {
@@ -73,7 +73,7 @@ public enum Races {
       return [
         first,
         "  A completion block runs after \(world.name(block.op)) finishes, beside what the finish released: a dependency on "
-          + "\(world.name(block.op)) or a serial queue does not wait for it. To order them: do that access in \(world.name(block.op))'s "
+          + "\(world.name(block.op)) or a serial queue does not wait for it. To order them: do that access in \(World.possessive(world.name(block.op))) "
           + "own work (does …), which they do wait for, or have the block add the work that follows (completion does add OP).",
       ]
     }
@@ -155,7 +155,7 @@ extension Races {
       out = "  next open point: t=\(point.tick), where " + due.joined(separator: ", ") + " fall due\n"
       if let c = point.conflict, let k = point.candidates.firstIndex(of: c.first) {
         let what = c.otherStep.variable.map { "variable \($0)" } ?? c.otherStep.lockName.map { "lock \($0)" } ?? "the same thing"
-        out += "  (who goes first matters: \(world.name(c.first))'s `\(point.steps[k])` and \(world.name(c.other))'s later "
+        out += "  (who goes first matters: \(World.possessive(world.name(c.first))) `\(point.steps[k])` and \(World.possessive(world.name(c.other))) later "
           + "`\(c.otherStep)` both touch \(what))\n"
       }
       out += "    0  every due step in turn (what `run` does)\n"

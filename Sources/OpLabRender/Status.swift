@@ -12,26 +12,35 @@ public enum Status {
     let (byQueue, held) = world.operationsByQueue()
     for q in world.queueIDs {
       let queue = world.queue(q)
-      // Counts include taps and frames (they hold the main thread too); the list leaves them out.
+      // Operations are counted apart from what is no operation: the main thread's taps,
+      // frames and calls, and barrier blocks (the real `operations` leaves them out, rule 37).
       let all = byQueue[Int(q.index)]
-      let members = all.filter { world.operations[Int($0.index)].mainThreadWork != .tap && world.operations[Int($0.index)].mainThreadWork != .frame }
+      let operations = all.filter { world.operation($0).mainThreadWork == nil && !world.operation($0).isBarrier }
       var counts: [OpPhase: Int] = [:]
-      for op in all { counts[world.operations[Int(op.index)].phase, default: 0] += 1 }
+      for op in operations { counts[world.operation(op).phase, default: 0] += 1 }
       func count(_ phase: OpPhase) -> Int { counts[phase, default: 0] }
       let max = queue.isMain ? "1 (main)" : queue.maxConcurrent.map(String.init) ?? "default"
       var line = "\(queue.name): max \(max)"
       if queue.isSuspended { line += ", SUSPENDED" }
       line += ", qos \(queue.reportedQualityOfService)"
-      line += " | executing \(count(.executing)), ready \(count(.ready)), pending \(count(.pending)), finished \(count(.finished))"
       out += line + "\n"
-      // What the real queue reports: operationCount and operations (barriers excluded, rule 37).
-      let listed = world.unfinishedMembers(of: q).filter { world.operation($0).mainThreadWork == nil && !world.operation($0).isBarrier }
+      out += "  operations: executing \(count(.executing)), ready \(count(.ready)), pending \(count(.pending)), finished \(count(.finished))\n"
+      // What the real queue reports: operationCount and operations.
+      let listed = operations.filter { !world.operation($0).isFinished }
       out += "  operationCount \(listed.count), operations [\(listed.map { world.name($0) }.joined(separator: ", "))]\n"
-      for op in members {
+      for op in all where !world.operation(op).isBarrier && world.operation(op).mainThreadWork == nil {
         out += "  " + describe(op, in: world) + "\n"
         if let flags = flags(op, in: world) { out += "    " + flags + "\n" }
       }
-      if queue.isMain { out += responsiveness(world) }
+      let barriers = all.filter { world.operation($0).isBarrier }
+      if !barriers.isEmpty {
+        out += "  barrier blocks, not operations: \(barriers.count) \(states(barriers, in: world))\n"
+        for op in barriers { out += "  " + describe(op, in: world) + "\n" }
+      }
+      if queue.isMain {
+        out += mainThreadWork(all, in: world)
+        out += responsiveness(world)
+      }
     }
     if !held.isEmpty {
       out += "in no queue:\n"
@@ -61,6 +70,47 @@ public enum Status {
       out += "lock \(name): \(holder)" + (waiting.isEmpty ? "" : ", \(waiting.joined(separator: ", ")) waiting") + "\n"
     }
     return out
+  }
+
+  /// The main thread's work that is no operation (taps, frames, calls made there), summed
+  /// up by kind and state; the calls are listed under it, as they read now.
+  static func mainThreadWork(_ ops: [OpID], in world: World) -> String {
+    let work = ops.filter { world.operation($0).mainThreadWork != nil }
+    guard !work.isEmpty else { return "" }
+    var kinds: [(name: String, plural: String, count: Int)] = [("tap", "taps", 0), ("frame", "frames", 0), ("wait", "waits", 0), ("start()", "start() calls", 0)]
+    var calls: [OpID] = []
+    for op in work {
+      switch world.operation(op).mainThreadWork {
+      case .tap: kinds[0].count += 1
+      case .frame: kinds[1].count += 1
+      case .wait, .waitForOperations:
+        kinds[2].count += 1
+        calls.append(op)
+      default:
+        kinds[3].count += 1
+        calls.append(op)
+      }
+    }
+    let summary = kinds.filter { $0.count > 0 }.map { "\($0.count) \($0.count == 1 ? $0.name : $0.plural)" }
+    var out = "  main thread, besides operations: \(summary.joined(separator: ", ")) \(states(work, in: world))\n"
+    for op in calls { out += "  " + describe(op, in: world) + "\n" }
+    return out
+  }
+
+  /// How many of `ops` run, wait and are done, in parentheses: `(1 running, 7 done)`, or
+  /// `(all done)` when they are all in one state.
+  static func states(_ ops: [OpID], in world: World) -> String {
+    var running = 0, waiting = 0, done = 0
+    for op in ops {
+      switch world.operation(op).phase {
+      case .executing: running += 1
+      case .finished: done += 1
+      default: waiting += 1
+      }
+    }
+    let parts = [(running, "running"), (waiting, "waiting"), (done, "done")].filter { $0.0 > 0 }
+    if parts.count == 1 { return "(\(ops.count == 1 ? "" : "all ")\(parts[0].1))" }
+    return "(" + parts.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")"
   }
 
   /// The main thread's user-interface work: taps, frames, the longest freeze.
@@ -122,7 +172,7 @@ public enum Status {
         : "Apple documents OperationQueue.current only as typically nil outside an operation a queue started"
       return "runs on the main thread (start() was called there), in no queue: \(current)"
     }
-    let thread = world.queue(q).isMain ? "the main thread" : "one of \(world.name(q))'s threads, not the main thread"
+    let thread = world.queue(q).isMain ? "the main thread" : "one of \(World.possessive(world.name(q))) threads, not the main thread"
     if isAsync {
       return "ran its start() on \(thread) with OperationQueue.current \(world.name(q)); the work it began runs elsewhere, where OperationQueue.current is nil"
     }
@@ -196,19 +246,32 @@ public enum Status {
 
 /// `graph`: each operation with its dependencies; cycles are marked.
 public enum Graph {
-  /// Renders the dependency graph as text.
+  /// Renders the dependency graph as text: each finished operation marked with how it ended,
+  /// and each finished dependency with what its dependent saw. The main thread's taps,
+  /// frames and calls appear only when they are in a dependency.
   public static func render(_ world: World) -> String {
     let cycles = world.dependencyCycles()
     var inCycle: [OpID: Int] = [:]
     for (i, c) in cycles.enumerated() { for op in c { inCycle[op] = i + 1 } }
     var out = ""
+    var marked = false, ranOnCancelled = false
     for op in world.operationIDs {
       let r = world.operation(op)
+      // Taps, frames and calls on the main thread are left out, unless in a dependency.
+      if r.mainThreadWork != nil, world.dependencies(of: op).isEmpty, world.dependents(of: op).isEmpty { continue }
       let deps = world.dependencies(of: op).map { d in
-        world.name(d) + (world.operation(d).outcome.map { " " + mark($0) } ?? "")
+        world.name(d) + (seen(d, in: world).map { " " + $0 } ?? "")
       }
       var line = r.name
       if let q = r.queue { line += " [\(world.name(q))]" }
+      if let outcome = r.outcome {
+        marked = true
+        line += " " + mark(outcome)
+        if r.isCancelled, outcome != .cancelled, outcome != .dropped {
+          line += " (isCancelled is true)"
+          ranOnCancelled = true
+        }
+      }
       line += deps.isEmpty ? "" : " ← " + deps.joined(separator: ", ")
       if let c = inCycle[op] { line += "   ⟲ cycle \(c)" }
       out += line + "\n"
@@ -217,13 +280,22 @@ public enum Graph {
       out += "cycle \(i + 1): " + Chains.cycle(c, in: world)
         + " — none of these can ever start; cancel one to break it\n"
     }
-    if out.contains(" ✓") || out.contains(" ✗") || out.contains(" !") || out.contains(" ↩") {
-      out += "(finished dependencies: succeeded ✓, cancelled ✗, failed !, returned early ↩)\n"
+    if marked {
+      out += "(finished: succeeded ✓, cancelled ✗, failed !, returned early ↩"
+        + (ranOnCancelled ? "; after ←, a dependency cancelled while it ran is ✗: its dependents see isCancelled" : "") + ")\n"
     }
     return out.isEmpty ? "no operations yet\n" : out
   }
 
-  /// How a finished dependency ended, with the timeline's marks: finished is not succeeded.
+  /// A finished dependency as its dependents see it: cancelled (isCancelled reads true, even
+  /// when its work ran to the end, so a dependency check returns early), else how it ended.
+  static func seen(_ dependency: OpID, in world: World) -> String? {
+    let r = world.operation(dependency)
+    guard let outcome = r.outcome else { return nil }
+    return r.isCancelled ? mark(.cancelled) : mark(outcome)
+  }
+
+  /// How a finished operation ended, with the timeline's marks: finished is not succeeded.
   static func mark(_ outcome: Outcome) -> String {
     switch outcome {
     case .succeeded: "✓"

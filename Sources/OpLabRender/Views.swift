@@ -46,9 +46,9 @@ public enum Narrate {
     var lastTick: Tick?
     for e in world.trace where op == nil || e.op == op {
       if case .queueCreated = e.kind, e.queue == .main { continue }
-      let when = e.tick == lastTick ? "Then" : "At tick \(e.tick)"
+      let when = e.tick == lastTick ? "Then" : "At tick \(e.tick),"
       lastTick = e.tick
-      out += "\(when), \(world.describe(e)).\n"
+      out += "\(when) \(world.describe(e, prose: true)).\n"
     }
     return out.isEmpty ? "Nothing has happened yet.\n" : out
   }

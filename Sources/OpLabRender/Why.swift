@@ -57,7 +57,7 @@ public enum Why {
         rule = a > b ? "\(a) beats \(b)" : "it was picked before \(name) was ready"
       } else if let moved = h.priorityChanges.last(where: { $0 < i }) {
         // Its place in the line is where the change put it, not where it was added (rule 23).
-        rule = "same priority, ahead in the line: \(name)'s priority change at \(at(moved)) put it at the tail"
+        rule = "same priority, ahead in the line: \(World.possessive(name)) priority change at \(at(moved)) put it at the tail"
       } else {
         rule = "same priority, ahead in the line: first in, first out"
       }
@@ -365,7 +365,7 @@ public enum Diagnoses {
     case .mainThreadWaitingFor(let dep):
       return "\(name) blocks the main thread in \(call(op, in: world)), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
     case .gateClosed(let g):
-      return "\(name)'s dependencies are done, but its isReady waits for gate \(world.gateName(g)), which is closed: `open \(world.gateName(g))` opens it."
+      return "\(World.possessive(name)) dependencies are done, but its isReady waits for gate \(world.gateName(g)), which is closed: `open \(world.gateName(g))` opens it."
     case .waitingForLock:
       return "\(name) " + predicate(cause, of: op, in: world) + "."
     }
@@ -474,7 +474,7 @@ public enum Diagnoses {
       return "\(world.name(op)) holds \(holds.isEmpty ? "nothing" : holds) and wants \(wants)"
     }
     return "lock-order deadlock: " + parts.joined(separator: "; ")
-      + " — each waits for the next for ever. Take the locks in the same order in every operation."
+      + " — each waits for the next forever. Take the locks in the same order in every operation."
   }
 
   /// The most lines a diagnosis shows before it counts the rest.

@@ -15,7 +15,7 @@ struct DisplayOptions: ParsableArguments {
   @Option(help: "Columns for timelines, 40 to 1000 (default: the terminal's, else 80).")
   var width: Int?
 
-  @Option(help: "Imitate Foundation on 'apple' platforms (default) or on 'linux'.")
+  @Option(help: "Imitate Foundation on 'apple' platforms or on 'linux'.")
   var platform: String = "apple"
 
   func validate() throws {
@@ -47,12 +47,29 @@ struct BatchOptions: ParsableArguments {
   var keepGoing = false
 }
 
+/// A usage line broken between its words to fit 80 columns after ArgumentParser's
+/// `USAGE: ` (and its error messages' `Usage: `), which indent the lines after the first
+/// to match: ArgumentParser prints its own usage on one line, and a terminal then breaks it
+/// wherever column 80 falls, inside `[--keep-going]`.
+func usage(_ words: [String]) -> String {
+  var lines = [""]
+  for word in words {
+    if !lines[lines.count - 1].isEmpty, 7 + lines[lines.count - 1].count + 1 + word.count > 80 { lines.append("") }
+    lines[lines.count - 1] += (lines[lines.count - 1].isEmpty ? "" : " ") + word
+  }
+  return lines.joined(separator: "\n")
+}
+
+/// The options every command takes, as its usage line lists them.
+let displayUsage = ["[--no-color]", "[--ascii]", "[--width <width>]", "[--platform <platform>]"]
+
 /// `oplab`: the terminal lab for learning Operation and OperationQueue.
 @main
 struct OpLab: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "oplab",
     abstract: "A terminal lab for learning Operation and OperationQueue.",
+    usage: usage(["oplab"] + displayUsage + ["[--keep-going]", "[--recover]", "<subcommand>"]),
     discussion: "Opens the lab on a terminal, or runs commands piped to standard input.",
     version: Shell.version,
     subcommands: [RunScripts.self, Lessons.self]
@@ -120,7 +137,8 @@ struct OpLab: ParsableCommand {
 /// `oplab run FILE...`.
 struct RunScripts: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "run", abstract: "Run script files non-interactively, in one session.")
+    commandName: "run", abstract: "Run script files non-interactively, in one session.",
+    usage: usage(["oplab run"] + displayUsage + ["[--keep-going]", "<files> ..."]))
 
   @OptionGroup var display: DisplayOptions
   @OptionGroup var batch: BatchOptions
@@ -142,14 +160,16 @@ struct RunScripts: ParsableCommand {
 struct Lessons: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "lesson",
-    abstract: "List the lessons, take one (`oplab lesson 1`), or check them (`oplab lesson check --all`).")
+    abstract: "List the lessons, take one (`oplab lesson 1`), or check them (`oplab lesson check --all`).",
+    usage: usage(["oplab lesson"] + displayUsage + ["[--all]", "[--folder <folder>]", "[<arguments> ...]"]))
 
   @OptionGroup var display: DisplayOptions
 
   @Flag(help: "With `check`: check every lesson.")
   var all = false
 
-  @Option(help: "The folder of .lesson files (default: the Lessons folder of this checkout).")
+  @Option(
+    help: "The folder of .lesson files (default: $OPLAB_LESSONS, else PREFIX/share/oplab/Lessons of a make install, else the Lessons folder of the source tree the lab was built in).")
   var folder: String?
 
   @Argument(help: "A lesson number, name or .lesson file; or `check` followed by lesson numbers, names or files.")

@@ -203,7 +203,7 @@ import TestSupport
     w.cancel(plain)
     w.cancel(waiting)
     let all = { Status.render(w).split(separator: "\n").map(String.init) }
-    let lines = { all().filter { $0.hasPrefix("  ") && !$0.hasPrefix("    ") && !$0.hasPrefix("  operationCount") } }
+    let lines = { all().filter { $0.hasPrefix("  ") && !$0.hasPrefix("    ") && !$0.hasPrefix("  operationCount") && !$0.hasPrefix("  operations:") } }
     let flags = { all().filter { $0.hasPrefix("    isReady") } }
     #expect(lines() == ["  plain  executing since t=0 — cancelled", "  waiting  ready, waiting for a slot — cancelled"])
     #expect(flags() == [

@@ -248,6 +248,33 @@ import TestSupport
     #expect(bad.err.contains("--platform takes 'apple' or 'linux'"))
   }
 
+  @Test("At 80 columns no usage line is broken inside a bracket, no line is wider than the terminal, and no default is said twice", arguments: [
+    ["--help"], ["run", "--help"], ["lesson", "--help"], ["help", "lesson"],
+  ])
+  func helpAt80Columns(arguments: [String]) throws {
+    let help = try oplab(arguments, environment: ["COLUMNS": "80"])
+    #expect(help.status == 0)
+    let lines = help.out.split(separator: "\n", omittingEmptySubsequences: false)
+    for line in lines {
+      #expect(line.count <= 80, "a terminal breaks this line wherever column 80 falls: \(line)")
+      #expect(line.count { $0 == "[" } == line.count { $0 == "]" }, "a bracket is broken across lines: \(line)")
+    }
+    // The usage names every option the help lists (a written-out usage must not fall behind).
+    let usage = help.out.components(separatedBy: "\n\n").first { $0.hasPrefix("USAGE: ") } ?? ""
+    for option in help.out.matches(of: /\n  (--[a-z-]+)/).map({ String($0.1) }) where !["--version", "--help"].contains(option) {
+      #expect(usage.contains("[\(option)"), "\(option) is missing from the usage: \(usage)")
+    }
+    // Each option's help, its wrapped lines joined, says its default once.
+    var options: [String] = []
+    for line in lines where line.hasPrefix("  ") {
+      if line.hasPrefix("  -") { options.append(String(line)) } else if !options.isEmpty { options[options.count - 1] += " " + line }
+    }
+    for option in options {
+      #expect(option.components(separatedBy: "default").count - 1 <= 1, "\(option)")
+    }
+    #expect(!help.out.contains("checkout"), "there is no checkout after make install: \(help.out)")
+  }
+
   @Test("--platform linux and --ascii change the world and the drawing")
   func options() throws {
     let r = try oplab(

@@ -96,7 +96,7 @@ import Testing
   }
 
   @Test(
-    "The canonical form quotes again what needs quotes, and keeps a line with an open quote as typed (finding 13)",
+    "The canonical form quotes again what needs quotes, keeps a line with an open quote as typed (finding 13), and keeps a space typed after a comma (#32)",
     arguments: [
       ("export   events \"my run.jsonl\"  # a comment", "export events \"my run.jsonl\""),
       ("source 'a \"b\" c.oplab'", "source \"a \\\"b\\\" c.oplab\""),
@@ -105,6 +105,11 @@ import Testing
       ("save \"\"", "save \"\""),
       ("undepend f1 \"on d1", "undepend f1 \"on d1"),
       ("op a  takes 3", "op a takes 3"),
+      // A comma typed with a space after it keeps one; a list typed tight stays tight.
+      ("op x does read likes, compute 1, write likes", "op x does read likes, compute 1, write likes"),
+      ("op x does  read likes ,compute 1 ,  write likes", "op x does read likes, compute 1, write likes"),
+      ("op t1,t2 takes 2 after a,b", "op t1,t2 takes 2 after a,b"),
+      ("depend f3 on d1, d2", "depend f3 on d1, d2"),
     ])
   func canonicalQuoting(line: String, canonical: String) {
     #expect(Lexer.canonical(line) == canonical)

@@ -123,7 +123,7 @@ import TestSupport
     let (linux, linuxErrors) = run(["platform linux", "op a on main takes 3", "cancel all main", "resume main"], l)
     #expect(linuxErrors.isEmpty)
     #expect(unwrapped(linux, width: 80) == """
-        t=0  world platform set to linux
+        t=0  platform set to linux
         t=0  a enqueued on main
         t=0  a ready: no unfinished dependencies
         t=0  a started on main: a slot was free when it was enqueued
@@ -353,9 +353,9 @@ import TestSupport
 
       """)
     #expect(i.execute("narrate c").output == """
-      At tick 0, c created.
-      Then, c enqueued on q.
-      Then, c ready: no unfinished dependencies.
+      At tick 0, c was created.
+      Then c was enqueued on q.
+      Then c became ready: no unfinished dependencies.
       At tick 1, c started on q: slot freed by b.
       At tick 2, c finished (succeeded): work done.
 

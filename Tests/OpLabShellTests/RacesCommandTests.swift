@@ -76,7 +76,7 @@ import TestSupport
     #expect(out.contains("""
         a waits for lock L2, held by b.
         b waits for lock L1, held by a.
-        lock-order deadlock: a holds L1 and wants L2; b holds L2 and wants L1 — each waits for the next for ever. Take the locks in the same order in every operation.
+        lock-order deadlock: a holds L1 and wants L2; b holds L2 and wants L1 — each waits for the next forever. Take the locks in the same order in every operation.
 
       """))
     #expect(out.hasSuffix("Now: a waits for lock L2, held by b, which waits for lock L1, held by a: a deadlock, so none of them can ever finish.\n"))
@@ -104,8 +104,8 @@ import TestSupport
           order 2,2,2
           var count = 0
           lock L
-          op a does lock L,read count,compute 1,write count,unlock L
-          op b does compute 0,compute 0,compute 0,compute 0,compute 0,read count,compute 1,write count
+          op a does lock L, read count, compute 1, write count, unlock L
+          op b does compute 0, compute 0, compute 0, compute 0, compute 0, read count, compute 1, write count
           run
 
       """))
@@ -320,7 +320,7 @@ import TestSupport
         `choose K` takes one; `choose back` backs out of the last choice
 
       """)
-    #expect(i.script.map(\.text).suffix(2) == ["op b does read count,compute 1,write count", "choose 1"])
+    #expect(i.script.map(\.text).suffix(2) == ["op b does read count, compute 1, write count", "choose 1"])
     #expect(i.world.value(of: "count") == 0)
     // redo gives back the choice, then the run.
     #expect(i.execute("redo").output.hasPrefix("  redid `choose 1`\n"))

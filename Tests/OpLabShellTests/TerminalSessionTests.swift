@@ -177,6 +177,26 @@ extension TerminalTests {
     #expect(out.hasSuffix("\nexit 0\n"), "\(out)")
   }
 
+  @Test("Tab lists again once the list is gone: after Ctrl-U and the same word retyped, on a new line, after Ctrl-L and after clear")
+  func tabAfterKillAndClear() throws {
+    let state = stateFolder()
+    defer { try? FileManager.default.removeItem(at: state) }
+    let list = "alpha  alps"
+    let out = try session([
+      "op alpha\\r", "<NEXT oplab t=0> >", "op alps\\r", "<NEXT oplab t=0> >",
+      "why alp\\t", "<NEXT \(list)>",  // listed once
+      "\\x15", "why alp", "<NEXT why alp>", "\\t", "<NEXT \(list)>",  // Ctrl-U, the same word again: listed again
+      "\\x15\\x19", "<NEXT why alp>", "ha\\r", "<NEXT alpha was created at t=0.>",  // Ctrl-U still keeps the line for Ctrl-Y
+      "why alp\\t", "<NEXT \(list)>",  // a new line: listed again
+      "\\x0c", "<NEXT why alp>", "\\t", "<NEXT \(list)>",  // Ctrl-L cleared the screen: listed again
+      "\\x15clear\\r", "<NEXT \u{1B}[3J>", "why alp\\t", "<NEXT \(list)>",  // after clear: listed again
+      "\\x03", "<NEXT oplab t=0> >", "\\x04",
+    ], state: state, environment: ["PTY_ROWS": "24", "PTY_COLS": "80"])
+    #expect(out.components(separatedBy: list).count - 1 == 5, "\(out)")
+    #expect(out.contains("alpha was created at t=0."), "\(out)")
+    #expect(out.hasSuffix("\nexit 0\n"), "\(out)")
+  }
+
   @Test("More candidates than the screen holds: Tab asks first, 'n' shows nothing, the next Tab asks again and 'y' shows them")
   func displayAll() throws {
     let state = stateFolder()

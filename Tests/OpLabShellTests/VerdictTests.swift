@@ -46,12 +46,16 @@ import Testing
       """)
     #expect(run(["status"], i) == """
       t=0  platform apple
-      main: max 1 (main), qos userInteractive | executing 1, ready 0, pending 0, finished 0
+      main: max 1 (main), qos userInteractive
+        operations: executing 0, ready 0, pending 0, finished 0
         operationCount 0, operations []
+        main thread, besides operations: 1 wait (running)
         main.wait1  blocking the main thread since t=0, waiting for every queue
-      queue: max default, qos default | executing 0, ready 0, pending 0, finished 0
+      queue: max default, qos default
+        operations: executing 0, ready 0, pending 0, finished 0
         operationCount 0, operations []
-      work: max 1, SUSPENDED, qos default | executing 0, ready 1, pending 1, finished 0
+      work: max 1, SUSPENDED, qos default
+        operations: executing 0, ready 1, pending 1, finished 0
         operationCount 2, operations [a, c]
         a  ready, but its queue is suspended
           isReady true, isExecuting false, isFinished false, isCancelled false; no dependencies

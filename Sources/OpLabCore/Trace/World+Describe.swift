@@ -5,20 +5,32 @@ extension World {
   /// The name of a queue.
   public func name(_ q: QueueID) -> String { queues[q.slot].name }
 
+  /// The possessive of a name: `d1's`, and `downloads'` for a name ending in s.
+  public static func possessive(_ name: String) -> String {
+    name.last == "s" || name.last == "S" ? name + "'" : name + "'s"
+  }
+
   /// A one-line description of an event: subject, what happened, and why.
   ///
   /// ```
   /// d2 started on downloads: slot freed by d1
   /// ```
-  public func describe(_ e: Event) -> String {
+  /// - Parameters:
+  ///   - e: the event.
+  ///   - prose: a clause of a sentence in the past tense (`narrate`), such as `b was enqueued
+  ///     on dl`, rather than the event log's short form, `b enqueued on dl`.
+  public func describe(_ e: Event, prose: Bool = false) -> String {
     switch e.kind {
     case .tapScheduled(let t):
-      return t == e.tick ? "the user taps (the tap needs the main thread)" : "the user will tap at t=\(t) (the tap will need the main thread)"
+      if t != e.tick { return "the user will tap at t=\(t) (the tap will need the main thread)" }
+      return prose ? "the user tapped (the tap needs the main thread)" : "the user taps (the tap needs the main thread)"
     case .gateOpened(let g):
-      return e.reason == .alreadyFinished ? "gate \(gateName(g)) opened: no effect, it was open" : "gate \(gateName(g)) opens"
+      return e.reason == .alreadyFinished
+        ? "gate \(gateName(g)) opened: no effect, it was open" : "gate \(gateName(g)) \(prose ? "opened" : "opens")"
     case .framesChanged(let every):
-      let text = every.map { "the display asks for a frame every \($0) \($0 == 1 ? "tick" : "ticks") (each needs the main thread)" }
-        ?? "the display stops asking for frames"
+      let text = every.map {
+        "the display \(prose ? "began to ask" : "asks") for a frame every \($0) \($0 == 1 ? "tick" : "ticks") (each needs the main thread)"
+      } ?? "the display \(prose ? "stopped" : "stops") asking for frames"
       return e.reason == .command ? text : "\(text): \(explain(e.reason))"
     default: break
     }
@@ -30,12 +42,19 @@ extension World {
     case .waitStarted, .waitEnded, .waitStalled: isWait = true
     default: isWait = false
     }
-    let subject = e.op.map { name($0) } ?? e.queue.map { name($0) } ?? (isWait ? "every queue:" : "world")
+    // A setting of the world (a shared variable, a lock, the platform) is its own subject.
+    var subject = e.op.map { name($0) } ?? e.queue.map { name($0) } ?? (isWait ? "every queue:" : nil)
     let whereText = e.op != nil ? e.queue.map { " on \(name($0))" } ?? "" : ""
-    let what: String
+    var what: String
     switch e.kind {
     case .queueCreated(let max):
-      what = "queue created (max \(max.map(String.init) ?? "default"))"
+      // The queue every world starts with is called `queue`: "queue queue created" stutters.
+      if subject == "queue" {
+        subject = "the default queue 'queue'"
+        what = "created (max \(max.map(String.init) ?? "default"))"
+      } else {
+        what = "queue created (max \(max.map(String.init) ?? "default"))"
+      }
     case .created: what = "created"
     case .enqueued where isRunLoopWork(e.op): what = "reached the main thread's run loop"
     case .enqueued: what = "enqueued\(whereText)"
@@ -100,6 +119,9 @@ extension World {
     case .addRefused(let target):
       what = "addOperation(\(name(target))) refused: \(name(target)) was added before, and an operation can be added only once (the real call raises NSInvalidArgumentException on Apple platforms and crashes on Linux; the lab skipped it)"
     }
+    if prose, let clause = proseClause(e, subject: subject, what: what, whereText: whereText) {
+      (subject, what) = clause
+    }
     let why: String
     switch e.kind {
     case .kvoWillChange, .kvoDidChange: why = ""  // the state change beside it says why
@@ -125,7 +147,56 @@ extension World {
       }
     default: why = explain(e.reason, about: e.op)
     }
-    return why.isEmpty ? "\(subject) \(what)" : "\(subject) \(what): \(why)"
+    let clause = subject.map { "\($0) \(what)" } ?? what
+    return why.isEmpty ? clause : "\(clause): \(why)"
+  }
+
+  /// The subject and verb of an event's clause in the past tense, for `narrate`, where the
+  /// event log's short form is no sentence (`b enqueued on dl`, `q maxConcurrentOperationCount
+  /// = 2`); `nil` where that form already reads as one (`b started on dl`).
+  private func proseClause(_ e: Event, subject: String?, what: String, whereText: String) -> (String?, String)? {
+    let owner = subject.map { World.possessive($0) }
+    switch e.kind {
+    case .queueCreated:
+      guard let subject, !subject.hasPrefix("the ") else { return (subject, "was " + what) }
+      return ("the \(subject) queue", "was " + what.dropFirst("queue ".count))
+    case .created: return (subject, "was created")
+    case .enqueued where !isRunLoopWork(e.op): return (subject, "was enqueued\(whereText)")
+    case .ready: return (subject, "became ready")
+    case .unready: return (subject, "was no longer ready")
+    case .dispatched, .suspended, .resumed: return (subject, "was " + what)
+    case .skipped:
+      if let op = e.op, case .async = operations[op.slot].spec.kind { return (owner, "start() was called\(whereText), already cancelled") }
+      return (subject, "was skipped\(whereText) (cancelled: main() never runs)")
+    case .cancelRequested: return (subject, "had cancel() called")
+    case .completionStarted, .completionFinished, .blockStarted, .blockFinished, .workEnded: return (owner, what)
+    case .kvoWillChange, .kvoDidChange: return (subject, "sent " + what)
+    case .maxChanged(let max): return (owner, "maxConcurrentOperationCount was set to \(max.map(String.init) ?? "default")")
+    case .priorityChanged(let p): return (owner, "queuePriority was set to \(p)")
+    case .qualityOfServiceChanged(let q): return (owner, "qualityOfService was set to \(q)")
+    case .dependencyAdded(let dep): return (subject, "was made to depend on \(name(dep))")
+    case .dependencyRemoved(let dep): return (subject, "stopped depending on \(name(dep))")
+    case .cycleClosed(let dep):
+      return (subject, "was made to depend on \(name(dep)), which closed a dependency cycle: these operations can never start")
+    case .barrierAdded: return (subject, "was added to \(e.queue.map { name($0) } ?? "?") as a barrier block")
+    case .waitStarted, .waitEnded, .waitStalled:
+      guard e.op != nil else { return nil }
+      return (owner, what)
+    case .platformChanged, .machineChanged: return (nil, "the " + what.replacing(" set to ", with: " was set to "))
+    case .cpuLoad(let used): return (nil, used == 0 ? "the CPU became idle" : "the CPU was busy: \(Machine.describe(used))")
+    case .cpuShare(let share): return (subject, "ran at \(Machine.describe(share))")
+    case .ignoredOnMainQueue(let request): return (owner, "\(Self.code(of: request)) was ignored")
+    case .startCalled: return (subject, "had start() called by hand")
+    case .gated(let g):
+      return (subject, "was given an isReady that also waits for gate \(gateName(g))" + (gates[Int(g)].isOpen ? " (open)" : " (closed)"))
+    case .executionBlockAdded: return (subject, what.replacing("addExecutionBlock: a block", with: "was given an execution block"))
+    case .variableCreated(let v, let value): return (nil, "the shared variable \(variableName(v)) was created with the value \(value)")
+    case .lockCreated: return (nil, "the " + what.replacing(" created", with: " was created"))
+    case .lockWaiting(let l): return (subject, "waited for lock \(lockName(l)), keeping its slot")
+    case .addRefused(let target):
+      return (owner, what.replacing("addOperation(\(name(target))) refused", with: "addOperation(\(name(target))) was refused"))
+    default: return nil
+    }
   }
 
   /// Whether `op` is work the main thread's run loop takes (a tap, a frame, a call made on
@@ -190,8 +261,8 @@ extension World {
     case .completionStep(let i): stepPhrase(Int(i), of: op, inCompletion: true)
     case .addedByStep(let adder, let inCompletion):
       inCompletion
-        ? "\(name(adder))'s completion block called addOperation"
-        : "a step of \(name(adder))'s work called addOperation"
+        ? "\(World.possessive(name(adder))) completion block called addOperation"
+        : "a step of \(World.possessive(name(adder))) work called addOperation"
     case .addedByMainThreadCall(let call):
       "\(name(call)), addOperations(_:waitUntilFinished: true) called on the main thread, added it when the main thread got to the call"
     case .lockHeldBy(let holder): holder == op ? "it holds that lock itself, and an NSLock is not reentrant: it waits forever" : "\(name(holder)) holds it"

@@ -298,7 +298,7 @@ enum RealComparison {
       labTouches.append(who + (World.isOnMainThread(e) ? " on main" : " off main"))
     }
     if !labTouches.isEmpty || !run.uiTouches.isEmpty {
-      let real = run.uiTouches.map { ($0.inCompletion ? "\($0.name)'s completion block" : $0.name) + ($0.onMainThread ? " on main" : " off main") }
+      let real = run.uiTouches.map { ($0.inCompletion ? "\(World.possessive($0.name)) completion block" : $0.name) + ($0.onMainThread ? " on main" : " off main") }
       out += "User-interface calls: in the lab \(labTouches.isEmpty ? "none" : labTouches.joined(separator: ", ")); "
         + "on the real queue \(real.isEmpty ? "none" : real.joined(separator: ", ")) (Thread.isMainThread at the call).\n"
     }

@@ -417,7 +417,7 @@ enum SwiftCode {
       guard tracksCompletionBlocks else { return [] }
       return names.filter(withCompletion.contains).map { name in
         needsCompletionGroup = true
-        return "\(indent)completionBlocks.enter()  // \(SwiftCode.variable(name))'s completion block is to run"
+        return "\(indent)completionBlocks.enter()  // \(World.possessive(SwiftCode.variable(name))) completion block is to run"
       }
     }
 

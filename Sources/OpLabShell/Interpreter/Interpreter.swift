@@ -1031,7 +1031,7 @@ public final class Interpreter {
       throw Diagnostic(
         column: token.column, length: token.length,
         message: first == scripts.count - 1 ? "the script sources itself: \(cycle)" : "these scripts source each other in a cycle: \(cycle)",
-        hint: "remove one of the `source` lines, or the scripts would run for ever")
+        hint: "remove one of the `source` lines, or the scripts would run forever")
     }
     sourceDepth += 1
     defer { sourceDepth -= 1 }

@@ -29,12 +29,26 @@ public enum Lexer {
 
   /// `line` as a saved script and the crash journal keep it: its words joined by single
   /// spaces, comments dropped, each word quoted again when it needs quotes to stay one word
-  /// with the same text (`"my run.oplab"`). A line with a quote left open is kept as typed,
-  /// so it fails again as it failed.
+  /// with the same text (`"my run.oplab"`). A comma typed with space around it is written
+  /// `, ` (`does read likes, compute 1`), one typed tight stays tight (`after a,b`): both read
+  /// back as the same word. A line with a quote left open is kept as typed, so it fails
+  /// again as it failed.
   public static func canonical(_ line: String) -> String {
-    let (tokens, unclosed) = scan(line)
+    let (tokens, unclosed, joins) = scanWithJoins(line)
     guard unclosed == nil else { return line }
-    return tokens.map { quotedIfNeeded($0.text) }.joined(separator: " ")
+    return zip(tokens, joins).map { token, joins in
+      let quoted = quotedIfNeeded(token.text)
+      guard !joins.isEmpty, quoted == token.text else { return quoted }
+      // A word made of words joined at commas: a space after each of those commas.
+      let text = Array(token.text)
+      let commas = Set(joins.compactMap { j in j > 0 && text[j - 1] == "," ? j - 1 : j < text.count && text[j] == "," ? j : nil })
+      var out = ""
+      for (i, ch) in text.enumerated() {
+        out.append(ch)
+        if commas.contains(i) { out.append(" ") }
+      }
+      return out
+    }.joined(separator: " ")
   }
 
   /// `word` as it must be typed to be read back as one word with this text.
@@ -52,7 +66,15 @@ public enum Lexer {
 
   /// The tokens of `line`, and the column of a quote left open (the parser refuses the line).
   public static func scan(_ line: String) -> (tokens: [Token], unclosedQuote: Int?) {
+    let (tokens, unclosed, _) = scanWithJoins(line)
+    return (tokens, unclosed)
+  }
+
+  /// ``scan(_:)``, and for each token where words separated by white space were joined at a
+  /// comma: the offsets, in characters of its text, where each joined word begins.
+  static func scanWithJoins(_ line: String) -> (tokens: [Token], unclosedQuote: Int?, joins: [[Int]]) {
     var tokens: [Token] = []
+    var joins: [[Int]] = []
     var current = ""
     var start = 0
     var column = 0
@@ -68,10 +90,12 @@ public enum Lexer {
     func flush() {
       guard !current.isEmpty || quoted else { return }
       if let last = tokens.last, tokens.count > 1, !quoted, !lastQuoted, last.text.hasSuffix(",") || current.hasPrefix(",") {
+        joins[joins.count - 1].append(last.text.count)
         tokens[tokens.count - 1].text += current
         tokens[tokens.count - 1].length = tokens[tokens.count - 1].text.count
       } else {
         tokens.append(Token(current, column: start, length: end - start + 1))
+        joins.append([])
         lastQuoted = quoted
       }
       current = ""
@@ -134,7 +158,7 @@ public enum Lexer {
     }
     if escaping { current.append("\\") }
     flush()
-    return (tokens, quote?.column)
+    return (tokens, quote?.column, joins)
   }
 
 /// Unicode's White_Space, without the property tables for ASCII (tab to carriage

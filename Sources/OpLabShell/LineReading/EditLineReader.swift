@@ -87,6 +87,21 @@ public final class EditLineReader: LineReader {
       EditLineReader.reader(of: editLine)?.complete() ?? UInt8(CC_ERROR)
     }
     cel_bind(editLine, "^I", "oplab-complete")
+    // Ctrl-U and Ctrl-L take away the list a Tab showed (the line it was for, or the whole
+    // screen): they forget it, so the next Tab shows it again, and then do what libedit's
+    // own commands do, pushed as a key sequence of the lab's bound to them.
+    for (key, name, builtin, alias) in [
+      ("^U", "oplab-kill-line", "em-kill-line", "^X^U"), ("^L", "oplab-clear-screen", "ed-clear-screen", "^X^L"),
+    ] {
+      cel_bind(editLine, alias, builtin)
+      cel_add_function(editLine, name, "Forget the completions shown, then \(builtin)") { editLine, typed in
+        guard let reader = EditLineReader.reader(of: editLine) else { return UInt8(CC_ERROR) }
+        reader.lastListed = nil
+        el_push(editLine, typed == 0x0C ? "\u{18}\u{0C}" : "\u{18}\u{15}")
+        return UInt8(CC_NORM)
+      }
+      cel_bind(editLine, key, name)
+    }
 
     loadWarning = loadHistory()
     foreground = TerminalForeground.take()
@@ -155,6 +170,7 @@ public final class EditLineReader: LineReader {
   ///   `.endOfInput` too after SIGTERM or SIGHUP (a closed terminal): see ``terminationSignal``.
   public func readLine(prompt: String) -> LineInput {
     setPrompt(prompt)
+    lastListed = nil  // a new line: a list shown for an earlier one is behind its output (or cleared)
     Self.interrupted.store(false, ordering: .relaxed)
     var previous = sigaction()
     let installed =
@@ -315,9 +331,9 @@ public final class EditLineReader: LineReader {
     return UInt8(CC_REFRESH_BEEP)
   }
 
-  /// The line and list the last Tab showed, so that a second Tab does not show it again.
+  /// The line and list the last Tab showed, so that a second Tab does not show it again
+  /// while it is still under the line; forgotten at a new line, Ctrl-U and Ctrl-L.
   private var lastListed: (prefix: String, list: [String])?
-
 
   private static func reader(of editLine: OpaquePointer?) -> EditLineReader? {
     guard let editLine, let data = cel_get_clientdata(editLine) else { return nil }
