@@ -349,7 +349,7 @@ import Testing
         "4 m finished", "4 main.start2 started", "4 s2 started",
         "6 s2 finished", "6 main.start2 finished",
       ], "\(platform)")
-      #expect(w.reasonText(w.firstIndex("started", "m")!)  == "m started on main: slot freed by main.start1; it became runnable on the main thread before main.start2, whatever their priorities")
+      #expect(w.reasonText(w.firstIndex("started", "m")!)  == "m started on main: the main thread was freed by main.start1; it became runnable on the main thread before main.start2, whatever their priorities")
     }
   }
 

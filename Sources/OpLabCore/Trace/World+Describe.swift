@@ -362,6 +362,9 @@ extension World {
     switch trigger {
     case .enqueued: "a slot was free when it was enqueued"
     case .becameReady: "became ready with a slot free"
+    // A tap, a frame or a call on the main thread holds no slot of OperationQueue.main:
+    // what its end frees is the main thread (rule 42).
+    case .slotFreed(let op) where operations[op.slot].mainThreadWork != nil: "the main thread was freed by \(name(op))"
     case .slotFreed(let op): "slot freed by \(name(op))"
     case .resumed: "queue resumed"
     case .maxRaised: "maxConcurrentOperationCount raised"
