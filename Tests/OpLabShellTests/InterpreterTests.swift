@@ -37,19 +37,26 @@ import TestSupport
       """)
   }
 
-  @Test("undo after time travel takes back what the travel left of a clock command, and says the travel itself stays")
+  @Test("undo right after time travel takes the travel back; later, it takes back what the travel left of a clock command, and says so")
   func undoAfterBack() {
-    let (out, errors) = run(["op a takes 10", "run", "back", "back 2", "undo", "undo"])
+    let (out, errors) = run(["op a takes 10", "run", "back", "back 2", "undo"])
     #expect(errors.isEmpty)
     #expect(unwrapped(out).hasSuffix("""
         back at t=7; cut `run until 9` short (kept as `run until 7`): `redo` brings it back
-        took back `run until 7`; the clock is at t=0
-        (what time travel left of a clock command; the travel itself cannot be undone: `run` goes forward again)
-        took back `op a takes 10`; the clock is at t=0
+        undid the time travel: back at t=10, with every command it dropped
 
       """), "\(out)")
+    let (later, laterErrors) = run(["op a takes 10", "run", "back 3", "op b takes 1", "undo", "undo", "undo"])
+    #expect(laterErrors.isEmpty)
+    #expect(unwrapped(later).hasSuffix("""
+        took back `op b takes 1`; the clock is at t=7
+        took back `run until 7`; the clock is at t=0
+        (what time travel left of a clock command; `run` goes forward again)
+        took back `op a takes 10`; the clock is at t=0
+
+      """), "\(later)")
     // Once taken back, the same text typed later is the learner's own: no note.
-    let (again, _) = run(["run until 10", "back 2", "undo", "run until 8", "undo"])
+    let (again, _) = run(["run until 10", "back 2", "op x takes 1", "undo", "undo", "run until 8", "undo"])
     #expect(again.hasSuffix("  took back `run until 8`; the clock is at t=0\n"), "\(again)")
   }
 

@@ -395,8 +395,10 @@ import TestSupport
   @Test("Time travel into a lesson's command keeps its cut form the lesson's: undo does not take it back")
   func backIntoTheLessonsRun() throws {
     let lesson = try LessonParser.parse(Self.sample, file: "t.lesson")
-    // The reveal's `run` ends at t=3; `back 1` cuts it to `run until 2`, which is still the lesson's.
-    let (out, finished) = walk(lesson, ["", "b", "back 1", "undo", "op c on q after b", "run"])
+    // The reveal's `run` ends at t=3; `back 1` cuts it to `run until 2`, which is still the
+    // lesson's. (A branch in between, so that `undo` is not right after the travel, which it
+    // would take back.)
+    let (out, finished) = walk(lesson, ["", "b", "back 1", "fork", "unfork", "undo", "op c on q after b", "run"])
     #expect(finished)
     #expect(out.contains("  back at t=2; cut `run` short (kept as `run until 2`): `redo` brings it back\n"), "\(out)")
     #expect(out.contains("there is nothing of yours to undo"), "\(out)")

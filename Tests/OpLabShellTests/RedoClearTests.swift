@@ -112,6 +112,21 @@ import TestSupport
     #expect(i.world.now == 2)
   }
 
+  @Test("undo right after time travel takes the travel back, as redo does; the crash journal replays it")
+  func undoTakesTheTravelBack() {
+    let i = Interpreter()
+    i.keepsJournal = true
+    for line in Self.lines { _ = i.execute(line) }
+    let trace = i.world.trace
+    _ = i.execute("goto 1")
+    _ = i.execute("timeline")
+    #expect(i.execute("undo").output == "  undid the time travel: back at t=5, with every command it dropped\n")
+    #expect(i.world.trace == trace)
+    let replay = Interpreter()
+    for line in i.takeJournal() { _ = replay.execute(line) }
+    #expect(replay.world.trace == trace)
+  }
+
   @Test("goto a tick where nothing is dropped says only where the clock is")
   func nothingDropped() {
     let i = Interpreter()

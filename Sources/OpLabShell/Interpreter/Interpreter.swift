@@ -211,7 +211,7 @@ public final class Interpreter {
     case .back, .goto, .undo, .chooseBack, .fork, .unfork, .reset:
       pendingJournal.append(Self.canonical(line))
     case .redo where redidTravel:
-      pendingJournal.append("redo")  // gave back what time travel dropped: replayed after it, the same
+      pendingJournal.append(Self.canonical(line))  // gave back what time travel dropped: replayed after it, the same
     case .source, .redo:
       break  // its lines were journalled as they ran (a failed one's too: see ``source(_:column:)``)
     default:
@@ -582,6 +582,12 @@ public final class Interpreter {
       let before = snapshot()
       return Reply(output: try afterRewind(cut: try sim.rewind(to: t), before: before))
     case .undo:
+      if let before = beforeTravel {
+        // Right after time travel, the travel is what `undo` takes back: the world before it.
+        restore(before)
+        redidTravel = true
+        return Reply(output: "  undid the time travel: back at t=\(world.now), with every command it dropped\n")
+      }
       guard script.count > undoFloor, let last = script.popLast() else {
         if script.isEmpty {
           throw Diagnostic(column: 1, length: 4, message: "there is nothing to undo", hint: "undo takes back commands that changed the world")
@@ -597,7 +603,7 @@ public final class Interpreter {
       let leftByTravel = travelCut.map { $0.text == last.text && $0.journalEnd == last.journalEnd } ?? false
       if leftByTravel { travelCut = nil }  // taken back: a later command of the same text is the learner's own
       undone.append(last.text)
-      let note = leftByTravel ? "  (what time travel left of a clock command; the travel itself cannot be undone: `run` goes forward again)\n" : ""
+      let note = leftByTravel ? "  (what time travel left of a clock command; `run` goes forward again)\n" : ""
       return Reply(output: "  took back `\(last.text)`; the clock is at t=\(world.now)\n" + note)
     case .redo:
       if undone.isEmpty, let before = beforeTravel {
