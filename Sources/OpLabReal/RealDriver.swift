@@ -54,11 +54,10 @@ public enum RealDriver {
     _ script: RealScript, tickSeconds: Double, until endTick: Tick, grace: Tick = 2, expectedMarks: Int = 0,
     interrupt: (() -> Bool)? = nil, progress: ((_ tick: Double) -> Void)? = nil
   ) -> RealRun {
-    let onMainThread = Thread.isMainThread
+    let onMain = Thread.isMainThread
     let log = RealLog(
-      hooks: onMainThread ? MainThreadHooks(interrupt: interrupt, progress: progress) : nil, tickSeconds: tickSeconds)
+      hooks: onMain ? MainThreadHooks(interrupt: interrupt, progress: progress) : nil, tickSeconds: tickSeconds)
     let memory = SharedMemory(log: log, deadline: Double(endTick + grace + 1) * tickSeconds)
-    let onMain = onMainThread
     var queues: [String: OperationQueue] = [:]
     var ops: [String: Operation] = [:]
     var made: [String] = []
