@@ -169,7 +169,7 @@ public final class Interpreter {
       // A clock command stopped by Ctrl-C is journalled as a run to the tick it reached,
       // and is saved as that (the command itself would replay further).
       let scriptBefore = script.count
-      if reply.error == nil, changesWorld(command), sim.journal.count > journalBefore {
+      if reply.error == nil, command.traits.changesWorld, sim.journal.count > journalBefore {
         if interruptedRun {
           for entry in try keptEntries(from: journalBefore) { script.append(entry) }
         } else {
@@ -184,13 +184,10 @@ public final class Interpreter {
         }
       }
       if keepsJournal, reply.error == nil { journal(command, line: line, scriptBefore: scriptBefore) }
-      if reply.error == nil, !redoing, forgetsUndone(command) { undone.removeAll() }
-      if reply.error == nil, !redoing, keepsTravel(command) == false { beforeTravel = nil }
+      if reply.error == nil, !redoing, command.traits.forgetsUndone { undone.removeAll() }
+      if reply.error == nil, !redoing, !command.traits.keepsTravel { beforeTravel = nil }
       if case .quit = command { reply.quit = true }
-      switch command {
-      case .help, .events, .why, .narrate, .status, .graph, .slots, .timeline, .swift, .real: reply.pageable = true
-      default: break
-      }
+      reply.pageable = command.traits.pages
       return reply
     } catch let error as SimulationError {
       return Reply(error: Diagnostic(column: argumentColumn, length: argumentLength, message: error.description, hint: hint(for: error)))
@@ -207,15 +204,14 @@ public final class Interpreter {
   /// lines, each kept as it ran); time travel and branches as typed, since from the same
   /// world they do the same again.
   private func journal(_ command: Command, line: String, scriptBefore: Int) {
-    switch command {
-    case .back, .goto, .undo, .chooseBack, .fork, .unfork, .reset:
+    let traits = command.traits
+    if traits.journalledAsTyped || (traits.effect == .givesBack && redidTravel) {
+      // A `redo` that gave back what time travel dropped is replayed after it, the same.
       pendingJournal.append(Self.canonical(line))
-    case .redo where redidTravel:
-      pendingJournal.append(Self.canonical(line))  // gave back what time travel dropped: replayed after it, the same
-    case .source, .redo:
-      break  // its lines were journalled as they ran (a failed one's too: see ``source(_:column:)``)
-    default:
-      if script.count > scriptBefore { pendingJournal += script.elements(from: scriptBefore).map(\.text) }
+    } else if traits.effect == .givesBack || traits.effect == .runsScript {
+      // Its lines were journalled as they ran (a failed one's too: see ``source(_:column:)``).
+    } else if script.count > scriptBefore {
+      pendingJournal += script.elements(from: scriptBefore).map(\.text)
     }
   }
 
@@ -228,42 +224,6 @@ public final class Interpreter {
 
   static func canonical(_ line: String) -> String {
     Lexer.canonical(line)
-  }
-
-  /// Whether `redo` may still give back what the last time travel dropped after `command`:
-  /// yes for what only looks (and for travel itself, which keeps the first world); no for
-  /// anything that changes the world or its history.
-  private func keepsTravel(_ command: Command) -> Bool {
-    switch command {
-    case .back, .goto, .redo: true
-    case .undo, .chooseBack, .fork, .unfork, .reset, .source: false
-    default: !changesWorld(command)
-    }
-  }
-
-  /// Whether `command`, done, leaves nothing for `redo`: a new change to the world, or time
-  /// travel (what was undone belonged to a world that is no longer there).
-  private func forgetsUndone(_ command: Command) -> Bool {
-    switch command {
-    case .back, .goto, .fork, .unfork, .reset, .source: true
-    default: changesWorld(command)
-    }
-  }
-
-  private func changesWorld(_ command: Command) -> Bool {
-    switch command {
-    case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
-      .barrier, .wait, .start, .blocks, .open, .step, .run, .tap, .frames, .variable, .lock, .order:
-      true
-    case .choose(let choices):
-      !choices.isEmpty
-    case .machine(let cores):
-      cores != nil
-    case .platform(let p):
-      p != nil
-    default:
-      false
-    }
   }
 
   private func hint(for error: SimulationError) -> String? {

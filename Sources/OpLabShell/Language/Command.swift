@@ -182,14 +182,106 @@ public struct OperationDefinition: Hashable, Sendable {
   }
 }
 
-extension Command {
-  /// Whether the command only looks at the world (or the help): it changes nothing, so a
-  /// lesson lets it run while a question about the world waits for its answer.
-  public var onlyLooks: Bool {
-    switch self {
-    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .set, .help, .export, .races, .explore, .choose([]): true
-    case .machine(cores: nil), .platform(nil): true
-    default: false
+/// What a command does to a session besides its output: whether it is saved, journalled,
+/// undoable, exported and played by `real`, what it does to the history, and whether its
+/// output may page. One exhaustive switch (``Command/traits``) decides it for every command.
+public struct CommandTraits: Hashable, Sendable {
+  /// What the command does to the world and its history.
+  public enum Effect: Hashable, Sendable {
+    /// Looks at the world (or the help) and changes nothing: a lesson runs it while a
+    /// question waits for its answer.
+    case looks
+    /// Changes neither the world nor its history, but acts on the session (the screen, a
+    /// file, leaving).
+    case session
+    /// Changes the world: saved, journalled, undoable; its actions are what `swift`
+    /// exports and `real` plays.
+    case changesWorld
+    /// Moves back along the present history (`back`, `goto`): what it drops stays for `redo`.
+    case travels
+    /// Takes back the last change (`undo`, `choose back`).
+    case takesBack
+    /// Gives back what `undo` or time travel took (`redo`).
+    case givesBack
+    /// Starts or ends a branch of history, or a new world (`fork`, `unfork`, `reset`).
+    case branches
+    /// Runs other commands (`source`): each is journalled as it runs.
+    case runsScript
+  }
+
+  /// What it does to the world and its history.
+  public var effect: Effect
+  /// Whether its output may go through the pager.
+  public var pages = false
+
+  /// Whether the command only looks at the world (or the help).
+  public var onlyLooks: Bool { effect == .looks }
+  /// Whether it changes the world (and so is saved, journalled and undoable).
+  public var changesWorld: Bool { effect == .changesWorld }
+
+  /// Whether `redo` may still give back what the last time travel dropped after it: yes for
+  /// what only looks or acts on the session, and for travel itself (which keeps the first
+  /// world); no for anything that changes the world or its history.
+  public var keepsTravel: Bool {
+    switch effect {
+    case .looks, .session, .travels, .givesBack: true
+    case .changesWorld, .takesBack, .branches, .runsScript: false
     }
   }
+
+  /// Whether, done, it leaves nothing for `redo`: a new change to the world, or time travel
+  /// (what was undone belonged to a world that is no longer there).
+  public var forgetsUndone: Bool {
+    switch effect {
+    case .changesWorld, .travels, .branches, .runsScript: true
+    case .looks, .session, .takesBack, .givesBack: false
+    }
+  }
+
+  /// Whether the session journal keeps the line as typed (time travel and branches: from
+  /// the same world they do the same again) rather than as what it did to the world.
+  public var journalledAsTyped: Bool {
+    switch effect {
+    case .travels, .takesBack, .branches: true
+    case .looks, .session, .changesWorld, .givesBack, .runsScript: false
+    }
+  }
+}
+
+extension Command {
+  /// What the command does to a session: an exhaustive switch, so a new command cannot
+  /// be added without saying whether it is saved, undoable, exported and played.
+  public var traits: CommandTraits {
+    switch self {
+    case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
+      .barrier, .wait, .start, .blocks, .open, .tap, .frames, .step, .run, .variable, .lock, .order:
+      CommandTraits(effect: .changesWorld)
+    case .machine(let cores):
+      CommandTraits(effect: cores == nil ? .looks : .changesWorld)
+    case .platform(let platform):
+      CommandTraits(effect: platform == nil ? .looks : .changesWorld)
+    case .choose(let choices):
+      CommandTraits(effect: choices.isEmpty ? .looks : .changesWorld)
+    case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .help:
+      CommandTraits(effect: .looks, pages: true)
+    case .set, .export, .races, .explore:
+      CommandTraits(effect: .looks)
+    case .clear, .save, .quit:
+      CommandTraits(effect: .session)
+    case .back, .goto:
+      CommandTraits(effect: .travels)
+    case .undo, .chooseBack:
+      CommandTraits(effect: .takesBack)
+    case .redo:
+      CommandTraits(effect: .givesBack)
+    case .fork, .unfork, .reset:
+      CommandTraits(effect: .branches)
+    case .source:
+      CommandTraits(effect: .runsScript)
+    }
+  }
+
+  /// Whether the command only looks at the world (or the help): it changes nothing, so a
+  /// lesson lets it run while a question about the world waits for its answer.
+  public var onlyLooks: Bool { traits.onlyLooks }
 }

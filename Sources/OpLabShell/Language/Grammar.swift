@@ -113,7 +113,7 @@ public indirect enum Pattern: Sendable {
   /// A literal keyword.
   case word(String)
   /// A value, stored under `key`.
-  case value(ValueKind, key: String)
+  case value(ValueKind, key: ArgumentKey)
   /// All of these, in order.
   case seq([Pattern])
   /// The first of these that matches.
@@ -121,7 +121,7 @@ public indirect enum Pattern: Sendable {
   /// This, or nothing.
   case optional(Pattern)
   /// Zero or more values, stored under `key`.
-  case many(ValueKind, key: String)
+  case many(ValueKind, key: ArgumentKey)
 
   /// The usage text, e.g. `[max N|default]`.
   public var usage: String {
@@ -155,8 +155,23 @@ public indirect enum Pattern: Sendable {
   }
 }
 
-/// One command of the language: its name, argument shape, and help.
+/// The name a command's pattern stores a value under, and its build reads it by: a
+/// closed set, so a typo is a compile error rather than a value silently missing.
+public enum ArgumentKey: String, Hashable, Sendable {
+  case after, at, block, blocks, choices, command, completion, completionDoes, cores, dep, deps, does
+  case every, failsAt, file, from, gate, limit, max, ms, name, on, op, platform, priority, qos, queue
+  case queues, takes, target, tick, ticks, to, until, value
+}
+
+/// One command of the language, declared once: its name, the shape of its arguments
+/// (which parsing, usage lines and Tab completion read), its help, and how its typed
+/// value is built from what the line matched. What the command does to a session (changes
+/// the world, only looks, travels in time, pages) is ``Command/traits``.
 public struct CommandSpec: Sendable {
+  /// Makes the command from the typed values a line matched; throws for what the
+  /// grammar alone cannot refuse (a name already taken, options that clash).
+  public typealias Build = @Sendable (Matches) throws(ParseError) -> Command
+
   /// The command's name.
   public var name: String
   /// Other names that mean the same.
@@ -171,6 +186,8 @@ public struct CommandSpec: Sendable {
   public var details: String
   /// Example lines.
   public var examples: [String]
+  /// Makes the typed command from a match.
+  public var build: Build
 
   /// The usage line, generated from the patterns.
   public var usage: String {

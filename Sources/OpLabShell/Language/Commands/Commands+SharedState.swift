@@ -1,0 +1,130 @@
+import OpLabCore
+
+extension CommandTable {
+  /// Shared variables, locks, and the tools that find races among the orders threads could take.
+  static let sharedState: [CommandSpec] = [
+    CommandSpec(
+      name: "var", aliases: [],
+      arguments: [.value(.newName, key: .name)],
+      options: [.seq([.word("="), .value(.integer, key: .value)])],
+      summary: "create a shared integer variable (default 0) that operations' steps read and write",
+      details: """
+        A variable every operation can reach, like a property of an object the operations
+        share. Operations written with `does` read it into their own register and write the
+        register back, a step a tick: two of them doing read, compute, write at once can both
+        read the same value, and one update is lost. `status` shows each variable's value.
+        Values are Swift `Int`s, and Swift's `+` traps on overflow: a world whose `compute`
+        steps could take a value past `Int.max` or `Int.min` is refused.
+        """,
+      examples: ["var count", "var count = 10"],
+      build: { m throws(ParseError) in
+        .variable(name: try m.sharedName(), initial: try m.get(.value, \.number) ?? 0)
+      }),
+    CommandSpec(
+      name: "lock", aliases: [],
+      arguments: [.value(.newName, key: .name)],
+      options: [],
+      summary: "create an NSLock that operations' `lock`/`unlock` steps take and release",
+      details: """
+        An NSLock: `lock L` takes it, or waits while another operation holds it (the waiting
+        operation keeps its queue slot; the timeline shows it waiting); `unlock L` releases it,
+        and the operation that has waited longest takes it at once (NSLock documents no order
+        among waiters: `explore` and `choose` try the others too). It is not reentrant: the
+        holder locking it again waits forever. Only the operation that locked it may unlock it.
+        """,
+      examples: ["lock countLock", "op inc does lock countLock, read count, compute 1, write count, unlock countLock"],
+      build: { m throws(ParseError) in .lock(name: try m.sharedName()) }),
+    CommandSpec(
+      name: "races", aliases: [],
+      arguments: [],
+      options: [],
+      summary: "report data races, lost updates and user-interface calls off the main thread",
+      details: """
+        A race detector in the style of ThreadSanitizer, over this run: two accesses to one
+        shared variable, at least one a write, by operations that nothing orders, are a data
+        race. What orders two operations: a dependency (its finish comes before the dependent's
+        start), one serial queue (max 1; main is one), one lock (an unlock comes before the next
+        lock), and `wait`. Time alone orders nothing. A lost update is a variable whose final
+        value differs from running the operations one at a time, in the order they started.
+        A `touch ui` step off the main thread is reported too. A run that ends with any of these
+        says so. Only this run's order is checked: `explore` tries the others.
+        """,
+      examples: ["races"],
+      build: { _ in .races }),
+    CommandSpec(
+      name: "explore", aliases: [],
+      arguments: [.optional(.value(.positive, key: .limit))],
+      options: [],
+      summary: "run this world in every order its threads could take (at most N runs, default 20000) and count what goes wrong",
+      details: """
+        Replays the commands that made this world, then runs until idle, once for each order
+        of the open points: a tick at which two operations have a step due and one's step
+        conflicts with a step the other has left (the same variable, one of them writing, or
+        the same lock). At each, every due step runs in turn (what `run` does), or one
+        operation steps alone and the others wait a tick, as if their threads were slower:
+        choosing again at each tick reaches every interleaving of their steps. Steps that
+        conflict with nothing commute, so they are not permuted. An unlock that leaves two or
+        more operations waiting is an open point too: each of them may take the lock. Different choices can still
+        give the same order, so it counts distinct orders: two runs are one order when every
+        two conflicting accesses (one variable, one of them a write; one lock) came in the
+        same order, reads between two writes in any order. Of the distinct orders, counts
+        those that end with a data race, a lost update, a deadlock, or the user interface
+        touched off the main thread, and each final state; prints the shortest order that
+        goes wrong as `order` choices and as a script that replays it. The world itself does
+        not change.
+        """,
+      examples: ["explore", "explore 200"],
+      build: { m throws(ParseError) in .explore(limit: try m.get(.limit, \.number)) }),
+    CommandSpec(
+      name: "order", aliases: [],
+      arguments: [.optional(.value(.choices, key: .choices))],
+      options: [],
+      summary: "choose the order at the open points from now on (the choices `explore` prints)",
+      details: """
+        At each open point in turn (see `help explore`), choice 0 runs every due step in turn,
+        the normal order; choice k runs only the k-th operation with a step due (in the order
+        they were defined), and the others' steps wait a tick. Past the last choice, 0.
+        `order 0` goes back to the normal order. Give it before `run` to replay an order
+        `explore` found. At an unlock with several waiters, 0 gives the lock to the first in
+        line, k to the k-th of the others. `order` alone shows the choices made so far (with
+        their ticks) and those still to come.
+        """,
+      examples: ["order 1,1,1", "order 2,0,1", "order 0", "order"],
+      build: { m throws(ParseError) in .order(try m.get(.choices, \.numbers) ?? []) }),
+    CommandSpec(
+      name: "choose", aliases: [],
+      arguments: [.optional(.choice([.word("back"), .value(.choices, key: .choices)]))],
+      options: [],
+      summary: "play the scheduler: show the next open point, choose who steps there, or back out of a choice",
+      details: """
+        Alone, shows the next open point (see `help explore`): its tick, and the choices —
+        0, every due step in turn; 1, 2, …, one operation alone, the others a tick later —
+        with each operation's step; at an unlock with several waiters, 0 gives the lock to the
+        one that waited longest, 1, 2, … to another. `choose K` makes choice K there and runs the clock to that
+        tick; `choose 1,2` makes two choices, one open point after the other. Choices made so
+        far stay in force (see `order`). `choose back` backs out of the last choice: the world
+        goes back to just before it was made (taking back what came after it too, which
+        `redo` gives back) and the open point is shown again, to choose otherwise. `undo`
+        also takes back a `choose` command, whole.
+        """,
+      examples: ["choose", "choose 1", "choose 2,1", "choose back"],
+      build: { m throws(ParseError) in m.has("back") ? .chooseBack : .choose(try m.get(.choices, \.numbers) ?? []) }),
+  ]
+}
+
+extension Matches {
+  /// The name of a new shared variable or lock: refused when something has it already, or
+  /// when it is `ui` (the word of `touch ui`).
+  func sharedName() throws(ParseError) -> String {
+    let name = try need(.name, \.name)
+    if let t = token(.name), context.isOperation(name) || context.isQueue(name) || context.isShared(name) {
+      throw ParseError(
+        column: t.column, length: t.length, message: "the name '\(name)' is already taken",
+        hint: "pick another name, or `reset` to start again")
+    }
+    if let t = token(.name), name.lowercased() == "ui" {
+      throw ParseError(column: t.column, length: t.length, message: "'ui' is the user interface (as in `touch ui`)", hint: "pick another name")
+    }
+    return name
+  }
+}

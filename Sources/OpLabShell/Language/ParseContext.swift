@@ -1,0 +1,130 @@
+import OpLabCore
+
+/// A command line that could not be parsed: where, what was wrong, and a hint.
+public struct ParseError: Error, Hashable, Sendable {
+  /// 1-based column of the bad token.
+  public var column: Int
+  /// How many characters to underline.
+  public var length: Int
+  /// What is wrong.
+  public var message: String
+  /// A suggestion ("did you mean …"), if any.
+  public var hint: String?
+
+  /// Creates an error.
+  public init(column: Int, length: Int, message: String, hint: String? = nil) {
+    self.column = column
+    self.length = length
+    self.message = message
+    self.hint = hint
+  }
+}
+
+/// The names a line may refer to: the parser checks references and suggests corrections.
+///
+/// Made from a world, it asks the world's name indexes, so checking a name costs O(1)
+/// however big the world (a script of n lines parses in O(n)); only completion and "did
+/// you mean" list every name. Made from lists (tests, the fuzz targets), it searches them.
+public struct ParseContext: Sendable {
+  private enum Source: Sendable {
+    case lists(operations: [String], queues: [String])
+    case world(World)
+  }
+  private var source: Source
+  /// Shared variables and locks of a context made from lists (a world's come from the world).
+  private var listedVariables: [String] = []
+  private var listedLocks: [String] = []
+
+  /// Operation names, in creation order: O(operations) to list. Setting them turns a
+  /// world's context into one made from lists.
+  public var operations: [String] {
+    get {
+      switch source {
+      case .lists(let operations, _): operations
+      case .world(let world): world.operationNames
+      }
+    }
+    set { source = .lists(operations: newValue, queues: queues) }
+  }
+  /// Queue names, in creation order.
+  public var queues: [String] {
+    get {
+      switch source {
+      case .lists(_, let queues): queues
+      case .world(let world): world.allQueueNames
+      }
+    }
+    set { source = .lists(operations: operations, queues: newValue) }
+  }
+
+  /// Creates a context from lists of names.
+  public init(operations: [String] = [], queues: [String] = []) {
+    source = .lists(operations: operations, queues: queues)
+  }
+
+  /// The names of `world`. Make one for each parse: kept while the world changes, the
+  /// copy it holds would make the world copy its storage on the next change.
+  public init(world: World) {
+    source = .world(world)
+  }
+
+  /// Shared variable names (`var`), in creation order.
+  public var variables: [String] {
+    get {
+      switch source {
+      case .lists: listedVariables
+      case .world(let world): world.shared?.variableNames ?? []
+      }
+    }
+    set { listedVariables = newValue }
+  }
+  /// Lock names (`lock`), in creation order.
+  public var locks: [String] {
+    get {
+      switch source {
+      case .lists: listedLocks
+      case .world(let world): world.shared?.lockNames ?? []
+      }
+    }
+    set { listedLocks = newValue }
+  }
+  /// Whether a shared variable or a lock has this name.
+  public func isShared(_ name: String) -> Bool { variables.contains(name) || locks.contains(name) }
+
+  /// The queue each operation was defined for with `on`, where that is not `queue`: the
+  /// queue a step `add OP` adds it to.
+  public var declaredQueues: [String: String] = [:]
+
+  /// Whether the operation with this name is in no queue yet (defined with `hold`); a
+  /// context made from lists takes every operation it names for one.
+  public func isHeld(_ name: String) -> Bool {
+    switch source {
+    case .lists(let operations, _): operations.contains(name)
+    case .world(let world): world.operationID(named: name).map { world.operation($0).phase == .created } ?? false
+    }
+  }
+
+  /// Whether an operation has this name.
+  public func isOperation(_ name: String) -> Bool {
+    switch source {
+    case .lists(let operations, _): operations.contains(name)
+    case .world(let world): world.operationID(named: name) != nil
+    }
+  }
+
+  /// Gate names, in creation order (none for a context made from lists).
+  public var gates: [String] {
+    switch source {
+    case .lists: []
+    case .world(let world): world.gates.map(\.name)
+    }
+  }
+
+  /// Whether a queue has this name.
+  public func isQueue(_ name: String) -> Bool {
+    switch source {
+    case .lists(_, let queues): queues.contains(name)
+    case .world(let world): world.queueID(named: name) != nil
+    }
+  }
+}

@@ -1,0 +1,149 @@
+import OpLabCore
+
+extension Matcher {
+  /// Validates one token as a value; returns a complaint and hint when it is not one.
+  func check(_ kind: ValueKind, _ t: Token) -> (String, String?)? {
+    let s = t.text
+    func didYouMean(_ candidates: [String]) -> String? {
+      Suggest.closest(to: s, in: candidates).map { "did you mean '\($0)'?" }
+    }
+    switch kind {
+    case .gateName:
+      if World.isValidName(s) { return nil }
+      return ("'\(s)' is not a valid gate name", "names use letters, digits, '-', '_' and '.', and start with a letter")
+    case .gate:
+      if context.gates.contains(s) { return nil }
+      return ("there is no gate named '\(s)'", didYouMean(context.gates) ?? "a gate is made by the first operation that waits for it: op NAME gate \(s)")
+    case .newNames:
+      var seen = Set<String>()
+      for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+        if name.isEmpty { return ("an empty name in the list '\(s)'", "separate names with single commas") }
+        if let problem = check(.newName, Token(name, column: t.column)) { return problem }
+        if context.isOperation(name) || context.isQueue(name) {
+          return ("the name '\(name)' is already taken", "pick another name, or `reset` to start again")
+        }
+        if !seen.insert(name).inserted { return ("'\(name)' is named twice in the list '\(s)'", "give each operation its own name") }
+      }
+      return nil
+    case .newName:
+      if World.isValidName(s) { return nil }
+      if World.reservedNames.contains(s.lowercased()) {
+        return ("'\(s)' is a reserved word (as in `cancel all`, `max q default`)", "pick another name")
+      }
+      return ("'\(s)' is not a valid name", "names use letters, digits, '-', '_' and '.', and start with a letter")
+    case .op where s.contains(","), .opOrQueue where s.contains(","):
+      return ("this takes one name, not the list '\(s)'", "give one name: lists go to `add` (`add \(s) wait` waits for them all), `depend … on` and `op … after`")
+    case .op:
+      if context.isOperation(s) { return nil }
+      if context.isQueue(s) { return ("'\(s)' is a queue, not an operation", nil) }
+      return ("there is no operation named '\(s)'", didYouMean(context.operations) ?? "define it first: op \(s)")
+    case .queue:
+      if context.isQueue(s) { return nil }
+      if context.isOperation(s) { return ("'\(s)' is an operation, not a queue", nil) }
+      return ("there is no queue named '\(s)'", didYouMean(context.queues) ?? "create it first: queue \(s)")
+    case .opOrQueue:
+      if context.isOperation(s) || context.isQueue(s) { return nil }
+      return ("there is no operation or queue named '\(s)'", didYouMean(context.operations + context.queues) ?? "create it first: queue \(s), or op \(s)")
+    case .opList:
+      for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+        if name.isEmpty { return ("an empty name in the list '\(s)'", "separate names with single commas") }
+        if !context.isOperation(name) {
+          let guess = Suggest.closest(to: name, in: context.operations)
+          return ("there is no operation named '\(name)'", guess.map { "did you mean '\($0)'?" } ?? "define it first: op \(name)")
+        }
+      }
+      return nil
+    case .count:
+      // -1 is OperationQueue.defaultMaxConcurrentOperationCount: the same as `default`.
+      if s == "-1" { return nil }
+      if let n = Int(s), n < 0 { return ("\(s) is too small: use 0 or more, or -1 (the default: no limit)", nil) }
+      return Self.checkNumber(s, minimum: 0)
+    case .positive:
+      return Self.checkNumber(s, minimum: 1)
+    case .duration:
+      return Self.checkNumber(s, minimum: 0, maximum: OperationSpec.maxDuration)
+    case .plusDuration:
+      guard s.hasPrefix("+") else {
+        return ("'\(s)' does not start with +", "write the new block's ticks after a plus sign, as in: blocks \(tokens.dropFirst().first?.text ?? "OP") +3")
+      }
+      return Self.checkNumber(String(s.dropFirst()), minimum: 0, maximum: OperationSpec.maxDuration)
+    case .tick, .ticks:
+      return Self.checkNumber(s, minimum: 0, maximum: World.maxTick)
+    case .runTarget:
+      return Self.checkNumber(s, minimum: 0, maximum: Tick.max)
+    case .durations, .choices:
+      for part in s.split(separator: ",", omittingEmptySubsequences: false) {
+        if let problem = Self.checkNumber(String(part), minimum: 0, maximum: OperationSpec.maxDuration) { return problem }
+      }
+      return nil
+    case .priority:
+      return QueuePriority(name: s) != nil ? nil
+        : ("'\(s)' is not a priority", didYouMean(QueuePriority.allCases.map(\.description)) ?? "use veryLow, low, normal, high or veryHigh")
+    case .qos:
+      return QualityOfService(name: s) != nil ? nil
+        : ("'\(s)' is not a quality of service",
+           didYouMean(QualityOfService.allCases.map(\.description)) ?? "use background, utility, default, userInitiated or userInteractive")
+    case .platform:
+      return Platform(rawValue: s.lowercased()) != nil ? nil : ("'\(s)' is not a platform", "use apple or linux")
+    case .file:
+      if s.contains("\u{0}") {
+        return ("the path '\(s.replacingOccurrences(of: "\u{0}", with: "\\0"))' holds a NUL byte (shown as \\0), which no file name can",
+                "retype the path: a NUL usually comes from pasted binary text")
+      }
+      return s.isEmpty ? ("an empty path names no file", "give a file name, e.g. pipeline.oplab") : nil
+    case .integer:
+      return Self.checkNumber(s, minimum: Int.min)
+    case .steps:
+      return nil  // matched by matchSteps
+    case .command:
+      if CommandTable.spec(named: s) != nil { return nil }
+      // The queue every world starts with, not a keyword of one command.
+      if s.lowercased() == "main" {
+        return ("'main' is not a command: it is the main queue (OperationQueue.main), serial, whose work runs on the main thread",
+                "see `help tap`, `help frames` and `help wait` (`wait … from main`); `op NAME on main` puts work there")
+      }
+      // A keyword of a command (`help async`): the help is that command's.
+      let owners = CommandTable.all.filter { $0.keywords.contains(s.lowercased()) }.map(\.name)
+      if !owners.isEmpty {
+        return ("'\(s)' is not a command: it is a word of \(owners.map { "`\($0)`" }.joined(separator: ", "))",
+                "see " + owners.map { "`help \($0)`" }.joined(separator: ", "))
+      }
+      return ("there is no command '\(s)'", didYouMean(CommandTable.names))
+    }
+  }
+
+  static func checkNumber(_ s: String, minimum: Int, maximum: Int = Int.max) -> (String, String?)? {
+    if let n = Int(s) {
+      if n < minimum { return ("\(s) is too small: use \(minimum) or more", nil) }
+      if n > maximum { return ("\(s) is too large (the largest is \(maximum))", nil) }
+      return nil
+    }
+    let digits = s.hasPrefix("-") ? s.dropFirst() : Substring(s)
+    if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) {
+      return s.hasPrefix("-") ? ("\(s) is too small: use \(minimum) or more", nil)
+        : ("\(s) is too large (the largest is \(maximum))", nil)
+    }
+    return ("'\(s)' is not a whole number", nil)
+  }
+
+  /// The typed value of a token ``check(_:_:)`` accepted; `nil` only if the two disagree.
+  func value(_ kind: ValueKind, _ t: Token) -> Value? {
+    let s = t.text
+    func numbers() -> [Int]? {
+      let parts = s.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+      return parts.contains(nil) ? nil : parts.compactMap { $0 }
+    }
+    switch kind {
+    case .newName, .op, .queue, .opOrQueue, .gateName, .gate, .file: return .name(s)
+    case .command: return CommandTable.spec(named: s).map { .name($0.name) }
+    case .newNames, .opList: return .names(s.split(separator: ",").map(String.init))
+    case .count, .positive, .duration, .tick, .ticks, .runTarget, .integer: return Int(s).map { .number($0) }
+    case .plusDuration: return Int(s.dropFirst()).map { .number($0) }
+    case .durations, .choices: return numbers().map { .numbers($0) }
+    case .priority: return QueuePriority(name: s).map { .priority($0) }
+    case .qos: return QualityOfService(name: s).map { .qos($0) }
+    case .platform: return Platform(rawValue: s.lowercased()).map { .platform($0) }
+    case .steps: return nil  // several tokens: read by matchSteps
+    }
+  }
+}
