@@ -254,8 +254,10 @@ extension Command {
   public var traits: CommandTraits {
     switch self {
     case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
-      .barrier, .wait, .start, .blocks, .open, .tap, .frames, .step, .run, .variable, .lock, .order:
+      .barrier, .wait, .start, .blocks, .open, .tap, .frames, .step, .run, .variable, .lock:
       CommandTraits(effect: .changesWorld)
+    case .order(let choices):
+      CommandTraits(effect: choices.isEmpty ? .looks : .changesWorld)
     case .machine(let cores):
       CommandTraits(effect: cores == nil ? .looks : .changesWorld)
     case .platform(let platform):

@@ -1,5 +1,12 @@
 /// The command table: the one description of the language. Parsing, `help`, usage
-/// lines and Tab completion all read it.
+/// lines, Tab completion, the man page and `docs/commands.md` all read it.
+///
+/// Adding a command touches three places: its case in ``Command`` and its
+/// ``Command/traits`` (one exhaustive switch: the compiler asks), its ``CommandSpec`` in
+/// one of the topic files of `Language/Commands/` (grammar, help, examples, and the
+/// `build` that makes the typed command), and what ``Interpreter`` does with it (an
+/// exhaustive switch too). Saving, the session journal, undo and paging follow from the
+/// traits; `CommandTableTests` walks every entry's examples.
 public enum CommandTable {
   /// Every command, in the order `help` lists them.
   public static let all: [CommandSpec] = operations + control + machine + clock + views + session + sharedState
