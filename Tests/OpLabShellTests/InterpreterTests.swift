@@ -390,4 +390,21 @@ import TestSupport
     #expect(i.world.operationID(named: "a") == nil)
     #expect(i.script.map(\.text) == ["platform linux"])
   }
+
+  @Test("why names an operation held behind a running barrier as held there, skipped or started when the block returns, not as waiting for a resume")
+  func heldBehindBarrierWhy() {
+    var options = ShellOptions()
+    options.width = 300
+    let i = Interpreter(options: options)
+    for line in ["queue q max 2", "op a on q takes 1", "barrier q takes 3", "step 1", "op b on q takes 2", "op c on q takes 1", "suspend q", "cancel b", "step 1"] {
+      _ = i.execute(line)
+    }
+    #expect(i.execute("why b").output.hasSuffix(
+      "Now: b holds a slot of q, dispatched behind the barrier block running there: it is skipped when the block returns, suspended or not.\n"))
+    // c found no slot when it was added: it waits in the queue, which the suspension holds.
+    #expect(i.execute("why c").output.hasSuffix("Now: c is ready, but q is suspended: resume it.\n"))
+    _ = i.execute("run")
+    let b = i.world.operationID(named: "b").map { i.world.history(of: $0) }
+    #expect(b.flatMap { $0.started }.map { i.world.trace[$0].kind == .skipped && i.world.trace[$0].tick == 4 } == true)
+  }
 }

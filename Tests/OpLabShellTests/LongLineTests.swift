@@ -43,6 +43,15 @@ import Testing
     #expect(Visible.shown("a short message, 'q'") == "a short message, 'q'")
     #expect(Visible.shown("nul \u{0}") == "nul \\u{0}")
   }
+
+  @Test("A too-long line ending in a CR that is the last byte read ends there: the next line is read, and CRLF is not counted in its length")
+  func longLineEndingInCarriageReturn() {
+    let long = [UInt8](repeating: UInt8(ascii: "a"), count: 70_000)
+    let start = String(repeating: "a", count: 24)
+    #expect(pipedItems([long + [13], Array("op b\r".utf8)]) == [.tooLong(start: start, bytes: 70_000), .line("op b")])
+    #expect(pipedItems([long + [13], Array("\nop b\r\n".utf8)]) == [.tooLong(start: start, bytes: 70_000), .line("op b")])
+    #expect(pipedItems([long + Array("\r\nop b\n".utf8)]) == [.tooLong(start: start, bytes: 70_000), .line("op b")])
+  }
 }
 
 extension String {

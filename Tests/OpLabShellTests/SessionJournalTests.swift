@@ -187,3 +187,71 @@ import Testing
     #expect(i.takeJournal().isEmpty)
   }
 }
+
+/// The crash journal when its folder or its disk fails, and when two labs find one leftover.
+extension SessionJournalTests {
+  @Test("After one failure the journal stays off: a journal begun later would hold a world with a hole in it")
+  func journalStaysOffAfterAFailure() throws {
+    let dir = try folder()
+    let parent = (dir as NSString).deletingLastPathComponent
+    try FileManager.default.createDirectory(atPath: (parent as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try "in the way".write(toFile: parent, atomically: true, encoding: .utf8)  // oplab is a file
+    let journal = SessionJournal(directory: dir)
+    journal.append(["op a"])
+    #expect(journal.path == nil)
+    try FileManager.default.removeItem(atPath: parent)  // the way is clear now
+    journal.append(["op b"])
+    #expect(journal.path == nil)
+    #expect(SessionJournal(directory: dir).leftovers().isEmpty)
+    let warning = try #require(journal.takeWarning())
+    #expect(warning.hasPrefix("crash recovery is off: cannot make the folder \(parent) (not a directory)"), "\(warning)")
+  }
+
+  @Test("A write cut short by a full disk is cut back to the last whole line, and journalling stops there", .enabled(if: geteuid() == 0))
+  func fullDisk() throws {
+    let mount = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-full-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+    defer {
+      _ = umount(mount)
+      try? FileManager.default.removeItem(atPath: mount)
+    }
+    #expect(Foundation.mount("tmpfs", mount, "tmpfs", 0, "size=16k") == 0, "tmpfs: \(String(cString: strerror(errno)))")
+    let journal = SessionJournal(directory: mount + "/sessions")
+    var written = 0
+    for n in 0..<2_000 {
+      journal.append(["op o\(n) takes \(n) priority high qos userInitiated"])
+      if journal.takeWarning() != nil { break }
+      written += 1
+    }
+    #expect(written > 10 && written < 2_000)
+    let text = try String(contentsOfFile: try #require(journal.path), encoding: .utf8)
+    let lines = text.split(separator: "\n")
+    #expect(text.hasSuffix("\n") && lines.count == written)
+    #expect(lines.last == "op o\(written - 1) takes \(written - 1) priority high qos userInitiated")
+    journal.append(["op after"])
+    #expect(try String(contentsOfFile: try #require(journal.path), encoding: .utf8) == text)
+  }
+
+  @Test("A lab started with --platform linux journals it first, before its first command")
+  func preambleAndCloseOnExec() throws {
+    let journal = SessionJournal(directory: try folder())
+    journal.preamble = ["platform linux"]
+    journal.append(["op a"])
+    journal.append(["step 1"])
+    let path = try #require(journal.path)
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "platform linux\nop a\nstep 1\n")
+  }
+
+  @Test("A leftover one lab is restoring cannot be claimed by another")
+  func claimOnce() throws {
+    let dir = try folder()
+    var dead: SessionJournal? = SessionJournal(directory: dir)
+    dead?.append(["op a"])
+    dead = nil
+    let first = SessionJournal(directory: dir), second = SessionJournal(directory: dir)
+    let leftover = try #require(first.leftovers().first)
+    #expect(first.claim(leftover))
+    #expect(!second.claim(leftover))
+    #expect(second.leftovers().isEmpty)
+  }
+}

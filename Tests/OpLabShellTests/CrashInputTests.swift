@@ -8,7 +8,7 @@ import Testing
 /// Every input the fuzzers ever broke the lab with (`Fuzz/crashes/`), replayed with the
 /// same checks the interpreter fuzz target makes: the state invariants hold after every
 /// line, and replaying the session's saved script rebuilds exactly the same world.
-@Suite struct FuzzRegressionTests {
+@Suite struct CrashInputTests {
   static var crashes: [String] {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Fuzz/crashes")
