@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps clean snapshots lesson bench fuzz install uninstall
+.PHONY: run test build release deps clean snapshots lesson bench fuzz install uninstall format
 
 # The folder of the built binaries (a test passes its own, with SWIFT=: to skip building).
 BIN ?= $$($(SWIFT) build --show-bin-path)
@@ -31,6 +31,10 @@ test: deps
 	$(SWIFT) test --skip-build --filter OpLabDifferentialTests
 	@echo "make install into a scratch PREFIX, then the installed oplab from another folder:"
 	Scripts/check-install.sh
+
+## format: lay out every Swift file by .swift-format (swift-format ships with the toolchain)
+format:
+	$(SWIFT) format format --in-place --recursive --configuration .swift-format Package.swift Sources Tests Fuzz
 
 ## snapshots: re-record the golden files of rendered text (then review `git diff`)
 snapshots: deps

@@ -45,7 +45,16 @@ public struct RealRun: Sendable {
 /// kept alive for good: corelibs walks unretained pointers to dependents when an operation
 /// finishes (rule 18).
 public enum RealDriver {
+  /// Plays `script` on Foundation's queues, a tick being `tickSeconds`, and logs what they did.
+  ///
   /// - Parameters:
+  ///   - script: what to make and when, in ticks.
+  ///   - tickSeconds: how long a tick lasts on the real clock.
+  ///   - endTick: the tick the lab's own run ended at; the real run is given `grace` ticks
+  ///     more before what is left is called unfinished.
+  ///   - grace: ticks past `endTick` to wait for late work.
+  ///   - expectedMarks: how many entries the log should reach before the run may end
+  ///     early (within the grace), when every operation has finished too.
   ///   - interrupt: asked on the calling thread between slices of waiting (Ctrl-C); on the
   ///     main thread, work sleeping there asks it too.
   ///   - progress: told the driver's clock, in ticks, between slices of waiting (at least

@@ -14,8 +14,9 @@ public struct RealMark: Sendable, Equatable {
     case finished(Outcome)
     /// The completion block began.
     case completion
-    /// A `BlockOperation`'s execution block began or ended (1-based).
+    /// A `BlockOperation`'s execution block began (1-based).
     case blockStarted(Int)
+    /// A `BlockOperation`'s execution block ended (1-based).
     case blockFinished(Int)
   }
 

@@ -3,7 +3,7 @@ import OpLabCore
 /// A world for Foundation's real `OperationQueue`, as plain data: actions at ticks.
 ///
 /// The shell's `real` builds one from the commands that made the lab's world; the differential
-/// tests build theirs by hand. ``RealDriver/run(_:tickSeconds:until:interrupt:)`` performs it in
+/// tests build theirs by hand. ``RealDriver/run(_:tickSeconds:until:grace:expectedMarks:interrupt:progress:)`` performs it in
 /// scaled real time. The queue named `main` is `OperationQueue.main`.
 public struct RealScript: Sendable, Equatable {
   /// Actions in time order; actions at the same tick run in list order.

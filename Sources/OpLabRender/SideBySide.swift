@@ -65,7 +65,6 @@ public enum SideBySide {
   }
 
   /// A difference between the sides.
-
   public struct Difference: Sendable, Equatable {
     /// The operation it is about (the first, for an order).
     public var name: String

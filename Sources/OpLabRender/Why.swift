@@ -178,15 +178,6 @@ extension Why {
     !unspecifiedOrders(of: op, history: world.history(of: op), in: world).isEmpty
   }
 
-  /// Where the real queue's order is unspecified and the lab chose one, what the choice was
-  /// (rule 4(b), rule 33), placed by the event it explains.
-  ///
-  /// - Dependents released together: a finishing operation keeps its dependents in a `Set`,
-  ///   so when several become ready at once on a queue that cannot start them all, which one
-  ///   takes the free slot is one of several possible orders.
-  /// - `cancelAllOperations()` racing a dependent it released: the loop cancels on the
-  ///   calling thread while a skipped operation finishes on a worker, so a dependent may start
-  ///   before the loop reaches it, or be cancelled first.
   /// Each step's access to shared state and each lock wait, in the trace's words.
   static func sharedStateFacts(of op: OpID, in world: World) -> [(Int, String)] {
     guard world.shared != nil else { return [] }
@@ -215,6 +206,15 @@ extension Why {
     return facts
   }
 
+  /// Where the real queue's order is unspecified and the lab chose one, what the choice was
+  /// (rule 4(b), rule 33), placed by the event it explains.
+  ///
+  /// - Dependents released together: a finishing operation keeps its dependents in a `Set`,
+  ///   so when several become ready at once on a queue that cannot start them all, which one
+  ///   takes the free slot is one of several possible orders.
+  /// - `cancelAllOperations()` racing a dependent it released: the loop cancels on the
+  ///   calling thread while a skipped operation finishes on a worker, so a dependent may start
+  ///   before the loop reaches it, or be cancelled first.
   static func unspecifiedOrders(of op: OpID, history h: OperationHistory, in world: World) -> [(Int, String)] {
     var facts: [(Int, String)] = []
     let name = world.name(op)

@@ -2,7 +2,7 @@
 ///
 /// Different choices at the open points can give the same order: two runs are the same order
 /// when every pair of conflicting accesses happened in the same order in both (see
-/// ``World/orderFingerprint(from:ending:)``). The counts are over distinct orders; ``runs``
+/// ``World/orderFingerprint(from:ending:numbering:)``). The counts are over distinct orders; ``runs``
 /// says how many runs it took to meet them.
 public struct Exploration: Hashable, Sendable {
   /// How one order ended.

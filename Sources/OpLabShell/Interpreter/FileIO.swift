@@ -141,7 +141,7 @@ enum FileIO {
     if let failed = stream.error { throw fail(failed == ECANCELED ? .system(EINTR) : .system(failed)) }
   }
 
-  /// Writes text whole or not at all (see ``writeAtomically(to:interrupted:_:)``).
+  /// Writes text whole or not at all (see ``writeAtomically(to:interrupted:privateMode:_:)``).
   /// - Throws: a ``Diagnostic`` at `column` naming the file; nothing is left behind.
   static func writeAtomically(_ text: String, to path: String, column: Int) throws {
     do {
@@ -151,7 +151,7 @@ enum FileIO {
     }
   }
 
-  /// Streams text whole or not at all (see ``writeAtomically(to:interrupted:_:)``).
+  /// Streams text whole or not at all (see ``writeAtomically(to:interrupted:privateMode:_:)``).
   /// - Throws: a ``Diagnostic`` at `column` naming the file; nothing is left behind.
   static func writeAtomically(
     to path: String, column: Int, interrupted: (() -> Bool)? = nil, _ body: (inout FileStream) -> Void
@@ -349,7 +349,7 @@ enum FileIO {
   static var isWriting: Bool { pendingTemporary.load(ordering: .sequentiallyConsistent) }
 }
 
-/// A script being read, line by line (see ``FileIO/openScript(_:)``); closed when released.
+/// A script being read, line by line (see ``FileIO/openScript(_:regularOnly:)``); closed when released.
 final class ScriptFile {
   /// Which file it is, to tell a script that sources itself, whatever path named it.
   struct Identity: Hashable, Sendable {

@@ -102,7 +102,7 @@ public enum Command: Hashable, Sendable {
   case lock(name: String)
   /// `races`: the race detector's report.
   case races
-  /// `explore [N]`: every order of the open points, up to N (default 1000).
+  /// `explore [N]`: every order of the open points, up to N (default ``World/exploreLimit``).
   case explore(limit: Int?)
   /// `order C[,C...]`: the choices at the open points from now on.
   case order([Int])
