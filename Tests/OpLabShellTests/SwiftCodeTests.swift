@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OpLabSwift
 import TestSupport
 
 @testable import OpLabShell
@@ -84,7 +85,7 @@ import TestSupport
     let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
     let i = try Self.world()
-    let program = SwiftCode.export(i.swiftSteps())
+    let program = SwiftCode.export(i.swiftSource())
     #expect(program.contains("DispatchQueue.main.async { more.start() }"))
     #expect(program.contains("filters.addOperations([h1, h2], waitUntilFinished: false)"))
     try program.write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
@@ -379,14 +380,14 @@ import TestSupport
       #expect(echoes.count > 20)
       for line in echoes { #expect(line.count <= 80, "\(line)") }
       var names: [String] = []
-      for step in i.swiftSteps() { if let name = step.command.subject { names.append(name) } }
+      for entry in i.swiftSource().entries { if let name = entry.subject { names.append(name) } }
       for view in ["swift"] + names.map({ "swift \($0)" }) {
         let code = i.execute(view).output
         #expect(code.contains("\n"))
         for line in code.split(separator: "\n") { #expect(line.count <= SwiftCode.columns, "\(view): \(line)") }
       }
       // The exported program too, read in an editor.
-      for line in SwiftCode.export(i.swiftSteps()).split(separator: "\n") {
+      for line in SwiftCode.export(i.swiftSource()).split(separator: "\n") {
         #expect(line.count <= SwiftCode.columns, "export: \(line)")
       }
     }
