@@ -74,6 +74,7 @@ let package = Package(
     .target(name: "TestSupport", dependencies: ["OpLabRender"], path: "Tests/TestSupport"),
     .testTarget(name: "OpLabCoreTests", dependencies: ["OpLabCore"]),
     // Golden files and the pty driver are read by path (#filePath), not bundled.
+    .testTarget(name: "OpLabSwiftTests", dependencies: ["OpLabSwift"]),
     .testTarget(name: "OpLabRenderTests", dependencies: ["OpLabRender", "TestSupport"], exclude: ["Snapshots"]),
     .testTarget(
       name: "OpLabShellTests", dependencies: ["OpLabShell", "OpLabSwift", "TestSupport"], exclude: ["Fixtures", "Snapshots"]),

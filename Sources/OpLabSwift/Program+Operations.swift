@@ -1,26 +1,9 @@
 import OpLabCore
 
 extension SwiftCode.Program {
-  /// The operations one line defines, gathered from its actions: each made with its
-  /// dependencies, its gate and its completion block, then added together (or held).
-  struct Definition {
-    /// Each operation made, in order, with the names of its dependencies. More than one
-    /// are operations defined alike (`op a,b,c`), added with one `addOperations`.
-    var operations: [(spec: OperationSpec, dependencies: [String])] = []
-    /// The queue they are added to; `nil` when they are held in no queue.
-    var queue: String?
-    /// The gate each operation's isReady also waits for.
-    var gates: [String: String] = [:]
-    /// The completion block of each operation that has one written as steps.
-    var completionSteps: [String: [OpLabCore.Step]] = [:]
-
-    /// Whether `name` is one of the operations defined.
-    func defines(_ name: String) -> Bool { operations.contains { $0.spec.name == name } }
-  }
-
   /// The code of the operations `definition` makes: each declared with its dependencies,
   /// then added to its queue (one `addOperations` for operations defined alike).
-  mutating func define(_ definition: Definition, into draft: inout Draft) {
+  mutating func define(_ definition: SwiftSource.Definition, into draft: inout Draft) {
     let all = definition.operations.map(\.spec.name)
     draft.names.formUnion(all + definition.operations.flatMap(\.dependencies))
     draft.shown = true

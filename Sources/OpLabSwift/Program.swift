@@ -70,7 +70,7 @@ extension SwiftCode {
         now = entry.tick
       }
       var draft = Draft(lines: ["// \(entry.text)"])
-      var definition = Definition()
+      var definition = SwiftSource.Definition()
       var cancelledQueues: [String] = []
       for action in entry.actions {
         read(action, of: entry, into: &draft, definition: &definition, cancelledQueues: &cancelledQueues)
@@ -84,7 +84,7 @@ extension SwiftCode {
     /// given its completion block, added) is gathered into `definition`, written whole at
     /// the end, and a cancel of every queue into `cancelledQueues`.
     private mutating func read(
-      _ action: Action, of entry: SwiftSource.Entry, into draft: inout Draft, definition: inout Definition,
+      _ action: Action, of entry: SwiftSource.Entry, into draft: inout Draft, definition: inout SwiftSource.Definition,
       cancelledQueues: inout [String]
     ) {
       func code(_ lines: String..., about names: String...) {

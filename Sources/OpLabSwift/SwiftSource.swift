@@ -84,4 +84,26 @@ public struct SwiftSource: Sendable {
     }
     self.init(entries: entries, world: world)
   }
+
+  /// The operations one line defines, gathered from its actions (`createOperation`, then
+  /// `gate`, `setCompletionSteps` and `enqueue` or `enqueueAll` about them): each made with
+  /// its dependencies, its gate and its completion block, then added together, or held.
+  /// A reader of the journal writes them whole, as the learner defined them.
+  public struct Definition: Sendable {
+    /// Each operation made, in order, with the names of its dependencies. More than one
+    /// are operations defined alike (`op a,b,c`), added with one `addOperations`.
+    public var operations: [(spec: OperationSpec, dependencies: [String])] = []
+    /// The queue they are added to; `nil` when they are held in no queue.
+    public var queue: String?
+    /// The gate each operation's isReady also waits for, by name.
+    public var gates: [String: String] = [:]
+    /// The completion block of each operation that has one written as steps, by name.
+    public var completionSteps: [String: [OpLabCore.Step]] = [:]
+
+    /// An empty definition, filled as a line's actions are read.
+    public init() {}
+
+    /// Whether `name` is one of the operations defined.
+    public func defines(_ name: String) -> Bool { operations.contains { $0.spec.name == name } }
+  }
 }

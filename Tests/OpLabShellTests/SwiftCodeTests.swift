@@ -93,17 +93,6 @@ import TestSupport
     #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
   }
 
-  @Test("Names become Swift names: words joined in camel case, a leading digit or a keyword made safe")
-  func names() {
-    #expect(SwiftCode.variable("fetch-image") == "fetchImage")
-    #expect(SwiftCode.variable("load.v2") == "loadV2")
-    #expect(SwiftCode.variable("class") == "`class`")
-    #expect(SwiftCode.variable("main.tap1") == "mainTap1")
-    #expect(SwiftCode.typeName("fetch-image") == "FetchImageOperation")
-    #expect(SwiftCode.typeName("class") == "ClassOperation")
-    #expect(SwiftCode.literal("a\"b\\c") == "\"a\\\"b\\\\c\"")
-  }
-
   @Test("swift only looks: it changes no world and saves nothing; an unknown name is an error; an empty world says what to type")
   func onlyLooks() throws {
     let empty = Interpreter()
@@ -391,20 +380,6 @@ import TestSupport
         #expect(line.count <= SwiftCode.columns, "export: \(line)")
       }
     }
-    // The shown forms: a comment too wide goes on as comment lines, a trailing comment
-    // goes above, a statement breaks after its `=`; a string literal is never broken.
-    #expect(SwiftCode.fit(["  x = f()  // " + String(repeating: "word ", count: 20)], width: 40) == [
-      "  // word word word word word word word",
-      "  // word word word word word word word",
-      "  // word word word word word word",
-      "  x = f()",
-    ])
-    #expect(SwiftCode.fit(["let aVeryLongName = \"a // b\" + anotherVeryLongName"], width: 40) == [
-      "let aVeryLongName =", "  \"a // b\" + anotherVeryLongName",
-    ])
-    #expect(SwiftCode.fit(["print(\"a string much longer than the width allows\")"], width: 20) == [
-      "print(\"a string much longer than the width allows\")",
-    ])
   }
 }
 

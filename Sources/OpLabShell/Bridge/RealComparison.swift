@@ -29,7 +29,7 @@ enum RealComparison {
       }
     }
     /// Makes the operations of one `op` line, with their dependencies, then adds them.
-    func define(_ definition: Definition, at t: Tick) {
+    func define(_ definition: SwiftSource.Definition, at t: Tick) {
       let names = definition.operations.map(\.spec.name)
       for (spec, dependencies) in definition.operations {
         let completionSteps = definition.completionSteps[spec.name]
@@ -73,7 +73,7 @@ enum RealComparison {
     }
     for entry in source.entries {
       let t = entry.tick
-      var definition = Definition()
+      var definition = SwiftSource.Definition()
       var cancelled: [String] = []
       var reasons: [String] = []
       func unplay(_ why: String? = nil) {
@@ -161,18 +161,6 @@ enum RealComparison {
     }
 
     return (script, unplayed)
-  }
-
-  /// The operations one `op` line defines, gathered from its actions: each made with its
-  /// dependencies, its gate and its completion block, then added together (or held).
-  struct Definition {
-    var operations: [(spec: OperationSpec, dependencies: [String])] = []
-    /// The queue they are added to; `nil` when they are held in no queue.
-    var queue: String?
-    var gates: [String: String] = [:]
-    var completionSteps: [String: [Step]] = [:]
-
-    func defines(_ name: String) -> Bool { operations.contains { $0.spec.name == name } }
   }
 
   /// The lab's side of each operation, from its trace, in timeline order (by queue).
