@@ -95,10 +95,7 @@ extension SwiftCode {
       switch action {
       case .createQueue(let name, let max, let qos):
         code(about: name)
-        if !declared.contains(name) {
-          declared.insert(name)
-          code("let \(SwiftCode.variable(name)) = OperationQueue()", "\(SwiftCode.variable(name)).name = \(SwiftCode.literal(name))")
-        }
+        draft.lines += declareByName(name)
         if let max { code("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))") }
         if let qos { code("\(queue(name)).qualityOfService = .\(qos)") }
       case .createOperation(let spec, let dependencies, let queue):
@@ -151,15 +148,13 @@ extension SwiftCode {
       case .setQueueQualityOfService(let q, let qos):
         let name = world.name(q)
         draft.lines += declareByName(name)
-        code(
-          "\(queue(name)).qualityOfService = .\(qos)" + (name == "main" ? "  // ignored: the main queue's stays userInteractive" : ""),
-          about: name)
+        let note = name == "main" ? "  // ignored: the main queue's stays userInteractive" : ""
+        code("\(queue(name)).qualityOfService = .\(qos)" + note, about: name)
       case .setMaxConcurrent(let q, let max):
         let name = world.name(q)
         draft.lines += declareByName(name)
-        code(
-          "\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))" + (name == "main" ? "  // ignored: the main queue is always serial" : ""),
-          about: name)
+        let note = name == "main" ? "  // ignored: the main queue is always serial" : ""
+        code("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))" + note, about: name)
       case .cancel(let op):
         let name = world.name(op)
         cancelled.insert(name)
@@ -168,9 +163,8 @@ extension SwiftCode {
         cancelledQueues.append(world.name(q))
       case .suspend(let q):
         let name = world.name(q)
-        code(
-          "\(queue(name)).isSuspended = true  // " + (name == "main" ? "ignored on the main queue" : "running work goes on; nothing new starts"),
-          about: name)
+        let note = name == "main" ? "ignored on the main queue" : "running work goes on; nothing new starts"
+        code("\(queue(name)).isSuspended = true  // " + note, about: name)
       case .resume(let q):
         let name = world.name(q)
         code("\(queue(name)).isSuspended = false" + (name == "main" ? "  // ignored on the main queue" : ""), about: name)
@@ -217,8 +211,8 @@ extension SwiftCode {
       draft.shown = true
     }
 
-    /// `let NAME = OperationQueue()` with its name, before a queue the program has not
-    /// declared is set up (the default queue, before any work is given to it).
+    /// `let NAME = OperationQueue()` with its name: a queue made, or one set up before the
+    /// program has declared it (the default queue, before any work is given to it).
     mutating func declareByName(_ name: String) -> [String] {
       guard !declared.contains(name) else { return [] }
       declared.insert(name)
