@@ -73,8 +73,8 @@ let package = Package(
     // Golden-file assertions shared by the test targets.
     .target(name: "TestSupport", dependencies: ["OpLabRender"], path: "Tests/TestSupport"),
     .testTarget(name: "OpLabCoreTests", dependencies: ["OpLabCore"]),
-    // Golden files and the pty driver are read by path (#filePath), not bundled.
     .testTarget(name: "OpLabSwiftTests", dependencies: ["OpLabSwift"]),
+    // Golden files and the pty driver are read by path (#filePath), not bundled.
     .testTarget(name: "OpLabRenderTests", dependencies: ["OpLabRender", "TestSupport"], exclude: ["Snapshots"]),
     .testTarget(
       name: "OpLabShellTests", dependencies: ["OpLabShell", "OpLabSwift", "TestSupport"], exclude: ["Fixtures", "Snapshots"]),
