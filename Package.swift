@@ -32,6 +32,10 @@ let package = Package(
     // Render: pure functions from a trace (and a width) to text.
     .target(name: "OpLabRender", dependencies: ["OpLabCore"]),
 
+    // Swift: the Swift behind a world (the `swift` view, `export swift`), a pure function of
+    // the core's journal cut into the lines that performed it. No Foundation, like Render.
+    .target(name: "OpLabSwift", dependencies: ["OpLabCore"]),
+
     // libedit, wrapped as a system library. Exactly one Swift file imports it.
     .systemLibrary(
       name: "CEditLine",
@@ -44,7 +48,7 @@ let package = Package(
     .target(name: "OpLabReal", dependencies: ["OpLabCore"]),
 
     // Shell: the command language, interpreter, scripts, lessons.
-    .target(name: "OpLabShell", dependencies: ["OpLabCore", "OpLabRender", "OpLabReal", "CEditLine"]),
+    .target(name: "OpLabShell", dependencies: ["OpLabCore", "OpLabRender", "OpLabSwift", "OpLabReal", "CEditLine"]),
 
     // The executable: argument parsing and wiring only.
     .executableTarget(
@@ -69,11 +73,13 @@ let package = Package(
     // Golden-file assertions shared by the test targets.
     .target(name: "TestSupport", dependencies: ["OpLabRender"], path: "Tests/TestSupport"),
     .testTarget(name: "OpLabCoreTests", dependencies: ["OpLabCore"]),
+    .testTarget(name: "OpLabSwiftTests", dependencies: ["OpLabSwift"]),
     // Golden files and the pty driver are read by path (#filePath), not bundled.
     .testTarget(name: "OpLabRenderTests", dependencies: ["OpLabRender", "TestSupport"], exclude: ["Snapshots"]),
-    .testTarget(name: "OpLabShellTests", dependencies: ["OpLabShell", "TestSupport"], exclude: ["Fixtures", "Snapshots"]),
+    .testTarget(
+      name: "OpLabShellTests", dependencies: ["OpLabShell", "OpLabSwift", "TestSupport"], exclude: ["Fixtures", "Snapshots"]),
     // Checks the simulator against the real Foundation OperationQueue, in scaled real time.
-    .testTarget(name: "OpLabDifferentialTests", dependencies: ["OpLabCore", "OpLabReal", "OpLabShell", "TestSupport"]),
+    .testTarget(name: "OpLabDifferentialTests", dependencies: ["OpLabCore", "OpLabReal", "OpLabShell", "OpLabSwift", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import OpLabCore
 import Testing
+import OpLabSwift
 import TestSupport
 
 @testable import OpLabShell
@@ -15,7 +16,7 @@ extension DifferentialTests {
   static func exportAndRun(_ lab: Interpreter, tickSeconds: Double = 0.1) throws -> String {
     let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
-    try SwiftCode.export(lab.swiftSteps(), tickSeconds: tickSeconds)
+    try SwiftCode.export(lab.swiftSource(), tickSeconds: tickSeconds)
       .write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
     let built = try Swiftc.run(["-O", "main.swift", "-o", "world"], in: dir)
     try #require(built.status == 0, "\(built.said)")

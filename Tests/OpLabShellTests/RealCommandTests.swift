@@ -1,6 +1,7 @@
 import Foundation
 import OpLabCore
 import OpLabReal
+import OpLabSwift
 import Testing
 
 @testable import OpLabShell
@@ -44,7 +45,7 @@ import Testing
       "wait from main",
       "run",
     ])
-    let (script, unplayed) = RealComparison.script(i.swiftSteps())
+    let (script, unplayed) = RealComparison.script(i.swiftSource())
     var a = RealWork("a", ticks: 2)
     a.priority = .high
     var b = RealWork("b", ticks: 3)
@@ -58,7 +59,7 @@ import Testing
     var e = RealWork("e", ticks: 2)
     e.failsAfter = 1
     e.bailsIfDependencyCancelled = true
-    let waited = try #require(i.swiftSteps().first { $0.text == "wait from main" })
+    let waited = try #require(i.swiftSource().entries.first { $0.text == "wait from main" })
     #expect(script.steps == [
       RealStep(tick: 0, action: .makeQueue("q")),
       RealStep(tick: 0, action: .setMax("q", 1)),
@@ -100,7 +101,7 @@ import Testing
   func barrierName() throws {
     let i = Self.lab(["queue q", "op a on q takes 1", "barrier q takes 1", "barrier q takes 1", "run"])
     let names = i.world.operationsByQueue().queued.flatMap { $0 }.map { i.world.name($0) }
-    let labels = RealComparison.script(i.swiftSteps()).script.steps.compactMap { step -> String? in
+    let labels = RealComparison.script(i.swiftSource()).script.steps.compactMap { step -> String? in
       if case .barrier(_, let label, _) = step.action { label } else { nil }
     }
     #expect(names == ["a"] + labels)
@@ -155,7 +156,7 @@ import Testing
       "start h",
       "open ready",
     ])
-    let (script, unplayed) = RealComparison.script(i.swiftSteps())
+    let (script, unplayed) = RealComparison.script(i.swiftSource())
     var g = RealWork("g", ticks: 1)
     g.gate = "ready"
     g.bailsUnlessDependenciesSucceeded = true

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OpLabSwift
 import TestSupport
 
 @testable import OpLabShell
@@ -84,23 +85,12 @@ import TestSupport
     let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
     let i = try Self.world()
-    let program = SwiftCode.export(i.swiftSteps())
+    let program = SwiftCode.export(i.swiftSource())
     #expect(program.contains("DispatchQueue.main.async { more.start() }"))
     #expect(program.contains("filters.addOperations([h1, h2], waitUntilFinished: false)"))
     try program.write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
     let result = try Swiftc.run(["-typecheck", "main.swift"], in: dir)
     #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
-  }
-
-  @Test("Names become Swift names: words joined in camel case, a leading digit or a keyword made safe")
-  func names() {
-    #expect(SwiftCode.variable("fetch-image") == "fetchImage")
-    #expect(SwiftCode.variable("load.v2") == "loadV2")
-    #expect(SwiftCode.variable("class") == "`class`")
-    #expect(SwiftCode.variable("main.tap1") == "mainTap1")
-    #expect(SwiftCode.typeName("fetch-image") == "FetchImageOperation")
-    #expect(SwiftCode.typeName("class") == "ClassOperation")
-    #expect(SwiftCode.literal("a\"b\\c") == "\"a\\\"b\\\\c\"")
   }
 
   @Test("swift only looks: it changes no world and saves nothing; an unknown name is an error; an empty world says what to type")
@@ -379,31 +369,17 @@ import TestSupport
       #expect(echoes.count > 20)
       for line in echoes { #expect(line.count <= 80, "\(line)") }
       var names: [String] = []
-      for step in i.swiftSteps() { if let name = step.command.subject { names.append(name) } }
+      for entry in i.swiftSource().entries { if let name = entry.subject { names.append(name) } }
       for view in ["swift"] + names.map({ "swift \($0)" }) {
         let code = i.execute(view).output
         #expect(code.contains("\n"))
         for line in code.split(separator: "\n") { #expect(line.count <= SwiftCode.columns, "\(view): \(line)") }
       }
       // The exported program too, read in an editor.
-      for line in SwiftCode.export(i.swiftSteps()).split(separator: "\n") {
+      for line in SwiftCode.export(i.swiftSource()).split(separator: "\n") {
         #expect(line.count <= SwiftCode.columns, "export: \(line)")
       }
     }
-    // The shown forms: a comment too wide goes on as comment lines, a trailing comment
-    // goes above, a statement breaks after its `=`; a string literal is never broken.
-    #expect(SwiftCode.fit(["  x = f()  // " + String(repeating: "word ", count: 20)], width: 40) == [
-      "  // word word word word word word word",
-      "  // word word word word word word word",
-      "  // word word word word word word",
-      "  x = f()",
-    ])
-    #expect(SwiftCode.fit(["let aVeryLongName = \"a // b\" + anotherVeryLongName"], width: 40) == [
-      "let aVeryLongName =", "  \"a // b\" + anotherVeryLongName",
-    ])
-    #expect(SwiftCode.fit(["print(\"a string much longer than the width allows\")"], width: 20) == [
-      "print(\"a string much longer than the width allows\")",
-    ])
   }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import OpLabCore
 import OpLabRender
+import OpLabSwift
 
 /// Options that change how the lab draws, not what it simulates.
 public struct ShellOptions: Sendable {
@@ -175,7 +176,7 @@ public final class Interpreter {
         } else {
           script.append((Self.canonical(line), sim.journal.count))
         }
-        let echo = options.swiftEcho ? SwiftCode.echo(swiftSteps()) : ""
+        let echo = options.swiftEcho ? SwiftCode.echo(swiftSource()) : ""
         if !echo.isEmpty {
           // The echo is code, laid out already: the output is fitted before it, not with it.
           if !reply.colorable, !reply.preformatted { reply.output = Wrap.text(reply.output, width: options.width, ascii: options.ascii) }
@@ -689,7 +690,7 @@ public final class Interpreter {
       if let name, world.operationID(named: name) == nil, world.queueID(named: name) == nil {
         throw SimulationError.unknownOperation(name)
       }
-      return Reply(output: SwiftCode.render(swiftSteps(), focus: name), preformatted: true)
+      return Reply(output: SwiftCode.render(swiftSource(), focus: name), preformatted: true)
     case .set(let echo):
       guard let echo else {
         return Reply(output: "  swift-echo \(options.swiftEcho ? "on" : "off"): `set swift-echo on|off` switches\n")
@@ -702,12 +703,12 @@ public final class Interpreter {
       let column = Lexer.tokens(line).dropFirst().first?.column ?? 1
       defer { progress?(nil) }
       let text = try RealComparison.run(
-        steps: swiftSteps(), world: world, ms: ms ?? 50, at: column, width: options.width, ascii: options.ascii,
+        source: swiftSource(), world: world, ms: ms ?? 50, at: column, width: options.width, ascii: options.ascii,
         interrupt: interrupt, progress: progress)
       return Reply(output: text)
     case .export(let kind, let file):
       let world = world, options = options
-      let program = kind == .swift ? SwiftCode.export(swiftSteps()) : ""
+      let program = kind == .swift ? SwiftCode.export(swiftSource()) : ""
       let at = Lexer.tokens(line).last ?? Token(file, column: 1)
       try Self.refuseCommentInPath(line, at)
       let outcome: FileIO.WriteOutcome
@@ -825,24 +826,10 @@ public final class Interpreter {
     declaredQueue = declaredQueue.filter { world.operationID(named: $0.key) != nil }
   }
 
-  /// The commands that made the present world, each with the tick it ran at: the script
-  /// replayed in a scratch lab, which is what `swift` turns into code.
-  func swiftSteps() -> [SwiftCode.Step] {
-    var plain = options
-    plain.swiftEcho = false  // the scratch lab replays quietly
-    let scratch = Interpreter(options: plain)
-    var steps: [SwiftCode.Step] = []
-    for entry in script {
-      let command = try? Parser.parse(entry.text, context: scratch.context)
-      let tick = scratch.world.now
-      _ = scratch.execute(entry.text)
-      if let command {
-        var step = SwiftCode.Step(tick: tick, command: command, text: entry.text, end: scratch.world.now)
-        if case .run(.idle) = command { step.stalled = !scratch.world.unfinishedOperations().isEmpty }
-        steps.append(step)
-      }
-    }
-    return steps
+  /// The lines that made the present world, each with its slice of the journal (and the
+  /// tick it ran at, from replaying the journal): what `swift`, `export swift` and `real` read.
+  func swiftSource() -> SwiftSource {
+    SwiftSource(origin: sim.origin, script: script, journal: sim.journal)
   }
 
   /// What time travel keeps to give back (``beforeTravel``).

@@ -1,0 +1,160 @@
+import OpLabCore
+
+/// The calls that give work to queues, start it, and wait for it.
+extension SwiftCode.Program {
+  /// `addOperation` for one operation, else `addOperations(_:waitUntilFinished:)`, with
+  /// the wait's caller when it waits.
+  mutating func add(
+    _ ops: [String], to queueName: String, wait: World.Waiter?, entry: SwiftSource.Entry, into draft: inout Draft
+  ) {
+    given(ops, to: queueName)
+    draft.shown = true
+    draft.names.formUnion(ops + [queueName])
+    if wait?.fromMain == true { draft.names.insert("main") }
+    draft.lines.insert(contentsOf: declare(queueName), at: 1)
+    draft.lines += submitting(ops, to: queueName)
+    if ops.count == 1, wait == nil {
+      draft.lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(ops[0])))")
+    } else {
+      let list = "[" + ops.map(SwiftCode.variable).joined(separator: ", ") + "]"
+      if let wait {
+        now = entry.end  // the call returns when the work is done
+        if forExport, !wait.fromMain || wait.until != nil {
+          draft.lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)")
+          draft.lines.append("sleep(ticks: \(entry.end - entry.tick))  // " + SwiftCode.waitedNote(fromMain: wait.fromMain))
+        } else {
+          if wait.fromMain { draft.lines.append("// called on the main thread: nothing else runs there until it returns") }
+          if wait.until != nil { draft.lines.append("// (the lab stopped its clock before this wait returned)") }
+          draft.lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: true)  // inserts all, then schedules once")
+        }
+      } else {
+        draft.lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
+      }
+    }
+    if !busy.contains(queueName) { busy.append(queueName) }
+  }
+
+  /// `start()` called by hand on the main thread, for an operation in no queue.
+  mutating func start(_ op: String, into draft: inout Draft) {
+    given([op], to: nil)
+    draft.shown = true
+    draft.names.formUnion([op, "main"])  // a call on the main thread
+    draft.lines.append("// called on the main thread, for an operation in no queue")
+    draft.lines += submitting([op], to: nil)
+    if forExport {
+      // The lab's own commands go on meanwhile: the call runs when the main thread gets to it.
+      draft.lines.append("DispatchQueue.main.async { \(SwiftCode.variable(op)).start() }  // runs when the main thread is free")
+      return
+    }
+    draft.lines.append("\(SwiftCode.variable(op)).start()  " + (cancelled.contains(op)
+      ? "// isCancelled is true: its work never runs"
+      : asyncOperations.contains(op)
+      ? "// begins the work and returns at once"
+      : "// main() runs here, on the main thread, until it returns"))
+  }
+
+  /// `waitUntilFinished()` on each operation, from the lab's thread or the main thread.
+  mutating func wait(
+    for ops: [String], fromMain: Bool, until: Tick?, entry: SwiftSource.Entry, into draft: inout Draft
+  ) {
+    now = entry.end  // the call returns when the operation is done: that is where the time went
+    draft.shown = true
+    draft.names.formUnion(ops)
+    if fromMain { draft.names.insert("main") }
+    if forExport, !fromMain || until != nil {
+      draft.lines.append("sleep(ticks: \(entry.end - entry.tick))  // " + SwiftCode.waitedNote(fromMain: fromMain))
+    } else {
+      if fromMain { draft.lines.append("// called on the main thread: nothing else runs there until it returns") }
+      if until != nil { draft.lines.append("// (the lab stopped its clock before this wait returned)") }
+      for op in ops { draft.lines.append("\(SwiftCode.variable(op)).waitUntilFinished()") }
+    }
+  }
+
+  /// `waitUntilAllOperationsAreFinished()` on a queue, or (`nil`) on each queue given work.
+  mutating func wait(
+    forQueue target: String?, fromMain: Bool, until: Tick?, entry: SwiftSource.Entry, into draft: inout Draft
+  ) {
+    now = entry.end  // the call returns when the work is done: that is where the time went
+    let queues = target.map { [$0] } ?? busy
+    draft.shown = true
+    draft.names.formUnion(queues)
+    if fromMain { draft.names.insert("main") }
+    if forExport, !fromMain || until != nil {
+      draft.lines.append("sleep(ticks: \(entry.end - entry.tick))  // " + SwiftCode.waitedNote(fromMain: fromMain))
+    } else {
+      if fromMain { draft.lines.append("// called on the main thread: nothing else runs there until it returns") }
+      if until != nil { draft.lines.append("// (the lab stopped its clock before this wait returned)") }
+      for q in queues { draft.lines.append("\(queue(q)).waitUntilAllOperationsAreFinished()") }
+    }
+  }
+
+  /// A run until idle: the program waits for the work, or says it would hang.
+  mutating func runUntilIdle(_ entry: SwiftSource.Entry, into draft: inout Draft) {
+    now = entry.end
+    draft.shown = true
+    if forExport {
+      draft.lines.append("sleep(ticks: \(entry.end - entry.tick))  // the work goes on until nothing is left")
+    } else if entry.stalled {
+      draft.lines.append("// stalled: some work never finishes, so a wait for it would hang")
+    } else {
+      draft.lines += waitForTheWork()
+    }
+    draft.names.formUnion(busy)
+  }
+
+  /// Records that `names` are given to `queueName` (or, with none, started by hand): a
+  /// `run` waits for them. Each completion block among them is counted in first, so the
+  /// count cannot reach zero before it has run.
+  /// - Parameter indent: for a step of a closure, which the operation that runs it
+  ///   accounts for (`addsOf`).
+  mutating func submitting(_ names: [String], to queueName: String?, indent: String = "") -> [String] {
+    for name in names where indent.isEmpty && !submitted.contains(name) { submitted.append(name) }
+    if queueName == "main" { mainWork = true }
+    guard tracksCompletionBlocks else { return [] }
+    return names.filter(withCompletion.contains).map { name in
+      needsCompletionGroup = true
+      return "\(indent)completionBlocks.enter()  // \(World.possessive(SwiftCode.variable(name))) completion block is to run"
+    }
+  }
+
+  /// The end of a `run` that ended idle: the program waits for the work. Waiting on each
+  /// queue is enough unless main-queue work, completion blocks or work added to another
+  /// queue are involved: then the main thread must run the main run loop (the main
+  /// queue's work runs nowhere else), no queue waits for completion blocks, and a
+  /// queue's wait may be over before other work adds to it.
+  mutating func waitForTheWork() -> [String] {
+    var waitedFor: [String] = []
+    var next = submitted
+    while let name = next.first {
+      next.removeFirst()
+      guard !waitedFor.contains(name) else { continue }
+      waitedFor.append(name)
+      next += addsOf[name] ?? []
+    }
+    let adds = crossQueueAdds
+    let completions = waitedFor.contains(where: withCompletion.contains)
+    guard mainWork || adds || completions else {
+      return ["// a program's work just goes on; a command-line tool waits for it:"]
+        + busy.filter { $0 != "main" }.map { "\(queue($0)).waitUntilAllOperationsAreFinished()" }
+    }
+    needsMainLoop = true
+    let why = [
+      mainWork
+        ? "The main thread runs the main run loop, not a queue's wait: the main queue's"
+          + " work runs only there (or under dispatchMain())." : nil,
+      completions
+        ? "No queue waits for completion blocks"
+          + (tracksCompletionBlocks ? ": completionBlocks counts them." : ".") : nil,
+      adds && !mainWork
+        ? "A queue's wait can return before work that another queue's work adds is in it,"
+          + " so the main thread waits for the operations themselves." : nil,
+    ].compactMap { $0 }
+    let list = waitedFor.map(SwiftCode.variable)
+    return ["// a command-line tool waits for the work itself. " + why.joined(separator: " ")]
+      + SwiftCode.call("runMainLoop(untilFinished: [", list, "])")
+  }
+
+  /// The operation's declaration: a BlockOperation when its work is one plain call, else
+  /// an Operation subclass whose `main()` (or `start()`, when asynchronous) shows how it
+  /// polls isCancelled, bails or fails.
+}

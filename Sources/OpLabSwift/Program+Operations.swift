@@ -1,0 +1,216 @@
+import OpLabCore
+
+extension SwiftCode.Program {
+  /// The code of the operations `definition` makes: each declared with its dependencies,
+  /// then added to its queue (one `addOperations` for operations defined alike).
+  mutating func define(_ definition: SwiftSource.Definition, into draft: inout Draft) {
+    let all = definition.operations.map(\.spec.name)
+    draft.names.formUnion(all + definition.operations.flatMap(\.dependencies))
+    draft.shown = true
+    for (spec, dependencies) in definition.operations {
+      let gate = definition.gates[spec.name]
+      draft.lines += gateDeclaration(gate)
+        + operation(spec, queue: definition.queue, gate: gate, completionSteps: definition.completionSteps[spec.name])
+      for d in dependencies {
+        draft.lines.append("\(SwiftCode.variable(spec.name)).addDependency(\(SwiftCode.variable(d)))")
+      }
+    }
+    guard let queueName = definition.queue else {
+      draft.lines.append("// held: in no queue until `add`")
+      return
+    }
+    draft.names.insert(queueName)
+    draft.lines.insert(contentsOf: declare(queueName), at: 1)
+    draft.lines += submitting(all, to: queueName)
+    if all.count == 1 {
+      draft.lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(all[0])))")
+    } else {
+      let list = "[" + all.map(SwiftCode.variable).joined(separator: ", ") + "]"
+      draft.lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
+    }
+    if !busy.contains(queueName) { busy.append(queueName) }
+  }
+
+  /// Whether the steps of operations defined in no queue add to another queue than the
+  /// one they are given now (`nil`: started by hand, in no queue at all).
+  mutating func given(_ names: [String], to queueName: String?) {
+    for name in names {
+      guard let adds = heldAdds.removeValue(forKey: name) else { continue }
+      if adds.contains(where: { $0 != queueName }) { crossQueueAdds = true }
+    }
+  }
+
+  /// `let G = Gate()` the first time a gate is named.
+  mutating func gateDeclaration(_ gate: String?) -> [String] {
+    guard let gate, !gatesDeclared.contains(gate) else { return [] }
+    gatesDeclared.insert(gate)
+    needsGate = true
+    return ["let \(SwiftCode.variable(gate)) = Gate()  // a condition besides the dependencies, closed for now"]
+  }
+
+  /// The operation's declaration: a BlockOperation when its work is one plain call, else
+  /// an Operation subclass whose `main()` (or `start()`, when asynchronous) shows how it
+  /// polls isCancelled, bails or fails.
+  /// - Parameter queueName: the queue it is added to; `nil` when it is held.
+  mutating func operation(
+    _ spec: OperationSpec, queue queueName: String?, gate: String? = nil, completionSteps: [OpLabCore.Step]? = nil
+  ) -> [String] {
+    let v = SwiftCode.variable(spec.name)
+    var lines: [String] = []
+    // A queue a step adds to is declared before the closure that names it.
+    var bodySteps: [OpLabCore.Step] = []
+    if case .steps(let steps) = spec.kind { bodySteps = steps }
+    for case .add(_, let q) in bodySteps + (completionSteps ?? []) { lines += declare(q) }
+    for case .add(let added, _) in bodySteps + (completionSteps ?? []) { addsOf[spec.name, default: []].append(added) }
+    if completionSteps != nil || spec.completion != nil { withCompletion.insert(spec.name) }
+    // Work added to another queue than its own: known now, or when a held one is given a queue.
+    let stepQueues = bodySteps.compactMap { step -> String? in if case .add(_, let q) = step { q } else { nil } }
+    if let queueName {
+      if stepQueues.contains(where: { $0 != queueName }) { crossQueueAdds = true }
+    } else if !stepQueues.isEmpty {
+      heldAdds[spec.name] = stepQueues
+    }
+    // With a run to wait for it, a completion block says when it has run.
+    let counted = tracksCompletionBlocks ? ["  completionBlocks.leave()  // it has run"] : []
+    // A gated operation keeps its gate, and its isReady asks it (a cancel lets it through).
+    let gated = gate.map { g in [
+      "  let gate: Gate",
+      "  init(gate: Gate) { self.gate = gate; super.init() }",
+      "  override var isReady: Bool {",
+      "    super.isReady && (gate.isOpen || isCancelled)",
+      "  }",
+    ] } ?? []
+    let made = gate.map { "(gate: \(SwiftCode.variable($0)))" } ?? "()"
+    switch spec.kind {
+    case .blocks(let blocks):
+      lines.append("let \(v) = BlockOperation { work(ticks: \(blocks.first ?? 0)) }")
+      for b in blocks.dropFirst() { lines.append("\(v).addExecutionBlock { work(ticks: \(b)) }") }
+    case .async(let forgets):
+      needsAsyncBase = true
+      asyncOperations.insert(spec.name)
+      let type = SwiftCode.typeName(spec.name)
+      lines += ["final class \(type): AsyncOperation, @unchecked Sendable {"]
+      if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
+      lines += gated + [
+        "  override func start() {",
+        "    guard !isCancelled else { finish(); return }",
+        "    state = .executing",
+      ]
+      if let ticks = spec.failsAt {
+        // Work that fails calls back with its error: the error path is where a finish() goes missing.
+        lines.append("    startWork(ticks: \(ticks), failing: true) { [self] error in")
+        lines += forgets
+          ? [
+            "      if let error {",
+            "        self.error = error",
+            "        return  // ← forgets-finish: this error path never calls finish()",
+            "      }",
+            "      finish()",
+          ]
+          : ["      self.error = error", "      finish()"]
+      } else {
+        lines += [
+          forgets ? "    startWork(ticks: \(spec.duration)) {" : "    startWork(ticks: \(spec.duration)) { [self] in",
+          forgets
+            ? "      // finish()  ← forgets-finish: never called, isFinished stays false"
+            : "      finish()",
+        ]
+      }
+      lines += ["    }", "  }", "}", "let \(v) = \(type)\(made)"]
+    case .steps(let steps):
+      lines.append("let \(v) = BlockOperation {")
+      lines += stepLines(steps, rest: spec.duration - Tick(steps.count))
+      lines.append("}")
+    case .plain:
+      let simple = spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
+        && !spec.bailsUnlessDependenciesSucceeded && gate == nil
+      if simple {
+        lines.append("let \(v) = BlockOperation { work(ticks: \(spec.duration)) }")
+      } else {
+        let type = SwiftCode.typeName(spec.name)
+        lines.append("final class \(type): Operation, @unchecked Sendable {")
+        lines += gated
+        if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
+        if spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded {
+          lines.append("  var bailed = false  // returned early: " + (spec.bailsUnlessDependenciesSucceeded
+            ? "a dependency did not succeed" : "a dependency was cancelled"))
+        }
+        // The export's watcher tells a stop from work done: isCancelled alone cannot.
+        let stop = forExport ? "stopped = true; return" : "return"
+        if forExport, spec.cancellation != .never { lines.append("  var stopped = false  // saw isCancelled and returned") }
+        lines.append("  override func main() {")
+        if spec.bailsIfDependencyCancelled {
+          lines.append("    if dependencies.contains(where: \\.isCancelled) { bailed = true; return }")
+        }
+        if spec.bailsUnlessDependenciesSucceeded {
+          needsSucceeded = true
+          lines.append("    if !dependencies.allSatisfy(succeeded) { bailed = true; return }  // e.g. no image to filter")
+        }
+        let ticks = spec.failsAt ?? spec.duration
+        switch spec.cancellation {
+        case .never:
+          lines.append("    work(ticks: \(ticks))")
+        case .atStart:
+          lines += ["    guard !isCancelled else { \(stop) }", "    work(ticks: \(ticks))"]
+        case .every(let n):
+          lines += [
+            "    var done = 0",
+            "    while done < \(ticks) {",
+            "      if isCancelled { \(stop) }  // checked every \(n) \(n == 1 ? "tick" : "ticks")",
+            "      work(ticks: min(\(n), \(ticks) - done))",
+            "      done += \(n)",
+            "    }",
+          ]
+        }
+        if spec.failsAt != nil { lines.append("    error = WorkError.failed  // fails at \(ticks)") }
+        lines += ["  }", "}", "let \(v) = \(type)\(made)"]
+      }
+    }
+    lines.append("\(v).name = \(SwiftCode.literal(spec.name))")
+    if let gate { lines.append("\(SwiftCode.variable(gate)).add(\(v))") }
+    if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
+    if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
+    if let steps = completionSteps {
+      lines.append("// its completion block runs after it: off main (Linux), any thread (Apple)")
+      lines.append("\(v).completionBlock = {")
+      lines += stepLines(steps, rest: (spec.completion ?? 0) - Tick(steps.count)) + counted
+      lines.append("}")
+    } else if let c = spec.completion {
+      lines.append("// its completion block runs after it, on a thread you cannot count on")
+      lines += counted.isEmpty
+        ? ["\(v).completionBlock = { work(ticks: \(c)) }"]
+        : ["\(v).completionBlock = {", "  work(ticks: \(c))"] + counted + ["}"]
+    }
+    return lines
+  }
+
+  /// The body of a closure written as steps: the thread's register, then a line a step.
+  mutating func stepLines(_ steps: [OpLabCore.Step], rest: Tick) -> [String] {
+    var lines: [String] = []
+    // The register, declared so the compiler warns about nothing: `let` when nothing
+    // changes it, and read at the end when nothing writes it back.
+    let changes = steps.contains { if case .read = $0 { true } else if case .compute = $0 { true } else { false } }
+    let stores = steps.contains { if case .write = $0 { true } else { false } }
+    if changes || stores {
+      lines.append("  \(changes ? "var" : "let") register = 0  // a local variable of this thread")
+    }
+    for step in steps {
+      switch step {
+      case .read(let name): lines.append("  register = \(SwiftCode.variable(name))  // read")
+      case .compute(let n): lines.append("  register \(n < 0 ? "-=" : "+=") \(n.magnitude)  // compute")
+      case .write(let name): lines.append("  \(SwiftCode.variable(name)) = register  // write")
+      case .lock(let name): lines.append("  \(SwiftCode.variable(name)).lock()")
+      case .unlock(let name): lines.append("  \(SwiftCode.variable(name)).unlock()")
+      case .touchUI:
+        needsUserInterface = true
+        lines.append("  updateUserInterface()  // e.g. tableView.reloadData(): main thread only")
+      case .add(let name, let queueName):
+        lines += submitting([name], to: queueName, indent: "  ")
+        lines.append("  \(queue(queueName)).addOperation(\(SwiftCode.variable(name)))")
+      }
+    }
+    if changes, !stores { lines.append("  _ = register  // computed, never written back") }
+    if rest > 0 { lines.append("  work(ticks: \(rest))") }
+    return lines
+  }
+}

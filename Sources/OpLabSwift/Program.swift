@@ -1,0 +1,232 @@
+import OpLabCore
+
+extension SwiftCode {
+  /// The program as it is built, line by line of the script, action by action.
+  struct Program {
+    /// The world the actions made: the names their identifiers stand for.
+    let world: World
+    var pieces: [Piece] = []
+    var declared: Set<String> = ["main"]
+    /// The queues that have been given work, for a final `run`.
+    var busy: [String] = []
+    var now: Tick = 0
+    var needsAsyncBase = false
+    /// Whether an operation needs `succeeded(_:)` (`only-if-deps-succeeded`).
+    var needsSucceeded = false
+    /// The asynchronous operations, whose start() returns at once.
+    var asyncOperations: Set<String> = []
+    /// The operations cancelled by name: start() by hand skips their main().
+    var cancelled: Set<String> = []
+    /// Whether an operation waits for a gate (the `Gate` stand-in is shown then).
+    var needsGate = false
+    /// The gates declared so far.
+    var gatesDeclared: Set<String> = []
+    /// Whether a step touches the user interface: the stand-in for that call is declared.
+    var needsUserInterface = false
+    /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
+    /// the main thread stays free for main-queue work, as in the lab.
+    var forExport = false
+    /// Whether a `run` ends idle in the steps of the whole program: it must wait for
+    /// completion blocks, so each one is counted in `completionBlocks` (not in a view of
+    /// one name, nor an echo, nor the export, whose end watches every operation).
+    var tracksCompletionBlocks = false
+    /// Whether `completionBlocks` is declared (a completion block is counted).
+    var needsCompletionGroup = false
+    /// Whether `runMainLoop(untilFinished:)` is declared (a run waits with it).
+    var needsMainLoop = false
+    /// The operations with a completion block.
+    var withCompletion: Set<String> = []
+    /// The operations given to a queue or started, in order: what a `run` waits for.
+    var submitted: [String] = []
+    /// The operations each operation's steps add to a queue (body and completion block).
+    var addsOf: [String: [String]] = [:]
+    /// The queues the steps of each operation defined in no queue add to: whether that
+    /// is another queue than its own is known when it is given one.
+    var heldAdds: [String: [String]] = [:]
+    /// Whether work is given to the main queue, so a wait on the main thread would
+    /// keep it from running.
+    var mainWork = false
+    /// Whether an operation's work adds work to another queue than its own.
+    var crossQueueAdds = false
+
+    /// What `cancelAllOperations()` does on the main queue, as a comment.
+    static let mainCancelAllNote = "  // Linux's Foundation ignores this on the main queue"
+
+    init(world: World) { self.world = world }
+
+    /// The piece of one line of the script, as its actions are read.
+    struct Draft {
+      var lines: [String]
+      var names: Set<String> = []
+      /// Whether the line has a piece: the clock moving on alone has none (the next
+      /// line's `sleep(ticks:)` says by how much), nor a choice at an open point.
+      var shown = false
+    }
+
+    /// Adds the piece for `entry` (after a `sleep(ticks:)` when the clock moved on).
+    mutating func add(_ entry: SwiftSource.Entry) {
+      if entry.tick > now {
+        pieces.append(Piece(lines: ["sleep(ticks: \(entry.tick - now))  // the clock is at t=\(entry.tick) now"], names: []))
+        now = entry.tick
+      }
+      var draft = Draft(lines: ["// \(entry.text)"])
+      var definition = SwiftSource.Definition()
+      var cancelledQueues: [String] = []
+      for action in entry.actions {
+        read(action, of: entry, into: &draft, definition: &definition, cancelledQueues: &cancelledQueues)
+      }
+      if !definition.operations.isEmpty { define(definition, into: &draft) }
+      if !cancelledQueues.isEmpty { cancelAll(cancelledQueues, into: &draft) }
+      if draft.shown { pieces.append(Piece(lines: draft.lines, names: draft.names)) }
+    }
+
+    /// One action's code, into the line's piece; an operation's definition (made, gated,
+    /// given its completion block, added) is gathered into `definition`, written whole at
+    /// the end, and a cancel of every queue into `cancelledQueues`.
+    private mutating func read(
+      _ action: Action, of entry: SwiftSource.Entry, into draft: inout Draft, definition: inout SwiftSource.Definition,
+      cancelledQueues: inout [String]
+    ) {
+      func code(_ lines: String..., about names: String...) {
+        draft.lines += lines
+        draft.names.formUnion(names)
+        draft.shown = true
+      }
+      switch action {
+      case .createQueue(let name, let max, let qos):
+        code(about: name)
+        draft.lines += declareByName(name)
+        if let max { code("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))") }
+        if let qos { code("\(queue(name)).qualityOfService = .\(qos)") }
+      case .createOperation(let spec, let dependencies, let queue):
+        definition.operations.append((spec, dependencies.map(world.name)))
+        if let queue { definition.queue = world.name(queue) }
+      case .gate(let op, let gate) where definition.defines(world.name(op)):
+        definition.gates[world.name(op)] = gate
+      case .gate(let op, let gate):
+        let name = world.name(op)
+        code(about: name)
+        draft.lines += gateDeclaration(gate)
+        code("\(SwiftCode.variable(gate)).add(\(SwiftCode.variable(name)))  // its isReady waits for the gate too")
+      case .setCompletionSteps(let op, let steps) where definition.defines(world.name(op)):
+        definition.completionSteps[world.name(op)] = steps
+      case .setCompletionSteps(let op, let steps):
+        let name = world.name(op)
+        withCompletion.insert(name)
+        code(about: name)
+        draft.lines += ["\(SwiftCode.variable(name)).completionBlock = {"]
+          + stepLines(steps, rest: (world.operation(op).spec.completion ?? 0) - Tick(steps.count)) + ["}"]
+      case .enqueue(let op, let q) where definition.defines(world.name(op)):
+        definition.queue = world.name(q)
+      case .enqueueAll(let ops, let q, nil) where ops.allSatisfy({ definition.defines(world.name($0)) }):
+        definition.queue = world.name(q)
+      case .enqueue(let op, let q):
+        add([world.name(op)], to: world.name(q), wait: nil, entry: entry, into: &draft)
+      case .enqueueAll(let ops, let q, let wait):
+        add(ops.map(world.name), to: world.name(q), wait: wait, entry: entry, into: &draft)
+      case .start(let op):
+        start(world.name(op), into: &draft)
+      case .openGate(let gate):
+        code("\(SwiftCode.variable(gate)).open()  // KVO on isReady tells each waiting operation's queue")
+      case .addExecutionBlock(let op, let ticks):
+        let name = world.name(op)
+        code(
+          "\(SwiftCode.variable(name)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, it raises",
+          about: name)
+      case .addDependency(let op, let dependency):
+        let (name, d) = (world.name(op), world.name(dependency))
+        code("\(SwiftCode.variable(name)).addDependency(\(SwiftCode.variable(d)))", about: name, d)
+      case .removeDependency(let op, let dependency):
+        let (name, d) = (world.name(op), world.name(dependency))
+        code("\(SwiftCode.variable(name)).removeDependency(\(SwiftCode.variable(d)))", about: name, d)
+      case .setPriority(let op, let priority):
+        let name = world.name(op)
+        code("\(SwiftCode.variable(name)).queuePriority = .\(priority)", about: name)
+      case .setOperationQualityOfService(let op, let qos):
+        let name = world.name(op)
+        code("\(SwiftCode.variable(name)).qualityOfService = .\(qos)", about: name)
+      case .setQueueQualityOfService(let q, let qos):
+        let name = world.name(q)
+        draft.lines += declareByName(name)
+        let note = name == "main" ? "  // ignored: the main queue's stays userInteractive" : ""
+        code("\(queue(name)).qualityOfService = .\(qos)" + note, about: name)
+      case .setMaxConcurrent(let q, let max):
+        let name = world.name(q)
+        draft.lines += declareByName(name)
+        let note = name == "main" ? "  // ignored: the main queue is always serial" : ""
+        code("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))" + note, about: name)
+      case .cancel(let op):
+        let name = world.name(op)
+        cancelled.insert(name)
+        code("\(SwiftCode.variable(name)).cancel()  // only sets isCancelled: code stops where it checks it", about: name)
+      case .cancelAll(let q):
+        cancelledQueues.append(world.name(q))
+      case .suspend(let q):
+        let name = world.name(q)
+        let note = name == "main" ? "ignored on the main queue" : "running work goes on; nothing new starts"
+        code("\(queue(name)).isSuspended = true  // " + note, about: name)
+      case .resume(let q):
+        let name = world.name(q)
+        code("\(queue(name)).isSuspended = false" + (name == "main" ? "  // ignored on the main queue" : ""), about: name)
+      case .addBarrier(let q, let ticks):
+        let name = world.name(q)
+        code("\(queue(name)).addBarrierBlock { work(ticks: \(ticks)) }", about: name)
+      case .wait(let q):
+        wait(forQueue: q.map(world.name), fromMain: false, until: nil, entry: entry, into: &draft)
+      case .waitOnMainThread(let q):
+        wait(forQueue: q.map(world.name), fromMain: true, until: nil, entry: entry, into: &draft)
+      case .waitOnMainThreadUntil(let q, let t):
+        wait(forQueue: q.map(world.name), fromMain: true, until: t, entry: entry, into: &draft)
+      case .waitForOperations(let ops, let waiter):
+        wait(for: ops.map(world.name), fromMain: waiter.fromMain, until: waiter.until, entry: entry, into: &draft)
+      case .runUntilIdle:
+        runUntilIdle(entry, into: &draft)
+      case .step, .runUntil, .runUntilFinished, .chooseNext:
+        break  // the clock moving on: the next line's `sleep(ticks:)` says by how much
+      case .setCores(let cores):
+        code("// no code: the lab's machine has \(cores.map { "\($0) cores" } ?? "a core for every piece of work")")
+      case .tap:
+        code("// no code: the user taps; UIKit handles it on the main thread (1 tick)", about: "main")
+      case .frames:
+        code("// no code: the display asks the main thread for frames", about: "main")
+      case .setPlatform(let p):
+        code("// no code: the lab imitates \(p == .linux ? "swift-corelibs-foundation on Linux" : "Apple platforms")")
+      case .createVariable(let name, let initial):
+        code("nonisolated(unsafe) var \(SwiftCode.variable(name)) = \(initial)  // shared by every operation")
+      case .createLock(let name):
+        code("let \(SwiftCode.variable(name)) = NSLock()")
+      case .setStepOrder:
+        code("// no code: the threads' speeds decide this order in a real program")
+      }
+    }
+
+    /// `cancelAllOperations()` on each queue cancelled: one named, or every queue the
+    /// program has (in name order) when the line cancelled all of the world's.
+    private mutating func cancelAll(_ queues: [String], into draft: inout Draft) {
+      let shown = queues.count == 1 ? queues : declared.sorted().filter(queues.contains)
+      for q in shown {
+        draft.names.insert(q)
+        draft.lines.append("\(queue(q)).cancelAllOperations()" + (q == "main" ? Self.mainCancelAllNote : ""))
+      }
+      draft.shown = true
+    }
+
+    /// `let NAME = OperationQueue()` with its name: a queue made, or one set up before the
+    /// program has declared it (the default queue, before any work is given to it).
+    mutating func declareByName(_ name: String) -> [String] {
+      guard !declared.contains(name) else { return [] }
+      declared.insert(name)
+      return ["let \(SwiftCode.variable(name)) = OperationQueue()", "\(SwiftCode.variable(name)).name = \(SwiftCode.literal(name))"]
+    }
+
+    /// `let NAME = OperationQueue()` the first time a queue is used (the lab's `queue` has
+    /// no command of its own).
+    mutating func declare(_ name: String) -> [String] {
+      guard !declared.contains(name) else { return [] }
+      declared.insert(name)
+      return ["let \(SwiftCode.variable(name)) = OperationQueue()  // the lab's default queue"]
+    }
+
+    func queue(_ name: String) -> String { name == "main" ? "OperationQueue.main" : SwiftCode.variable(name) }
+  }
+}

@@ -1,0 +1,109 @@
+import OpLabCore
+
+/// What the Swift generator reads: the lines that made a world, each with its slice of the
+/// core's journal.
+///
+/// The shell's script says which journal actions each typed line performed (its entries end
+/// at a journal count); replaying those actions from the journal's origin, which the core
+/// does the same way every time, gives the tick each line ran at and the world's names.
+/// The generator switches over ``OpLabCore/Action`` and nothing else: a command that lowers
+/// to actions has its Swift, whatever the shell calls it.
+///
+/// ```swift
+/// let source = SwiftSource(origin: sim.origin, script: script, journal: sim.journal)
+/// print(SwiftCode.render(source))
+/// ```
+public struct SwiftSource: Sendable {
+  /// One typed line and what it did.
+  public struct Entry: Sendable {
+    /// The line as typed (canonical): the `// …` comment above its code.
+    public var text: String
+    /// The journal actions it performed, in order.
+    public var actions: [Action]
+    /// The tick it ran at.
+    public var tick: Tick
+    /// The tick when it returned: later than `tick` for a run or a wait.
+    public var end: Tick
+    /// For a run until idle: it stopped stalled, with work that can never finish.
+    public var stalled: Bool
+
+    /// Creates an entry.
+    public init(text: String, actions: [Action], tick: Tick, end: Tick, stalled: Bool = false) {
+      self.text = text
+      self.actions = actions
+      self.tick = tick
+      self.end = end
+      self.stalled = stalled
+    }
+
+    /// Whether it is a run until idle that ended idle: its program waits for the work.
+    public var waitsForTheWork: Bool { !stalled && actions.contains(.runUntilIdle) }
+
+    /// The operation or queue it makes, for pointing at `swift NAME`.
+    public var subject: String? {
+      for action in actions {
+        if case .createOperation(let spec, _, _) = action { return spec.name }
+        if case .createQueue(let name, _, _) = action { return name }
+      }
+      return nil
+    }
+  }
+
+  /// The lines, in the order they ran.
+  public var entries: [Entry]
+  /// The world after them: the names of the operations and queues their actions refer to.
+  public var world: World
+
+  /// Creates a source from entries already cut, and the world they made.
+  public init(entries: [Entry], world: World) {
+    self.entries = entries
+    self.world = world
+  }
+
+  /// Cuts `journal` into the entries of `script` and replays it from `origin`, for each
+  /// entry's ticks and for the names.
+  /// - Parameters:
+  ///   - origin: the world the journal starts from (``OpLabCore/Simulation/origin``).
+  ///   - script: each line with the journal's count after it, in order.
+  ///   - journal: every action performed since `origin`.
+  /// - Complexity: replays the journal once.
+  public init(
+    origin: World, script: some Sequence<(text: String, journalEnd: Int)>, journal: SharedLog<Action>
+  ) {
+    var world = origin
+    var start = 0
+    var entries: [Entry] = []
+    for (text, end) in script {
+      let actions = end > start ? journal.elements(from: start, to: end) : []
+      let tick = world.now
+      // The journal replays as it ran: the core is deterministic, so nothing throws here.
+      for action in actions { _ = try? world.perform(action) }
+      let stalled = actions.contains(.runUntilIdle) && !world.unfinishedOperations().isEmpty
+      entries.append(Entry(text: text, actions: actions, tick: tick, end: world.now, stalled: stalled))
+      start = Swift.max(start, end)
+    }
+    self.init(entries: entries, world: world)
+  }
+
+  /// The operations one line defines, gathered from its actions (`createOperation`, then
+  /// `gate`, `setCompletionSteps` and `enqueue` or `enqueueAll` about them): each made with
+  /// its dependencies, its gate and its completion block, then added together, or held.
+  /// A reader of the journal writes them whole, as the learner defined them.
+  public struct Definition: Sendable {
+    /// Each operation made, in order, with the names of its dependencies. More than one
+    /// are operations defined alike (`op a,b,c`), added with one `addOperations`.
+    public var operations: [(spec: OperationSpec, dependencies: [String])] = []
+    /// The queue they are added to; `nil` when they are held in no queue.
+    public var queue: String?
+    /// The gate each operation's isReady also waits for, by name.
+    public var gates: [String: String] = [:]
+    /// The completion block of each operation that has one written as steps, by name.
+    public var completionSteps: [String: [OpLabCore.Step]] = [:]
+
+    /// An empty definition, filled as a line's actions are read.
+    public init() {}
+
+    /// Whether `name` is one of the operations defined.
+    public func defines(_ name: String) -> Bool { operations.contains { $0.spec.name == name } }
+  }
+}

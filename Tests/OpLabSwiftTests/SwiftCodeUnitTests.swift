@@ -1,0 +1,90 @@
+import OpLabCore
+import OpLabSwift
+import Testing
+
+/// The generator alone, with no shell: names, layout, and code from journal actions (#33).
+@Suite struct SwiftCodeUnitTests {
+  @Test("Names become Swift names: words joined in camel case, a leading digit or a keyword made safe")
+  func names() {
+    #expect(SwiftCode.variable("fetch-image") == "fetchImage")
+    #expect(SwiftCode.variable("load.v2") == "loadV2")
+    #expect(SwiftCode.variable("class") == "`class`")
+    #expect(SwiftCode.variable("main.tap1") == "mainTap1")
+    #expect(SwiftCode.typeName("fetch-image") == "FetchImageOperation")
+    #expect(SwiftCode.typeName("class") == "ClassOperation")
+    #expect(SwiftCode.literal("a\"b\\c") == "\"a\\\"b\\\\c\"")
+  }
+
+  @Test("Code too wide is laid out, not wrapped like prose: comments go on as comment lines, a trailing comment goes above, a statement breaks after its `=`, a string literal is never broken")
+  func fitsLaidOut() {
+    // The shown forms: a comment too wide goes on as comment lines, a trailing comment
+    // goes above, a statement breaks after its `=`; a string literal is never broken.
+    #expect(SwiftCode.fit(["  x = f()  // " + String(repeating: "word ", count: 20)], width: 40) == [
+      "  // word word word word word word word",
+      "  // word word word word word word word",
+      "  // word word word word word word",
+      "  x = f()",
+    ])
+    #expect(SwiftCode.fit(["let aVeryLongName = \"a // b\" + anotherVeryLongName"], width: 40) == [
+      "let aVeryLongName =", "  \"a // b\" + anotherVeryLongName",
+    ])
+    #expect(SwiftCode.fit(["print(\"a string much longer than the width allows\")"], width: 20) == [
+      "print(\"a string much longer than the width allows\")",
+    ])
+  }
+
+  /// A world made by `lines`, each a typed line and its actions (given the world so far).
+  static func source(_ lines: [(String, (World) -> [Action])]) throws -> SwiftSource {
+    var world = World()
+    _ = try world.createQueue(name: "queue")
+    var entries: [SwiftSource.Entry] = []
+    for (text, make) in lines {
+      let actions = make(world)
+      let tick = world.now
+      for action in actions { _ = try world.perform(action) }
+      entries.append(SwiftSource.Entry(text: text, actions: actions, tick: tick, end: world.now))
+    }
+    return SwiftSource(entries: entries, world: world)
+  }
+
+  @Test("Each line's actions become its code under the line as a comment; the clock moving on is a sleep; a run that ends idle waits for the queues")
+  func fromActions() throws {
+    let source = try Self.source([
+      ("queue downloads max 2", { _ in [.createQueue(name: "downloads", maxConcurrent: 2, qualityOfService: nil)] }),
+      ("op fetch-image on downloads takes 3", { w in
+        [.createOperation(OperationSpec(name: "fetch-image", duration: 3), dependencies: [], queue: w.queueID(named: "downloads"))]
+      }),
+      ("step 1", { _ in [.step(1)] }),
+      ("suspend downloads", { w in w.queueID(named: "downloads").map { [.suspend($0)] } ?? [] }),
+      ("resume downloads", { w in w.queueID(named: "downloads").map { [.resume($0)] } ?? [] }),
+      ("run", { _ in [.runUntilIdle] }),
+    ])
+    let code = SwiftCode.render(source)
+    #expect(code.hasSuffix("""
+      // queue downloads max 2
+      let downloads = OperationQueue()
+      downloads.name = "downloads"
+      downloads.maxConcurrentOperationCount = 2
+
+      // op fetch-image on downloads takes 3
+      let fetchImage = BlockOperation { work(ticks: 3) }
+      fetchImage.name = "fetch-image"
+      downloads.addOperation(fetchImage)
+
+      sleep(ticks: 1)  // the clock is at t=1 now
+
+      // suspend downloads
+      downloads.isSuspended = true  // running work goes on; nothing new starts
+
+      // resume downloads
+      downloads.isSuspended = false
+
+      // run
+      // a program's work just goes on; a command-line tool waits for it:
+      downloads.waitUntilAllOperationsAreFinished()
+
+      """), "\(code)")
+    #expect(source.entries.map(\.subject) == ["downloads", "fetch-image", nil, nil, nil, nil])
+    #expect(source.entries.map(\.waitsForTheWork) == [false, false, false, false, false, true])
+  }
+}
