@@ -6,8 +6,8 @@ import Testing
 /// Walks every entry of the command table: what a new command must have to be whole. Its
 /// examples parse in a world that has the names they use, build the command's own typed
 /// value (never another command's), read the same from their canonical form, and — for a
-/// command that changes the world — are journalled, taken back by `undo`, and exported to
-/// Swift.
+/// command that changes the world — are journalled, taken back by `undo`, exported to
+/// Swift and played by `real` (or named as what `real` cannot play).
 @Suite struct CommandTableTests {
   /// A world with every name the examples use. Lines that define a name an example
   /// defines itself are left out for that example (see ``lab(for:)``).
@@ -91,7 +91,7 @@ import Testing
     #expect(Lexer.canonical(canonical) == canonical, "the canonical form is a fixed point")
   }
 
-  @Test("A world-changing example is journalled as it is saved, taken back whole by undo, and exported to Swift",
+  @Test("A world-changing example is journalled as it is saved, taken back whole by undo, exported to Swift and played by real",
         arguments: examples.filter { example in
           let lab = CommandTableTests.lab(for: example)
           return (try? Parser.parse(example.line, context: lab.context))??.traits.changesWorld == true
@@ -120,6 +120,12 @@ import Testing
     for line in [example.line, probe] { #expect(with.execute(line).error == nil) }
     #expect(without.execute(probe).error == nil)
     #expect(with.execute("swift").output != without.execute("swift").output, "the Swift export has no code for it")
+    // Played by `real`, or named as what it cannot play (the machine's cores, the user, the display).
+    let played = RealComparison.script(with.swiftSource()), plain = RealComparison.script(without.swiftSource())
+    let named = played.unplayed.contains { $0.contains(journal[0]) }
+    // `platform` naming this machine's own has nothing to play: the real queue is that platform.
+    let hostsOwn = try Parser.parse(example.line, context: Self.lab(for: example).context) == .platform(RealComparison.hostPlatform)
+    #expect(played.script != plain.script || named || hostsOwn, "`real` neither plays it nor says it cannot")
   }
 
   @Test("An example that only looks changes nothing: no saved line, no journal line, the same events",

@@ -15,6 +15,15 @@ enum RealComparison {
 
   /// The script for the real queue, and what the lab has that the real queue cannot express:
   /// each line's journal actions at the tick it ran, every action played or named.
+  /// The platform whose Foundation this process runs.
+  static let hostPlatform: Platform = {
+    #if os(Linux)
+      .linux
+    #else
+      .apple
+    #endif
+  }()
+
   static func script(_ source: SwiftSource) -> (script: RealScript, unplayed: [String]) {
     let world = source.world
     var script = RealScript()
@@ -145,7 +154,11 @@ enum RealComparison {
           if wait.fromMain { script.at(t, .onMainThread(.waitForOperations(ops.map(world.name)), until: wait.until)) }
         case .createVariable(let name, let initial): script.at(t, .makeVariable(name, initial))
         case .createLock(let name): script.at(t, .makeLock(name))
-        case .step, .runUntil, .runUntilIdle, .runUntilFinished, .setPlatform: break
+        case .step, .runUntil, .runUntilIdle, .runUntilFinished: break
+        // The real queue is this machine's: a world imitating another platform is named.
+        case .setPlatform(let platform) where platform != Self.hostPlatform:
+          unplay("the real queue is this machine's, " + (Self.hostPlatform == .linux ? "swift-corelibs-foundation on Linux" : "Foundation on an Apple platform"))
+        case .setPlatform: break
         case .setCores: unplay("the real machine has its own cores")
         case .tap, .frames: unplay("the lab plays the user and the display")
         // The order of steps at an open point is the threads' speeds on the real machine.
