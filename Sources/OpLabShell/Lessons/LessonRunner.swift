@@ -132,8 +132,10 @@ public final class LessonRunner {
     }
   }
 
+  /// Where the lesson goes after an item: on, back to the previous pause, or out.
   enum Move { case next, back, quit }
 
+  /// Shows or runs the lesson's item at `index`, waiting for the learner where it asks.
   func step(_ index: Int) -> Move {
     switch lesson.items[index] {
     case .text(let paragraph):
@@ -329,6 +331,8 @@ public final class LessonRunner {
     }
   }
 
+  /// Rebuilds the lesson's world up to item `end` without showing anything: its commands,
+  /// the reveals, and the solution of each task not already done.
   func replaySilently(upTo end: Int) {
     for item in lesson.items.prefix(end) {
       switch item {
@@ -397,6 +401,7 @@ public final class LessonRunner {
     return starts.last { $0 < current } ?? 0
   }
 
+  /// Whether the item at `index` is a pause.
   func isPause(_ index: Int) -> Bool {
     if index < lesson.items.count, case .pause = lesson.items[index] { return true }
     return false

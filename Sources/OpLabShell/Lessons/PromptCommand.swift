@@ -48,6 +48,7 @@ struct PromptCommand: Sendable {
   /// Its part of the prompt's help line (after its name), if it has one.
   let help: String?
 
+  /// A row of the table: `word` at `prompt`, typed as one of `spellings`.
   init(_ word: Word, at prompt: Prompt, _ spellings: [String], _ meaning: Meaning, help: String? = nil) {
     self.word = word
     self.prompt = prompt
