@@ -42,6 +42,11 @@ public struct Reply: Sendable {
   public var pageable = false
   /// Whether the output is laid out already (code), so it is not wrapped like prose.
   public var preformatted = false
+  /// The lab's warnings among the lines of ``output`` (a dependency cycle the command
+  /// closed, a queue set to start nothing), known from what the command did: each a range
+  /// of line numbers of `output`, from 0, its wrapped continuation lines included. The
+  /// output shows them too; a lesson holds them back while it sets up a prediction.
+  public var warnings: [Range<Int>] = []
 }
 
 /// Runs command lines against a simulation: the heart of the shell, with no terminal I/O.
@@ -150,10 +155,12 @@ public final class Interpreter {
       return Reply(error: Diagnostic(column: error.column, length: error.length, message: error.message, hint: error.hint))
     }
     guard let command else { return Reply() }
+    let traceMark = world.trace.count
     var reply = dispatch(command, line: line)
     // Drawings are fitted as they are drawn; everything else is wrapped here, once.
     if !reply.colorable, !reply.preformatted { reply.output = Wrap.text(reply.output, width: options.width, ascii: options.ascii) }
     if options.ascii { reply.output = ASCIIFold.fold(reply.output) }
+    reply.warnings = warningLines(in: reply.output, after: command, eventsFrom: traceMark)
     return reply
   }
 
