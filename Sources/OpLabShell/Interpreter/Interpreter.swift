@@ -103,7 +103,7 @@ public final class Interpreter {
   }
 
   /// The world now.
-  public var world: World { sim.world }
+  public var world: World { history.sim.world }
 
   /// Whether a what-if branch is open.
   public var inFork: Bool { history.inFork }
