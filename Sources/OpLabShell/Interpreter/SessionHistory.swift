@@ -92,6 +92,7 @@ struct SessionHistory {
   /// Records a command whose actions are the journal's from `journalBefore` on: as `text`,
   /// or, when Ctrl-C cut its clock action short, as the commands that replay what it did
   /// (``keptEntries(from:)``).
+  /// - Throws: a ``SimulationError`` from replaying a cut `choose` (not expected).
   mutating func record(_ text: String, journalBefore: Int, interrupted: Bool) throws {
     if interrupted {
       for entry in try keptEntries(from: journalBefore) { script.append(entry) }
@@ -209,6 +210,7 @@ struct SessionHistory {
   // MARK: - Time travel
 
   /// `back N`: the world `ticks` ticks ago (not before tick 0).
+  /// - Throws: a ``SimulationError`` for a negative count; nothing changes then.
   /// - Returns: what to print: where the clock is, and what was dropped.
   mutating func back(_ ticks: Tick) throws -> String {
     let from = world.now
