@@ -46,8 +46,9 @@ import Testing
     return (i, lines.map { i.execute($0) })
   }
 
-  /// A world with a frame every tick and work on a queue: many events.
-  static let framed = ["queue q max 2", "op a,b,c,d on q takes 7", "frames every 1", "op e takes 30"]
+  /// A world with a frame every tick and work on a queue: many events, and a world that
+  /// grows with the clock (frames are drawn while `e` works).
+  static let framed = ["queue q max 2", "op a,b,c,d on q takes 7", "frames every 1", "op e takes 100000"]
 
   @Test("4,000 forks of a world with frames keep no world per fork: history linear in the commands, a few checkpoints")
   func framedForksKeepNoWorlds() {
@@ -131,7 +132,7 @@ import Testing
     let plain = Interpreter()
     interrupted(plain)
     #expect(plain.script.last?.text.hasPrefix("run until ") == true, "the run stopped part way: \(plain.script.last?.text ?? "")")
-    for line in ["fork", "run", "unfork"] { _ = i.execute(line) }
+    for line in ["fork", "run until 3000", "unfork"] { _ = i.execute(line) }
     #expect(i.world.now == plain.world.now)
     #expect(i.execute("events").output == plain.execute("events").output)
     #expect(i.script.map(\.text) == plain.script.map(\.text))
