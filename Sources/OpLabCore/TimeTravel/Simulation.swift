@@ -3,37 +3,91 @@
 /// Every performed ``Action`` is appended to a journal. Going back to tick `T`
 /// replays the journal from the nearest checkpoint at or before `T`, stopping the
 /// clock at `T`; checkpoints are taken at growing intervals of the trace, so time
-/// travel never copies the world per tick. A fork is simply a copy: `Simulation`
-/// is a value type, and copies share their common history (the journal is a
-/// ``SharedLog``, the trace is kept in shared chunks), so a fork followed by a command
-/// costs that command, not the history.
+/// travel never copies the world per tick. Checkpoints are immutable and shared by every
+/// copy, and the journal is a ``SharedLog``, so a ``Bookmark`` (the journal and the
+/// checkpoints, no world) costs O(1) to take and keep: a shell keeps one per `fork` and
+/// rebuilds the world from it with ``init(restoring:)``. A copy of a whole `Simulation`
+/// also keeps its present world, which the first change to either copy duplicates.
 ///
 /// ```swift
 /// var sim = Simulation()
 /// try sim.perform(.createOperation(OperationSpec(name: "a", duration: 5), dependencies: [], queue: .main))
 /// try sim.perform(.runUntilIdle)
 /// try sim.rewind(to: 2)   // the world as it was at tick 2
-/// var whatIf = sim        // a fork
+/// let mark = sim.bookmark // a fork: O(1), no world kept
+/// try sim.perform(.step(1))
+/// sim = try Simulation(restoring: mark)  // the world at the fork, replayed
 /// ```
 public struct Simulation: Sendable {
   /// The present state.
   public private(set) var world: World
   /// Every action performed, in order.
   public private(set) var journal = SharedLog<Action>()
-  private var checkpoints: [Checkpoint]
+  /// The newest checkpoint, at or before the journal's end; older ones hang off it.
+  private var checkpoint: Checkpoint
 
-  private struct Checkpoint: Sendable {
-    var journalCount: Int
-    var world: World
+  /// The world right after the journal's first `journalCount` actions, and the checkpoint
+  /// before it: immutable, so every copy and bookmark of a simulation shares it.
+  final class Checkpoint: Sendable {
+    let journalCount: Int
+    let world: World
+    let previous: Checkpoint?
+    init(journalCount: Int, world: World, previous: Checkpoint?) {
+      self.journalCount = journalCount
+      self.world = world
+      self.previous = previous
+    }
+
+    /// This checkpoint or the newest before it that satisfies `isAt` (the first, at
+    /// journal count 0, when none does).
+    func latest(where isAt: (Checkpoint) -> Bool) -> Checkpoint {
+      var c = self
+      while !isAt(c), let p = c.previous { c = p }
+      return c
+    }
+  }
+
+  /// Where a simulation stands, without its world: the journal and the checkpoints, both
+  /// shared with the simulation it was taken from. ``Simulation/init(restoring:)`` rebuilds
+  /// the world by replaying the journal from the newest checkpoint.
+  public struct Bookmark: Sendable {
+    public let journal: SharedLog<Action>
+    let checkpoint: Checkpoint
+  }
+
+  /// The journal and checkpoints now, to come back to (a `fork`). O(1); shares them.
+  public var bookmark: Bookmark { Bookmark(journal: journal, checkpoint: checkpoint) }
+
+  /// Checkpoints kept (each a world), counting those already in `seen` as nothing and
+  /// adding the rest, so that simulations and bookmarks that share them can be measured together.
+  public static func storedCheckpoints(_ bookmark: Bookmark, seen: inout Set<ObjectIdentifier>) -> Int {
+    var total = 0
+    var c: Checkpoint? = bookmark.checkpoint
+    while let k = c, seen.insert(ObjectIdentifier(k)).inserted {
+      total += 1
+      c = k.previous
+    }
+    return total
   }
 
   /// The world the journal starts from (what `explore` replays the journal on).
-  public var origin: World { checkpoints[0].world }
+  public var origin: World { checkpoint.latest { $0.previous == nil }.world }
 
   /// Starts a simulation from a world (a fresh one by default).
   public init(world: World = World()) {
     self.world = world
-    checkpoints = [Checkpoint(journalCount: 0, world: world)]
+    checkpoint = Checkpoint(journalCount: 0, world: world, previous: nil)
+  }
+
+  /// The simulation as it was when `bookmark` was taken: its journal and checkpoints, and
+  /// its world replayed from the newest checkpoint.
+  /// - Throws: an action's ``SimulationError`` (not expected: each ran on the same world before).
+  /// - Complexity: replays the actions after the newest checkpoint, like ``truncate(toActions:)``.
+  public init(restoring bookmark: Bookmark) throws(SimulationError) {
+    journal = bookmark.journal
+    checkpoint = bookmark.checkpoint
+    world = checkpoint.world
+    world = try replayed(upTo: journal.count).world
   }
 
   /// Performs an action on the present world and journals it.
@@ -72,12 +126,13 @@ public struct Simulation: Sendable {
   public mutating func rewind(to tick: Tick) throws(SimulationError) -> Bool {
     guard tick >= 0 else { throw .invalidTick("there is no tick before 0") }
     guard tick <= world.now else { throw .tickNotReached(requested: tick, now: world.now) }
-    guard let start = checkpoints.lastIndex(where: { $0.world.now <= tick }) else { return false }
+    let start = checkpoint.latest { $0.world.now <= tick }
+    guard start.world.now <= tick else { return false }
     var cut = false
-    var replay = checkpoints[start].world
+    var replay = start.world
     var kept = journal
-    kept.truncate(to: checkpoints[start].journalCount)
-    for action in journal.elements(from: checkpoints[start].journalCount) {
+    kept.truncate(to: start.journalCount)
+    for action in journal.elements(from: start.journalCount) {
       // A wait records its start; one cut short is replaced by a plain run to the tick,
       // so it must be replayed as that from the state before it.
       let beforeWait: World? = action.isWait ? replay : nil
@@ -97,17 +152,17 @@ public struct Simulation: Sendable {
     }
     world = replay
     journal = kept
-    checkpoints.removeSubrange((start + 1)...)
+    checkpoint = start
     return cut
   }
 
   /// The world right after the journal's first `count` actions, replayed from the nearest
   /// checkpoint at or before them.
   /// (The first checkpoint, at journal count 0, always qualifies.)
-  private func replayed(upTo count: Int) throws(SimulationError) -> (world: World, checkpoint: Int) {
-    let start = checkpoints.lastIndex(where: { $0.journalCount <= count }) ?? 0
-    var replay = checkpoints[start].world
-    for action in journal.elements(from: checkpoints[start].journalCount, to: count) { _ = try replay.perform(action) }
+  private func replayed(upTo count: Int) throws(SimulationError) -> (world: World, checkpoint: Checkpoint) {
+    let start = checkpoint.latest { $0.journalCount <= count }
+    var replay = start.world
+    for action in journal.elements(from: start.journalCount, to: count) { _ = try replay.perform(action) }
     return (replay, start)
   }
 
@@ -118,7 +173,7 @@ public struct Simulation: Sendable {
     let (replay, start) = try replayed(upTo: count)
     world = replay
     journal.truncate(to: count)
-    checkpoints.removeSubrange((start + 1)...)
+    checkpoint = start
   }
 
   /// Goes back `ticks` ticks (not before tick 0).
@@ -130,10 +185,10 @@ public struct Simulation: Sendable {
   }
 
   private mutating func checkpointIfDue() {
-    let last = checkpoints[checkpoints.count - 1].world.trace.count
+    let last = checkpoint.world.trace.count
     let grown = world.trace.count - last
     if grown >= 256 && grown >= last / 4 {
-      checkpoints.append(Checkpoint(journalCount: journal.count, world: world))
+      checkpoint = Checkpoint(journalCount: journal.count, world: world, previous: checkpoint)
     }
   }
 }

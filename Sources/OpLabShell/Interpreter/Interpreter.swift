@@ -53,44 +53,31 @@ public struct Reply: Sendable {
 ///
 /// Files are read and written only by `source`, `save` and `export`.
 public final class Interpreter {
+  /// The simulation, the commands that made it, and what undo, redo, time travel and
+  /// forks keep (``SessionHistory``).
+  private var history: SessionHistory
   /// The simulation and its history.
-  public private(set) var sim: Simulation
+  public var sim: Simulation { history.sim }
   /// Drawing options.
   public var options: ShellOptions
   /// Effective commands: the lines that made the present world, with the journal length after each.
-  public private(set) var script = SharedLog<(text: String, journalEnd: Int)>() {
-    didSet { undoFloor = min(undoFloor, script.count) }
-  }
+  public var script: SharedLog<(text: String, journalEnd: Int)> { history.script }
   /// How many of the first ``script`` commands `undo` never takes back: a lesson sets it
   /// before the learner types, so `undo` takes back the learner's commands and not the
   /// lesson's. Time travel that cuts the script lowers it.
-  public var undoFloor = 0
-
-  /// The worlds `fork` kept, innermost last; copies that share their history with the
-  /// present (``SharedLog``), so each fork costs what happens after it.
-  private var branches: [(sim: Simulation, script: SharedLog<(text: String, journalEnd: Int)>, declared: [String: String])] = []
-
-  /// Journal actions and script entries held by the present and by the worlds `fork`
-  /// kept, storage shared between them counted once: what forks cost in history.
-  var storedHistory: Int {
-    var seen = Set<ObjectIdentifier>()
-    var total = sim.journal.storedElements(seen: &seen) + script.storedElements(seen: &seen)
-    for b in branches { total += b.sim.journal.storedElements(seen: &seen) + b.script.storedElements(seen: &seen) }
-    return total
+  public var undoFloor: Int {
+    get { history.undoFloor }
+    set { history.undoFloor = newValue }
   }
-  private var declaredQueue: [String: String] = [:]
-  /// The script entry time travel made last by cutting a clock command short.
-  private var travelCut: (text: String, journalEnd: Int)?
-  private var sourceDepth = 0
-  /// What `undo` took back, last on top, for `redo`; forgotten when the world changes otherwise.
-  private var undone: [String] = []
-  /// Set while `redo` runs a command again, so that it does not forget the rest of ``undone``.
-  private var redoing = false
-  /// The world and its script as they were before the time travel that dropped commands,
-  /// for `redo` to give back; forgotten when anything else changes the world or its history.
-  private var beforeTravel: SessionState?
+
+  /// Journal actions and script entries held by the present and by the branches `fork`
+  /// kept, storage shared between them counted once: what forks cost in history.
+  var storedHistory: Int { history.storedHistory }
+  /// Whole worlds held: the present and the checkpoints (``SessionHistory/storedWorlds``).
+  var storedWorlds: Int { history.storedWorlds }
   /// Set when `redo` gave back what time travel dropped (journalled as typed).
-  private var redidTravel = false
+  private var redidTravel: Bool { history.redidTravel }
+  private var sourceDepth = 0
   /// Whether to keep ``pendingJournal`` (the interactive shell does; batch runs and lessons
   /// need no crash journal, and a long script would keep a second copy of itself).
   public var keepsJournal = false
@@ -112,7 +99,7 @@ public final class Interpreter {
   /// Creates an interpreter with a fresh world.
   public init(options: ShellOptions = ShellOptions()) {
     self.options = options
-    sim = Simulation(world: Self.freshWorld(options.platform))
+    history = SessionHistory(world: Self.freshWorld(options.platform))
   }
 
   static func freshWorld(_ platform: Platform) -> World {
@@ -122,15 +109,15 @@ public final class Interpreter {
   }
 
   /// The world now.
-  public var world: World { sim.world }
+  public var world: World { history.sim.world }
 
   /// Whether a what-if branch is open.
-  public var inFork: Bool { !branches.isEmpty }
+  public var inFork: Bool { history.inFork }
 
   /// The names the parser may refer to (a fresh context each time: see ``ParseContext/init(world:)``).
   public var context: ParseContext {
     var c = ParseContext(world: world)
-    c.declaredQueues = declaredQueue
+    c.declaredQueues = history.declaredQueue
     return c
   }
 
@@ -171,18 +158,14 @@ public final class Interpreter {
     do {
       let journalBefore = sim.journal.count
       interruptedRun = false
-      redidTravel = false
+      history.redidTravel = false
       var reply = try run(command, line: line)
       // A command that performed nothing (`queue q` on an existing queue) is not worth replaying.
       // A clock command stopped by Ctrl-C is journalled as a run to the tick it reached,
       // and is saved as that (the command itself would replay further).
       let scriptBefore = script.count
       if reply.error == nil, command.traits.changesWorld, sim.journal.count > journalBefore {
-        if interruptedRun {
-          for entry in try keptEntries(from: journalBefore) { script.append(entry) }
-        } else {
-          script.append((Self.canonical(line), sim.journal.count))
-        }
+        try history.record(Self.canonical(line), journalBefore: journalBefore, interrupted: interruptedRun)
         let echo = options.swiftEcho ? SwiftCode.echo(swiftSource()) : ""
         if !echo.isEmpty {
           // The echo is code, laid out already: the output is fitted before it, not with it.
@@ -192,8 +175,7 @@ public final class Interpreter {
         }
       }
       if keepsJournal, reply.error == nil { journal(command, line: line, scriptBefore: scriptBefore) }
-      if reply.error == nil, !redoing, command.traits.forgetsUndone { undone.removeAll() }
-      if reply.error == nil, !redoing, !command.traits.keepsTravel { beforeTravel = nil }
+      if reply.error == nil { history.settle(forgetsUndone: command.traits.forgetsUndone, keepsTravel: command.traits.keepsTravel) }
       if case .quit = command { reply.quit = true }
       reply.pageable = command.traits.pages
       return reply
@@ -259,49 +241,9 @@ public final class Interpreter {
   private func perform(_ actions: [Action]) throws -> (String, [ActionResult]) {
     let mark = world.trace.count
     var results: [ActionResult] = []
-    for action in actions { results.append(try sim.perform(action, interrupt: interrupt)) }
+    for action in actions { results.append(try history.sim.perform(action, interrupt: interrupt)) }
     if results.contains(.verdict(.interrupted)) { interruptedRun = true }
     return (echo(from: mark), results)
-  }
-
-  /// The command that replays the journal's last action, a clock action cut short by
-  /// Ctrl-C or time travel (``Action/cut(at:)``): `run until T`, or for a wait on the main
-  /// thread `wait [QUEUE] from main until T`.
-  private func cutText() -> String {
-    switch sim.journal.last {
-    case .waitOnMainThreadUntil(let q, let t)?: "wait \(q.map { world.name($0) + " " } ?? "")from main until \(t)"
-    case .waitForOperations(let ops, let wait)?:
-      "wait \(ops.map { world.name($0) }.joined(separator: ",")) \(wait.fromMain ? "from main " : "")until \(wait.until ?? world.now)"
-    case .enqueueAll(let ops, let q, let wait?)?:
-      "add \(ops.map { world.name($0) }.joined(separator: ",")) to \(world.name(q)) wait \(wait.fromMain ? "from main " : "")until \(wait.until ?? world.now)"
-    default: "run until \(world.now)"
-    }
-  }
-
-  /// The script entries that replay what is left of a command cut short by Ctrl-C or by
-  /// time travel, whose actions are the journal's from `start` on, the last one cut
-  /// (``Action/cut(at:)``). Most commands leave one clock action: ``cutText()``. A `choose
-  /// K1,K2,…` journals a choice and a run to its open point for each choice, so what is left
-  /// is `choose` with the choices whose open point was reached, then a run to the tick; a
-  /// choice whose point lies past the cut belongs to the future that was cut, and goes (the
-  /// journal is cut to match, so the world and its saved script stay the same).
-  private func keptEntries(from start: Int) throws -> [(text: String, journalEnd: Int)] {
-    let actions = Array(sim.journal.elements(from: start))
-    let pairs = actions.count / 2
-    let choices = (0..<pairs).compactMap { i -> Int? in
-      guard case .chooseNext(let k) = actions[2 * i], case .runUntil = actions[2 * i + 1] else { return nil }
-      return k
-    }
-    guard pairs > 0, choices.count == pairs, actions.count % 2 == 0 else { return [(cutText(), sim.journal.count)] }
-    let tick = world.now
-    try sim.truncate(toActions: start + 2 * (pairs - 1))
-    var entries: [(text: String, journalEnd: Int)] = []
-    if pairs > 1 { entries.append(("choose " + choices.dropLast().map(String.init).joined(separator: ","), sim.journal.count)) }
-    if world.now < tick {
-      try sim.perform(.runUntil(tick))
-      entries.append(("run until \(tick)", sim.journal.count))
-    }
-    return entries
   }
 
   /// What a wait from the main thread leaves behind: a main thread still blocked.
@@ -415,7 +357,7 @@ public final class Interpreter {
       }
       if !def.hold { actions.append(.enqueueAll(names.indices.map { OpID(first + $0) }, on: q, wait: nil)) }
       let (out, _) = try perform(actions)
-      if def.queue != nil { for name in names { declaredQueue[name] = target } }
+      if def.queue != nil { for name in names { history.declaredQueue[name] = target } }
       let list = names.joined(separator: ",")
       return Reply(output: def.hold ? "  \(list) defined, in no queue yet (`add \(list)` to enqueue them)\n" + out : out)
     case .op(let def) where def.gate != nil || def.completionSteps != nil:
@@ -430,17 +372,17 @@ public final class Interpreter {
       if let steps = def.completionSteps { actions.append(.setCompletionSteps(id, steps)) }
       if !def.hold { actions.append(.enqueue(id, on: q)) }
       let (out, _) = try perform(actions)
-      if def.queue != nil { declaredQueue[def.spec.name] = target }
+      if def.queue != nil { history.declaredQueue[def.spec.name] = target }
       return Reply(output: def.hold ? "  \(def.spec.name) defined, in no queue yet (`add \(def.spec.name)` to enqueue it)\n" + out : out)
     case .op(let def):
       let target = def.queue ?? "queue"
       let q = try queue(target)
       let deps = try def.dependencies.map(op)
       let (out, _) = try perform([.createOperation(def.spec, dependencies: deps, queue: def.hold ? nil : q)])
-      if def.queue != nil { declaredQueue[def.spec.name] = target }
+      if def.queue != nil { history.declaredQueue[def.spec.name] = target }
       return Reply(output: def.hold ? "  \(def.spec.name) defined, in no queue yet (`add \(def.spec.name)` to enqueue it)\n" + out : out)
     case .add(let names, let to, let wait):
-      let declared = Set(names.map { declaredQueue[$0] ?? "queue" })
+      let declared = Set(names.map { history.declaredQueue[$0] ?? "queue" })
       if to == nil, declared.count > 1 {
         throw Diagnostic(
           column: argumentColumn(line), length: names.joined(separator: ",").count,
@@ -535,80 +477,33 @@ public final class Interpreter {
       if case .tick = target, results.first != .verdict(.interrupted) { return Reply(output: out + "  now t=\(world.now)\n") }
       return Reply(output: out + verdictText(results.first) + (Races.summary(world) ?? ""))
     case .back(let n):
-      let from = world.now
-      let before = snapshot()
-      let cut = try sim.back(n)
-      let note = n > from ? " (only \(from) \(from == 1 ? "tick had" : "ticks had") passed; this is the start)" : ""
-      return Reply(output: try afterRewind(cut: cut, before: before, note: note))
+      return Reply(output: try history.back(n))
     case .goto(let t):
-      guard t <= world.now else {
-        throw Diagnostic(
-          column: argumentColumn(line), length: 1,
-          message: "tick \(t) is in the future (the clock is at \(world.now))",
-          hint: "goto only goes back; going back forgets what came after, so `fork` first to keep it, or `run until \(t)`")
-      }
-      let before = snapshot()
-      return Reply(output: try afterRewind(cut: try sim.rewind(to: t), before: before))
+      return Reply(output: try history.goto(t, column: argumentColumn(line)))
     case .undo:
-      if let before = beforeTravel {
-        // Right after time travel, the travel is what `undo` takes back: the world before it.
-        restore(before)
-        redidTravel = true
-        return Reply(output: "  undid the time travel: back at t=\(world.now), with every command it dropped\n")
-      }
-      guard script.count > undoFloor, let last = script.popLast() else {
-        if script.isEmpty {
-          throw Diagnostic(column: 1, length: 4, message: "there is nothing to undo", hint: "undo takes back commands that changed the world")
-        }
-        throw Diagnostic(
-          column: 1, length: 4, message: "there is nothing of yours to undo: the commands before yours are the lesson's",
-          hint: "`back N` moves the clock back N ticks instead")
-      }
-      try sim.truncate(toActions: script.last?.journalEnd ?? 0)
-      pruneDeclaredQueues()
-      // What time travel left of a clock command is taken back like any command; the
-      // travel itself is not undone (the future it cut is gone), and the learner is told.
-      let leftByTravel = travelCut.map { $0.text == last.text && $0.journalEnd == last.journalEnd } ?? false
-      if leftByTravel { travelCut = nil }  // taken back: a later command of the same text is the learner's own
-      undone.append(last.text)
-      let note = leftByTravel ? "  (what time travel left of a clock command; `run` goes forward again)\n" : ""
-      return Reply(output: "  took back `\(last.text)`; the clock is at t=\(world.now)\n" + note)
+      return Reply(output: try history.undo())
     case .redo:
-      if undone.isEmpty, let before = beforeTravel {
-        // Right after time travel: the world as it was before it, every dropped command back.
-        restore(before)
-        redidTravel = true
-        return Reply(output: "  back at t=\(world.now), as before the time travel: every command it dropped is back\n")
+      switch try history.redo() {
+      case .travel(let text):
+        return Reply(output: text)
+      case .command(let text):
+        history.isRedoing = true
+        let again = execute(text, interrupt: interrupt)
+        history.isRedoing = false
+        if let error = again.error {  // not expected: the world is the one it ran in before
+          history.putBack(text)
+          throw error
+        }
+        return Reply(output: "  redid `\(text)`\n" + again.output, colorable: again.colorable)
       }
-      guard let text = undone.popLast() else {
-        throw Diagnostic(
-          column: 1, length: 4, message: "there is nothing to redo",
-          hint: "`redo` gives back what `undo` took back, or what `back` or `goto` dropped, until another command changes the world")
-      }
-      redoing = true
-      defer { redoing = false }
-      let again = execute(text, interrupt: interrupt)
-      if let error = again.error {  // not expected: the world is the one it ran in before
-        undone.append(text)
-        throw error
-      }
-      return Reply(output: "  redid `\(text)`\n" + again.output, colorable: again.colorable)
     case .clear:
       var reply = Reply()
       reply.clearScreen = true
       return reply
     case .fork:
-      branches.append((sim, script, declaredQueue))
-      return Reply(output: "  what-if branch started at t=\(world.now); `unfork` returns here\n")
+      return Reply(output: history.fork())
     case .unfork:
-      guard let saved = branches.popLast() else {
-        throw Diagnostic(column: 1, length: 6, message: "there is no what-if branch to leave", hint: "start one with `fork`")
-      }
-      let reached = world.now
-      sim = saved.sim
-      script = saved.script
-      declaredQueue = saved.declared
-      return Reply(output: "  left the branch (it had reached t=\(reached)); back at t=\(world.now)\n")
+      return Reply(output: try history.unfork())
     case .timeline(let names, let from, let to):
       if let from, let to, to < from {
         throw Diagnostic(column: 1, message: "the window ends (t=\(to)) before it starts (t=\(from))")
@@ -675,7 +570,7 @@ public final class Interpreter {
       }
       return Reply(output: out + Races.openPointText(world.nextOpenPoint(), in: world))
     case .chooseBack:
-      return Reply(output: try chooseBack(column: argumentColumn(line)))
+      return Reply(output: try history.chooseBack(column: argumentColumn(line)))
     case .order(let choices) where choices.isEmpty:
       // `order` alone: the choices in force, those made so far and those still to come.
       guard let order = world.shared?.order, !order.script.isEmpty || !order.taken.isEmpty else {
@@ -755,13 +650,10 @@ public final class Interpreter {
       return reply
     case .reset:
       let platform = world.platform
-      sim = Simulation(world: Self.freshWorld(options.platform))
-      script = SharedLog()
-      declaredQueue = [:]
-      branches = []
+      history.reset(to: Self.freshWorld(options.platform))
       if platform != options.platform {  // the platform is kept, and saved scripts say so
         _ = try perform([.setPlatform(platform)])
-        script.append(("platform \(platform.rawValue)", sim.journal.count))
+        history.record(("platform \(platform.rawValue)", sim.journal.count))
       }
       return Reply(output: "  fresh world at t=0 (queues: main, queue; platform \(platform.rawValue))\n")
     case .platform(let p):
@@ -777,61 +669,8 @@ public final class Interpreter {
     }
   }
 
-  /// `choose back`: the world as it was just before the last choice made at an open point
-  /// (`choose K`), with its open point shown again. Undoes the way `undo` does (the journal
-  /// cut to before the choice, replayed from a checkpoint): the commands after the choice go
-  /// too, and with the choice they wait for `redo`, latest first. Of `choose 1,2` only the
-  /// last choice goes: the command stays as `choose 1`.
-  private func chooseBack(column: Int) throws -> String {
-    // The last script entry whose actions include a choice.
-    var found: (entry: Int, choice: Int)?
-    for i in stride(from: script.count - 1, through: 0, by: -1) {
-      let start = i == 0 ? 0 : script[i - 1].journalEnd
-      let actions = sim.journal.elements(from: start, to: script[i].journalEnd)
-      if let k = actions.lastIndex(where: { if case .chooseNext = $0 { true } else { false } }) {
-        found = (i, start + k)
-        break
-      }
-    }
-    guard let (entry, choice) = found, entry >= undoFloor, case .chooseNext(let taken) = sim.journal[choice] else {
-      throw Diagnostic(
-        column: column, length: 4,
-        message: found == nil ? "there is no choice to back out of" : "there is no choice of yours to back out of: the ones before yours are the lesson's",
-        hint: "`choose` shows the next open point and `choose K` makes a choice there; `undo` takes back other commands")
-    }
-    let start = entry == 0 ? 0 : script[entry - 1].journalEnd
-    let text = script[entry].text
-    // The choices the same command made before this one (`choose 1,2`: the 1) stay.
-    let earlier = sim.journal.elements(from: start, to: choice).compactMap { a -> Int? in
-      if case .chooseNext(let k) = a { k } else { nil }
-    }
-    // (An entry that is not a `choose`, what time travel left of one, goes whole.)
-    let isChoose = Lexer.tokens(text).first?.text.lowercased() == "choose"
-    let kept = isChoose && !earlier.isEmpty ? "choose " + earlier.map(String.init).joined(separator: ",") : nil
-    let cut = kept == nil ? start : choice
-    try sim.truncate(toActions: cut)
-    var later: [String] = []
-    while script.count > entry + 1, let last = script.popLast() { later.append(last.text) }
-    script.popLast()
-    if let kept { script.append((kept, cut)) }
-    if let t = travelCut, t.journalEnd > cut { travelCut = nil }
-    pruneDeclaredQueues()
-    let gone = kept == nil ? text : "choose \(taken)"
-    // For `redo`, latest on top: the choice, then what came after it, in order.
-    undone += later + [gone]
-    var out = "  backed out of `\(gone)`"
-    if !later.isEmpty { out += ", and took back what came after it: " + later.reversed().map { "`\($0)`" }.joined(separator: ", ") }
-    out += "; the clock is at t=\(world.now)\n"
-    return out + Races.openPointText(world.nextOpenPoint(), in: world)
-  }
-
-  /// Cuts the effective commands to match the journal after time travel.
+  /// Where a command's first argument starts, for an error about it.
   private func argumentColumn(_ line: String) -> Int { Lexer.tokens(line).dropFirst().first?.column ?? 1 }
-
-  /// Forgets the declared queues of operations that time travel or undo took away.
-  private func pruneDeclaredQueues() {
-    declaredQueue = declaredQueue.filter { world.operationID(named: $0.key) != nil }
-  }
 
   /// The lines that made the present world, each with its slice of the journal (and the
   /// tick it ran at, from replaying the journal): what `swift`, `export swift` and `real` read.
@@ -839,76 +678,9 @@ public final class Interpreter {
     SwiftSource(origin: sim.origin, script: script, journal: sim.journal)
   }
 
-  /// What time travel keeps to give back (``beforeTravel``).
-  struct SessionState {
-    var sim: Simulation
-    var script: SharedLog<(text: String, journalEnd: Int)>
-    var declared: [String: String]
-    var travelCut: (text: String, journalEnd: Int)?
-    var undoFloor: Int
-  }
-
-  private func snapshot() -> SessionState {
-    SessionState(sim: sim, script: script, declared: declaredQueue, travelCut: travelCut, undoFloor: undoFloor)
-  }
-
-  private func restore(_ state: SessionState) {
-    sim = state.sim
-    script = state.script
-    declaredQueue = state.declared
-    travelCut = state.travelCut
-    undoFloor = state.undoFloor
-    beforeTravel = nil
-  }
-
-  /// After `back` or `goto`: cuts the script to match the journal, keeps the world before the
-  /// travel for `redo` (the first of several travels in a row: the world with everything),
-  /// and says what was dropped and how to get it back.
-  private func afterRewind(cut: Bool, before: SessionState, note: String = "") throws -> String {
-    let gone = try cutScript(cut: cut)
-    let start = before.script.count - gone.count
-    let kept = script.count > start ? Array(script.elements(from: start)).map(\.text) : []
-    let text = "  back at t=\(world.now)\(note)"
-    guard let first = gone.first else { return text + "\n" }
-    if beforeTravel == nil { beforeTravel = before }
-    // The first command gone is the one the travel cut, if it kept any of it.
-    let dropped = (kept.isEmpty ? gone : Array(gone.dropFirst())).map { "`\($0)`" }
-    var parts: [String] = []
-    if !kept.isEmpty { parts.append("cut `\(first)` short (kept as \(Self.listed(kept.map { "`\($0)`" })))") }
-    if !dropped.isEmpty { parts.append("dropped " + Self.listed(dropped)) }
-    return text + "; " + parts.joined(separator: " and ") + ": `redo` brings \(gone.count == 1 ? "it" : "them") back\n"
-  }
-
   /// "a", "a and b", "a, b and c".
   static func listed(_ items: [String]) -> String {
     items.count <= 2 ? items.joined(separator: " and ") : items.dropLast().joined(separator: ", ") + " and " + (items.last ?? "")
-  }
-
-  /// Cuts the script to match the journal after time travel: pops the entries of the
-  /// commands that are gone and, when a command was cut short, appends what is left of it.
-  /// - Returns: the texts of the popped entries, in order.
-  private func cutScript(cut: Bool) throws -> [String] {
-    pruneDeclaredQueues()
-    let n = sim.journal.count
-    let floor = undoFloor
-    // A cut clock command was replaced in the journal by a run to the tick.
-    let isGone: ((text: String, journalEnd: Int)) -> Bool = { cut ? $0.journalEnd >= n : $0.journalEnd > n }
-    // Entries are in journal order, so the gone ones are the last.
-    var firstGone: Int?
-    var gone: [String] = []
-    while let last = script.last, isGone(last) {
-      script.popLast()
-      gone.insert(last.text, at: 0)
-      firstGone = script.count
-    }
-    if cut {
-      let kept = try keptEntries(from: script.last?.journalEnd ?? 0)
-      for entry in kept { script.append(entry) }
-      travelCut = kept.isEmpty ? nil : script.last
-      // The cut form of a command below the floor (a lesson's `run`) stays below it.
-      if let k = firstGone, k < floor { undoFloor = k + kept.count }
-    }
-    return gone
   }
 
   private func verdictText(_ result: ActionResult?) -> String {
