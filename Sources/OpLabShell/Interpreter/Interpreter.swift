@@ -55,7 +55,7 @@ public struct Reply: Sendable {
 public final class Interpreter {
   /// The simulation, the commands that made it, and what undo, redo, time travel and
   /// forks keep (``SessionHistory``).
-  private var history: SessionHistory
+  var history: SessionHistory
   /// The simulation and its history.
   public var sim: Simulation { history.sim }
   /// Drawing options.
@@ -77,12 +77,15 @@ public final class Interpreter {
   var storedWorlds: Int { history.storedWorlds }
   /// Set when `redo` gave back what time travel dropped (journalled as typed).
   private var redidTravel: Bool { history.redidTravel }
-  private var sourceDepth = 0
+  var sourceDepth = 0
+  /// The scripts being run, outermost first: a `source` line's relative path is found
+  /// beside the script it is in, and a script that sources one already running is a cycle.
+  var scripts: [(named: String, path: String, identity: ScriptFile.Identity, inFolder: Bool)] = []
   /// Whether to keep ``pendingJournal`` (the interactive shell does; batch runs and lessons
   /// need no crash journal, and a long script would keep a second copy of itself).
   public var keepsJournal = false
   /// What a session journal should keep of the commands run since ``takeJournal()``.
-  private var pendingJournal: [String] = []
+  var pendingJournal: [String] = []
   /// Deepest `source` nesting allowed (a longer chain of different scripts stops here; a
   /// cycle is named sooner, see `source`).
   public static let maxSourceDepth = 16
@@ -127,7 +130,7 @@ public final class Interpreter {
   }
 
   /// Asked between ticks during long runs (Ctrl-C); set for the duration of one line.
-  private var interrupt: Interrupt?
+  var interrupt: Interrupt?
 
   /// Runs one line. An erroneous line changes nothing.
   /// - Parameter interrupt: asked between ticks during long runs; `true` stops the run there.
@@ -227,18 +230,18 @@ public final class Interpreter {
 
   // MARK: - Commands
 
-  private func op(_ name: String) throws -> OpID {
+  func op(_ name: String) throws -> OpID {
     guard let id = world.operationID(named: name) else { throw SimulationError.unknownOperation(name) }
     return id
   }
 
-  private func queue(_ name: String) throws -> QueueID {
+  func queue(_ name: String) throws -> QueueID {
     guard let id = world.queueID(named: name) else { throw SimulationError.unknownQueue(name) }
     return id
   }
 
   /// Performs actions and echoes the events they caused.
-  private func perform(_ actions: [Action]) throws -> (String, [ActionResult]) {
+  func perform(_ actions: [Action]) throws -> (String, [ActionResult]) {
     let mark = world.trace.count
     var results: [ActionResult] = []
     for action in actions { results.append(try history.sim.perform(action, interrupt: interrupt)) }
@@ -247,7 +250,7 @@ public final class Interpreter {
   }
 
   /// What a wait from the main thread leaves behind: a main thread still blocked.
-  private func waitNotes(_ result: ActionResult?, fromMain: Bool, until: Tick?) -> String {
+  func waitNotes(_ result: ActionResult?, fromMain: Bool, until: Tick?) -> String {
     var text = ""
     if until != nil, fromMain, let wait = world.mainThreadWait, !world.operation(wait).isFinished {
       text += "  the wait has not returned: the main thread stays blocked, and later runs go on waiting\n"
@@ -259,10 +262,10 @@ public final class Interpreter {
   }
 
   /// Set when a clock action of the command being run was interrupted (see `dispatch`).
-  private var interruptedRun = false
+  var interruptedRun = false
 
   /// `machine` alone: the cores and what runs on them now.
-  private func machineText() -> String {
+  func machineText() -> String {
     var out = "  cores: \(world.cores.map(String.init) ?? "unlimited")\n"
     if let cores = world.cores {
       let load = world.cpuLoad
@@ -276,7 +279,7 @@ public final class Interpreter {
     return out
   }
 
-  private func echo(from mark: Int) -> String {
+  func echo(from mark: Int) -> String {
     let events = world.trace.events(from: mark).filter { e in
       // Taps and frames would fill the screen with their bookkeeping: show when they run.
       if let op = e.op, let work = world.operation(op).mainThreadWork, work == .tap || work == .frame {
@@ -326,93 +329,19 @@ public final class Interpreter {
   private func run(_ command: Command, line: String) throws -> Reply {
     switch command {
     case .queue(let name, let max, let qos):
-      if let q = world.queueID(named: name) {
-        var actions: [Action] = []
-        if let max { actions.append(.setMaxConcurrent(q, max.value)) }
-        if let qos { actions.append(.setQueueQualityOfService(q, qos)) }
-        if actions.isEmpty {
-          let queue = world.queue(q)
-          let max = queue.isMain ? "1 (main)" : queue.maxConcurrent.map(String.init) ?? "default"
-          return Reply(output: "  queue \(name) exists: max \(max), qos \(queue.reportedQualityOfService)\(queue.isSuspended ? ", suspended" : "")\n")
-        }
-        return Reply(output: try perform(actions).0)
-      }
-      let (out, _) = try perform([.createQueue(name: name, maxConcurrent: max?.value, qualityOfService: qos)])
-      let shown = max.map { m in m.value.map(String.init) ?? "default" } ?? "default"
-      return Reply(output: "  queue \(name) created (max \(shown)\(qos.map { ", qos \($0)" } ?? ""))\n" + out)
-    case .op(let def) where !def.alike.isEmpty:
-      // `op a,b,c …`: each defined alike, then one addOperations for all.
-      let target = def.queue ?? "queue"
-      let q = try queue(target)
-      let deps = try def.dependencies.map(op)
-      let names = [def.spec.name] + def.alike
-      let first = world.operations.count
-      var actions: [Action] = []
-      for (k, name) in names.enumerated() {
-        var spec = def.spec
-        spec.name = name
-        actions.append(.createOperation(spec, dependencies: deps, queue: nil))
-        if let gate = def.gate { actions.append(.gate(OpID(first + k), gate)) }
-        if let steps = def.completionSteps { actions.append(.setCompletionSteps(OpID(first + k), steps)) }
-      }
-      if !def.hold { actions.append(.enqueueAll(names.indices.map { OpID(first + $0) }, on: q, wait: nil)) }
-      let (out, _) = try perform(actions)
-      if def.queue != nil { for name in names { history.declaredQueue[name] = target } }
-      let list = names.joined(separator: ",")
-      return Reply(output: def.hold ? "  \(list) defined, in no queue yet (`add \(list)` to enqueue them)\n" + out : out)
-    case .op(let def) where def.gate != nil || def.completionSteps != nil:
-      // The gate is part of its class, the completion block is set before it is added:
-      // made in no queue, gated, given its block, then added.
-      let target = def.queue ?? "queue"
-      let q = try queue(target)
-      let deps = try def.dependencies.map(op)
-      let id = OpID(world.operations.count)
-      var actions: [Action] = [.createOperation(def.spec, dependencies: deps, queue: nil)]
-      if let gate = def.gate { actions.append(.gate(id, gate)) }
-      if let steps = def.completionSteps { actions.append(.setCompletionSteps(id, steps)) }
-      if !def.hold { actions.append(.enqueue(id, on: q)) }
-      let (out, _) = try perform(actions)
-      if def.queue != nil { history.declaredQueue[def.spec.name] = target }
-      return Reply(output: def.hold ? "  \(def.spec.name) defined, in no queue yet (`add \(def.spec.name)` to enqueue it)\n" + out : out)
+      return try queueCommand(name, max: max, qos: qos)
     case .op(let def):
-      let target = def.queue ?? "queue"
-      let q = try queue(target)
-      let deps = try def.dependencies.map(op)
-      let (out, _) = try perform([.createOperation(def.spec, dependencies: deps, queue: def.hold ? nil : q)])
-      if def.queue != nil { history.declaredQueue[def.spec.name] = target }
-      return Reply(output: def.hold ? "  \(def.spec.name) defined, in no queue yet (`add \(def.spec.name)` to enqueue it)\n" + out : out)
+      return try define(def)
     case .add(let names, let to, let wait):
-      let declared = Set(names.map { history.declaredQueue[$0] ?? "queue" })
-      if to == nil, declared.count > 1 {
-        throw Diagnostic(
-          column: argumentColumn(line), length: names.joined(separator: ",").count,
-          message: "these operations were defined for different queues (\(declared.sorted().joined(separator: ", "))), and one addOperations call adds them all to one",
-          hint: "say which: add \(names.joined(separator: ",")) to \(declared.sorted()[0])")
-      }
-      let target = try queue(to ?? declared.first ?? "queue")
-      let ids = try names.map(op)
-      if names.count == 1, wait == nil { return Reply(output: try perform([.enqueue(ids[0], on: target)]).0) }
-      let waiter = wait.map { World.Waiter(fromMain: $0.fromMain, until: $0.until) }
-      let (out, results) = try perform([.enqueueAll(ids, on: target, wait: waiter)])
-      return Reply(output: out + verdictText(results.first) + waitNotes(results.first, fromMain: wait?.fromMain ?? false, until: wait?.until))
+      return try add(names, to: to, wait: wait, line: line)
     case .start(let name):
-      let id = try op(name)
-      let (out, results) = try perform([.start(id)])
-      var note = ""
-      if case .operation(let call)? = results.first, !world.operation(call).isExecuting, !world.operation(call).isFinished {
-        note = "  the call waits for the main thread, busy with other work: \(name) starts when it gets there\n"
-      }
-      return Reply(output: out + note)
+      return try start(name)
     case .blocks(let name, let ticks):
       return Reply(output: try perform([.addExecutionBlock(try op(name), duration: ticks)]).0)
     case .open(let gate):
       return Reply(output: try perform([.openGate(gate)]).0)
     case .depend(let name, let deps):
-      let id = try op(name)
-      let (out, results) = try perform(try deps.map { .addDependency(id, on: try op($0)) })
-      let dups = zip(deps, results).filter { $0.1 == .duplicateDependency }.map(\.0)
-      let note = dups.isEmpty ? "" : "  \(name) already depended on \(dups.joined(separator: ", ")): the real addDependency ignores a duplicate\n"
-      return Reply(output: out + note)
+      return try depend(name, on: deps)
     case .undepend(let name, let dep):
       return Reply(output: try perform([.removeDependency(try op(name), on: try op(dep))]).0)
     case .priority(let name, let p):
@@ -422,7 +351,7 @@ public final class Interpreter {
       return Reply(output: try perform([.setQueueQualityOfService(try queue(target), qos)]).0)
     case .max(let name, let setting):
       let out = try perform([.setMaxConcurrent(try queue(name), setting.value)]).0
-      return Reply(output: out + (setting == .count(0) ? "  note: with max 0 nothing on \(name) will start until the limit is raised\n" : ""))
+      return Reply(output: out + (setting == .count(0) ? LabWarnings.maxZeroNote(name) + "\n" : ""))
     case .cancel(let name):
       return Reply(output: try perform([.cancel(try op(name))]).0)
     case .cancelAll(let name):
@@ -435,21 +364,7 @@ public final class Interpreter {
     case .barrier(let name, let takes):
       return Reply(output: try perform([.addBarrier(try queue(name), duration: takes)]).0)
     case .wait(let name, let fromMain, let until):
-      if let name, let id = world.operationID(named: name) {
-        let (out, results) = try perform([.waitForOperations([id], World.Waiter(fromMain: fromMain, until: until))])
-        return Reply(output: out + verdictText(results.first) + waitNotes(results.first, fromMain: fromMain, until: until))
-      }
-      let target = try name.map(queue)
-      let action: Action = if let until { .waitOnMainThreadUntil(target, until) } else if fromMain { .waitOnMainThread(target) } else { .wait(target) }
-      let (out, results) = try perform([action])
-      var text = out + verdictText(results.first)
-      if until != nil, let wait = world.mainThreadWait, !world.operation(wait).isFinished {
-        text += "  the wait has not returned: the main thread stays blocked, and later runs go on waiting\n"
-      }
-      if fromMain, case .verdict(.stalled)? = results.first {
-        text += "  the main thread stays blocked, so the app is frozen for good: `undo` takes the wait back\n"
-      }
-      return Reply(output: text)
+      return try wait(for: name, fromMain: fromMain, until: until)
     case .machine(let cores):
       guard let cores else { return Reply(output: machineText()) }
       let (out, _) = try perform([.setCores(cores)])
@@ -468,14 +383,7 @@ public final class Interpreter {
       let (out, results) = try perform([.step(n)])
       return Reply(output: out + (results.first == .verdict(.interrupted) ? verdictText(results.first) : "  now t=\(world.now)\n"))
     case .run(let target):
-      let action: Action = switch target {
-      case .idle: .runUntilIdle
-      case .tick(let t): .runUntil(t)
-      case .op(let name): .runUntilFinished(try op(name))
-      }
-      let (out, results) = try perform([action])
-      if case .tick = target, results.first != .verdict(.interrupted) { return Reply(output: out + "  now t=\(world.now)\n") }
-      return Reply(output: out + verdictText(results.first) + (Races.summary(world) ?? ""))
+      return try runClock(until: target)
     case .back(let n):
       return Reply(output: try history.back(n))
     case .goto(let t):
@@ -505,18 +413,7 @@ public final class Interpreter {
     case .unfork:
       return Reply(output: try history.unfork())
     case .timeline(let names, let from, let to):
-      if let from, let to, to < from {
-        throw Diagnostic(column: 1, message: "the window ends (t=\(to)) before it starts (t=\(from))")
-      }
-      if let from, from > world.now {
-        throw Diagnostic(
-          column: 1, message: "tick \(from) has not happened yet (the clock is at \(world.now))",
-          hint: "step or run first, or pick an earlier `from`")
-      }
-      // Named queues are drawn from their first activity (Timeline says so in its title).
-      let queues = try names.map(queue)
-      let text = Timeline.render(world, queues: queues, from: from, to: to, width: options.width, ascii: options.ascii)
-      return Reply(output: text, colorable: true)
+      return try timeline(names, from: from, to: to)
     case .events(let name):
       let out = EventLog.render(world, only: try name.map(op))
       return Reply(output: out.isEmpty ? "no events yet\n" : out)
@@ -531,56 +428,13 @@ public final class Interpreter {
     case .races:
       return Reply(output: Races.render(world))
     case .explore(let limit):
-      guard world.shared != nil else { return Reply(output: Races.explorationText(Exploration(), in: world, script: [])) }
-      defer { progress?(nil) }
-      let started = ContinuousClock.now
-      let e = World.explore(
-        Array(sim.journal), from: sim.origin, limit: limit ?? World.exploreLimit, interrupt: interrupt,
-        progress: progress.map { report in
-          { runs, orders in
-            let elapsed = (ContinuousClock.now - started).components
-            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
-            let rate = seconds > 0 ? " (\(Int(Double(runs) / seconds)) a second)" : ""
-            report("exploring: \(orders) distinct \(orders == 1 ? "order" : "orders") in \(runs) runs\(rate); Ctrl-C keeps what was found")
-          }
-        })
-      return Reply(output: Races.explorationText(e, in: world, script: script.map(\.text)))
+      return try explore(limit: limit)
     case .choose(let choices):
-      guard world.shared != nil else {
-        return Reply(output: "  nothing to choose: no operation works on shared state (`var`, `lock`, `op … does …`)\n")
-      }
-      var out = ""
-      for (n, k) in choices.enumerated() {
-        guard let point = world.nextOpenPoint() else {
-          if n == 0 {
-            throw Diagnostic(column: argumentColumn(line), length: 1, message: "no open point comes from here", hint: "`choose` alone says so; `run` goes on")
-          }
-          let unused = choices[n...].map(String.init).joined(separator: ",")
-          out += "  no open point is left for \(choices.count - n == 1 ? "choice" : "choices") \(unused): not used\n"
-          break
-        }
-        guard k < point.options else {
-          throw Diagnostic(
-            column: argumentColumn(line), length: 1,
-            message: "the open point at t=\(point.tick) has choices 0 to \(point.options - 1), not \(k)",
-            hint: "`choose` alone lists them")
-        }
-        out += try perform([.chooseNext(k), .runUntil(point.tick)]).0
-        if interruptedRun { break }  // Ctrl-C: the choices after this one are not made
-      }
-      return Reply(output: out + Races.openPointText(world.nextOpenPoint(), in: world))
+      return try choose(choices, line: line)
     case .chooseBack:
       return Reply(output: try history.chooseBack(column: argumentColumn(line)))
     case .order(let choices) where choices.isEmpty:
-      // `order` alone: the choices in force, those made so far and those still to come.
-      guard let order = world.shared?.order, !order.script.isEmpty || !order.taken.isEmpty else {
-        return Reply(output: "  no choices in force: every open point takes the normal order (choice 0)\n")
-      }
-      let made = order.taken.map { "\($0.chosen) at t=\($0.tick)" }
-      let ahead = order.script.dropFirst(order.taken.count).map(String.init)
-      var text = made.isEmpty ? "" : "  made so far: " + made.joined(separator: ", ") + "\n"
-      if !ahead.isEmpty { text += "  still to come: " + ahead.joined(separator: ",") + " (then 0)\n" }
-      return Reply(output: text + "  `order 0` goes back to the normal order\n")
+      return try orderInForce()
     case .order(let choices):
       let (out, _) = try perform([.setStepOrder(choices.allSatisfy { $0 == 0 } ? [] : choices)])
       let text = choices.allSatisfy { $0 == 0 } ? "  the open points take the normal order again\n"
@@ -594,68 +448,17 @@ public final class Interpreter {
       }
       return Reply(output: SwiftCode.render(swiftSource(), focus: name), preformatted: true)
     case .set(let echo):
-      guard let echo else {
-        return Reply(output: "  swift-echo \(options.swiftEcho ? "on" : "off"): `set swift-echo on|off` switches\n")
-      }
-      options.swiftEcho = echo
-      return Reply(output: echo
-        ? "  swift-echo on: each command that changes the world is followed by its Swift\n"
-        : "  swift-echo off\n")
+      return try setting(swiftEcho: echo)
     case .real(let ms):
-      let column = Lexer.tokens(line).dropFirst().first?.column ?? 1
-      defer { progress?(nil) }
-      let text = try RealComparison.run(
-        source: swiftSource(), world: world, ms: ms ?? 50, at: column, width: options.width, ascii: options.ascii,
-        interrupt: interrupt, progress: progress)
-      return Reply(output: text)
+      return try real(msPerTick: ms, line: line)
     case .export(let kind, let file):
-      let world = world, options = options
-      let program = kind == .swift ? SwiftCode.export(swiftSource()) : ""
-      let at = Lexer.tokens(line).last ?? Token(file, column: 1)
-      try Self.refuseCommentInPath(line, at)
-      let outcome: FileIO.WriteOutcome
-      do {
-        outcome = try FileIO.writeAtomically(to: file, interrupted: interrupt) { out in
-          switch kind {
-          case .timeline: out.write(Timeline.render(world, width: options.width, ascii: options.ascii))
-          case .events: Exporters.eventsJSONLines(world, to: &out)
-          case .trace: Exporters.chromeTrace(world, to: &out)
-          case .mermaid: Exporters.mermaid(world, to: &out)
-          case .swift: out.write(program)
-          }
-        }
-      } catch {
-        throw Diagnostic(error, column: at.column, length: at.length)
-      }
-      return Reply(output: "  wrote \(kind.rawValue) to \(outcome.destination(file))\(outcome.note)\n")
+      return try export(kind, to: file, line: line)
     case .save(let file):
-      let at = Lexer.tokens(line).last ?? Token(file, column: 1)
-      try Self.refuseCommentInPath(line, at)
-      let header = "# OpLab session saved at t=\(world.now); replay with `oplab run \(Self.shellQuoted(file))`"
-        + " or `source \(Self.quotedIfNeeded(file))`\n"
-      let text = header + script.map { $0.text + "\n" }.joined()
-      let outcome: FileIO.WriteOutcome
-      do {
-        outcome = try FileIO.writeAtomically(to: file) { $0.write(text) }
-      } catch {
-        throw Diagnostic(error, column: at.column, length: at.length)
-      }
-      return Reply(output: "  saved \(script.count) \(script.count == 1 ? "command" : "commands") to \(outcome.destination(file))\(outcome.note)\n")
+      return try save(to: file, line: line)
     case .source(let file):
-      let at = Lexer.tokens(line).last ?? Token(file, column: 1)
-      try Self.refuseCommentInPath(line, at)
-      // Each line's output was fitted (or laid out, as code) as it ran: not again.
-      var reply = try source(file, at: at)
-      reply.preformatted = true
-      return reply
+      return try sourceCommand(file, line: line)
     case .reset:
-      let platform = world.platform
-      history.reset(to: Self.freshWorld(options.platform))
-      if platform != options.platform {  // the platform is kept, and saved scripts say so
-        _ = try perform([.setPlatform(platform)])
-        history.record(("platform \(platform.rawValue)", sim.journal.count))
-      }
-      return Reply(output: "  fresh world at t=0 (queues: main, queue; platform \(platform.rawValue))\n")
+      return try reset()
     case .platform(let p):
       guard let p else {
         let what = world.platform == .apple ? "Darwin's documented behaviour (iOS, macOS)" : "swift-corelibs-foundation on Linux"
@@ -670,7 +473,7 @@ public final class Interpreter {
   }
 
   /// Where a command's first argument starts, for an error about it.
-  private func argumentColumn(_ line: String) -> Int { Lexer.tokens(line).dropFirst().first?.column ?? 1 }
+  func argumentColumn(_ line: String) -> Int { Lexer.tokens(line).dropFirst().first?.column ?? 1 }
 
   /// The lines that made the present world, each with its slice of the journal (and the
   /// tick it ran at, from replaying the journal): what `swift`, `export swift` and `real` read.
@@ -683,7 +486,7 @@ public final class Interpreter {
     items.count <= 2 ? items.joined(separator: " and ") : items.dropLast().joined(separator: ", ") + " and " + (items.last ?? "")
   }
 
-  private func verdictText(_ result: ActionResult?) -> String {
+  func verdictText(_ result: ActionResult?) -> String {
     guard case .verdict(let v)? = result else { return "" }
     switch v {
     case .idle: return Verdicts.idle(in: world)
@@ -691,114 +494,6 @@ public final class Interpreter {
     case .capped: return "  stopped at t=\(world.now)\n"
     case .interrupted: return "  interrupted at t=\(world.now); the world is as it was at that tick\n"
     case .stalled(let d): return Verdicts.stalled(d, in: world)
-    }
-  }
-
-  /// A path as a command would take it: in double quotes when it holds a space, a quote,
-  /// `#` or a backslash (`source "my run.oplab"`).
-  static func quotedIfNeeded(_ path: String) -> String {
-    guard path.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "'" || $0 == "#" || $0 == "\\" }) else { return path }
-    return "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-  }
-
-  /// A path as a POSIX shell takes it, for the replay line of a saved script: as it is
-  /// when it holds only characters no shell treats specially, else in single quotes, a `'`
-  /// written `'\''` (`oplab run 'it'\''s $HOME.oplab'`).
-  static func shellQuoted(_ path: String) -> String {
-    let plain = !path.isEmpty && path.unicodeScalars.allSatisfy {
-      ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "_./-+:,=@%".unicodeScalars.contains($0)
-    }
-    return plain ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
-  }
-
-  /// Refuses a file argument glued to a `#` (`export events report#1.jsonl`): the `#`
-  /// starts a comment wherever it stands, as on every line, so the path would silently stop
-  /// before it.
-  static func refuseCommentInPath(_ line: String, _ path: Token) throws {
-    let characters = Array(line)
-    let next = path.column - 1 + path.length
-    guard path.column >= 1, next < characters.count, characters[next] == "#" else { return }
-    let typed = path.text + String(characters[next...].prefix { !$0.isWhitespace })
-    throw Diagnostic(
-      column: next + 1, length: 1, message: "`#` starts a comment, so the file name would stop at '\(path.text)'",
-      hint: "quote the name to keep the `#` in it: \(Lexer.quotedIfNeeded(typed))")
-  }
-
-  /// The scripts being run, outermost first: a `source` line's relative path is found
-  /// beside the script it is in, and a script that sources one already running is a cycle.
-  private var scripts: [(named: String, path: String, identity: ScriptFile.Identity, inFolder: Bool)] = []
-
-  /// Runs `body` with `file` (opened from `path`, as the learner `named` it) as the script
-  /// being run: `oplab run` runs each of its files inside this.
-  func running<T>(_ file: ScriptFile, path: String, named: String, _ body: () -> T) -> T {
-    scripts.append((named, path, file.identity, file.inFolder))
-    defer { scripts.removeLast() }
-    return body()
-  }
-
-  /// Where `source FILE` looks: a relative path inside a script is beside that script; typed
-  /// at the prompt, or inside a script that is a stream (stdin, a pipe, a FIFO: in no
-  /// folder of its own), in the current folder.
-  func sourcePath(_ file: String) -> String {
-    guard !file.hasPrefix("/"), let including = scripts.last, including.inFolder else { return file }
-    let folder = FileIO.folder(of: including.path)
-    return folder == "." ? file : (folder == "/" ? "/" : folder + "/") + file
-  }
-
-  private func source(_ file: String, at token: Token) throws -> Reply {
-    guard sourceDepth < Self.maxSourceDepth else {
-      throw Diagnostic(
-        column: token.column, length: token.length, message: "scripts nested more than \(Self.maxSourceDepth) deep",
-        hint: "a chain of scripts sourcing scripts this long: run some of them one after another instead")
-    }
-    let path = sourcePath(file)
-    let script: ScriptFile
-    do {
-      script = try FileIO.openScript(path)
-    } catch {
-      throw Diagnostic(error, column: token.column, length: token.length)
-    }
-    if let first = scripts.firstIndex(where: { $0.identity == script.identity }) {
-      let cycle = (scripts[first...].map(\.named) + [file]).joined(separator: " → ")
-      throw Diagnostic(
-        column: token.column, length: token.length,
-        message: first == scripts.count - 1 ? "the script sources itself: \(cycle)" : "these scripts source each other in a cycle: \(cycle)",
-        hint: "remove one of the `source` lines, or the scripts would run forever")
-    }
-    sourceDepth += 1
-    defer { sourceDepth -= 1 }
-    return running(script, path: path, named: file) {
-      var out = ""
-      var number = 0
-      while let item = script.next() {
-        number += 1
-        guard case .line(let line) = item else {
-          if case .tooLong(let start, let bytes) = item {
-            let error = Diagnostic(
-              file: path, line: number, column: 1, message: LineInput.tooLongMessage(start: start, bytes: bytes),
-              hint: "a command fits on one short line; is \(file) a script?")
-            return Reply(output: out, error: error)
-          }
-          continue
-        }
-        // Ctrl-C (or a signal to a batch run) stops a sourced script between two lines too.
-        if interrupt?() == true {
-          let said = "  interrupted before \(path):\(number); the lines from there on did not run\n"
-          return Reply(output: out + Wrap.text(said, width: options.width, ascii: options.ascii))
-        }
-        let reply = execute(line)
-        if let streamOutput { streamOutput(reply.output) } else { out += reply.output }
-        if var error = reply.error {
-          if error.file == nil {
-            error.file = path
-            error.line = number
-            error.source = line
-          }
-          return Reply(output: out, error: error)
-        }
-        if reply.quit { return Reply(output: out, quit: true) }
-      }
-      return Reply(output: out)
     }
   }
 }

@@ -1,0 +1,101 @@
+import OpLabCore
+import OpLabRender
+import OpLabSwift
+
+/// The commands that look at the world, explore it, or set the lab: they change nothing.
+extension Interpreter {
+  /// `timeline [QUEUE…] [from T] [to T]`.
+  func timeline(_ names: [String], from: Int?, to: Int?) throws -> Reply {
+    if let from, let to, to < from {
+      throw Diagnostic(column: 1, message: "the window ends (t=\(to)) before it starts (t=\(from))")
+    }
+    if let from, from > world.now {
+      throw Diagnostic(
+        column: 1, message: "tick \(from) has not happened yet (the clock is at \(world.now))",
+        hint: "step or run first, or pick an earlier `from`")
+    }
+    // Named queues are drawn from their first activity (Timeline says so in its title).
+    let queues = try names.map(queue)
+    let text = Timeline.render(world, queues: queues, from: from, to: to, width: options.width, ascii: options.ascii)
+    return Reply(output: text, colorable: true)
+  }
+
+  /// `explore [N]`: every order of the open points, with a progress line on a terminal.
+  func explore(limit: Int?) -> Reply {
+    guard world.shared != nil else { return Reply(output: Races.explorationText(Exploration(), in: world, script: [])) }
+    defer { progress?(nil) }
+    let started = ContinuousClock.now
+    let e = World.explore(
+      Array(sim.journal), from: sim.origin, limit: limit ?? World.exploreLimit, interrupt: interrupt,
+      progress: progress.map { report in
+        { runs, orders in
+          let elapsed = (ContinuousClock.now - started).components
+          let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+          let rate = seconds > 0 ? " (\(Int(Double(runs) / seconds)) a second)" : ""
+          report("exploring: \(orders) distinct \(orders == 1 ? "order" : "orders") in \(runs) runs\(rate); Ctrl-C keeps what was found")
+        }
+      })
+    return Reply(output: Races.explorationText(e, in: world, script: script.map(\.text)))
+  }
+
+  /// `choose [K,…]`: shows the next open point, or makes the choices there one after another.
+  func choose(_ choices: [Int], line: String) throws -> Reply {
+    guard world.shared != nil else {
+      return Reply(output: "  nothing to choose: no operation works on shared state (`var`, `lock`, `op … does …`)\n")
+    }
+    var out = ""
+    for (n, k) in choices.enumerated() {
+      guard let point = world.nextOpenPoint() else {
+        if n == 0 {
+          throw Diagnostic(column: argumentColumn(line), length: 1, message: "no open point comes from here", hint: "`choose` alone says so; `run` goes on")
+        }
+        let unused = choices[n...].map(String.init).joined(separator: ",")
+        out += "  no open point is left for \(choices.count - n == 1 ? "choice" : "choices") \(unused): not used\n"
+        break
+      }
+      guard k < point.options else {
+        throw Diagnostic(
+          column: argumentColumn(line), length: 1,
+          message: "the open point at t=\(point.tick) has choices 0 to \(point.options - 1), not \(k)",
+          hint: "`choose` alone lists them")
+      }
+      out += try perform([.chooseNext(k), .runUntil(point.tick)]).0
+      if interruptedRun { break }  // Ctrl-C: the choices after this one are not made
+    }
+    return Reply(output: out + Races.openPointText(world.nextOpenPoint(), in: world))
+  }
+
+  /// `order` alone: the choices in force, those made so far and those still to come.
+  func orderInForce() -> Reply {
+    // `order` alone: the choices in force, those made so far and those still to come.
+    guard let order = world.shared?.order, !order.script.isEmpty || !order.taken.isEmpty else {
+      return Reply(output: "  no choices in force: every open point takes the normal order (choice 0)\n")
+    }
+    let made = order.taken.map { "\($0.chosen) at t=\($0.tick)" }
+    let ahead = order.script.dropFirst(order.taken.count).map(String.init)
+    var text = made.isEmpty ? "" : "  made so far: " + made.joined(separator: ", ") + "\n"
+    if !ahead.isEmpty { text += "  still to come: " + ahead.joined(separator: ",") + " (then 0)\n" }
+    return Reply(output: text + "  `order 0` goes back to the normal order\n")
+  }
+
+  /// `set [swift-echo on|off]`.
+  func setting(swiftEcho echo: Bool?) -> Reply {
+    guard let echo else {
+      return Reply(output: "  swift-echo \(options.swiftEcho ? "on" : "off"): `set swift-echo on|off` switches\n")
+    }
+    options.swiftEcho = echo
+    return Reply(output: echo
+      ? "  swift-echo on: each command that changes the world is followed by its Swift\n"
+      : "  swift-echo off\n")
+  }
+
+  /// `real [N]`: the world on Foundation's OperationQueue, N ms a tick.
+  func real(msPerTick ms: Int?, line: String) throws -> Reply {
+    let column = Lexer.tokens(line).dropFirst().first?.column ?? 1
+    defer { progress?(nil) }
+    let text = try RealComparison.run(
+      source: swiftSource(), world: world, ms: ms ?? 50, at: column, width: options.width, ascii: options.ascii,
+      interrupt: interrupt, progress: progress)
+    return Reply(output: text)
+  }
+}
