@@ -107,10 +107,10 @@ public enum RealDriver {
     warmUp()
     log.startClock()
     var worstLateness = 0.0
-    for step in script.steps where !interrupted {
-      guard pass(until: Double(step.tick) * tickSeconds) else { break }
-      worstLateness = max(worstLateness, log.elapsed / tickSeconds - Double(step.tick))
-      switch step.action {
+    for timed in script.actions where !interrupted {
+      guard pass(until: Double(timed.tick) * tickSeconds) else { break }
+      worstLateness = max(worstLateness, log.elapsed / tickSeconds - Double(timed.tick))
+      switch timed.action {
       case .makeQueue(let name): _ = queue(name)
       case .makeOperation(let work):
         let gate = work.gate.map { name in gates[name] ?? { let g = Gate(); gates[name] = g; return g }() }

@@ -7,19 +7,19 @@ import OpLabCore
 /// scaled real time. The queue named `main` is `OperationQueue.main`.
 public struct RealScript: Sendable, Equatable {
   /// Actions in time order; actions at the same tick run in list order.
-  public var steps: [RealStep]
+  public var actions: [TimedAction]
 
-  public init(steps: [RealStep] = []) { self.steps = steps }
+  public init(actions: [TimedAction] = []) { self.actions = actions }
 
   /// Appends `action` at `tick`.
-  public mutating func at(_ tick: Tick, _ action: RealAction) { steps.append(RealStep(tick: tick, action: action)) }
+  public mutating func at(_ tick: Tick, _ action: RealAction) { actions.append(TimedAction(tick: tick, action: action)) }
 
   /// The tick of the last action.
-  public var lastTick: Tick { steps.last?.tick ?? 0 }
+  public var lastTick: Tick { actions.last?.tick ?? 0 }
 }
 
 /// An action at a tick.
-public struct RealStep: Sendable, Equatable {
+public struct TimedAction: Sendable, Equatable {
   public var tick: Tick
   public var action: RealAction
 

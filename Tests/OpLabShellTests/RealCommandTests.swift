@@ -60,34 +60,34 @@ import Testing
     e.failsAfter = 1
     e.bailsIfDependencyCancelled = true
     let waited = try #require(i.swiftSource().entries.first { $0.text == "wait from main" })
-    #expect(script.steps == [
-      RealStep(tick: 0, action: .makeQueue("q")),
-      RealStep(tick: 0, action: .setMax("q", 1)),
-      RealStep(tick: 0, action: .setQueueQoS("q", .utility)),
-      RealStep(tick: 0, action: .makeOperation(a)),
-      RealStep(tick: 0, action: .add("a", to: "q")),
-      RealStep(tick: 0, action: .makeOperation(b)),
-      RealStep(tick: 0, action: .addDependency("b", on: "a")),
-      RealStep(tick: 0, action: .add("b", to: "q")),
-      RealStep(tick: 0, action: .makeOperation(c)),
-      RealStep(tick: 0, action: .makeQueue("queue")),
-      RealStep(tick: 0, action: .add("c", to: "queue")),
-      RealStep(tick: 0, action: .makeOperation(d)),
-      RealStep(tick: 0, action: .makeOperation(e)),
-      RealStep(tick: 1, action: .cancel("b")),
-      RealStep(tick: 1, action: .add("d", to: "q")),
-      RealStep(tick: 1, action: .addDependency("e", on: "d")),
-      RealStep(tick: 1, action: .removeDependency("e", on: "d")),
-      RealStep(tick: 1, action: .setPriority("d", .veryLow)),
-      RealStep(tick: 1, action: .setQueueQoS("q", .userInitiated)),
-      RealStep(tick: 1, action: .setOperationQoS("e", .background)),
-      RealStep(tick: 1, action: .barrier("q", label: "q.barrier1", ticks: 1)),
-      RealStep(tick: 1, action: .suspend("q")),
-      RealStep(tick: 1, action: .resume("q")),
-      RealStep(tick: 1, action: .setMax("q", nil)),
-      RealStep(tick: 1, action: .cancelAll("q")),
-      RealStep(tick: 1, action: .add("e", to: "queue")),
-      RealStep(tick: 1, action: .onMainThread(.waitForQueue(nil), until: nil)),
+    #expect(script.actions == [
+      TimedAction(tick: 0, action: .makeQueue("q")),
+      TimedAction(tick: 0, action: .setMax("q", 1)),
+      TimedAction(tick: 0, action: .setQueueQoS("q", .utility)),
+      TimedAction(tick: 0, action: .makeOperation(a)),
+      TimedAction(tick: 0, action: .add("a", to: "q")),
+      TimedAction(tick: 0, action: .makeOperation(b)),
+      TimedAction(tick: 0, action: .addDependency("b", on: "a")),
+      TimedAction(tick: 0, action: .add("b", to: "q")),
+      TimedAction(tick: 0, action: .makeOperation(c)),
+      TimedAction(tick: 0, action: .makeQueue("queue")),
+      TimedAction(tick: 0, action: .add("c", to: "queue")),
+      TimedAction(tick: 0, action: .makeOperation(d)),
+      TimedAction(tick: 0, action: .makeOperation(e)),
+      TimedAction(tick: 1, action: .cancel("b")),
+      TimedAction(tick: 1, action: .add("d", to: "q")),
+      TimedAction(tick: 1, action: .addDependency("e", on: "d")),
+      TimedAction(tick: 1, action: .removeDependency("e", on: "d")),
+      TimedAction(tick: 1, action: .setPriority("d", .veryLow)),
+      TimedAction(tick: 1, action: .setQueueQoS("q", .userInitiated)),
+      TimedAction(tick: 1, action: .setOperationQoS("e", .background)),
+      TimedAction(tick: 1, action: .barrier("q", label: "q.barrier1", ticks: 1)),
+      TimedAction(tick: 1, action: .suspend("q")),
+      TimedAction(tick: 1, action: .resume("q")),
+      TimedAction(tick: 1, action: .setMax("q", nil)),
+      TimedAction(tick: 1, action: .cancelAll("q")),
+      TimedAction(tick: 1, action: .add("e", to: "queue")),
+      TimedAction(tick: 1, action: .onMainThread(.waitForQueue(nil), until: nil)),
     ])
     #expect(waited.end > 1)
     #expect(unplayed == [
@@ -101,7 +101,7 @@ import Testing
   func barrierName() throws {
     let i = Self.lab(["queue q", "op a on q takes 1", "barrier q takes 1", "barrier q takes 1", "run"])
     let names = i.world.operationsByQueue().queued.flatMap { $0 }.map { i.world.name($0) }
-    let labels = RealComparison.script(i.swiftSource()).script.steps.compactMap { step -> String? in
+    let labels = RealComparison.script(i.swiftSource()).script.actions.compactMap { step -> String? in
       if case .barrier(_, let label, _) = step.action { label } else { nil }
     }
     #expect(names == ["a"] + labels)
@@ -162,21 +162,21 @@ import Testing
     g.bailsUnlessDependenciesSucceeded = true
     var blk = RealWork("blk", ticks: 1)
     blk.blocks = [1]
-    #expect(script.steps == [
-      RealStep(tick: 0, action: .makeQueue("q2")),
-      RealStep(tick: 0, action: .makeOperation(RealWork("a", ticks: 1))),
-      RealStep(tick: 0, action: .makeOperation(RealWork("b", ticks: 1))),
-      RealStep(tick: 0, action: .addBatch(["a", "b"], to: "q2")),
-      RealStep(tick: 0, action: .makeOperation(g)),
-      RealStep(tick: 0, action: .addDependency("g", on: "a")),
-      RealStep(tick: 0, action: .makeQueue("queue")),
-      RealStep(tick: 0, action: .add("g", to: "queue")),
-      RealStep(tick: 0, action: .makeOperation(RealWork("h", ticks: 2))),
-      RealStep(tick: 0, action: .makeOperation(blk)),
-      RealStep(tick: 0, action: .addBlock("blk", ticks: 2)),
-      RealStep(tick: 0, action: .startByHand("h")),
-      RealStep(tick: 0, action: .openGate("ready")),
-    ], "\(script.steps)")
+    #expect(script.actions == [
+      TimedAction(tick: 0, action: .makeQueue("q2")),
+      TimedAction(tick: 0, action: .makeOperation(RealWork("a", ticks: 1))),
+      TimedAction(tick: 0, action: .makeOperation(RealWork("b", ticks: 1))),
+      TimedAction(tick: 0, action: .addBatch(["a", "b"], to: "q2")),
+      TimedAction(tick: 0, action: .makeOperation(g)),
+      TimedAction(tick: 0, action: .addDependency("g", on: "a")),
+      TimedAction(tick: 0, action: .makeQueue("queue")),
+      TimedAction(tick: 0, action: .add("g", to: "queue")),
+      TimedAction(tick: 0, action: .makeOperation(RealWork("h", ticks: 2))),
+      TimedAction(tick: 0, action: .makeOperation(blk)),
+      TimedAction(tick: 0, action: .addBlock("blk", ticks: 2)),
+      TimedAction(tick: 0, action: .startByHand("h")),
+      TimedAction(tick: 0, action: .openGate("ready")),
+    ], "\(script.actions)")
     #expect(unplayed == ["`blocks h +1`: its stand-in is an Operation subclass, not a BlockOperation"])
   }
 }

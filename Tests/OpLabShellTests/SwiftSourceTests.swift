@@ -75,6 +75,6 @@ import Testing
       "`machine cores 2`: the real machine has its own cores", "`order 1,0`", "`choose 1`",
       "`tap`: the lab plays the user and the display",
     ])
-    #expect(script.steps.contains(RealStep(tick: 0, action: .makeVariable("n", 0))))
+    #expect(script.actions.contains(TimedAction(tick: 0, action: .makeVariable("n", 0))))
   }
 }

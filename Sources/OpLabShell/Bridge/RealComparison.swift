@@ -232,7 +232,7 @@ enum RealComparison {
         hint: "`real` alone plays 50 ms a tick; fewer ms is faster but thread wake-ups weigh more")
     }
     let (script, unplayed) = Self.script(source)
-    guard script.steps.contains(where: { if case .makeOperation = $0.action { true } else { false } }) else {
+    guard script.actions.contains(where: { if case .makeOperation = $0.action { true } else { false } }) else {
       throw Diagnostic(
         column: 1, length: 4, message: "there is no operation to run on the real queue yet",
         hint: "define some (`op a takes 3`), `run`, then `real` draws the real queue's timeline under the lab's")

@@ -90,7 +90,7 @@ public final class LessonRunner {
       case .text, .run, .expect: if page == nil, screenRows != nil, showPage != nil { page = "" }
       default: flushPage()
       }
-      switch step(index) {
+      switch present(index) {
       case .next: index += 1
       case .back:
         flushPage()
@@ -136,7 +136,7 @@ public final class LessonRunner {
   enum Move { case next, back, quit }
 
   /// Shows or runs the lesson's item at `index`, waiting for the learner where it asks.
-  func step(_ index: Int) -> Move {
+  func present(_ index: Int) -> Move {
     switch lesson.items[index] {
     case .text(let paragraph):
       let text = wrap(paragraph) + "\n\n"
