@@ -57,14 +57,12 @@ extension World {
   /// - Returns: `false` when interrupted (the clock then stands at the last tick it finished).
   mutating func advance(to target: Tick, interrupt: Interrupt?) -> Bool {
     var processed = 0
-    while true {
-      prepareNext()
-      guard let next = nextHappening(), next.tick <= target else { break }
+    while let next = nextWakeup(), next.tick <= target {
       if let interrupt, next.tick > now, processed >= Self.interruptInterval {
         processed = 0
         if interrupt() { return false }
       }
-      happen(next)
+      step(next)
       processed += 1
     }
     // The clock idles up to the target, but never past the last tick on its own.
@@ -73,62 +71,9 @@ extension World {
     return true
   }
 
-  /// The next thing to happen: the agenda's first wake-up, or a frame coming due first.
-  @inline(__always) func nextHappening() -> (tick: Tick, frame: Bool)? {
-    let first = agenda.min?.tick
-    // At the same tick, everything else goes first: a tap is handled before the frame is drawn.
-    // Frames without an end come due only while other work goes on (see onlyFramesGoOn()).
-    if let f = frames?.next, first.map({ f < $0 }) ?? true, !onlyFramesGoOn() { return (f, true) }
-    return first.map { ($0, false) }
-  }
-
-  mutating func happen(_ next: (tick: Tick, frame: Bool)) {
-    if next.frame {
-      now = max(now, next.tick)
-      fireFramesDue(through: now)
-    } else {
-      _ = processNext()
-      skipUndrawnFrames()
-    }
-  }
-
-  /// Moves the frame clock past frames that came due while only frames went on, and so
-  /// were never asked for, to the first due tick at or after the clock; else work that
-  /// comes later would bring them all at once, each dropping the one before.
-  mutating func skipUndrawnFrames() {
-    guard var clock = frames, clock.next < now else { return }
-    let steps = (now - clock.next + clock.every - 1) / clock.every
-    let (jump, overflow) = steps.multipliedReportingOverflow(by: clock.every)
-    let (next, overflowAgain) = clock.next.addingReportingOverflow(jump)
-    if overflow || overflowAgain || next > Self.maxTick || clock.until.map({ next > $0 }) == true {
-      frames = nil
-    } else {
-      clock.next = next
-      frames = clock
-    }
-  }
-
-  /// Whether frames without an end are all that goes on: no live wake-up, no CPU job and
-  /// no ready operation on `main` belongs to anything but a frame. Runs until idle (or
-  /// until a goal) draw no more frames then: what remains either ends with the frames'
-  /// own work or can never happen, and the goal gives its verdict.
-  /// - Complexity: O(wake-ups + CPU jobs + ready entries on `main`) at worst; it stops
-  ///   at the first entry that is not a frame's, and runs once per frame due.
-  func onlyFramesGoOn() -> Bool {
-    guard let f = frames, f.until == nil else { return false }
-    func isFrame(_ op: OpID) -> Bool { operations[op.slot].mainThreadWork == .frame }
-    if cpu.jobs.contains(where: { !isFrame($0.work.op) }) { return false }
-    for w in agenda.unordered where isLive(w) {
-      switch w.action {
-      case .workDone(let op, _), .cancelCheck(let op, _), .finishNow(let op, _, _, _), .step(let op, _):
-        if !isFrame(op) { return false }
-      case .cpu:
-        continue  // the jobs are checked above
-      case .blockDone, .completionDone, .completionStep, .tap:
-        return false
-      }
-    }
-    return !queues[QueueID.main.slot].readyHeap.unordered.contains { isReadyToStart($0, on: .main) && !isFrame($0.op) }
+  /// Runs everything due at the current tick (an action settling); the clock stays.
+  mutating func settle() {
+    while let next = nextWakeup(deferringShares: true), next.tick <= now { step(next) }
   }
 
   /// How many wake-ups run between two questions to an ``Interrupt``.
@@ -178,15 +123,16 @@ extension World {
     return verdict
   }
 
-  /// Processes wake-ups one at a time until `goal` gives a verdict or the cap is reached.
+  /// Runs wake-ups one step at a time until `goal` gives a verdict or the cap is reached.
+  /// - Parameter goal: asked before each step; it reads the world and must not change it.
   mutating func runLoop(cap: Tick?, interrupt: Interrupt?, goal: (inout World) -> RunVerdict?) -> RunVerdict {
     var processed = 0
     while true {
-      prepareNext()
-      // A frame due at this tick belongs to it: it comes before any verdict — unless
-      // frames are all that goes on (below).
-      if let f = frames, f.next <= now, agenda.min.map({ $0.tick > now }) ?? true, !onlyFramesGoOn() {
-        fireFramesDue(through: now)
+      let next = nextWakeup()
+      // A frame due at this tick belongs to it: it is drawn before any verdict. (The
+      // goal is asked between the agenda's wake-ups at one tick, and may stop among them.)
+      if let next, next.isFrame, next.tick <= now {
+        step(next)
         continue
       }
       if let verdict = goal(&self) { return verdict }
@@ -194,7 +140,7 @@ extension World {
       // an end come due only while other work remains: a frame's own drawing does not keep
       // the run going (with `frames every 1` each frame ends as the next is due, so they
       // would otherwise go on to the limit, long after the last operation).
-      guard let next = nextHappening() else { return isIdle ? .idle : .stalled(diagnose()) }
+      guard let next else { return isIdle ? .idle : .stalled(diagnose()) }
       if next.tick > now {
         if let cap, next.tick > cap {
           now = max(now, cap)
@@ -206,7 +152,7 @@ extension World {
           if interrupt() { return .interrupted }
         }
       }
-      happen(next)
+      step(next)
       processed += 1
     }
   }

@@ -7,7 +7,8 @@ extension World {
   /// and times in order; readiness counts match unfinished dependencies (except the
   /// Linux `removeDependency` strand); each phase and its copy in ``readiness`` agree;
   /// every dependency edge is listed as often on both sides (as a dependency of one
-  /// operation and a dependent of the other); the agenda holds nothing in the past.
+  /// operation and a dependent of the other); neither the agenda nor the frame clock holds
+  /// anything in the past.
   /// - Complexity: O(operations + dependencies + agenda).
   public func invariantViolations() -> [String] {
     var problems: [String] = []
@@ -73,6 +74,9 @@ extension World {
     problems += cpuViolations()
     if let first = agenda.min, first.tick < now {
       problems.append("the agenda holds a wake-up at tick \(first.tick), before now (\(now))")
+    }
+    if let f = frames, f.next < now {
+      problems.append("the next frame is due at tick \(f.next), before now (\(now))")
     }
     return problems
   }

@@ -5,9 +5,11 @@ import OrderedCollections
 ///
 /// `World` is a discrete-event kernel on integer ticks, in the manner of SimPy's
 /// `Environment`: future wake-ups sit in an agenda ordered by (tick, sequence number),
-/// so events at the same tick happen in the order they were scheduled. Every action
-/// (enqueue, cancel, suspend, …) happens at ``now`` and settles completely — including
-/// everything it triggers at the same tick — before it returns.
+/// so events at the same tick happen in the order they were scheduled, and one step
+/// (``step(_:)``, `World+Step.swift`) takes the next and runs it; every way of running the
+/// clock is a loop over that step. Every action (enqueue, cancel, suspend, …) happens at
+/// ``now`` and settles completely — including everything it triggers at the same tick —
+/// before it returns.
 ///
 /// The scheduling rules are those of the real `OperationQueue`
 /// (`docs/operationqueue-semantics.md`); comments cite them as "rule N".
@@ -218,41 +220,9 @@ public struct World: Sendable {
     return overflow ? Tick.max : t
   }
 
+  /// Files a wake-up in the agenda, after every one scheduled before it for the same tick.
   mutating func schedule(_ action: Wakeup.Action, at tick: Tick) {
     agenda.insert(Wakeup(tick: tick, sequence: nextWakeupSequence, action: action))
     nextWakeupSequence += 1
   }
-}
-
-/// Something the kernel must do at a future (or the current) tick.
-struct Wakeup: Comparable, Sendable {
-  enum Action: Sendable {
-    /// The operation's work ends (success, failure or — for a forgetful async op — a jam).
-    case workDone(OpID, generation: UInt32)
-    /// The operation's code checks `isCancelled` and sees it.
-    case cancelCheck(OpID, generation: UInt32)
-    /// One BlockOperation block ends.
-    case blockDone(OpID, block: Int32, generation: UInt32)
-    /// The operation finishes without running `main()` to the end.
-    case finishNow(OpID, Outcome, Reason, generation: UInt32)
-    /// The completion block ends.
-    case completionDone(OpID)
-    /// The CPU model's next milestone: a job ends or reaches its cancellation check.
-    case cpu(generation: UInt32)
-    /// The user taps: a tap joins the main thread's work.
-    case tap
-    /// A step-by-step operation runs its next step (see ``Step``).
-    case step(OpID, generation: UInt32)
-    /// A completion block written as steps runs its next step.
-    case completionStep(OpID)
-  }
-
-  var tick: Tick
-  var sequence: Int
-  var action: Action
-
-  static func < (a: Wakeup, b: Wakeup) -> Bool {
-    a.tick != b.tick ? a.tick < b.tick : a.sequence < b.sequence
-  }
-  static func == (a: Wakeup, b: Wakeup) -> Bool { a.tick == b.tick && a.sequence == b.sequence }
 }
