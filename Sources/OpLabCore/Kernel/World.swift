@@ -61,7 +61,7 @@ public struct World: Sendable {
   var edges = EdgePool()
   /// Each operation's phase, unfinished count and dependents, indexed like ``operations``.
   var readiness: [Readiness] = []
-  /// A buffer `finish` reuses to release dependents oldest first (see ``finish(_:outcome:reason:)``).
+  /// A buffer `finish` reuses to release dependents oldest first (see ``releaseDependents(of:)``).
   var releaseBuffer: [OpID] = []
   /// The operation started before the latest, whose release ``prepareRelease(startingNow:)``
   /// takes a step further (a prefetch hint's bookkeeping; it decides nothing).
@@ -128,6 +128,49 @@ public struct World: Sendable {
       readiness[dep.slot].firstDependent = -1
     }
   }
+  /// Puts in `buffer` (emptied first) the operations that depend on `op` and have not
+  /// finished, in the order their edges were added, for a finish to release them.
+  ///
+  /// The pooled list reads newest first and the oldest is kept apart, so they are copied
+  /// out (the oldest last) and reversed. Read from `readiness`, not the records: a
+  /// dependent that stays pending is not read at all. The finished ones are filtered out
+  /// in a loop of their own: its reads do not depend on one another, so the processor
+  /// overlaps their cache misses (at a million operations most of them miss), where the
+  /// release loop, with its calls between reads, took them one at a time; and the record
+  /// of each one the release will make ready (its queue, level, place) is asked for.
+  /// Nothing a release does finishes an operation (finishing is always a scheduled
+  /// wake-up), so the filter still holds when each one is reached.
+  func waitingDependents(of op: OpID, into buffer: inout [OpID]) {
+    buffer.removeAll(keepingCapacity: true)
+    edges.appendOperations(from: readiness[op.slot].dependents, to: &buffer)
+    if readiness[op.slot].firstDependent >= 0 { buffer.append(OpID(Int(readiness[op.slot].firstDependent))) }
+    buffer.reverse()
+    var waiting = 0
+    for i in buffer.indices where readiness[buffer[i].slot].phase != .finished {
+      buffer[waiting] = buffer[i]
+      waiting += 1
+      if readiness[buffer[i].slot].unfinishedCount == 1 { operations.prefetch(buffer[i].slot) }
+    }
+    buffer.removeSubrange(waiting...)
+  }
+
+  /// Asks for what the finish of an operation starting now will read at random, in two
+  /// steps a start apart (see ``Swift/Array/prefetch(_:)``): now, its oldest dependent's
+  /// readiness and its first pooled link; at the next start, with those in cache, the
+  /// record of that dependent if this finish will make it ready, and the readiness of the
+  /// dependent the link names (``waitingDependents(of:into:)`` reads them). A hint only:
+  /// nothing here changes the world's behaviour.
+  mutating func prepareRelease(startingNow op: OpID) {
+    readiness.prefetch(Int(readiness[op.slot].firstDependent))
+    edges.prefetchLink(readiness[op.slot].dependents)
+    let earlier = startedBefore
+    startedBefore = op
+    guard earlier.slot >= 0, earlier.slot < readiness.count else { return }
+    let first = Int(readiness[earlier.slot].firstDependent)
+    if first >= 0, first < readiness.count, readiness[first].unfinishedCount == 1 { operations.prefetch(first) }
+    if let second = edges.operationReadingAhead(at: readiness[earlier.slot].dependents) { readiness.prefetch(second.slot) }
+  }
+
   /// `isReady`: no unfinished dependency is counted against the operation (or, cancelled
   /// before it started, it ignores them). Like the real flag, this is independent of the
   /// phase: a finished operation is ready.
