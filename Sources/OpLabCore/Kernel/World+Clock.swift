@@ -18,7 +18,8 @@ public typealias Interrupt = () -> Bool
 
 /// The virtual clock.
 extension World {
-  /// Advances the clock by `ticks`, running everything due on the way.
+  /// Advances the clock by `ticks`, running everything due on the way (the learner's
+  /// `step`; the kernel's own step, one wake-up, is ``step(_:)-(Wakeup)``).
   /// - Throws: ``SimulationError/invalidTick(_:)`` for a negative count or an overflow.
   public mutating func step(_ ticks: Tick = 1) throws(SimulationError) {
     guard ticks >= 0 else { throw .invalidTick("step takes 0 or more ticks, not \(ticks)") }
@@ -42,6 +43,7 @@ extension World {
     advance(to: tick)
   }
 
+  /// Throws unless ``run(until:)`` may run to `tick`.
   func checkRunTarget(_ tick: Tick) throws(SimulationError) {
     guard tick >= now else { throw .invalidTick("tick \(tick) is in the past (the clock is at \(now))") }
     guard tick <= Self.maxTick || !nothingScheduled else {
@@ -49,6 +51,8 @@ extension World {
     }
   }
 
+  /// Runs every step due up to and including `target`, then sets the clock to it; the
+  /// checks are the caller's (``checkRunTarget(_:)``).
   mutating func advance(to target: Tick) {
     _ = advance(to: target, interrupt: nil)
   }
@@ -71,7 +75,8 @@ extension World {
     return true
   }
 
-  /// Runs everything due at the current tick (an action settling); the clock stays.
+  /// Runs every step due at the current tick (an action settling); the clock stays, and a
+  /// recomputation of the CPU shares may be left for later (see ``shareCPU(deferring:)``).
   mutating func settle() {
     while let next = nextWakeup(deferringShares: true), next.tick <= now { step(next) }
   }

@@ -72,7 +72,11 @@ extension World {
   /// The next wake-up, without taking it: the agenda's first, or the display's frame when
   /// one comes due before that (see ``frameWakeup(before:)``). Call
   /// ``prepareStep(deferringShares:)`` first, or a stale wake-up may be the answer.
-  @inline(__always) func peek() -> Wakeup? {
+  ///
+  /// It changes nothing, but is `mutating` so that it reads the world in place: a
+  /// non-mutating call on an inout `World` that reaches a call not inlined (here
+  /// ``onlyFramesGoOn()``) copies the whole world first, at every step.
+  @inline(__always) mutating func peek() -> Wakeup? {
     let first = agenda.min
     return frameWakeup(before: first) ?? first
   }

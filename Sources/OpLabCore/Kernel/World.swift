@@ -139,8 +139,9 @@ public struct World: Sendable {
   /// release loop, with its calls between reads, took them one at a time; and the record
   /// of each one the release will make ready (its queue, level, place) is asked for.
   /// Nothing a release does finishes an operation (finishing is always a scheduled
-  /// wake-up), so the filter still holds when each one is reached.
-  func waitingDependents(of op: OpID, into buffer: inout [OpID]) {
+  /// wake-up), so the filter still holds when each one is reached. It changes nothing in
+  /// the world, but is `mutating` so as not to copy it for the call (see ``peek()``).
+  mutating func waitingDependents(of op: OpID, into buffer: inout [OpID]) {
     buffer.removeAll(keepingCapacity: true)
     edges.appendOperations(from: readiness[op.slot].dependents, to: &buffer)
     if readiness[op.slot].firstDependent >= 0 { buffer.append(OpID(Int(readiness[op.slot].firstDependent))) }

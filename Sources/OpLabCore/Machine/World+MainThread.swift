@@ -128,8 +128,9 @@ extension World {
   /// first wake-up): due at ``FrameClock/next``, after everything else scheduled for that
   /// tick (it has the last sequence number: a tap at the tick is handled before the frame
   /// is drawn). `nil` when frames are off, when `first` comes first, and while frames
-  /// without an end are all that goes on (``onlyFramesGoOn()``).
-  @inline(__always) func frameWakeup(before first: Wakeup?) -> Wakeup? {
+  /// without an end are all that goes on (``onlyFramesGoOn()``). `mutating` only so as not
+  /// to copy the world (see ``peek()``).
+  @inline(__always) mutating func frameWakeup(before first: Wakeup?) -> Wakeup? {
     guard let f = frames?.next else { return nil }
     let frame = Wakeup(tick: f, sequence: Wakeup.frameSequence, action: .frame)
     guard first.map({ frame < $0 }) ?? true, !onlyFramesGoOn() else { return nil }
