@@ -60,6 +60,7 @@ extension World {
   /// Like ``advance(to:)``, but asks `interrupt` between ticks.
   /// - Returns: `false` when interrupted (the clock then stands at the last tick it finished).
   mutating func advance(to target: Tick, interrupt: Interrupt?) -> Bool {
+    defer { checkInvariants() }
     var processed = 0
     while let next = nextWakeup(), next.tick <= target {
       if let interrupt, next.tick > now, processed >= Self.interruptInterval {
@@ -90,7 +91,8 @@ extension World {
   /// - Complexity: O(events · log events).
   @discardableResult
   public mutating func runUntilIdle(cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
-    runLoop(cap: cap, interrupt: interrupt) { world in
+    defer { checkInvariants() }
+    return runLoop(cap: cap, interrupt: interrupt) { world in
       world.nothingScheduled ? (world.isIdle ? .idle : .stalled(world.diagnose())) : nil
     }
   }
@@ -98,7 +100,8 @@ extension World {
   /// Runs until the operation finishes, or until nothing more can happen.
   @discardableResult
   public mutating func run(untilFinished op: OpID, cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
-    runLoop(cap: cap, interrupt: interrupt) { world in
+    defer { checkInvariants() }
+    return runLoop(cap: cap, interrupt: interrupt) { world in
       if world.operations[op.slot].isFinished { return .reached }
       return world.nothingScheduled ? .stalled(world.diagnose(startingWith: [op])) : nil
     }
@@ -111,6 +114,7 @@ extension World {
   public mutating func waitUntilAllOperationsAreFinished(
     _ q: QueueID? = nil, cap: Tick? = nil, interrupt: Interrupt? = nil
   ) -> RunVerdict {
+    defer { checkInvariants() }
     record(.waitStarted, queue: q, reason: .command)
     let verdict = runLoop(cap: cap, interrupt: interrupt) { world in
       let scope = q.map { [$0] } ?? world.queueIDs

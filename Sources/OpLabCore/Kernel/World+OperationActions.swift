@@ -11,6 +11,7 @@ extension World {
   public mutating func createOperation(
     _ spec: OperationSpec, dependencies: [OpID] = []
   ) throws(SimulationError) -> OpID {
+    defer { checkInvariants() }
     // The name is hashed once, for the check and for filing it. The cache lines this add
     // will read at random (the name's place in the index, each dependency's readiness) are
     // asked for first, so that at a million operations their loads overlap the checks.
@@ -52,6 +53,7 @@ extension World {
   /// - Throws: ``SimulationError/cannotEnqueue(operation:phase:platform:)`` unless the
   ///   operation is new (rule 39).
   public mutating func enqueue(_ op: OpID, on q: QueueID) throws(SimulationError) {
+    defer { checkInvariants() }
     guard operations[op.slot].phase == .created else {
       throw .cannotEnqueue(operation: operations[op.slot].name, phase: operations[op.slot].phase, platform: platform)
     }
@@ -67,6 +69,7 @@ extension World {
   /// (rule 12); one that has not started becomes ready at once, its dependencies
   /// ignored, and is skipped when started (rule 13).
   public mutating func cancel(_ op: OpID) {
+    defer { checkInvariants() }
     cancel(op, because: .command)
     settle()
   }
@@ -76,6 +79,7 @@ extension World {
   /// the next one (rule 33), so a dependent can start during the loop. On Linux the main
   /// queue ignores it (``mainQueueIgnores(_:on:)``).
   public mutating func cancelAll(_ q: QueueID) {
+    defer { checkInvariants() }
     if mainQueueIgnores(.cancelAll, on: q) { return }
     for op in unfinishedMembers(of: q) where operations[op.slot].mainThreadWork == nil {
       cancel(op, because: .cancelAll(q))
@@ -88,6 +92,7 @@ extension World {
   /// level from the QoS (rule 24's last bullet): when that guess is the new level nothing
   /// happens, and when it is not where the operation is filed, the operation stays put.
   public mutating func setPriority(_ op: OpID, to priority: QueuePriority) {
+    defer { checkInvariants() }
     let r = operations[op.slot]
     let waiting = r.phase == .pending || r.phase == .ready
     record(.priorityChanged(priority), op: op, reason: waiting || r.phase == .created ? .command : .alreadyStarted)
@@ -118,6 +123,7 @@ extension World {
   /// Sets the operation's `qualityOfService`. It decides nothing about order on Darwin;
   /// on Linux it files an operation with no explicit priority when it is enqueued (rule 24).
   public mutating func setQualityOfService(_ op: OpID, to qos: QualityOfService) {
+    defer { checkInvariants() }
     operations[op.slot].spec.qualityOfService = qos
     let started = operations[op.slot].phase == .executing || operations[op.slot].phase == .finished
     record(.qualityOfServiceChanged(qos), op: op, reason: started ? .alreadyStarted : .command)
@@ -129,6 +135,7 @@ extension World {
   /// - Returns: `false` when the dependency already existed (the real API ignores duplicates).
   @discardableResult
   public mutating func addDependency(_ op: OpID, on dep: OpID) throws(SimulationError) -> Bool {
+    defer { checkInvariants() }
     if edges.first(in: operations[op.slot].dependencyList, where: { $0 == dep }) != nil { return false }
     // A cycle holds only operations that wait for their dependencies: not one that has
     // started, finished, or was cancelled before starting (it ignores them, rule 13).
@@ -150,6 +157,7 @@ extension World {
   /// to −1, so the operation is not ready until it is cancelled again.
   /// - Throws: ``SimulationError/notADependency(operation:dependency:)``.
   public mutating func removeDependency(_ op: OpID, on dep: OpID) throws(SimulationError) {
+    defer { checkInvariants() }
     guard edges.remove(dep, from: &operations[op.slot].dependencyList) else {
       throw .notADependency(operation: operations[op.slot].name, dependency: operations[dep.slot].name)
     }

@@ -14,6 +14,7 @@ extension World {
   public mutating func createQueue(
     name: String, maxConcurrent: Int? = nil, qualityOfService: QualityOfService? = nil
   ) throws(SimulationError) -> QueueID {
+    defer { checkInvariants() }
     try checkNewName(name)
     if let n = maxConcurrent, n < 0 { throw .invalidMaxConcurrent(n) }
     let id = QueueID(queues.count)
@@ -30,6 +31,7 @@ extension World {
   /// - Parameter max: the new limit, or `nil` for the default (−1, no limit).
   /// - Throws: for a limit below 0 (the real setter checks it first, on every queue).
   public mutating func setMaxConcurrent(_ q: QueueID, to max: Int?) throws(SimulationError) {
+    defer { checkInvariants() }
     if let n = max, n < 0 { throw .invalidMaxConcurrent(n) }
     if mainQueueIgnores(.maxConcurrent(max), on: q) { return }
     queues[q.slot].maxConcurrent = max
@@ -43,6 +45,7 @@ extension World {
   /// The main queue ignores it (``mainQueueIgnores(_:on:)``).
   /// - Throws: nothing at present; kept throwing like the other queue settings.
   public mutating func suspend(_ q: QueueID) throws(SimulationError) {
+    defer { checkInvariants() }
     if mainQueueIgnores(.suspend, on: q) { return }
     queues[q.slot].isSuspended = true
     queues[q.slot].firstActivity = queues[q.slot].firstActivity ?? now
@@ -52,6 +55,7 @@ extension World {
   /// `isSuspended = false`: the queue picks at once. The main queue ignores it.
   /// - Throws: nothing at present; kept throwing like the other queue settings.
   public mutating func resume(_ q: QueueID) throws(SimulationError) {
+    defer { checkInvariants() }
     if mainQueueIgnores(.resume, on: q) { return }
     queues[q.slot].isSuspended = false
     record(.resumed, queue: q, reason: .command)
@@ -61,6 +65,7 @@ extension World {
 
   /// Sets the queue's `qualityOfService`. The main queue's stays `userInteractive` (rule 41).
   public mutating func setQualityOfService(_ q: QueueID, to qos: QualityOfService) {
+    defer { checkInvariants() }
     if mainQueueIgnores(.qualityOfService(qos), on: q) { return }
     queues[q.slot].qualityOfService = qos
     record(.qualityOfServiceChanged(qos), queue: q, reason: .command)
@@ -74,6 +79,7 @@ extension World {
   /// - Returns: the barrier operation.
   @discardableResult
   public mutating func addBarrier(to q: QueueID, duration: Tick = 1) throws(SimulationError) -> OpID {
+    defer { checkInvariants() }
     if duration < 0 || duration > OperationSpec.maxDuration { throw .invalidDuration(duration) }
     queues[q.slot].barrierCount += 1
     var name = "\(queues[q.slot].name).barrier\(queues[q.slot].barrierCount)"
@@ -106,6 +112,7 @@ extension World {
 
   /// Switches the platform mode. Decisions taken from now on follow it.
   public mutating func setPlatform(_ newPlatform: Platform) {
+    defer { checkInvariants() }
     platform = newPlatform
     record(.platformChanged(newPlatform), reason: .command)
   }

@@ -88,6 +88,10 @@ public struct World: Sendable {
   var agenda = Heap<Wakeup>()
   var nextWakeupSequence = 0
   var nextPlace: UInt32 = 0
+  #if OPLAB_INVARIANTS
+  /// Actions since the invariants were last checked (see ``checkInvariants()``); debug builds only.
+  var actionsSinceInvariantCheck = 0
+  #endif
 
   /// Creates a world at tick 0 with the built-in serial `main` queue.
   /// - Parameter platform: the Foundation to imitate; Darwin's by default.
@@ -232,6 +236,7 @@ public struct World: Sendable {
   /// once instead of doubling them, like `Array.reserveCapacity`. Nothing else changes.
   /// Requests beyond what an ``OpID`` can number are cut to that.
   public mutating func reserveCapacity(operations more: Int, dependencies edgesMore: Int = 0) {
+    defer { checkInvariants() }
     let limit = Int(Int32.max)
     let total = self.operations.count + Swift.min(Swift.max(0, more), limit - self.operations.count)
     let links = edges.links.count + 2 * Swift.min(Swift.max(0, edgesMore), limit / 2)

@@ -9,6 +9,7 @@ extension World {
   ///   ``SimulationError/machineBusy(_:)`` when limiting the cores of a world whose work
   ///   already runs on unlimited ones.
   public mutating func setCores(_ n: Int?) throws(SimulationError) {
+    defer { checkInvariants() }
     if let n, n < 1 || n > Machine.maxCores { throw .invalidCores(n) }
     if n != nil, !cpu.engaged {
       if let busy = operations.firstIndex(where: { $0.phase == .executing && !$0.jammed && $0.mainThreadWork == nil })

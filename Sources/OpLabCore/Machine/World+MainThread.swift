@@ -8,6 +8,7 @@ extension World {
   /// Schedules a tap at `tick` (now or later): one tick of work on the main thread.
   /// - Throws: ``SimulationError/invalidTick(_:)`` for a tick in the past or past the last one.
   public mutating func tap(at tick: Tick) throws(SimulationError) {
+    defer { checkInvariants() }
     guard tick >= now else { throw .invalidTick("tick \(tick) is in the past (the clock is at \(now))") }
     guard tick <= Self.maxTick else { throw .invalidTick("tick \(tick) is past the last tick (\(Self.maxTick))") }
     record(.tapScheduled(tick), queue: .main, reason: .command)
@@ -24,6 +25,7 @@ extension World {
   ///     world has other work, and a run until idle does not wait for them.
   /// - Throws: ``SimulationError/invalidTick(_:)`` for a period below 1 or bad ticks.
   public mutating func setFrames(every: Tick?, from: Tick? = nil, until: Tick? = nil) throws(SimulationError) {
+    defer { checkInvariants() }
     guard let every else {
       frames = nil
       record(.framesChanged(every: nil), queue: .main, reason: .command)
@@ -50,6 +52,7 @@ extension World {
   /// that needs the main thread before the wait can return deadlocks it.
   @discardableResult
   public mutating func waitOnMainThread(_ q: QueueID?, cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
+    defer { checkInvariants() }
     // The wait begins (and ends) in the kernel, when it has the main thread.
     let wait = addMainThreadWork(.wait(q), reason: .command)
     let verdict = runLoop(cap: cap, interrupt: interrupt) { world in
