@@ -24,7 +24,9 @@ let package = Package(
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "OrderedCollections", package: "swift-collections"),
         "CPrefetch",
-      ]
+      ],
+      // Debug builds check the world's invariants as every action returns (World+Invariants.swift).
+      swiftSettings: [.define("OPLAB_INVARIANTS", .when(configuration: .debug))]
     ),
     // Cache prefetch hints for the core: one header, nothing to link, no effect on results.
     .systemLibrary(name: "CPrefetch"),

@@ -30,6 +30,7 @@ extension World {
   /// - Throws: ``SimulationError/cannotEnqueue(operation:phase:platform:)`` unless every
   ///   operation is new, or ``SimulationError/listedTwice(_:)``: nothing is added then.
   public mutating func enqueue(all ops: [OpID], on q: QueueID) throws(SimulationError) {
+    defer { checkInvariants() }
     try checkEnqueue(all: ops)
     for op in ops { file(op, on: q, reason: .command) }
     pick(on: q, trigger: .enqueued)
@@ -44,6 +45,7 @@ extension World {
   public mutating func enqueueOnMainThread(
     all ops: [OpID], on q: QueueID, cap: Tick? = nil, interrupt: Interrupt? = nil
   ) throws(SimulationError) -> RunVerdict {
+    defer { checkInvariants() }
     try checkEnqueue(all: ops)
     // The call is main-thread work that arrives now; it adds them when the main thread gets
     // to it (``beginMainThreadCall(_:)``), after what already waits there.
@@ -91,6 +93,7 @@ extension World {
   public mutating func waitUntilFinished(
     _ ops: [OpID], cap: Tick? = nil, interrupt: Interrupt? = nil
   ) -> RunVerdict {
+    defer { checkInvariants() }
     var verdict = RunVerdict.reached
     for op in ops {
       record(.waitStarted, op: op, reason: .command)
@@ -116,6 +119,7 @@ extension World {
   public mutating func waitOnMainThread(
     for ops: [OpID], cap: Tick? = nil, interrupt: Interrupt? = nil
   ) -> RunVerdict {
+    defer { checkInvariants() }
     let wait = addMainThreadWork(.waitForOperations, targets: ops, reason: .command)
     settle()
     return runMainThreadCall(wait, cap: cap, interrupt: interrupt)
@@ -144,6 +148,7 @@ extension World {
   ///   there (Darwin) or crashes (corelibs). Nothing changes then.
   @discardableResult
   public mutating func callStart(_ op: OpID) throws(SimulationError) -> OpID? {
+    defer { checkInvariants() }
     if let problem = startProblem(op) { throw problem }
     if operations[op.slot].isFinished {
       record(.startCalled, op: op, reason: .alreadyFinished)
@@ -234,6 +239,7 @@ extension World {
   /// - Throws: for an operation that is not a BlockOperation, or has started or finished
   ///   (the real call raises on Darwin and crashes on Linux).
   public mutating func addExecutionBlock(_ op: OpID, duration: Tick) throws(SimulationError) {
+    defer { checkInvariants() }
     let r = operations[op.slot]
     if duration < 0 || duration > OperationSpec.maxDuration { throw .invalidDuration(duration) }
     let blocks: [Tick]
@@ -273,6 +279,7 @@ extension World {
   /// - Throws: ``SimulationError/gateAfterDefinition(_:)`` for an operation that is in a
   ///   queue, started or finished; ``SimulationError/invalidName(_:)`` for a bad name.
   public mutating func gate(_ op: OpID, named name: String) throws(SimulationError) {
+    defer { checkInvariants() }
     guard Self.isValidName(name) else { throw .invalidName(name) }
     let r = operations[op.slot]
     guard r.phase == .created, r.queue == nil, r.mainThreadWork == nil, !r.isBarrier, gateOfOperation[op] == nil,
@@ -295,6 +302,7 @@ extension World {
   /// for `isReady`, so its queue reads the new value and, ready now, picks.
   /// - Throws: ``SimulationError/unknownGate(_:)``.
   public mutating func openGate(named name: String) throws(SimulationError) {
+    defer { checkInvariants() }
     guard let g = gates.firstIndex(where: { $0.name == name }) else { throw .unknownGate(name) }
     record(.gateOpened(Int32(g)), reason: gates[g].isOpen ? .alreadyFinished : .command)
     guard !gates[g].isOpen else { return }

@@ -18,7 +18,8 @@ public typealias Interrupt = () -> Bool
 
 /// The virtual clock.
 extension World {
-  /// Advances the clock by `ticks`, running everything due on the way.
+  /// Advances the clock by `ticks`, running everything due on the way (the learner's
+  /// `step`; the kernel's own step, one wake-up, is ``step(_:)-(Wakeup)``).
   /// - Throws: ``SimulationError/invalidTick(_:)`` for a negative count or an overflow.
   public mutating func step(_ ticks: Tick = 1) throws(SimulationError) {
     guard ticks >= 0 else { throw .invalidTick("step takes 0 or more ticks, not \(ticks)") }
@@ -42,6 +43,7 @@ extension World {
     advance(to: tick)
   }
 
+  /// Throws unless ``run(until:)`` may run to `tick`.
   func checkRunTarget(_ tick: Tick) throws(SimulationError) {
     guard tick >= now else { throw .invalidTick("tick \(tick) is in the past (the clock is at \(now))") }
     guard tick <= Self.maxTick || !nothingScheduled else {
@@ -49,6 +51,8 @@ extension World {
     }
   }
 
+  /// Runs every step due up to and including `target`, then sets the clock to it; the
+  /// checks are the caller's (``checkRunTarget(_:)``).
   mutating func advance(to target: Tick) {
     _ = advance(to: target, interrupt: nil)
   }
@@ -56,15 +60,14 @@ extension World {
   /// Like ``advance(to:)``, but asks `interrupt` between ticks.
   /// - Returns: `false` when interrupted (the clock then stands at the last tick it finished).
   mutating func advance(to target: Tick, interrupt: Interrupt?) -> Bool {
+    defer { checkInvariants() }
     var processed = 0
-    while true {
-      prepareNext()
-      guard let next = nextHappening(), next.tick <= target else { break }
+    while let next = nextWakeup(), next.tick <= target {
       if let interrupt, next.tick > now, processed >= Self.interruptInterval {
         processed = 0
         if interrupt() { return false }
       }
-      happen(next)
+      step(next)
       processed += 1
     }
     // The clock idles up to the target, but never past the last tick on its own.
@@ -73,62 +76,10 @@ extension World {
     return true
   }
 
-  /// The next thing to happen: the agenda's first wake-up, or a frame coming due first.
-  @inline(__always) func nextHappening() -> (tick: Tick, frame: Bool)? {
-    let first = agenda.min?.tick
-    // At the same tick, everything else goes first: a tap is handled before the frame is drawn.
-    // Frames without an end come due only while other work goes on (see onlyFramesGoOn()).
-    if let f = frames?.next, first.map({ f < $0 }) ?? true, !onlyFramesGoOn() { return (f, true) }
-    return first.map { ($0, false) }
-  }
-
-  mutating func happen(_ next: (tick: Tick, frame: Bool)) {
-    if next.frame {
-      now = max(now, next.tick)
-      fireFramesDue(through: now)
-    } else {
-      _ = processNext()
-      skipUndrawnFrames()
-    }
-  }
-
-  /// Moves the frame clock past frames that came due while only frames went on, and so
-  /// were never asked for, to the first due tick at or after the clock; else work that
-  /// comes later would bring them all at once, each dropping the one before.
-  mutating func skipUndrawnFrames() {
-    guard var clock = frames, clock.next < now else { return }
-    let steps = (now - clock.next + clock.every - 1) / clock.every
-    let (jump, overflow) = steps.multipliedReportingOverflow(by: clock.every)
-    let (next, overflowAgain) = clock.next.addingReportingOverflow(jump)
-    if overflow || overflowAgain || next > Self.maxTick || clock.until.map({ next > $0 }) == true {
-      frames = nil
-    } else {
-      clock.next = next
-      frames = clock
-    }
-  }
-
-  /// Whether frames without an end are all that goes on: no live wake-up, no CPU job and
-  /// no ready operation on `main` belongs to anything but a frame. Runs until idle (or
-  /// until a goal) draw no more frames then: what remains either ends with the frames'
-  /// own work or can never happen, and the goal gives its verdict.
-  /// - Complexity: O(wake-ups + CPU jobs + ready entries on `main`) at worst; it stops
-  ///   at the first entry that is not a frame's, and runs once per frame due.
-  func onlyFramesGoOn() -> Bool {
-    guard let f = frames, f.until == nil else { return false }
-    func isFrame(_ op: OpID) -> Bool { operations[op.slot].mainThreadWork == .frame }
-    if cpu.jobs.contains(where: { !isFrame($0.work.op) }) { return false }
-    for w in agenda.unordered where isLive(w) {
-      switch w.action {
-      case .workDone(let op, _), .cancelCheck(let op, _), .finishNow(let op, _, _, _), .step(let op, _):
-        if !isFrame(op) { return false }
-      case .cpu:
-        continue  // the jobs are checked above
-      case .blockDone, .completionDone, .completionStep, .tap:
-        return false
-      }
-    }
-    return !queues[QueueID.main.slot].readyHeap.unordered.contains { isReadyToStart($0, on: .main) && !isFrame($0.op) }
+  /// Runs every step due at the current tick (an action settling); the clock stays, and a
+  /// recomputation of the CPU shares may be left for later (see ``shareCPU(deferring:)``).
+  mutating func settle() {
+    while let next = nextWakeup(deferringShares: true), next.tick <= now { step(next) }
   }
 
   /// How many wake-ups run between two questions to an ``Interrupt``.
@@ -140,7 +91,8 @@ extension World {
   /// - Complexity: O(events · log events).
   @discardableResult
   public mutating func runUntilIdle(cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
-    runLoop(cap: cap, interrupt: interrupt) { world in
+    defer { checkInvariants() }
+    return runLoop(cap: cap, interrupt: interrupt) { world in
       world.nothingScheduled ? (world.isIdle ? .idle : .stalled(world.diagnose())) : nil
     }
   }
@@ -148,7 +100,8 @@ extension World {
   /// Runs until the operation finishes, or until nothing more can happen.
   @discardableResult
   public mutating func run(untilFinished op: OpID, cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
-    runLoop(cap: cap, interrupt: interrupt) { world in
+    defer { checkInvariants() }
+    return runLoop(cap: cap, interrupt: interrupt) { world in
       if world.operations[op.slot].isFinished { return .reached }
       return world.nothingScheduled ? .stalled(world.diagnose(startingWith: [op])) : nil
     }
@@ -161,6 +114,7 @@ extension World {
   public mutating func waitUntilAllOperationsAreFinished(
     _ q: QueueID? = nil, cap: Tick? = nil, interrupt: Interrupt? = nil
   ) -> RunVerdict {
+    defer { checkInvariants() }
     record(.waitStarted, queue: q, reason: .command)
     let verdict = runLoop(cap: cap, interrupt: interrupt) { world in
       let scope = q.map { [$0] } ?? world.queueIDs
@@ -178,15 +132,16 @@ extension World {
     return verdict
   }
 
-  /// Processes wake-ups one at a time until `goal` gives a verdict or the cap is reached.
+  /// Runs wake-ups one step at a time until `goal` gives a verdict or the cap is reached.
+  /// - Parameter goal: asked before each step; it reads the world and must not change it.
   mutating func runLoop(cap: Tick?, interrupt: Interrupt?, goal: (inout World) -> RunVerdict?) -> RunVerdict {
     var processed = 0
     while true {
-      prepareNext()
-      // A frame due at this tick belongs to it: it comes before any verdict — unless
-      // frames are all that goes on (below).
-      if let f = frames, f.next <= now, agenda.min.map({ $0.tick > now }) ?? true, !onlyFramesGoOn() {
-        fireFramesDue(through: now)
+      let next = nextWakeup()
+      // A frame due at this tick belongs to it: it is drawn before any verdict. (The
+      // goal is asked between the agenda's wake-ups at one tick, and may stop among them.)
+      if let next, next.isFrame, next.tick <= now {
+        step(next)
         continue
       }
       if let verdict = goal(&self) { return verdict }
@@ -194,7 +149,7 @@ extension World {
       // an end come due only while other work remains: a frame's own drawing does not keep
       // the run going (with `frames every 1` each frame ends as the next is due, so they
       // would otherwise go on to the limit, long after the last operation).
-      guard let next = nextHappening() else { return isIdle ? .idle : .stalled(diagnose()) }
+      guard let next else { return isIdle ? .idle : .stalled(diagnose()) }
       if next.tick > now {
         if let cap, next.tick > cap {
           now = max(now, cap)
@@ -206,7 +161,7 @@ extension World {
           if interrupt() { return .interrupted }
         }
       }
-      happen(next)
+      step(next)
       processed += 1
     }
   }

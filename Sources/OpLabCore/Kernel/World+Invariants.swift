@@ -7,7 +7,8 @@ extension World {
   /// and times in order; readiness counts match unfinished dependencies (except the
   /// Linux `removeDependency` strand); each phase and its copy in ``readiness`` agree;
   /// every dependency edge is listed as often on both sides (as a dependency of one
-  /// operation and a dependent of the other); the agenda holds nothing in the past.
+  /// operation and a dependent of the other); neither the agenda nor the frame clock holds
+  /// anything in the past.
   /// - Complexity: O(operations + dependencies + agenda).
   public func invariantViolations() -> [String] {
     var problems: [String] = []
@@ -74,6 +75,58 @@ extension World {
     if let first = agenda.min, first.tick < now {
       problems.append("the agenda holds a wake-up at tick \(first.tick), before now (\(now))")
     }
+    if let f = frames, f.next < now {
+      problems.append("the next frame is due at tick \(f.next), before now (\(now))")
+    }
     return problems
   }
+}
+
+/// The invariants checked as actions return, in debug builds.
+extension World {
+  /// Whether this build checks the invariants as every action returns
+  /// (``checkInvariants()``): debug builds, for which Package.swift defines
+  /// `OPLAB_INVARIANTS`; never release builds.
+  static var checksInvariants: Bool {
+    #if OPLAB_INVARIANTS
+    true
+    #else
+    false
+    #endif
+  }
+
+  /// Stops the program if an invariant is broken (``invariantViolations()``), in builds
+  /// with `OPLAB_INVARIANTS`, as swift-collections' `_checkInvariants()` does under
+  /// `COLLECTIONS_INTERNAL_CHECKS`; in other builds it is empty and costs nothing. A broken
+  /// invariant is the kernel's error, never the learner's: the message names every one.
+  ///
+  /// Every public mutating method of `World` calls it as it returns (in a `defer`), or
+  /// leaves it to the one it ends with (`step`, `run(until:)` to ``advance(to:interrupt:)``,
+  /// which time travel also calls directly; `addOperation` to `createOperation` and
+  /// `enqueue`). A check reads the whole world, so it runs after every action while the
+  /// world is small (see ``isInvariantCheckDue(size:actionsSinceCheck:)``) and less often
+  /// in a large one.
+  @inline(__always) mutating func checkInvariants() {
+    #if OPLAB_INVARIANTS
+    actionsSinceInvariantCheck += 1
+    let size = operations.count + edges.links.count + agenda.count
+    guard Self.isInvariantCheckDue(size: size, actionsSinceCheck: actionsSinceInvariantCheck) else { return }
+    actionsSinceInvariantCheck = 0
+    let problems = invariantViolations()
+    precondition(problems.isEmpty, "broken invariants at tick \(now): " + problems.joined(separator: "; "))
+    #endif
+  }
+
+  /// Whether an action ends with a check of the invariants: always while the world's size
+  /// (operations, dependency links and wake-ups) is at most ``invariantCheckSize`` — lessons,
+  /// sessions, the random sweeps — and past that once the actions since the last check are
+  /// half its size. A check costs O(size), so checks cost O(1) per action, amortised: a
+  /// debug build adding 100,000 operations does about three whole checks' worth of work,
+  /// not 100,000.
+  static func isInvariantCheckDue(size: Int, actionsSinceCheck: Int) -> Bool {
+    size <= invariantCheckSize || actionsSinceCheck * 2 >= size
+  }
+
+  /// The largest world checked after every action (see ``isInvariantCheckDue(size:actionsSinceCheck:)``).
+  static let invariantCheckSize = 256
 }

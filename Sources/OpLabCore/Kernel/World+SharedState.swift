@@ -20,6 +20,7 @@ extension World {
   /// - Throws: ``SimulationError/invalidName(_:)`` or ``SimulationError/duplicateName(_:)``.
   @discardableResult
   public mutating func createVariable(name: String, initial: Int = 0) throws(SimulationError) -> Int {
+    defer { checkInvariants() }
     try checkSharedName(name)
     try checkOverflow(compute: 0, initial: initial, name: name)
     var state = shared ?? SharedState()
@@ -35,6 +36,7 @@ extension World {
   /// Creates an `NSLock` (`lock NAME`).
   @discardableResult
   public mutating func createLock(name: String) throws(SimulationError) -> Int {
+    defer { checkInvariants() }
     try checkSharedName(name)
     var state = shared ?? SharedState()
     state.lockNames.append(name)
@@ -155,6 +157,7 @@ extension World {
   /// - Throws: ``SimulationError/invalidSpec(_:)`` for a step that names nothing, a lock step
   ///   (the lab's completion blocks take no locks), or an operation that has started.
   public mutating func setCompletionSteps(_ op: OpID, _ steps: [Step]) throws(SimulationError) {
+    defer { checkInvariants() }
     guard op.slot >= 0, op.slot < operations.count else { throw .unknownOperation("\(op)") }
     if steps.isEmpty { throw .invalidSpec("`completion does` needs at least one step") }
     if let l = steps.lazy.compactMap(\.lockName).first {
@@ -191,6 +194,7 @@ extension World {
   /// Sets the choices for the open points from now on (`order C1,C2,…`); an empty list
   /// goes back to the order without choices.
   public mutating func setStepOrder(_ script: [Int]) {
+    defer { checkInvariants() }
     var state = shared ?? SharedState()
     state.order = script.isEmpty ? nil : StepOrder(script)
     shared = state
@@ -199,6 +203,7 @@ extension World {
   /// Makes `choice` the choice at the next open point, keeping the choices made so far
   /// (`choose K`); starts choosing if nothing was.
   public mutating func chooseNext(_ choice: Int) {
+    defer { checkInvariants() }
     var state = shared ?? SharedState()
     var order = state.order ?? StepOrder()
     order.script = order.taken.map(\.chosen) + [Swift.max(0, choice)]

@@ -5,9 +5,11 @@ import OrderedCollections
 ///
 /// `World` is a discrete-event kernel on integer ticks, in the manner of SimPy's
 /// `Environment`: future wake-ups sit in an agenda ordered by (tick, sequence number),
-/// so events at the same tick happen in the order they were scheduled. Every action
-/// (enqueue, cancel, suspend, …) happens at ``now`` and settles completely — including
-/// everything it triggers at the same tick — before it returns.
+/// so events at the same tick happen in the order they were scheduled, and one step
+/// (``step(_:)``, `World+Step.swift`) takes the next and runs it; every way of running the
+/// clock is a loop over that step. Every action (enqueue, cancel, suspend, …) happens at
+/// ``now`` and settles completely — including everything it triggers at the same tick —
+/// before it returns.
 ///
 /// The scheduling rules are those of the real `OperationQueue`
 /// (`docs/operationqueue-semantics.md`); comments cite them as "rule N".
@@ -59,7 +61,7 @@ public struct World: Sendable {
   var edges = EdgePool()
   /// Each operation's phase, unfinished count and dependents, indexed like ``operations``.
   var readiness: [Readiness] = []
-  /// A buffer `finish` reuses to release dependents oldest first (see ``finish(_:outcome:reason:)``).
+  /// A buffer `finish` reuses to release dependents oldest first (see ``releaseDependents(of:)``).
   var releaseBuffer: [OpID] = []
   /// The operation started before the latest, whose release ``prepareRelease(startingNow:)``
   /// takes a step further (a prefetch hint's bookkeeping; it decides nothing).
@@ -86,6 +88,10 @@ public struct World: Sendable {
   var agenda = Heap<Wakeup>()
   var nextWakeupSequence = 0
   var nextPlace: UInt32 = 0
+  #if OPLAB_INVARIANTS
+  /// Actions since the invariants were last checked (see ``checkInvariants()``); debug builds only.
+  var actionsSinceInvariantCheck = 0
+  #endif
 
   /// Creates a world at tick 0 with the built-in serial `main` queue.
   /// - Parameter platform: the Foundation to imitate; Darwin's by default.
@@ -126,6 +132,50 @@ public struct World: Sendable {
       readiness[dep.slot].firstDependent = -1
     }
   }
+  /// Puts in `buffer` (emptied first) the operations that depend on `op` and have not
+  /// finished, in the order their edges were added, for a finish to release them.
+  ///
+  /// The pooled list reads newest first and the oldest is kept apart, so they are copied
+  /// out (the oldest last) and reversed. Read from `readiness`, not the records: a
+  /// dependent that stays pending is not read at all. The finished ones are filtered out
+  /// in a loop of their own: its reads do not depend on one another, so the processor
+  /// overlaps their cache misses (at a million operations most of them miss), where the
+  /// release loop, with its calls between reads, took them one at a time; and the record
+  /// of each one the release will make ready (its queue, level, place) is asked for.
+  /// Nothing a release does finishes an operation (finishing is always a scheduled
+  /// wake-up), so the filter still holds when each one is reached. It changes nothing in
+  /// the world, but is `mutating` so as not to copy it for the call (see ``peek()``).
+  mutating func waitingDependents(of op: OpID, into buffer: inout [OpID]) {
+    buffer.removeAll(keepingCapacity: true)
+    edges.appendOperations(from: readiness[op.slot].dependents, to: &buffer)
+    if readiness[op.slot].firstDependent >= 0 { buffer.append(OpID(Int(readiness[op.slot].firstDependent))) }
+    buffer.reverse()
+    var waiting = 0
+    for i in buffer.indices where readiness[buffer[i].slot].phase != .finished {
+      buffer[waiting] = buffer[i]
+      waiting += 1
+      if readiness[buffer[i].slot].unfinishedCount == 1 { operations.prefetch(buffer[i].slot) }
+    }
+    buffer.removeSubrange(waiting...)
+  }
+
+  /// Asks for what the finish of an operation starting now will read at random, in two
+  /// steps a start apart (see ``Swift/Array/prefetch(_:)``): now, its oldest dependent's
+  /// readiness and its first pooled link; at the next start, with those in cache, the
+  /// record of that dependent if this finish will make it ready, and the readiness of the
+  /// dependent the link names (``waitingDependents(of:into:)`` reads them). A hint only:
+  /// nothing here changes the world's behaviour.
+  mutating func prepareRelease(startingNow op: OpID) {
+    readiness.prefetch(Int(readiness[op.slot].firstDependent))
+    edges.prefetchLink(readiness[op.slot].dependents)
+    let earlier = startedBefore
+    startedBefore = op
+    guard earlier.slot >= 0, earlier.slot < readiness.count else { return }
+    let first = Int(readiness[earlier.slot].firstDependent)
+    if first >= 0, first < readiness.count, readiness[first].unfinishedCount == 1 { operations.prefetch(first) }
+    if let second = edges.operationReadingAhead(at: readiness[earlier.slot].dependents) { readiness.prefetch(second.slot) }
+  }
+
   /// `isReady`: no unfinished dependency is counted against the operation (or, cancelled
   /// before it started, it ignores them). Like the real flag, this is independent of the
   /// phase: a finished operation is ready.
@@ -186,6 +236,7 @@ public struct World: Sendable {
   /// once instead of doubling them, like `Array.reserveCapacity`. Nothing else changes.
   /// Requests beyond what an ``OpID`` can number are cut to that.
   public mutating func reserveCapacity(operations more: Int, dependencies edgesMore: Int = 0) {
+    defer { checkInvariants() }
     let limit = Int(Int32.max)
     let total = self.operations.count + Swift.min(Swift.max(0, more), limit - self.operations.count)
     let links = edges.links.count + 2 * Swift.min(Swift.max(0, edgesMore), limit / 2)
@@ -218,41 +269,9 @@ public struct World: Sendable {
     return overflow ? Tick.max : t
   }
 
+  /// Files a wake-up in the agenda, after every one scheduled before it for the same tick.
   mutating func schedule(_ action: Wakeup.Action, at tick: Tick) {
     agenda.insert(Wakeup(tick: tick, sequence: nextWakeupSequence, action: action))
     nextWakeupSequence += 1
   }
-}
-
-/// Something the kernel must do at a future (or the current) tick.
-struct Wakeup: Comparable, Sendable {
-  enum Action: Sendable {
-    /// The operation's work ends (success, failure or — for a forgetful async op — a jam).
-    case workDone(OpID, generation: UInt32)
-    /// The operation's code checks `isCancelled` and sees it.
-    case cancelCheck(OpID, generation: UInt32)
-    /// One BlockOperation block ends.
-    case blockDone(OpID, block: Int32, generation: UInt32)
-    /// The operation finishes without running `main()` to the end.
-    case finishNow(OpID, Outcome, Reason, generation: UInt32)
-    /// The completion block ends.
-    case completionDone(OpID)
-    /// The CPU model's next milestone: a job ends or reaches its cancellation check.
-    case cpu(generation: UInt32)
-    /// The user taps: a tap joins the main thread's work.
-    case tap
-    /// A step-by-step operation runs its next step (see ``Step``).
-    case step(OpID, generation: UInt32)
-    /// A completion block written as steps runs its next step.
-    case completionStep(OpID)
-  }
-
-  var tick: Tick
-  var sequence: Int
-  var action: Action
-
-  static func < (a: Wakeup, b: Wakeup) -> Bool {
-    a.tick != b.tick ? a.tick < b.tick : a.sequence < b.sequence
-  }
-  static func == (a: Wakeup, b: Wakeup) -> Bool { a.tick == b.tick && a.sequence == b.sequence }
 }

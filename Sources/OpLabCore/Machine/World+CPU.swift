@@ -9,6 +9,7 @@ extension World {
   ///   ``SimulationError/machineBusy(_:)`` when limiting the cores of a world whose work
   ///   already runs on unlimited ones.
   public mutating func setCores(_ n: Int?) throws(SimulationError) {
+    defer { checkInvariants() }
     if let n, n < 1 || n > Machine.maxCores { throw .invalidCores(n) }
     if n != nil, !cpu.engaged {
       if let busy = operations.firstIndex(where: { $0.phase == .executing && !$0.jammed && $0.mainThreadWork == nil })
@@ -122,10 +123,26 @@ extension World {
     cpu.dirty = true
   }
 
+  /// The CPU phase of every step (see ``prepareStep(deferringShares:)``): once nothing more
+  /// is due at this tick, the shares changed since the last phase are worked out anew
+  /// (``flushCPU()``), which may schedule the CPU's next milestone and leaves its earlier
+  /// wake-up stale (dropped here); before the clock moves, a recomputation left for later
+  /// is done too (``settleDeferredShares()``). Nothing happens while the CPU model is idle
+  /// or off, so worlds on unlimited cores pay two tests a step.
+  /// - Parameter deferring: `true` when the clock stays at this tick afterwards (an action
+  ///   settling): a recomputation may then be left for later.
+  @inline(__always) mutating func shareCPU(deferring: Bool) {
+    if cpu.dirty, (agenda.min?.tick ?? .max) > now {
+      flushCPU()
+      pruneStale()
+    }
+    if !deferring { settleDeferredShares() }
+  }
+
   /// Brings every job's work up to `now` at its current share.
   mutating func syncCPU() {
     guard cpu.engaged, cpu.syncedAt < now else { return }
-    // Deferred shares are settled before the clock moves (prepareNext); this is a safeguard.
+    // Deferred shares are settled before the clock moves (shareCPU); this is a safeguard.
     settleDeferredShares()
     let elapsed = Int64(now - cpu.syncedAt)
     var nothingDue = true

@@ -8,6 +8,7 @@ extension World {
   /// Schedules a tap at `tick` (now or later): one tick of work on the main thread.
   /// - Throws: ``SimulationError/invalidTick(_:)`` for a tick in the past or past the last one.
   public mutating func tap(at tick: Tick) throws(SimulationError) {
+    defer { checkInvariants() }
     guard tick >= now else { throw .invalidTick("tick \(tick) is in the past (the clock is at \(now))") }
     guard tick <= Self.maxTick else { throw .invalidTick("tick \(tick) is past the last tick (\(Self.maxTick))") }
     record(.tapScheduled(tick), queue: .main, reason: .command)
@@ -24,6 +25,7 @@ extension World {
   ///     world has other work, and a run until idle does not wait for them.
   /// - Throws: ``SimulationError/invalidTick(_:)`` for a period below 1 or bad ticks.
   public mutating func setFrames(every: Tick?, from: Tick? = nil, until: Tick? = nil) throws(SimulationError) {
+    defer { checkInvariants() }
     guard let every else {
       frames = nil
       record(.framesChanged(every: nil), queue: .main, reason: .command)
@@ -50,6 +52,7 @@ extension World {
   /// that needs the main thread before the wait can return deadlocks it.
   @discardableResult
   public mutating func waitOnMainThread(_ q: QueueID?, cap: Tick? = nil, interrupt: Interrupt? = nil) -> RunVerdict {
+    defer { checkInvariants() }
     // The wait begins (and ends) in the kernel, when it has the main thread.
     let wait = addMainThreadWork(.wait(q), reason: .command)
     let verdict = runLoop(cap: cap, interrupt: interrupt) { world in
@@ -122,6 +125,60 @@ extension World {
         frames = clock
       }
     }
+  }
+
+  /// The display's next frame as a wake-up, when it comes due before `first` (the agenda's
+  /// first wake-up): due at ``FrameClock/next``, after everything else scheduled for that
+  /// tick (it has the last sequence number: a tap at the tick is handled before the frame
+  /// is drawn). `nil` when frames are off, when `first` comes first, and while frames
+  /// without an end are all that goes on (``onlyFramesGoOn()``). `mutating` only so as not
+  /// to copy the world (see ``peek()``).
+  @inline(__always) mutating func frameWakeup(before first: Wakeup?) -> Wakeup? {
+    guard let f = frames?.next else { return nil }
+    let frame = Wakeup(tick: f, sequence: Wakeup.frameSequence, action: .frame)
+    guard first.map({ frame < $0 }) ?? true, !onlyFramesGoOn() else { return nil }
+    return frame
+  }
+
+  /// Moves the frame clock past frames that came due while only frames went on, and so
+  /// were never asked for, to the first due tick at or after the clock; else work that
+  /// comes later would bring them all at once, each dropping the one before.
+  mutating func skipUndrawnFrames() {
+    guard var clock = frames, clock.next < now else { return }
+    let steps = (now - clock.next + clock.every - 1) / clock.every
+    let (jump, overflow) = steps.multipliedReportingOverflow(by: clock.every)
+    let (next, overflowAgain) = clock.next.addingReportingOverflow(jump)
+    if overflow || overflowAgain || next > Self.maxTick || clock.until.map({ next > $0 }) == true {
+      frames = nil
+    } else {
+      clock.next = next
+      frames = clock
+    }
+  }
+
+  /// Whether frames without an end are all that goes on: no live wake-up, no CPU job and
+  /// no ready operation on `main` belongs to anything but a frame. Runs until idle (or
+  /// until a goal) draw no more frames then: what remains either ends with the frames'
+  /// own work or can never happen, and the goal gives its verdict.
+  /// - Complexity: O(wake-ups + CPU jobs + ready entries on `main`) at worst; it stops
+  ///   at the first entry that is not a frame's, and runs once per frame due.
+  func onlyFramesGoOn() -> Bool {
+    guard let f = frames, f.until == nil else { return false }
+    func isFrame(_ op: OpID) -> Bool { operations[op.slot].mainThreadWork == .frame }
+    if cpu.jobs.contains(where: { !isFrame($0.work.op) }) { return false }
+    for w in agenda.unordered where isLive(w) {
+      switch w.action {
+      case .workDone(let op, _), .cancelCheck(let op, _), .finishNow(let op, _, _, _), .step(let op, _):
+        if !isFrame(op) { return false }
+      case .cpu:
+        continue  // the jobs are checked above
+      case .frame:
+        continue  // never filed in the agenda
+      case .blockDone, .completionDone, .completionStep, .tap:
+        return false
+      }
+    }
+    return !queues[QueueID.main.slot].readyHeap.unordered.contains { isReadyToStart($0, on: .main) && !isFrame($0.op) }
   }
 
   /// A frame that could not start before the next one was due: it never runs.

@@ -48,6 +48,27 @@ struct EdgePool: Sendable {
   /// The operations in the list that starts at `head`, in order.
   func operations(from head: Int32) -> [OpID] { operations(in: EdgeList(head: head, tail: -1)) }
 
+  /// Appends the operations of the list that starts at `head` to `buffer`, in list order.
+  func appendOperations(from head: Int32, to buffer: inout [OpID]) {
+    var current = head
+    while current >= 0 {
+      buffer.append(links[Int(current)].op)
+      current = links[Int(current)].next
+    }
+  }
+
+  /// Asks for the cache line of the link at `index` (a hint, see
+  /// ``Swift/Array/prefetch(_:)``; -1 and other indices out of range are ignored).
+  func prefetchLink(_ index: Int32) { links.prefetch(Int(index)) }
+
+  /// The operation of the link at `index`, asking for the link after it: a list is read
+  /// ahead one link a call. `nil` for -1 (the end of a list).
+  func operationReadingAhead(at index: Int32) -> OpID? {
+    guard index >= 0, Int(index) < links.count else { return nil }
+    links.prefetch(Int(links[Int(index)].next))
+    return links[Int(index)].op
+  }
+
   /// Stores a new link, in a freed place if there is one.
   private mutating func take(_ link: Link) -> Int32 {
     if let reused = free.popLast() {
