@@ -75,21 +75,31 @@ import Testing
   func invalidInputIsRefused() throws {
     var w = World()
     let before = w.trace
-    #expect(throws: SimulationError.invalidSpec("an operation takes 0 or more ticks, not -1")) { try w.createOperation(spec("a", -1)) }
-    #expect(throws: SimulationError.invalidSpec("fails at 5 is outside the operation's 2 ticks of work")) {
+    #expect(throws: SimulationError.invalidSpec(.ticksOutOfRange(.operation, ticks: -1))) { try w.createOperation(spec("a", -1)) }
+    #expect(throws: SimulationError.invalidSpec(.failsOutsideWork(at: 5, duration: 2))) {
       try w.createOperation(spec("a", 2, failsAt: 5))
     }
     #expect(throws: SimulationError.invalidName("-x")) { try w.createOperation(spec("-x")) }
     #expect(throws: SimulationError.duplicateName("main")) { try w.createOperation(spec("main")) }
     #expect(throws: SimulationError.invalidMaxConcurrent(-2)) { try w.createQueue(name: "q", maxConcurrent: -2) }
-    #expect(throws: SimulationError.invalidTick("step takes 0 or more ticks, not -3")) { try w.step(-3) }
-    #expect(throws: SimulationError.invalidSpec("a completion block takes at most 1099511627776 ticks, not 9223372036854775807")) {
+    #expect(throws: SimulationError.invalidTick(.negativeStep(-3))) { try w.step(-3) }
+    #expect(throws: SimulationError.invalidSpec(.ticksOutOfRange(.completionBlock, ticks: Int.max))) {
       try w.createOperation(spec("a", 1, completion: Int.max))
     }
-    #expect(throws: SimulationError.invalidTick("step 9223372036854775807 would move the clock past the last tick (4611686018427387904)")) {
+    #expect(throws: SimulationError.invalidTick(.stepPastLastTick(Int.max))) {
       try w.step(1)
       try w.step(Int.max)
     }
+    // Errors are data; their words are the ones a learner reads.
+    #expect(SimulationError.invalidSpec(.ticksOutOfRange(.operation, ticks: -1)).description == "an operation takes 0 or more ticks, not -1")
+    #expect(SimulationError.invalidSpec(.failsOutsideWork(at: 5, duration: 2)).description == "fails at 5 is outside the operation's 2 ticks of work")
+    #expect(SimulationError.invalidTick(.negativeStep(-3)).description == "step takes 0 or more ticks, not -3")
+    #expect(
+      SimulationError.invalidSpec(.ticksOutOfRange(.completionBlock, ticks: Int.max)).description
+        == "a completion block takes at most 1099511627776 ticks, not 9223372036854775807")
+    #expect(
+      SimulationError.invalidTick(.stepPastLastTick(Int.max)).description
+        == "step 9223372036854775807 would move the clock past the last tick (4611686018427387904)")
     #expect(Array(w.trace.prefix(before.count)) == Array(before))
   }
 }
@@ -144,9 +154,9 @@ import Testing
     try replay.run(until: last + 10)
     #expect(replay.now == last + 2 && replay.operation(OpID(0)).finishedAt == last + 2)
     // Idle past the last tick, nothing may move the clock further.
-    #expect(throws: SimulationError.invalidTick("tick \(last + 10) is past the last tick (\(last))")) { try replay.run(until: last + 10) }
+    #expect(throws: SimulationError.invalidTick(.pastLastTick(last + 10))) { try replay.run(until: last + 10) }
     var idle = World()
-    #expect(throws: SimulationError.invalidTick("tick \(last + 1) is past the last tick (\(last))")) { try idle.run(until: last + 1) }
+    #expect(throws: SimulationError.invalidTick(.pastLastTick(last + 1))) { try idle.run(until: last + 1) }
     try idle.run(until: last)
     #expect(idle.now == last)
   }

@@ -158,9 +158,11 @@ import Testing
     let q = try w.createQueue(name: "q")
     try w.createVariable(name: "c", initial: Int.max)
     let before = w.trace.count
-    #expect(throws: SimulationError.invalidSpec(
-      "c starts at 9223372036854775807 and the compute steps add up to 1 in size, so a value could go past Int.max, "
-        + "where Swift's + traps (the program crashes: arithmetic overflow); use smaller numbers")) {
+    let cOverflows = SimulationError.invalidSpec(.computeOverflow(variable: "c", start: Int.max, total: 1))
+    #expect(
+      cOverflows.description == "c starts at 9223372036854775807 and the compute steps add up to 1 in size, so a value could go past Int.max, "
+        + "where Swift's + traps (the program crashes: arithmetic overflow); use smaller numbers")
+    #expect(throws: cOverflows) {
       try w.addOperation(SharedStateTests.stepped("a", [.read("c"), .compute(1), .write("c")]), to: q)
     }
     #expect(w.trace.count == before && w.operationID(named: "a") == nil)
@@ -171,16 +173,16 @@ import Testing
 
     var v = World()
     let a = try v.createOperation(SharedStateTests.stepped("a", [.compute(-4)]))
-    #expect(throws: SimulationError.invalidSpec(
-      "d starts at -9223372036854775805 and the compute steps add up to 4 in size, so a value could go past Int.min, "
-        + "where Swift's + traps (the program crashes: arithmetic overflow); use smaller numbers")) {
+    let dOverflows = SimulationError.invalidSpec(.computeOverflow(variable: "d", start: Int.min + 3, total: 4))
+    #expect(
+      dOverflows.description == "d starts at -9223372036854775805 and the compute steps add up to 4 in size, so a value could go past Int.min, "
+        + "where Swift's + traps (the program crashes: arithmetic overflow); use smaller numbers")
+    #expect(throws: dOverflows) {
       try v.createVariable(name: "d", initial: Int.min + 3)
     }
     try v.createVariable(name: "d", initial: Int.min + 4)
     // Int.min + 4 - 4 is Int.min, which fits; a completion block's compute steps count too.
-    #expect(throws: SimulationError.invalidSpec(
-      "d starts at -9223372036854775804 and the compute steps add up to 5 in size, so a value could go past Int.min, "
-        + "where Swift's + traps (the program crashes: arithmetic overflow); use smaller numbers")) {
+    #expect(throws: SimulationError.invalidSpec(.computeOverflow(variable: "d", start: Int.min + 4, total: 5))) {
       try v.setCompletionSteps(a, [.compute(1)])
     }
   }

@@ -253,7 +253,7 @@ extension World {
     if r.phase == .executing || r.isFinished { throw .blockAfterStart(operation: r.name, phase: r.phase, platform: platform) }
     let total = blocks.reduce(0, +) + duration
     if total > OperationSpec.maxDuration {
-      throw .invalidSpec("a BlockOperation's blocks take at most \(OperationSpec.maxDuration) ticks in all")
+      throw .invalidSpec(.blocksTooLong)
     }
     operations[op.slot].spec.kind = .blocks(blocks + [duration])
     record(.executionBlockAdded(duration), op: op, queue: r.queue, reason: .command)

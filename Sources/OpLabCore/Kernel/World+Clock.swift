@@ -22,10 +22,10 @@ extension World {
   /// `step`; the kernel's own step, one wake-up, is ``step(_:)-(Wakeup)``).
   /// - Throws: ``SimulationError/invalidTick(_:)`` for a negative count or an overflow.
   public mutating func step(_ ticks: Tick = 1) throws(SimulationError) {
-    guard ticks >= 0 else { throw .invalidTick("step takes 0 or more ticks, not \(ticks)") }
+    guard ticks >= 0 else { throw .invalidTick(.negativeStep(ticks)) }
     let (target, overflow) = now.addingReportingOverflow(ticks)
     guard !overflow, target <= Swift.max(Self.maxTick, now) else {
-      throw .invalidTick("step \(ticks) would move the clock past the last tick (\(Self.maxTick))")
+      throw .invalidTick(.stepPastLastTick(ticks))
     }
     advance(to: target)
   }
@@ -45,9 +45,9 @@ extension World {
 
   /// Throws unless ``run(until:)`` may run to `tick`.
   func checkRunTarget(_ tick: Tick) throws(SimulationError) {
-    guard tick >= now else { throw .invalidTick("tick \(tick) is in the past (the clock is at \(now))") }
+    guard tick >= now else { throw .invalidTick(.inThePast(tick, now: now)) }
     guard tick <= Self.maxTick || !nothingScheduled else {
-      throw .invalidTick("tick \(tick) is past the last tick (\(Self.maxTick))")
+      throw .invalidTick(.pastLastTick(tick))
     }
   }
 

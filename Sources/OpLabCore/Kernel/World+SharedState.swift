@@ -72,11 +72,7 @@ extension World {
     for (variable, value) in starts + [("", 0)] {
       let room = value < 0 ? Int.min.magnitude - value.magnitude : Int.max.magnitude - value.magnitude
       guard tooMany || UInt(amounts) > room else { continue }
-      let start = variable.isEmpty ? "the compute steps" : "\(variable) starts at \(value) and the compute steps"
-      throw .invalidSpec(
-        "\(start) add up to \(tooMany ? "more than \(Int.max)" : "\(amounts)") in size, so a value could go past "
-          + "\(value < 0 ? "Int.min" : "Int.max"), where Swift's + traps (the program crashes: arithmetic overflow); "
-          + "use smaller numbers")
+      throw .invalidSpec(.computeOverflow(variable: variable.isEmpty ? nil : variable, start: value, total: tooMany ? nil : amounts))
     }
   }
 
@@ -105,18 +101,18 @@ extension World {
     for step in steps {
       if case .add(let name, let queue) = step {
         guard let target = operationID(named: name) else {
-          throw .invalidSpec("there is no operation named '\(name)': define it first with `op \(name) … hold`")
+          throw .invalidSpec(.addsUnknownOperation(name))
         }
         guard operations[target.slot].phase == .created else {
-          throw .invalidSpec("\(name) is already in a queue, and an operation can be added only once: define it with `hold` for a step to add it")
+          throw .invalidSpec(.addsQueuedOperation(name))
         }
         guard queueID(named: queue) != nil else { throw .unknownQueue(queue) }
       }
       if let v = step.variable, shared?.variable(named: v) == nil {
-        throw .invalidSpec("there is no shared variable named '\(v)': create it first with `var \(v) = 0`")
+        throw .invalidSpec(.unknownVariable(v))
       }
       if let l = step.lockName, shared?.lock(named: l) == nil {
-        throw .invalidSpec("there is no lock named '\(l)': create it first with `lock \(l)`")
+        throw .invalidSpec(.unknownLock(l))
       }
     }
   }
@@ -159,12 +155,12 @@ extension World {
   public mutating func setCompletionSteps(_ op: OpID, _ steps: [Step]) throws(SimulationError) {
     defer { checkInvariants() }
     guard op.slot >= 0, op.slot < operations.count else { throw .unknownOperation("\(op)") }
-    if steps.isEmpty { throw .invalidSpec("`completion does` needs at least one step") }
+    if steps.isEmpty { throw .invalidSpec(.noSteps(.completionBlock)) }
     if let l = steps.lazy.compactMap(\.lockName).first {
-      throw .invalidSpec("a completion block in the lab takes no locks (`lock \(l)`): take the lock in an operation's work")
+      throw .invalidSpec(.lockInCompletion(l))
     }
     guard operations[op.slot].startedAt == nil, !operations[op.slot].isFinished else {
-      throw .invalidSpec("\(operations[op.slot].name) has started: set its completion block before it runs")
+      throw .invalidSpec(.completionAfterStart(operations[op.slot].name))
     }
     try checkSteps(steps)
     if shared == nil { shared = SharedState() }

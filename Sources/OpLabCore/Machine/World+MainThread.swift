@@ -9,8 +9,8 @@ extension World {
   /// - Throws: ``SimulationError/invalidTick(_:)`` for a tick in the past or past the last one.
   public mutating func tap(at tick: Tick) throws(SimulationError) {
     defer { checkInvariants() }
-    guard tick >= now else { throw .invalidTick("tick \(tick) is in the past (the clock is at \(now))") }
-    guard tick <= Self.maxTick else { throw .invalidTick("tick \(tick) is past the last tick (\(Self.maxTick))") }
+    guard tick >= now else { throw .invalidTick(.inThePast(tick, now: now)) }
+    guard tick <= Self.maxTick else { throw .invalidTick(.pastLastTick(tick)) }
     record(.tapScheduled(tick), queue: .main, reason: .command)
     schedule(.tap, at: tick)
     settle()
@@ -32,14 +32,14 @@ extension World {
       return
     }
     guard every >= 1, every <= OperationSpec.maxDuration else {
-      throw .invalidTick("frames come every 1 to \(OperationSpec.maxDuration) ticks, not \(every)")
+      throw .invalidTick(.framePeriod(every))
     }
     let first = from ?? now
-    guard first >= now else { throw .invalidTick("tick \(first) is in the past (the clock is at \(now))") }
-    guard first <= Self.maxTick else { throw .invalidTick("tick \(first) is past the last tick (\(Self.maxTick))") }
-    if let until, until < first { throw .invalidTick("the frames would end (t=\(until)) before they start (t=\(first))") }
+    guard first >= now else { throw .invalidTick(.inThePast(first, now: now)) }
+    guard first <= Self.maxTick else { throw .invalidTick(.pastLastTick(first)) }
+    if let until, until < first { throw .invalidTick(.framesEndBeforeStart(until: until, first: first)) }
     if let until, (until - first) / every >= Self.maxFrames {
-      throw .invalidTick("that is \((until - first) / every + 1) frames; the lab draws at most \(Self.maxFrames) (use a longer period or an earlier end)")
+      throw .invalidTick(.tooManyFrames((until - first) / every + 1))
     }
     frames = FrameClock(every: every, next: first, until: until)
     record(.framesChanged(every: every), queue: .main, reason: .command)

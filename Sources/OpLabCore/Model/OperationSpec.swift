@@ -109,22 +109,21 @@ public struct OperationSpec: Hashable, Sendable {
   /// - Throws: ``SimulationError/invalidSpec(_:)`` naming the bad field.
   public func validate() throws(SimulationError) {
     let limit = Self.maxDuration
-    func check(_ value: Tick, _ what: String) throws(SimulationError) {
-      if value < 0 { throw .invalidSpec("\(what) takes 0 or more ticks, not \(value)") }
-      if value > limit { throw .invalidSpec("\(what) takes at most \(limit) ticks, not \(value)") }
+    func check(_ value: Tick, _ part: SpecPart) throws(SimulationError) {
+      if value < 0 || value > limit { throw .invalidSpec(.ticksOutOfRange(part, ticks: value)) }
     }
-    try check(duration, "an operation")
+    try check(duration, .operation)
     if case .every(let n) = cancellation, n < 1 {
-      throw .invalidSpec("cancel-check every N needs N of at least 1, not \(n)")
+      throw .invalidSpec(.cancelCheckPeriod(n))
     }
     if let f = failsAt, f < 0 || f > duration {
-      throw .invalidSpec("fails at \(f) is outside the operation's \(duration) \(duration == 1 ? "tick" : "ticks") of work")
+      throw .invalidSpec(.failsOutsideWork(at: f, duration: duration))
     }
-    if let c = completion { try check(c, "a completion block") }
+    if let c = completion { try check(c, .completionBlock) }
     if case .blocks(let blocks) = kind {
-      if blocks.isEmpty { throw .invalidSpec("a BlockOperation needs at least one block") }
-      for b in blocks { try check(b, "a block") }
-      if blocks.reduce(0, +) > limit { throw .invalidSpec("a BlockOperation's blocks take at most \(limit) ticks in all") }
+      if blocks.isEmpty { throw .invalidSpec(.noBlocks) }
+      for b in blocks { try check(b, .block) }
+      if blocks.reduce(0, +) > limit { throw .invalidSpec(.blocksTooLong) }
     }
     if case .steps(let steps) = kind { try Self.validate(steps, duration: duration) }
   }
@@ -132,10 +131,9 @@ public struct OperationSpec: Hashable, Sendable {
   /// Checks a step-by-step operation's steps: at least one, no more than its ticks (a step
   /// takes a tick), and every `unlock` of a lock the operation took before it.
   static func validate(_ steps: [Step], duration: Tick) throws(SimulationError) {
-    if steps.isEmpty { throw .invalidSpec("`does` needs at least one step") }
+    if steps.isEmpty { throw .invalidSpec(.noSteps(.operation)) }
     if Tick(steps.count) > duration {
-      throw .invalidSpec(
-        "\(steps.count) steps take \(steps.count) ticks (one a tick), more than the operation's \(duration): use takes \(steps.count) or more")
+      throw .invalidSpec(.moreStepsThanTicks(steps: steps.count, duration: duration))
     }
     var held: [String] = []
     for step in steps {
@@ -143,7 +141,7 @@ public struct OperationSpec: Hashable, Sendable {
       case .lock(let l): held.append(l)
       case .unlock(let l):
         guard let i = held.lastIndex(of: l) else {
-          throw .invalidSpec("`unlock \(l)` comes before any `lock \(l)` of this operation: only the thread that locked an NSLock may unlock it")
+          throw .invalidSpec(.unlockBeforeLock(l))
         }
         held.remove(at: i)
       default: break

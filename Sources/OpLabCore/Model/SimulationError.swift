@@ -11,8 +11,8 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
   case duplicateName(String)
   /// Names must be non-empty identifiers.
   case invalidName(String)
-  /// A number or combination in an operation spec that cannot run.
-  case invalidSpec(String)
+  /// A number or combination in an operation spec, or a step, that cannot run.
+  case invalidSpec(SpecProblem)
   /// Enqueueing an operation that is not fresh (rule 39).
   case cannotEnqueue(operation: String, phase: OpPhase, platform: Platform)
   /// A `maxConcurrentOperationCount` below −1 crashes (rule 26).
@@ -20,7 +20,7 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
   /// The operation does not depend on the other one.
   case notADependency(operation: String, dependency: String)
   /// A clock argument that goes backwards or overflows.
-  case invalidTick(String)
+  case invalidTick(TickProblem)
   /// Time travel to a tick the simulation has not reached.
   case tickNotReached(requested: Tick, now: Tick)
   /// A barrier's duration must be 0 or more.
@@ -51,6 +51,16 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
   /// No gate has that name.
   case unknownGate(String)
 
+  /// What to do instead, where a sentence helps beyond the ``description``.
+  public var hint: String? {
+    switch self {
+    case .cannotEnqueue: "define a new operation with `op` instead"
+    case .tickNotReached: "use `step` or `run` to move forward"
+    case .invalidCores: "e.g. `machine cores 4`, or `machine unlimited` for a core per running piece of work"
+    default: nil
+    }
+  }
+
   public var description: String {
     switch self {
     case .unknownOperation(let name): "there is no operation named '\(name)'"
@@ -60,7 +70,7 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
       World.reservedNames.contains(name.lowercased())
         ? "'\(name)' is a reserved word and cannot name an operation or a queue"
         : "'\(name)' is not a valid name: use letters, digits, '-', '_' and '.', starting with a letter"
-    case .invalidSpec(let why): why
+    case .invalidSpec(let problem): problem.description
     case .cannotEnqueue(let name, let phase, let platform):
       "'\(name)' is \(Self.phrase(phase)) and cannot be added to a queue again: "
         + (platform == .apple
@@ -69,7 +79,7 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
     case .invalidMaxConcurrent(let n):
       "maxConcurrentOperationCount must be 0 or more, or default (-1); the real setter crashes on \(n)"
     case .notADependency(let op, let dep): "'\(op)' does not depend on '\(dep)'"
-    case .invalidTick(let why): why
+    case .invalidTick(let problem): problem.description
     case .tickNotReached(let requested, let now):
       "tick \(requested) has not happened yet (the clock is at \(now))"
     case .invalidDuration(let n): "a duration is 0 to \(OperationSpec.maxDuration) ticks, not \(n)"

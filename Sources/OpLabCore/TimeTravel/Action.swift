@@ -158,14 +158,14 @@ extension World {
     case .addBarrier(let q, let duration): return (.operation(try addBarrier(to: q, duration: duration)), true)
     case .setPlatform(let p): setPlatform(p)
     case .step(let n):
-      guard n >= 0 else { throw .invalidTick("step takes 0 or more ticks, not \(n)") }
+      guard n >= 0 else { throw .invalidTick(.negativeStep(n)) }
       let (target, overflow) = now.addingReportingOverflow(n)
       guard !overflow, target <= Swift.max(Self.maxTick, now) else {
-        throw .invalidTick("step \(n) would move the clock past the last tick (\(Self.maxTick))")
+        throw .invalidTick(.stepPastLastTick(n))
       }
       return try runClock(to: target, cap: cap, interrupt: interrupt)
     case .runUntil(let t):
-      guard t >= now else { throw .invalidTick("tick \(t) is in the past (the clock is at \(now))") }
+      guard t >= now else { throw .invalidTick(.inThePast(t, now: now)) }
       return try runClock(to: t, cap: cap, interrupt: interrupt)
     case .runUntilIdle:
       let v = runUntilIdle(cap: cap, interrupt: interrupt)

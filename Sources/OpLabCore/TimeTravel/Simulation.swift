@@ -124,7 +124,7 @@ public struct Simulation: Sendable {
   /// - Complexity: replays at most the actions since the nearest checkpoint.
   @discardableResult
   public mutating func rewind(to tick: Tick) throws(SimulationError) -> Bool {
-    guard tick >= 0 else { throw .invalidTick("there is no tick before 0") }
+    guard tick >= 0 else { throw .invalidTick(.beforeZero) }
     guard tick <= world.now else { throw .tickNotReached(requested: tick, now: world.now) }
     let start = checkpoint.latest { $0.world.now <= tick }
     guard start.world.now <= tick else { return false }
@@ -180,7 +180,7 @@ public struct Simulation: Sendable {
   /// - Returns: as ``rewind(to:)``.
   @discardableResult
   public mutating func back(_ ticks: Tick = 1) throws(SimulationError) -> Bool {
-    guard ticks >= 0 else { throw .invalidTick("back takes 0 or more ticks, not \(ticks)") }
+    guard ticks >= 0 else { throw .invalidTick(.negativeBack(ticks)) }
     return try rewind(to: max(0, world.now - ticks))
   }
 

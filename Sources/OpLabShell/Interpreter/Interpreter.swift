@@ -183,7 +183,7 @@ public final class Interpreter {
       reply.pageable = command.traits.pages
       return reply
     } catch let error as SimulationError {
-      return Reply(error: Diagnostic(column: argumentColumn, length: argumentLength, message: error.description, hint: hint(for: error)))
+      return Reply(error: Diagnostic(column: argumentColumn, length: argumentLength, message: error.description, hint: error.hint))
     } catch let error as Diagnostic {
       return Reply(error: error)
     } catch {
@@ -217,15 +217,6 @@ public final class Interpreter {
 
   static func canonical(_ line: String) -> String {
     Lexer.canonical(line)
-  }
-
-  private func hint(for error: SimulationError) -> String? {
-    switch error {
-    case .cannotEnqueue: "define a new operation with `op` instead"
-    case .tickNotReached: "use `step` or `run` to move forward"
-    case .invalidCores: "e.g. `machine cores 4`, or `machine unlimited` for a core per running piece of work"
-    default: nil
-    }
   }
 
   // MARK: - Commands
