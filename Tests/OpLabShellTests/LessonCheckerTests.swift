@@ -53,6 +53,16 @@ import Testing
     ])
   }
 
+  @Test("A question asks about finishing by its words: \"depends\" is not \"ends\"; an aside in parentheses names no operation")
+  func questionWords() throws {
+    #expect(!LessonChecker.asksAboutFinishing("When does f3, which depends on f1, start?"))
+    #expect(LessonChecker.asksAboutFinishing("At which tick does row6 arrive?"))
+    #expect(LessonChecker.asksAboutFinishing("When does a end?"))
+    let i = Interpreter()
+    for line in ["op a takes 1", "op b takes 1"] { #expect(i.execute(line).error == nil) }
+    #expect(LessonChecker.operations(namedIn: "When does b start? (type a number)", in: i.world) == ["b"])
+  }
+
   // MARK: Tasks
 
   @Test("A task a plain `run` solves is refused")
@@ -90,6 +100,21 @@ import Testing
     #expect(!Condition.cancelled("a").settled(in: i.world))
     #expect(i.execute("run").error == nil)
     #expect(Condition.cancelled("a").settled(in: i.world))  // finished: cancel() does nothing now
+  }
+
+  @Test("At rest with every check holding but a `not` that could still change, the learner hears why it is not done")
+  func notDoneWhileUnsettled() throws {
+    let i = Interpreter()
+    for line in ["queue q max 1", "suspend q", "op a on q takes 2", "op c on q takes 1", "cancel c"] { #expect(i.execute(line).error == nil) }
+    let lesson = try LessonParser.parse("title: T\ntask: Keep c.\n  check: not skipped c\n  else: c was skipped.\n  solution: run\n", file: "t.lesson")
+    let t = try #require(lesson.items.compactMap { item -> LessonTask? in if case .task(let t) = item { t } else { nil } }.first)
+    i.undoFloor = i.script.count
+    var coach = TaskCoach(task: t, lab: TaskCoach.Lab(i))
+    #expect(i.execute("run").error == nil)  // q is suspended: nothing can happen
+    #expect(!TaskCoach.done(t, in: i.world))
+    #expect(coach.judge(in: TaskCoach.Lab(i), clockMoved: true) == [
+      .notDoneYet("Not done yet: c has not finished, so `not skipped c` could still change. (`hint` helps.)")
+    ])
   }
 
   // MARK: Lints

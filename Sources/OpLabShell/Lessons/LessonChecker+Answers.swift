@@ -22,8 +22,11 @@ extension LessonChecker {
   /// Whether a question asks about finishing ("finish", "arrive", "end", "complete", "done")
   /// rather than starting.
   static func asksAboutFinishing(_ question: String) -> Bool {
-    let q = question.lowercased()
-    return ["finish", "arrive", "end?", "ends", "complete", "done"].contains { q.contains($0) }
+    // By words, so that "depends" is not "ends".
+    let words = question.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init)
+    return words.contains { w in
+      ["finish", "arriv", "complet"].contains(where: w.hasPrefix) || ["end", "ends", "ended", "done"].contains(w)
+    }
   }
 
   /// The operations of `world` a text names, in the order it names them, each once. An
