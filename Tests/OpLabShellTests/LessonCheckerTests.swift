@@ -58,6 +58,8 @@ import Testing
     #expect(!LessonChecker.asksAboutFinishing("When does f3, which depends on f1, start?"))
     #expect(LessonChecker.asksAboutFinishing("At which tick does row6 arrive?"))
     #expect(LessonChecker.asksAboutFinishing("When does a end?"))
+    #expect(LessonChecker.asksForATick("At what time does d5 start?"))
+    #expect(!LessonChecker.asksForATick("How many ticks does d5 take? When it starts, d4 is done."))
     let i = Interpreter()
     for line in ["op a takes 1", "op b takes 1"] { #expect(i.execute(line).error == nil) }
     #expect(LessonChecker.operations(namedIn: "When does b start? (type a number)", in: i.world) == ["b"])

@@ -15,7 +15,7 @@ extension LessonChecker {
   /// Whether a question asks for a tick ("At which tick…?", "When…?"), not a length ("How many ticks…?").
   static func asksForATick(_ question: String) -> Bool {
     let q = question.lowercased()
-    return (q.contains("which tick") || q.contains("what tick") || q.hasPrefix("when") || q.contains(". when") || q.contains("? when"))
+    return (q.contains("which tick") || q.contains("what tick") || q.contains("what time") || q.contains("which time") || q.hasPrefix("when") || q.contains(". when") || q.contains("? when"))
       && !q.contains("how many") && !q.contains("how long")
   }
 
