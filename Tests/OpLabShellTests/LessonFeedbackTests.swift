@@ -216,6 +216,7 @@ import TestSupport
     let report = LessonChecker.check(try LessonParser.parse(text, file: "f.lesson"))
     #expect(report.failures.map(\.message) == [
       "the prediction's answer rests on a tie: b and c both started at t=0, and the real queue leaves their order unspecified",
+      "the lesson has no task: a learner never does what it teaches",
     ])
   }
 
@@ -233,6 +234,7 @@ import TestSupport
     let report = LessonChecker.check(try LessonParser.parse(text, file: "o.lesson"))
     #expect(report.failures.map(\.message) == [
       "the prediction's answer orders a tie: a and b both finished at t=2, and the real queue leaves their order unspecified",
+      "the lesson has no task: a learner never does what it teaches",
     ])
   }
 

@@ -319,9 +319,42 @@ public indirect enum Condition: Hashable, Sendable {
       return world.now > at
     case .now(let t):
       return world.now > t
+    case .cancelled(let name):
+      // Cancelling cannot be taken back, and a finished operation ignores `cancel()`.
+      guard let r = record(name) else { return false }
+      return r.isCancelled || r.isFinished
+    case .phase(let name, let phase):
+      // Finished is for good; an operation that runs never waits again.
+      guard let r = record(name) else { return false }
+      if r.isFinished { return true }
+      return r.phase == .executing && phase != .executing && phase != .finished
+    case .on(let name, _):
+      // An operation joins one queue, once.
+      return record(name)?.queue != nil
+    case .uiOnMain:
+      // A touch off the main thread stays in the trace.
+      return !world.raceReport().offMainThread.isEmpty
     default:
       return false
     }
+  }
+
+  /// Whether a task check holding now is not enough to call it done: a `not` about what an
+  /// operation does (`not skipped c`, `not cancelled x`, `not started d at 5`) holds before
+  /// the operation has done anything, so it counts only once it can no longer change
+  /// (``settled(in:)``).
+  public var waitsToSettle: Bool {
+    guard case .not(let inner) = self else { return false }
+    switch inner.positive {
+    case .started, .finished, .skipped, .cancelled, .outcome, .completed, .overlap, .order, .on: return true
+    default: return false
+    }
+  }
+
+  /// Whether a task check counts as met: it holds, and a `not` about what an operation does
+  /// can no longer change (``waitsToSettle``).
+  public func met(in world: World) -> Bool {
+    holds(in: world) && (!waitsToSettle || settled(in: world))
   }
 
   /// Whether the condition holds in `world`. Unknown names make it false.

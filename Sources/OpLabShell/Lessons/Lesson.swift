@@ -13,6 +13,8 @@ public struct Lesson: Sendable {
   public var file: String
   /// Everything in order.
   public var items: [Item]
+  /// The line in the file where each narrative paragraph (`.text` item) begins, by item index.
+  public var paragraphLines: [Int: Int] = [:]
 
   /// One element of a lesson.
   public enum Item: Sendable {

@@ -94,18 +94,14 @@ public enum LessonChecker {
           file: lesson.file, line: p.line, column: 1, message: "the \(what) has no verify: line, so nothing proves its answer",
           hint: "add a condition that holds after the reveal, e.g. `verify: started f1 at 3`"))
       }
-      // An answer that is a tick ("At which tick…?", "When…?", not "How many ticks…?")
-      // must agree with the ticks its proof pins.
-      let question = p.question.lowercased()
-      let asksForATick = (question.contains("which tick") || question.contains("what tick") || question.hasPrefix("when"))
-        && !question.contains("how many") && !question.contains("how long")
-      if asksForATick, let n = Tick(Answers.normalize(p.answer)) {
-        let ticks = p.verify.compactMap { $0.condition.tick }
-        if let first = p.verify.first(where: { $0.condition.tick != nil }), !ticks.contains(n) {
-          fail(first.source, "the answer says \(n), but the proof checks t=\(ticks.map(String.init).joined(separator: ", t=")): \(first.source.text)",
-               hint: "make `answer:` and `verify:` agree")
-        }
+      // A typed answer is checked against the world: a tick against the tick of the
+      // operation the question names, an order against the order that ran.
+      for problem in LessonChecker.typedAnswerProblems(p, in: interpreter.world) {
+        failures.append(LessonError(
+          file: lesson.file, line: problem.source?.line ?? p.line, column: problem.source?.column ?? 1,
+          message: problem.message, hint: problem.hint))
       }
+      let question = p.question.lowercased()
       // An answer that names one operation as "first" or "last" among choices that are
       // operations must not rest on a same-tick tie.
       if question.contains("first") || question.contains("last"), !p.choices.isEmpty,
@@ -149,18 +145,54 @@ public enum LessonChecker {
     }
     /// Whether the lab's world is as it was: the same clock and the same commands.
     func state() -> (Tick, [String]) { (interpreter.world.now, interpreter.script.map(\.text)) }
-    for item in lesson.items {
+    /// Placeholders in prose must name what the world has where the text is shown.
+    func prose(_ text: String, line: Int, column: Int = 1) {
+      for problem in LessonChecker.placeholderProblems(in: text, world: interpreter.world) {
+        failures.append(LessonError(file: lesson.file, line: line, column: column, message: problem.message, hint: problem.hint))
+      }
+    }
+    /// What a question's choices and answer cannot hold, and the question's own placeholders.
+    func asked(_ p: Prediction, _ what: String) {
+      prose(p.question, line: p.line)
+      for (text, kind) in p.choices.map({ ($0, "a choice") }) + [(p.answer, "an answer")] {
+        if let problem = LessonChecker.placeholderRefused(in: text, what: kind) {
+          failures.append(LessonError(file: lesson.file, line: p.line, column: 1, message: "in the \(what), " + problem.message, hint: problem.hint))
+        }
+      }
+    }
+    // The last run: block since the learner last answered or acted, and the world before it.
+    var lastRun: (line: Int, events: Int)?
+    var eventsAtLastQuestion = 0
+    for (index, item) in lesson.items.enumerated() {
       switch item {
-      case .text, .pause: break
+      case .pause: break
+      case .text(let paragraph):
+        prose(paragraph, line: lesson.paragraphLines[index] ?? 1)
       case .run(let commands):
         if !run(commands) { return Report(lesson: lesson, failures: failures) }
+        if let first = commands.first, interpreter.world.trace.count > eventsAtLastQuestion {
+          lastRun = (first.line, interpreter.world.trace.count)
+        }
       case .predict(let p):
+        // A run: before the question that already played what it asks gives the answer away.
+        if let shown = lastRun, let what = LessonChecker.answerShown(p, in: interpreter.world) {
+          failures.append(LessonError(
+            file: lesson.file, line: shown.line, column: 1,
+            message: "this run: shows the answer to the prediction at line \(p.line) before it is asked (\(what))",
+            hint: "stop the run: before what the question asks about happens, and let the prediction's reveal: play it"))
+        }
+        asked(p, "prediction")
         if !prediction(p, "prediction") { return Report(lesson: lesson, failures: failures) }
+        prose(p.explain, line: p.line)
+        lastRun = nil
+        eventsAtLastQuestion = interpreter.world.trace.count
         if let again = p.again {
           // Played in a what-if branch, as the runner does, so the lesson's world goes on unchanged.
           let before = state()
           _ = interpreter.execute("fork")
+          asked(again.prediction, "second case")
           if !run(again.setup) || !prediction(again.prediction, "second case") { return Report(lesson: lesson, failures: failures) }
+          prose(again.explain, line: again.line)
           _ = interpreter.execute("unfork")
           if state() != before {
             failures.append(LessonError(
@@ -169,11 +201,19 @@ public enum LessonChecker {
           }
         }
       case .task(let t):
-        if t.checks.allSatisfy({ $0.condition.holds(in: interpreter.world) }) {
+        prose(t.goal, line: t.line)
+        lastRun = nil
+        if TaskCoach.done(t, in: interpreter.world) {
           failures.append(LessonError(
             file: lesson.file, line: t.line, column: 1, message: "the task is already done before the learner does anything",
             hint: "its checks must fail until the learner acts"))
+        } else if let (move, tick) = LessonChecker.doNothingSolves(t, interpreter) {
+          failures.append(LessonError(
+            file: lesson.file, line: t.line, column: 1,
+            message: "the task is done by `\(move)` alone, at t=\(tick): a learner who does nothing it teaches passes",
+            hint: "add a check that only what the task teaches makes hold (e.g. `check: cancelled b`)"))
         }
+        let namesBefore = Set(interpreter.world.operationNames + interpreter.world.allQueueNames)
         for c in t.checks where c.message == nil {
           fail(c.source, "this check: has no else: message, so a learner who misses it would see the condition's raw words",
                column: 1, hint: "write, on the next line, `else:` and what went wrong and the way out, in the lesson's words")
@@ -186,6 +226,19 @@ public enum LessonChecker {
         let start = state()
         if !run(t.solution) { return Report(lesson: lesson, failures: failures) }
         holds(t.checks, "after the solution, the task's check")
+        // A hint may name what the learner makes: it must exist once the task is solved.
+        for hint in t.hints { prose(hint, line: t.line) }
+        // A `not` check is met only once it can no longer change (`not skipped c` before c ran is not).
+        for c in TaskCoach.unsettled(t, in: interpreter.world) {
+          fail(c.source, "after the solution, the task's check holds only for now, and could still change: \(c.source.text)",
+               hint: "at t=\(interpreter.world.now) the operation has not finished; a `not` check counts once it can no longer change, so the solution must run on (e.g. `run`)")
+        }
+        for (verb, name) in LessonChecker.actsOnWhatOnlyTheSolutionMakes(t.goal, before: namesBefore, after: interpreter.world) {
+          failures.append(LessonError(
+            file: lesson.file, line: t.line, column: 1,
+            message: "the task asks to \(verb) \(name), which its world does not have: only its solution makes \(name)",
+            hint: "make \(name) in a run: block before the task, or ask the learner to make it"))
+        }
         // The messages' placeholders name what the world has.
         for c in t.checks {
           guard let m = c.message, let found = try? LessonText.placeholders(in: m.text) else { continue }
@@ -219,6 +272,11 @@ public enum LessonChecker {
       case .expect(let cs):
         holds(cs, "the checkpoint")
       }
+    }
+    if lesson.counts.tasks == 0 {
+      failures.append(LessonError(
+        file: lesson.file, line: 1, column: 1, message: "the lesson has no task: a learner never does what it teaches",
+        hint: "add a `task:` with its `check:` lines, or fold this into a lesson that has one"))
     }
     return Report(lesson: lesson, failures: failures)
   }

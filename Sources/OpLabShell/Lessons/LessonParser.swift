@@ -51,9 +51,13 @@ public enum LessonParser {
 
     let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init)
     var paragraph: [String] = []
+    var paragraphLine = 0
     var sawTitle = false
     func flush() {
-      if !paragraph.isEmpty { lesson.items.append(.text(paragraph.joined(separator: " "))) }
+      if !paragraph.isEmpty {
+        lesson.paragraphLines[lesson.items.count] = paragraphLine
+        lesson.items.append(.text(paragraph.joined(separator: " ")))
+      }
       paragraph = []
     }
 
@@ -93,6 +97,7 @@ public enum LessonParser {
       }
       guard let (key, value, valueColumn) = directive(raw), key == "title" || key == "id" || blockKeys[key] != nil else {
         if trimmed.hasPrefix("- ") || trimmed.hasPrefix("* ") { flush() }  // a list item starts its own line
+        if paragraph.isEmpty { paragraphLine = number }
         paragraph.append(trimmed)
         continue
       }

@@ -8,7 +8,7 @@ extension LessonRunner {
   /// the answer against what happened.
   /// - Returns: where the lesson goes next.
   func predict(_ p: Prediction) -> Move {
-    write(wrap("? " + p.question) + "\n")
+    write(wrap("? " + LessonText.fillProse(p.question, world: interpreter.world)) + "\n")
     let letters = Array("abcdefgh")
     for (i, choice) in p.choices.enumerated() where i < letters.count { write("   \(letters[i])) \(choice)\n") }
     let listed = letters.prefix(min(p.choices.count, letters.count)).map(String.init)
@@ -61,7 +61,7 @@ extension LessonRunner {
       write(wrap("✗ You predicted \(said); the simulation shows \(p.answer).") + "\n")
       wrong = true
     }
-    if !p.explain.isEmpty { write(wrap(p.explain) + "\n") }
+    if !p.explain.isEmpty { write(wrap(LessonText.fillProse(p.explain, world: interpreter.world)) + "\n") }
     write("\n")
     if wrong, let again = p.again { return secondCase(again) }
     return .next

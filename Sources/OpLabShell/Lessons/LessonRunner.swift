@@ -138,7 +138,8 @@ public final class LessonRunner {
   /// Shows or runs the lesson's item at `index`, waiting for the learner where it asks.
   func present(_ index: Int) -> Move {
     switch lesson.items[index] {
-    case .text(let paragraph):
+    case .text(let written):
+      let paragraph = LessonText.fillProse(written, world: interpreter.world)
       let text = wrap(paragraph) + "\n\n"
       // "The timeline above" must be on the screen as it is read: drawn again if it has scrolled away.
       if let rows = screenRows, let drawn = lastTimeline, paragraph.lowercased().contains("timeline above"),
@@ -241,7 +242,7 @@ public final class LessonRunner {
   /// changes the world, with `hint`, `skip`, `restart` and `back` (see ``PromptCommand``).
   /// - Returns: where the lesson goes next.
   func task(_ t: LessonTask) -> Move {
-    write(wrap("★ Task: " + t.goal) + "\n" + PromptCommand.taskHelp + "\n")
+    write(wrap("★ Task: " + LessonText.fillProse(t.goal, world: interpreter.world)) + "\n" + PromptCommand.taskHelp + "\n")
     var hintsShown = 0
     handOver()
     // The task's starting state, for `restart` and for the ways out of an impossible task.
@@ -278,7 +279,7 @@ public final class LessonRunner {
           coach.restarted(in: TaskCoach.Lab(interpreter))
         case (.own, .hint):
           if hintsShown < t.hints.count {
-            write("hint \(hintsShown + 1)/\(t.hints.count): \(t.hints[hintsShown])\n")
+            write("hint \(hintsShown + 1)/\(t.hints.count): \(LessonText.fillProse(t.hints[hintsShown], world: interpreter.world))\n")
             hintsShown += 1
           } else {
             write("No more hints. `skip` shows a solution.\n")

@@ -80,6 +80,43 @@ public enum LessonText {
     return out
   }
 
+  /// The placeholders in prose (narrative, a question, `explain:`, a goal, a hint), where a
+  /// brace may also be Swift (`addOperation { }`): only a `{…}` that is a placeholder's
+  /// word and its name counts; any other brace is text.
+  public static func prosePlaceholders(in text: String) -> [Placeholder] {
+    var out: [Placeholder] = []
+    let chars = Array(text)
+    var i = 0
+    while i < chars.count {
+      guard chars[i] == "{", let close = chars[(i + 1)...].firstIndex(where: { $0 == "}" || $0 == "{" }), chars[close] == "}" else {
+        i += 1
+        continue
+      }
+      let words = String(chars[(i + 1)..<close]).split(separator: " ").map(String.init)
+      if let kind = words.first?.lowercased(), let takesName = kinds[kind], words.count == (takesName ? 2 : 1) {
+        out.append(Placeholder(kind: kind, name: takesName ? words[1] : "", offset: i))
+      }
+      i = close + 1
+    }
+    return out
+  }
+
+  /// Prose with its placeholders filled in from `world` (see ``prosePlaceholders(in:)``).
+  public static func fillProse(_ text: String, world: World) -> String {
+    let found = prosePlaceholders(in: text)
+    guard !found.isEmpty else { return text }
+    var out = ""
+    let chars = Array(text)
+    var i = 0
+    for p in found {
+      out += String(chars[i..<p.offset])
+      out += value(p, world: world)
+      i = (chars[p.offset...].firstIndex(of: "}") ?? p.offset) + 1
+    }
+    out += String(chars[i...])
+    return out
+  }
+
   static func value(_ p: Placeholder, world: World) -> String {
     func tick(_ t: Tick?) -> String { t.map { "t=\($0)" } ?? "never" }
     let record = world.operationID(named: p.name).map { world.operation($0) }

@@ -141,10 +141,17 @@ struct TaskCoach {
     // theirs to judge.
     // Not done yet: once the world has come to rest, after the clock moved or something the
     // checks look at changed (not after a setting that changes nothing they read).
-    guard lab.script.count > start.commands.count, world.nextEventTick == nil, changed || clockMoved,
-      let missing = failing.first
-    else { return remarks }
-    let text = "Not done yet: \(Self.explain(missing, in: world)) (`hint` helps.)"
+    guard lab.script.count > start.commands.count, world.nextEventTick == nil, changed || clockMoved else { return remarks }
+    let text: String
+    if let missing = failing.first {
+      text = "Not done yet: \(Self.explain(missing, in: world)) (`hint` helps.)"
+    } else if let open = Self.unsettled(task, in: world).first {
+      // Every check holds, but a `not` about an operation still to act could change.
+      let names = open.condition.names.operations.joined(separator: ", ")
+      text = "Not done yet: \(names) has not finished, so `\(open.source.text)` could still change. (`hint` helps.)"
+    } else {
+      return remarks
+    }
     if text != feedback.lastSaid { remarks.append(.notDoneYet(text)) }
     feedback.lastSaid = text
     return remarks
@@ -218,8 +225,28 @@ struct TaskCoach {
   }
 
   /// Whether every check of `t` holds in `world`.
+  /// A `not` about what an operation does counts only once it can no longer change, unless
+  /// the task is about this moment: another check pins that operation's state now
+  /// (`state notify pending` beside `not started notify`, with the clock left where it is).
   static func done(_ t: LessonTask, in world: World) -> Bool {
-    t.checks.allSatisfy { $0.condition.holds(in: world) }
+    t.checks.allSatisfy { met($0, of: t, in: world) }
+  }
+
+  /// Whether one check of `t` counts as met in `world` (see ``done(_:in:)``).
+  static func met(_ c: CheckedCondition, of t: LessonTask, in world: World) -> Bool {
+    guard c.condition.holds(in: world) else { return false }
+    guard c.condition.waitsToSettle, !c.condition.settled(in: world) else { return true }
+    let named = Set(c.condition.names.operations)
+    return t.checks.contains { other in
+      if case .phase(let name, _) = other.condition, named.contains(name) { return true }
+      return false
+    }
+  }
+
+  /// The checks of `t` that hold in `world` but do not count yet: a `not` about an
+  /// operation that has still to act (see ``met(_:of:in:)``).
+  static func unsettled(_ t: LessonTask, in world: World) -> [CheckedCondition] {
+    t.checks.filter { $0.condition.holds(in: world) && !met($0, of: t, in: world) }
   }
 
   /// Whether no check of `t` has failed for good in `world`.

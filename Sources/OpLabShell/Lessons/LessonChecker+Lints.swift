@@ -1,0 +1,72 @@
+import OpLabCore
+
+/// Lints of `lesson check` that read the lesson's prose and its order: placeholders that
+/// cannot be filled, and a `run:` that shows a prediction's answer before it is asked.
+extension LessonChecker {
+  /// A problem at an offset in a text.
+  struct TextProblem: Equatable {
+    var offset: Int
+    var message: String
+    var hint: String?
+  }
+
+  /// The placeholders of prose (narrative, a question, `explain:`, a goal, a hint) that
+  /// name an operation or queue `world` does not have where the text is shown.
+  static func placeholderProblems(in text: String, world: World) -> [TextProblem] {
+    LessonText.prosePlaceholders(in: text).compactMap { p in
+      guard !p.name.isEmpty else { return nil }
+      let known = p.namesQueue ? world.queueID(named: p.name) != nil : world.operationID(named: p.name) != nil
+      if known { return nil }
+      let guess = Suggest.closest(to: p.name, in: p.namesQueue ? world.allQueueNames : world.operationNames)
+      return TextProblem(
+        offset: p.offset, message: "the placeholder {\(p.kind) \(p.name)} names '\(p.name)', and the world has no such \(p.namesQueue ? "queue" : "operation") where the text is shown",
+        hint: guess.map { "did you mean '\($0)'?" } ?? "at t=\(world.now)")
+    }
+  }
+
+  /// Placeholders where none can be filled: a choice or an answer is compared with what
+  /// the learner types, so it must be text as written.
+  static func placeholderRefused(in text: String, what: String) -> TextProblem? {
+    guard let p = LessonText.prosePlaceholders(in: text).first else { return nil }
+    return TextProblem(
+      offset: p.offset, message: "a placeholder cannot be filled in \(what): it is compared with what the learner types, as written",
+      hint: "write the tick or the name itself, proved by `verify:`")
+  }
+
+  /// Whether the world already shows a prediction's answer before its reveal: what the
+  /// question asks has happened (the operation it names has its tick; the operations an
+  /// order answer lists have theirs; every proof about what operations did holds for good).
+  /// - Returns: what shows it, in a few words, or `nil`.
+  static func answerShown(_ p: Prediction, in world: World) -> String? {
+    let finishing = asksAboutFinishing(p.question)
+    func tick(_ name: String) -> Tick? {
+      finishing ? world.operationID(named: name).flatMap { world.operation($0).finishedAt } : Condition.startTick(name, in: world)
+    }
+    let verb = finishing ? "finished" : "started"
+    if p.choices.isEmpty, asksForATick(p.question) {
+      let named = operations(namedIn: p.question, in: world)
+      if named.count == 1, let t = tick(named[0]) { return "\(named[0]) \(verb) at t=\(t)" }
+      return nil
+    }
+    let words = Answers.normalize(p.answer).split(separator: " ").map(String.init)
+    let names = words.compactMap { w in world.operationNames.first { $0.lowercased() == w } }
+    if p.choices.isEmpty, words.count >= 2, names.count == words.count {
+      let ticks = names.map(tick)
+      if ticks.allSatisfy({ $0 != nil }) {
+        return "they \(verb): " + zip(names, ticks).map { "\($0) t=\($1 ?? 0)" }.joined(separator: ", ")
+      }
+      return nil
+    }
+    // About what operations did: all of it has happened, and can no longer change.
+    let about = p.verify.filter { c in
+      switch c.condition {
+      case .started, .finished, .skipped, .outcome, .order, .overlap, .completed: true
+      default: false
+      }
+    }
+    guard !about.isEmpty, about.count == p.verify.count,
+      about.allSatisfy({ $0.condition.holds(in: world) && $0.condition.settled(in: world) })
+    else { return nil }
+    return about.map(\.source.text).joined(separator: "; ") + " already"
+  }
+}
