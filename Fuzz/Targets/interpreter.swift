@@ -33,9 +33,9 @@ import OpLabRender
 import OpLabShell
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 private let maxLines = 128
@@ -100,7 +100,9 @@ public func fuzzInterpreter(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
       _ = error.pointed(prompt: 10)
       _ = error.located(defaultFile: "<fuzz>", defaultLine: ran.count)
       if interpreter.sim.journal.count != journalBefore || interpreter.world.trace.count != traceBefore {
-        fail("the line failed (\(error.message)) but changed the world: journal \(journalBefore) -> \(interpreter.sim.journal.count), trace \(traceBefore) -> \(interpreter.world.trace.count)")
+        fail(
+          "the line failed (\(error.message)) but changed the world: journal \(journalBefore) -> \(interpreter.sim.journal.count), trace \(traceBefore) -> \(interpreter.world.trace.count)"
+        )
       }
     }
     let problems = interpreter.world.invariantViolations()

@@ -31,15 +31,21 @@ public func fuzzParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do { again = .success(try Parser.parse(canonical, context: context)) } catch { again = .failure(error) }
     switch (result, again) {
     case (.success(let a), .success(let b)):
-      if a != b { Fuzz.fail("canonical form \(String(reflecting: canonical)) parses to \(String(describing: b)), not \(String(describing: a))", input: line) }
+      if a != b {
+        Fuzz.fail("canonical form \(String(reflecting: canonical)) parses to \(String(describing: b)), not \(String(describing: a))", input: line)
+      }
       if let a { Fuzz.update(&context, after: a) }
     case (.failure(let e), .failure):
-      if !Fuzz.plausible(e, in: line) { Fuzz.fail("error column \(e.column) length \(e.length) outside a line of \(line.count) characters: \(e.message)", input: line) }
+      if !Fuzz.plausible(e, in: line) {
+        Fuzz.fail("error column \(e.column) length \(e.length) outside a line of \(line.count) characters: \(e.message)", input: line)
+      }
       Fuzz.show(e, line: line)
     case (.success(let a), .failure(let e)):
-      Fuzz.fail("the line parses to \(String(describing: a)) but its canonical form \(String(reflecting: canonical)) fails: \(e.message)", input: line)
+      Fuzz.fail(
+        "the line parses to \(String(describing: a)) but its canonical form \(String(reflecting: canonical)) fails: \(e.message)", input: line)
     case (.failure(let e), .success(let b)):
-      Fuzz.fail("the line fails (\(e.message)) but its canonical form \(String(reflecting: canonical)) parses to \(String(describing: b))", input: line)
+      Fuzz.fail(
+        "the line fails (\(e.message)) but its canonical form \(String(reflecting: canonical)) parses to \(String(describing: b))", input: line)
     }
   }
   return 0

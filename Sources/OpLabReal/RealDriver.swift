@@ -113,7 +113,12 @@ public enum RealDriver {
       switch timed.action {
       case .makeQueue(let name): _ = queue(name)
       case .makeOperation(let work):
-        let gate = work.gate.map { name in gates[name] ?? { let g = Gate(); gates[name] = g; return g }() }
+        let gate = work.gate.map { name in
+          gates[name]
+            ?? {
+              let g = Gate(); gates[name] = g; return g
+            }()
+        }
         let op = standIn(for: work, tickSeconds: tickSeconds, log: log, gate: gate, memory: memory)
         ops[work.name] = op
         memory.register(operation: op, named: work.name)

@@ -10,7 +10,8 @@ public enum Diagnoses {
       if world.operation(op).isCancelled, world.operation(op).startedAt != nil,
         world.history(of: op).started.map({ world.trace[$0].kind == .skipped }) == true
       {
-        return "\(name) was cancelled before it started; its own start() saw that and returned without calling finish(), so it holds its slot forever."
+        return
+          "\(name) was cancelled before it started; its own start() saw that and returned without calling finish(), so it holds its slot forever."
       }
       if world.operation(op).queue == nil {
         return "\(name) finished its work but never called finish(), so it never finishes (started by hand, it holds no queue's slot)."
@@ -38,13 +39,16 @@ public enum Diagnoses {
     case .strandedByRemoveDependency:
       return "\(name) is stranded: on Linux, removeDependency did not release it (a corelibs bug); only cancel() frees it."
     case .countBelowZero:
-      return "\(name) is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0."
+      return
+        "\(name) is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0."
     case .notInQueue:
       return "\(name) is in no queue."
     case .mainThreadWaitingFor(let dep):
-      return "\(name) blocks the main thread in \(call(op, in: world)), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
+      return
+        "\(name) blocks the main thread in \(call(op, in: world)), waiting for \(world.name(dep)), which has not finished: nothing else can run on the main thread meanwhile."
     case .gateClosed(let g):
-      return "\(World.possessive(name)) dependencies are done, but its isReady waits for gate \(world.gateName(g)), which is closed: `open \(world.gateName(g))` opens it."
+      return
+        "\(World.possessive(name)) dependencies are done, but its isReady waits for gate \(world.gateName(g)), which is closed: `open \(world.gateName(g))` opens it."
     case .waitingForLock:
       return "\(name) " + predicate(cause, of: op, in: world) + "."
     }
@@ -116,7 +120,8 @@ public enum Diagnoses {
     case .strandedByRemoveDependency:
       return "is stranded: on Linux, removeDependency did not release it (a corelibs bug); only cancel() frees it"
     case .countBelowZero:
-      return "is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0"
+      return
+        "is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0"
     case .notInQueue:
       return "is in no queue, so it never starts (`add \(world.name(op))` enqueues it; `start \(world.name(op))` runs it by hand)"
     case .mainThreadWaitingFor(let dep):
@@ -196,7 +201,8 @@ public enum Diagnoses {
     }
     let left = d.stuck.count - covered
     if left > 0 {
-      lines.append("  … and \(Chains.grouped(left)) more stuck \(left == 1 ? "operation" : "operations") (status lists them all; why OP says what holds one)")
+      lines.append(
+        "  … and \(Chains.grouped(left)) more stuck \(left == 1 ? "operation" : "operations") (status lists them all; why OP says what holds one)")
     }
     if cyclesLeft > 0 {
       lines.append("  … and \(Chains.grouped(cyclesLeft)) more \(cyclesLeft == 1 ? "cycle" : "cycles") (graph lists them all)")

@@ -41,13 +41,14 @@ public enum Exporters {
       line += json(why.isEmpty ? "command" : why)
       if case .finished(let outcome) = e.kind {
         line += ",\"outcome\":"
-        let text = switch outcome {
-        case .succeeded: "\"success\""
-        case .cancelled: "\"cancelled\""
-        case .failed: "\"failed\""
-        case .bailed: "\"bailed\""
-        case .dropped: "\"dropped\""
-        }
+        let text =
+          switch outcome {
+          case .succeeded: "\"success\""
+          case .cancelled: "\"cancelled\""
+          case .failed: "\"failed\""
+          case .bailed: "\"bailed\""
+          case .dropped: "\"dropped\""
+          }
         line += text
       }
       if let detail = detail(e, in: world) {
@@ -159,7 +160,8 @@ public enum Exporters {
   /// The same trace, written to `out` an event at a time.
   public static func chromeTrace<Out: TextOutputStream>(_ world: World, to out: inout Out) {
     let lanes = Lanes(world)
-    out.write("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"OpLab\",\"tick\":\"1 tick = 1 ms\",\"now\":\(world.now)},\"traceEvents\":[\n")
+    out.write(
+      "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"OpLab\",\"tick\":\"1 tick = 1 ms\",\"now\":\(world.now)},\"traceEvents\":[\n")
     var first = true
     /// Writes one trace event, with the separator the array needs.
     func emit(_ event: String) {
@@ -178,18 +180,20 @@ public enum Exporters {
       emit(#"{"name":"thread_name","ph":"M","pid":\#(p),"tid":\#(tid),"args":{"name":\#(json(r.name))}}"#)
       emit(#"{"name":"thread_sort_index","ph":"M","pid":\#(p),"tid":\#(tid),"args":{"sort_index":\#(op.index)}}"#)
       for s in lanes.segments[op] ?? [] {
-        let name = switch s.state {
-        case .pending: "waiting on dependencies"
-        case .ready: "ready, waiting for a slot"
-        case .executing: "executing"
-        case .executingCancelled: "executing, cancel requested"
-        case .completion: "completion block"
-        case .executingShared: "executing on a shared core"
-        case .waitingForLock: "waiting for a lock"
-        case .heldBehindBarrier: "holding a slot, behind a barrier"
-        }
+        let name =
+          switch s.state {
+          case .pending: "waiting on dependencies"
+          case .ready: "ready, waiting for a slot"
+          case .executing: "executing"
+          case .executingCancelled: "executing, cancel requested"
+          case .completion: "completion block"
+          case .executingShared: "executing on a shared core"
+          case .waitingForLock: "waiting for a lock"
+          case .heldBehindBarrier: "holding a slot, behind a barrier"
+          }
         emit(
-          #"{"name":\#(json(name)),"cat":\#(json(s.state.rawValue)),"ph":"X","ts":\#(micro(s.from)),"dur":\#(micro(s.to - s.from)),"pid":\#(p),"tid":\#(tid),"args":{"op":\#(json(r.name))}}"#)
+          #"{"name":\#(json(name)),"cat":\#(json(s.state.rawValue)),"ph":"X","ts":\#(micro(s.from)),"dur":\#(micro(s.to - s.from)),"pid":\#(p),"tid":\#(tid),"args":{"op":\#(json(r.name))}}"#
+        )
       }
       for m in lanes.marks[op] ?? [] {
         let name: String
@@ -260,22 +264,24 @@ public enum Exporters {
       }
       for op in shown {
         let r = world.operation(op)
-        let work: String = switch r.outcome {
-        case .succeeded?: "done, "
-        case .cancelled?, .failed?, .bailed?, .dropped?: "crit, "
-        case nil: "active, "
-        }
-        for (i, s) in (lanes.segments[op] ?? []).enumerated() {
-          let (state, tag): (String, String) = switch s.state {
-          case .pending: ("waiting", "")
-          case .ready: ("ready", "")
-          case .executing: ("executing", work)
-          case .executingCancelled: ("executing, cancel requested", work == "crit, " ? work : "crit, " + work)
-          case .completion: ("completion", "")
-          case .executingShared: ("executing, sharing a core", work)
-          case .waitingForLock: ("waiting for a lock", work)
-          case .heldBehindBarrier: ("holding a slot, behind a barrier", "")
+        let work: String =
+          switch r.outcome {
+          case .succeeded?: "done, "
+          case .cancelled?, .failed?, .bailed?, .dropped?: "crit, "
+          case nil: "active, "
           }
+        for (i, s) in (lanes.segments[op] ?? []).enumerated() {
+          let (state, tag): (String, String) =
+            switch s.state {
+            case .pending: ("waiting", "")
+            case .ready: ("ready", "")
+            case .executing: ("executing", work)
+            case .executingCancelled: ("executing, cancel requested", work == "crit, " ? work : "crit, " + work)
+            case .completion: ("completion", "")
+            case .executingShared: ("executing, sharing a core", work)
+            case .waitingForLock: ("waiting for a lock", work)
+            case .heldBehindBarrier: ("holding a slot, behind a barrier", "")
+            }
           out.write("  \(mermaidLabel(r.name + " " + state)) :\(tag)o\(op.index)_\(i), \(s.from), \(s.to)\n")
         }
         if let end = mermaidEnd(of: op, in: world, lanes: lanes) {
@@ -291,13 +297,14 @@ public enum Exporters {
     let r = world.operation(op)
     guard let outcome = r.outcome, outcome != .succeeded, let tick = r.finishedAt else { return nil }
     let skipped = (lanes.marks[op] ?? []).contains { $0.kind == .skipped }
-    let how = switch outcome {
-    case .cancelled: skipped ? "skipped (cancelled before it started)" : "cancelled"
-    case .failed: "failed"
-    case .bailed: "returned early (a dependency was cancelled)"
-    case .dropped: "dropped (the main thread was busy)"
-    case .succeeded: ""
-    }
+    let how =
+      switch outcome {
+      case .cancelled: skipped ? "skipped (cancelled before it started)" : "cancelled"
+      case .failed: "failed"
+      case .bailed: "returned early (a dependency was cancelled)"
+      case .dropped: "dropped (the main thread was busy)"
+      case .succeeded: ""
+      }
     return (how, tick)
   }
 

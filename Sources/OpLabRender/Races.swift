@@ -14,18 +14,23 @@ public enum Races {
     for race in r.races { lines += sentences(for: race, in: world) }
     for lost in r.lostUpdates {
       let name = world.variableName(lost.variable)
-      lines.append("lost update: \(name) ended at \(lost.actual), but run one at a time, in the order they started, the operations leave it at \(lost.serial).")
+      lines.append(
+        "lost update: \(name) ended at \(lost.actual), but run one at a time, in the order they started, the operations leave it at \(lost.serial).")
     }
     for call in r.offMainThread {
       if call.inCompletion {
-        lines.append("user interface touched off the main thread: \(World.possessive(world.name(call.op))) completion block at t=\(call.tick). "
-          + "A completion block runs on a background thread, whatever the operation's queue (Apple does not promise which; Linux's Foundation uses a global dispatch queue). "
-          + "Hop to main from it: define the update in no queue (`op show on main touches ui hold`) and add it from the block (`completion does add show`).")
+        lines.append(
+          "user interface touched off the main thread: \(World.possessive(world.name(call.op))) completion block at t=\(call.tick). "
+            + "A completion block runs on a background thread, whatever the operation's queue (Apple does not promise which; Linux's Foundation uses a global dispatch queue). "
+            + "Hop to main from it: define the update in no queue (`op show on main touches ui hold`) and add it from the block (`completion does add show`)."
+        )
         continue
       }
       let queue = world.operation(call.op).queue.map { world.name($0) } ?? "no queue"
-      lines.append("user interface touched off the main thread: \(world.name(call.op)) at t=\(call.tick), on \(queue). "
-        + "UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).")
+      lines.append(
+        "user interface touched off the main thread: \(world.name(call.op)) at t=\(call.tick), on \(queue). "
+          + "UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation)."
+      )
     }
     return lines.joined(separator: "\n") + "\n"
   }
@@ -155,7 +160,8 @@ extension Races {
       out = "  next open point: t=\(point.tick), where " + due.joined(separator: ", ") + " fall due\n"
       if let c = point.conflict, let k = point.candidates.firstIndex(of: c.first) {
         let what = c.otherStep.variable.map { "variable \($0)" } ?? c.otherStep.lockName.map { "lock \($0)" } ?? "the same thing"
-        out += "  (who goes first matters: \(World.possessive(world.name(c.first))) `\(point.steps[k])` and \(World.possessive(world.name(c.other))) later "
+        out +=
+          "  (who goes first matters: \(World.possessive(world.name(c.first))) `\(point.steps[k])` and \(World.possessive(world.name(c.other))) later "
           + "`\(c.otherStep)` both touch \(what))\n"
       }
       out += "    0  every due step in turn (what `run` does)\n"
@@ -165,7 +171,8 @@ extension Races {
     case .lock(let l):
       let lock = world.lockName(l)
       let waiting = point.candidates.map { world.name($0) }.joined(separator: ", ")
-      out = "  next open point: t=\(point.tick), where lock \(lock) is unlocked with \(waiting) waiting for it "
+      out =
+        "  next open point: t=\(point.tick), where lock \(lock) is unlocked with \(waiting) waiting for it "
         + "(NSLock documents no order among waiters)\n"
       for (k, op) in point.candidates.enumerated() {
         out += "    \(k)  \(world.name(op)) takes it" + (k == 0 ? " (first in line: what `run` does)" : "") + "\n"

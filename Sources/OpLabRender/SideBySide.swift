@@ -95,9 +95,12 @@ public enum SideBySide {
       let n = lane.name
       let (lab, real) = (lane.lab, lane.real)
       if lab.skipped != real.skipped, lab.end != nil, real.end != nil {
-        differences.append(Difference(name: n, text: lab.skipped
-          ? "\(n) was skipped in the lab (cancelled before it started) but ran on the real queue"
-          : "\(n) ran in the lab but the real queue skipped it (cancelled before it started)"))
+        differences.append(
+          Difference(
+            name: n,
+            text: lab.skipped
+              ? "\(n) was skipped in the lab (cancelled before it started) but ran on the real queue"
+              : "\(n) ran in the lab but the real queue skipped it (cancelled before it started)"))
         continue
       }
       var startMoved: (lab: Double, real: Double)?
@@ -119,7 +122,9 @@ public enum SideBySide {
       case (let l?, let r?):
         if abs(l - r) > noise {
           if let s = startMoved {
-            differences.append(Difference(name: n, text: "\(n) ran from \(tick(s.real)) to \(tick(r)) on the real queue, from \(tick(s.lab)) to \(tick(l)) in the lab"))
+            differences.append(
+              Difference(name: n, text: "\(n) ran from \(tick(s.real)) to \(tick(r)) on the real queue, from \(tick(s.lab)) to \(tick(l)) in the lab")
+            )
             startMoved = nil
           } else {
             differences.append(Difference(name: n, text: "\(n) finished at \(tick(r)) on the real queue, \(tick(l)) in the lab"))
@@ -147,8 +152,9 @@ public enum SideBySide {
       for b in started where a.name != b.name {
         guard let la = a.lab.start, let lb = b.lab.start, let ra = a.real.start, let rb = b.real.start else { continue }
         if la < lb, ra - rb > noise {
-          differences.append(Difference(
-            name: a.name, text: "order: the lab started \(a.name) before \(b.name), the real queue \(b.name) first", other: b.name))
+          differences.append(
+            Difference(
+              name: a.name, text: "order: the lab started \(a.name) before \(b.name), the real queue \(b.name) first", other: b.name))
         }
       }
     }
@@ -203,13 +209,14 @@ public enum SideBySide {
         }
       }
       if let e = run.end, Int(e.rounded()) <= end {
-        row[column(e)] = switch run.outcome {
-        case .cancelled?: g.cancelled
-        case .failed?: g.failed
-        case .bailed?: g.bailed
-        case .dropped?: g.dropped
-        default: g.finished
-        }
+        row[column(e)] =
+          switch run.outcome {
+          case .cancelled?: g.cancelled
+          case .failed?: g.failed
+          case .bailed?: g.bailed
+          case .dropped?: g.dropped
+          default: g.finished
+          }
       }
       return row
     }

@@ -60,9 +60,12 @@ public enum Status {
     guard let shared = world.shared else { return "" }
     var out = ""
     if !shared.variableNames.isEmpty {
-      out += "shared: " + shared.variableNames.indices.map { i in
-        "\(shared.variableNames[i]) = \(shared.values[i])" + (shared.values[i] != shared.initialValues[i] ? " (was \(shared.initialValues[i]))" : "")
-      }.joined(separator: ", ") + "\n"
+      out +=
+        "shared: "
+        + shared.variableNames.indices.map { i in
+          "\(shared.variableNames[i]) = \(shared.values[i])"
+            + (shared.values[i] != shared.initialValues[i] ? " (was \(shared.initialValues[i]))" : "")
+        }.joined(separator: ", ") + "\n"
     }
     for (i, name) in shared.lockNames.enumerated() {
       let holder = shared.holders[i].map { "held by \(world.name($0))" } ?? "free"
@@ -77,7 +80,9 @@ public enum Status {
   static func mainThreadWork(_ ops: [OpID], in world: World) -> String {
     let work = ops.filter { world.operation($0).mainThreadWork != nil }
     guard !work.isEmpty else { return "" }
-    var kinds: [(name: String, plural: String, count: Int)] = [("tap", "taps", 0), ("frame", "frames", 0), ("wait", "waits", 0), ("start()", "start() calls", 0)]
+    var kinds: [(name: String, plural: String, count: Int)] = [
+      ("tap", "taps", 0), ("frame", "frames", 0), ("wait", "waits", 0), ("start()", "start() calls", 0),
+    ]
     var calls: [OpID] = []
     for op in work {
       switch world.operation(op).mainThreadWork {
@@ -133,7 +138,8 @@ public enum Status {
       out += "  FROZEN since t=\(since): user-interface work is waiting for the main thread now\n"
     }
     if let f = r.longestFreeze {
-      out += "  longest freeze: \(f.count) \(f.count == 1 ? "tick" : "ticks") (t=\(f.lowerBound)-\(f.upperBound)), user-interface work waiting for the main thread\n"
+      out +=
+        "  longest freeze: \(f.count) \(f.count == 1 ? "tick" : "ticks") (t=\(f.lowerBound)-\(f.upperBound)), user-interface work waiting for the main thread\n"
     } else if r.frozenSince == nil {
       out += "  the user interface never waited for the main thread\n"
     }
@@ -167,14 +173,16 @@ public enum Status {
     guard let q = r.queue else {
       // Started by hand, on the main thread.
       if isAsync { return "ran its start() on the main thread; the work it began runs elsewhere" }
-      let current = world.platform == .linux
+      let current =
+        world.platform == .linux
         ? "OperationQueue.current is main (corelibs answers main on the main thread)"
         : "Apple documents OperationQueue.current only as typically nil outside an operation a queue started"
       return "runs on the main thread (start() was called there), in no queue: \(current)"
     }
     let thread = world.queue(q).isMain ? "the main thread" : "one of \(World.possessive(world.name(q))) threads, not the main thread"
     if isAsync {
-      return "ran its start() on \(thread) with OperationQueue.current \(world.name(q)); the work it began runs elsewhere, where OperationQueue.current is nil"
+      return
+        "ran its start() on \(thread) with OperationQueue.current \(world.name(q)); the work it began runs elsewhere, where OperationQueue.current is nil"
     }
     return "runs on \(thread): OperationQueue.current is \(world.name(q))"
   }
@@ -207,10 +215,12 @@ public enum Status {
       if case .wait(let scope) = r.mainThreadWork {
         text += "blocking the main thread since t=\(r.startedAt ?? 0), waiting for \(scope.map { world.name($0) } ?? "every queue")"
       } else if r.mainThreadWork == .waitForOperations {
-        text += "blocking the main thread since t=\(r.startedAt ?? 0) in waitUntilFinished(), waiting for "
+        text +=
+          "blocking the main thread since t=\(r.startedAt ?? 0) in waitUntilFinished(), waiting for "
           + world.callTargets(of: op).map { world.name($0) }.joined(separator: ", ")
       } else if r.mainThreadWork == .start {
-        text += "blocking the main thread since t=\(r.startedAt ?? 0) in start(), running "
+        text +=
+          "blocking the main thread since t=\(r.startedAt ?? 0) in start(), running "
           + world.callTargets(of: op).map { world.name($0) }.joined(separator: ", ")
       } else {
         text += r.jammed ? "executing forever (never calls finish())" : "executing since t=\(r.startedAt ?? 0)"
@@ -277,11 +287,13 @@ public enum Graph {
       out += line + "\n"
     }
     for (i, c) in cycles.enumerated() {
-      out += "cycle \(i + 1): " + Chains.cycle(c, in: world)
+      out +=
+        "cycle \(i + 1): " + Chains.cycle(c, in: world)
         + " — none of these can ever start; cancel one to break it\n"
     }
     if marked {
-      out += "(finished: succeeded ✓, cancelled ✗, failed !, returned early ↩"
+      out +=
+        "(finished: succeeded ✓, cancelled ✗, failed !, returned early ↩"
         + (ranOnCancelled ? "; after ←, a dependency cancelled while it ran is ✗: its dependents see isCancelled" : "") + ")\n"
     }
     return out.isEmpty ? "no operations yet\n" : out

@@ -154,20 +154,22 @@ public enum Timeline {
         var cells = Array(repeating: g.empty, count: columns)
         var weight = Array(repeating: 0, count: columns)
         // The columns of finish marks, which are drawn over everything.
-        let markColumns = Set((lanes.marks[op] ?? []).compactMap { m -> Int? in
-          if case .finished = m.kind { column(m.tick) } else { nil }
-        })
+        let markColumns = Set(
+          (lanes.marks[op] ?? []).compactMap { m -> Int? in
+            if case .finished = m.kind { column(m.tick) } else { nil }
+          })
         for s in lanes.segments[op] ?? [] {
-          let (glyph, w): (Character, Int) = switch s.state {
-          case .pending: (g.pending, 1)
-          case .ready: (g.ready, 2)
-          case .completion: (g.completion, 3)
-          case .executingCancelled: (g.cancelledExecuting, 4)
-          case .executingShared: (g.sharedExecuting, 5)
-          case .executing: (g.executing, 6)
-          case .waitingForLock: (g.waitingForLock, 4)
-          case .heldBehindBarrier: (g.behindBarrier, 3)
-          }
+          let (glyph, w): (Character, Int) =
+            switch s.state {
+            case .pending: (g.pending, 1)
+            case .ready: (g.ready, 2)
+            case .completion: (g.completion, 3)
+            case .executingCancelled: (g.cancelledExecuting, 4)
+            case .executingShared: (g.sharedExecuting, 5)
+            case .executing: (g.executing, 6)
+            case .waitingForLock: (g.waitingForLock, 4)
+            case .heldBehindBarrier: (g.behindBarrier, 3)
+            }
           // A completion block starts at its operation's finish, whose mark takes that
           // column: it is drawn just after the mark, whole (its steps' marks with it).
           var covered = span(from: s.from, to: s.to)
@@ -219,8 +221,9 @@ public enum Timeline {
         line("  " + world.name(op), cells, note: notes.joined(separator: "; "))
       }
       for row in uiRows {
-        let (cells, note) = userInterfaceRow(row.ops, isTaps: row.label == "taps", lanes: lanes, world: world, g: g,
-                                             columns: columns, span: span, column: column)
+        let (cells, note) = userInterfaceRow(
+          row.ops, isTaps: row.label == "taps", lanes: lanes, world: world, g: g,
+          columns: columns, span: span, column: column)
         line("  " + row.label, cells, note: note)
       }
     }
@@ -228,9 +231,11 @@ public enum Timeline {
       let (cells, note) = cpuRow(lanes: lanes, g: g, start: start, end: end, scale: scale, columns: columns)
       line("cpu", cells, note: note)
     }
-    out += legend(g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty, ui: ops.contains { world.operations[Int($0.index)].mainThreadWork == .tap || world.operations[Int($0.index)].mainThreadWork == .frame },
-                  sharedState: world.shared != nil,
-                  behindBarrier: ops.contains { op in (lanes.segments[op] ?? []).contains { $0.state == .heldBehindBarrier } })
+    out += legend(
+      g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty,
+      ui: ops.contains { world.operations[Int($0.index)].mainThreadWork == .tap || world.operations[Int($0.index)].mainThreadWork == .frame },
+      sharedState: world.shared != nil,
+      behindBarrier: ops.contains { op in (lanes.segments[op] ?? []).contains { $0.state == .heldBehindBarrier } })
     return out
   }
 
@@ -244,12 +249,13 @@ public enum Timeline {
     var weight = Array(repeating: 0, count: columns)
     for op in ops {
       for s in lanes.segments[op] ?? [] {
-        let (glyph, w): (Character, Int) = switch s.state {
-        case .pending, .ready: (g.ready, 2)
-        case .executingShared: (g.sharedExecuting, 3)
-        case .waitingForLock: (g.waitingForLock, 3)
-        default: (g.executing, 4)
-        }
+        let (glyph, w): (Character, Int) =
+          switch s.state {
+          case .pending, .ready: (g.ready, 2)
+          case .executingShared: (g.sharedExecuting, 3)
+          case .waitingForLock: (g.waitingForLock, 3)
+          default: (g.executing, 4)
+          }
         for c in span(s.from, s.to) where w > weight[c] {
           cells[c] = glyph
           weight[c] = w
@@ -350,8 +356,10 @@ public enum Timeline {
     if ui { items += ["taps/frames: \(g.ready) waiting (UI frozen)", "\(g.dropped) frame dropped"] }
     if behindBarrier { items.append("\(g.behindBarrier) holds a slot, behind a barrier") }
     if sharedState {
-      items += ["\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", "\(g.waitingForLock) waiting for a lock (slot kept)",
-                "\(g.race) race or ui off main (see `races`)"]
+      items += [
+        "\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", "\(g.waitingForLock) waiting for a lock (slot kept)",
+        "\(g.race) race or ui off main (see `races`)",
+      ]
     }
     var lines: [String] = []
     var current = ""

@@ -41,7 +41,8 @@ public enum Verdicts {
   /// every queue is idle.
   public static func stallLine(in world: World) -> String? {
     guard world.nextEventTick == nil, !world.isIdle else { return nil }
-    return "stalled: nothing more can happen on its own, yet \(unfinished(in: world)) (`run` says what holds each, `why OP` follows one to its cause)\n"
+    return
+      "stalled: nothing more can happen on its own, yet \(unfinished(in: world)) (`run` says what holds each, `why OP` follows one to its cause)\n"
   }
 
   /// "1 operation is unfinished", "3 operations are unfinished".

@@ -17,9 +17,13 @@ public enum Why {
     if let c = h.created { facts.append((c, "\(name) was created at \(at(c)).")) }
     if let q = h.enqueued {
       let queueName = world.trace[q].queue.map { world.name($0) } ?? "?"
-      facts.append((q, world.isRunLoopWork(op)
-        ? "It reached the main thread's run loop at \(at(q))."
-        : "It was added to \(queueName) at \(at(q))\(because(q))."))
+      facts.append(
+        (
+          q,
+          world.isRunLoopWork(op)
+            ? "It reached the main thread's run loop at \(at(q))."
+            : "It was added to \(queueName) at \(at(q))\(because(q))."
+        ))
     }
     // When it waited on several dependencies, the ready sentence names only the last one:
     // say when each finished.
@@ -63,31 +67,41 @@ public enum Why {
       }
       // A cancelled operation ahead of it was only started to be skipped (rule 13): it took a
       // slot for an instant but never ran. An asynchronous one's start() is its own.
-      let skippedBy = if case .async = other.spec.kind { "its own start() saw isCancelled and did not do the work" } else {
-        "start() returned without running main()"
-      }
-      let went = switch world.trace[i].kind {
-      case .skipped: "\(other.name) was skipped at \(at(i)): it was cancelled, so \(skippedBy)"
-      case .dispatched: "\(other.name) took a slot at \(at(i)), to wait behind the running barrier block"
-      default: "\(other.name) started at \(at(i))"
-      }
-      facts.append((i, "While it waited for \(world.isRunLoopWork(op) ? "the main thread" : "a slot"), \(went) (\(rule)).")) 
+      let skippedBy =
+        if case .async = other.spec.kind { "its own start() saw isCancelled and did not do the work" } else {
+          "start() returned without running main()"
+        }
+      let went =
+        switch world.trace[i].kind {
+        case .skipped: "\(other.name) was skipped at \(at(i)): it was cancelled, so \(skippedBy)"
+        case .dispatched: "\(other.name) took a slot at \(at(i)), to wait behind the running barrier block"
+        default: "\(other.name) started at \(at(i))"
+        }
+      facts.append((i, "While it waited for \(world.isRunLoopWork(op) ? "the main thread" : "a slot"), \(went) (\(rule))."))
     }
     if let d = world.mainThreadDispatches[op], let r = h.ready, world.trace[r].tick < d || me.startedAt != d {
       let waited = me.startedAt.map { $0 > d } ?? true
-      facts.append((
-        indexOfTick(d, in: world, after: r),
-        "OperationQueue.main dispatched it to the main thread at t=\(d), when it was ready and main's one operation slot was free"
-          + (waited ? ": from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes taps, frames and operations in that order)." : ".")))
+      facts.append(
+        (
+          indexOfTick(d, in: world, after: r),
+          "OperationQueue.main dispatched it to the main thread at t=\(d), when it was ready and main's one operation slot was free"
+            + (waited
+              ? ": from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes taps, frames and operations in that order)."
+              : ".")
+        ))
     }
     if let d = h.dispatched {
       let barrier = h.started.flatMap { s -> String? in
         if case .dispatchBarrierEnded(let b) = world.trace[s].reason { world.name(b) } else { nil }
       }
-      facts.append((d, "It took a slot at \(at(d))\(because(d)), while the barrier block\(barrier.map { " " + $0 } ?? "") ran: "
-        + "the queue handed it to its dispatch queue, where it waited behind the block. From then on it held its slot: "
-        + "suspending the queue could not stop it, a cancel was seen only when it started, and which operations got the slots "
-        + "was decided then, by priority at that moment."))
+      facts.append(
+        (
+          d,
+          "It took a slot at \(at(d))\(because(d)), while the barrier block\(barrier.map { " " + $0 } ?? "") ran: "
+            + "the queue handed it to its dispatch queue, where it waited behind the block. From then on it held its slot: "
+            + "suspending the queue could not stop it, a cancel was seen only when it started, and which operations got the slots "
+            + "was decided then, by priority at that moment."
+        ))
     }
     for i in h.cancelRequests { facts.append((i, "cancel() reached it at \(at(i))\(because(i)).")) }
     if let s = h.started, world.isRunLoopWork(op) {
@@ -96,26 +110,31 @@ public enum Why {
       facts.append((s, "The main thread took it at \(at(s))\(why)."))
     } else if let s = h.started {
       let verb = world.trace[s].kind == .skipped ? "was skipped (start() saw isCancelled)" : "started"
-      facts.append((s, "It \(verb) at \(at(s))\(because(s)).")) 
+      facts.append((s, "It \(verb) at \(at(s))\(because(s))."))
     }
     if let o = h.cancelObserved { facts.append((o, "It saw isCancelled at \(at(o))\(because(o)).")) }
     if let f = h.finished, case .finished(.succeeded) = world.trace[f].kind, let s = h.started,
       let c = h.cancelRequests.first(where: { world.trace[$0].reason != .alreadyFinished }), c > s
     {
-      let why: String = switch me.spec.cancellation {
-      case .never: "its code never checks isCancelled, so cancel() could not stop it"
-      case .atStart: "its code checks isCancelled only when main() begins, and it had already begun"
-      case .every(let k): "its next isCancelled check (every \(k) ticks) would have come after its work was done"
-      }
+      let why: String =
+        switch me.spec.cancellation {
+        case .never: "its code never checks isCancelled, so cancel() could not stop it"
+        case .atStart: "its code checks isCancelled only when main() begins, and it had already begun"
+        case .every(let k): "its next isCancelled check (every \(k) ticks) would have come after its work was done"
+        }
       facts.append((f, "It ran to the end although cancelled: \(why)."))
     }
     for stretch in h.favoured where stretch.to != stretch.from {
       let span = stretch.to.map { "From t=\(stretch.from) to t=\($0)" } ?? "From t=\(stretch.from)"
       let cores = stretch.cores.map { "\($0) \($0 == 1 ? "core" : "cores")" } ?? "the cores"
-      let others = stretch.lighter.prefix(3).map { world.name($0) }.joined(separator: ", ") + (stretch.lighter.count > 3 ? " and \(stretch.lighter.count - 3) more" : "")
-      facts.append((
-        indexOfTick(stretch.from, in: world, after: h.started ?? 0),
-        "\(span) it kept a whole core while \(stretch.units) running jobs shared \(cores): its \(world.effectiveQualityOfService(of: op)) outweighed \(others)."))
+      let others =
+        stretch.lighter.prefix(3).map { world.name($0) }.joined(separator: ", ")
+        + (stretch.lighter.count > 3 ? " and \(stretch.lighter.count - 3) more" : "")
+      facts.append(
+        (
+          indexOfTick(stretch.from, in: world, after: h.started ?? 0),
+          "\(span) it kept a whole core while \(stretch.units) running jobs shared \(cores): its \(world.effectiveQualityOfService(of: op)) outweighed \(others)."
+        ))
     }
     for stretch in h.contention where stretch.to != stretch.from {
       facts.append((indexOfTick(stretch.from, in: world, after: h.started ?? 0), contentionSentence(stretch, of: op, in: world)))
@@ -126,7 +145,8 @@ public enum Why {
       if let s = me.startedAt {
         let waited = s - enq
         do {
-          let text = waited == 0
+          let text =
+            waited == 0
             ? "\(what) got the main thread at once: the user interface stayed responsive."
             : "\(what) waited \(waited) \(waited == 1 ? "tick" : "ticks") for the main thread: the user interface was frozen that long."
           facts.append((h.started ?? 0, text))
@@ -162,12 +182,15 @@ extension Why {
     if mine.mainThreadWork == nil, ui(theirs), let came = theirs.enqueuedAt {
       let what = theirs.mainThreadWork == .tap ? "the tap" : "the frame"
       guard let d = world.mainThreadDispatches[me], came <= d else {
-        return "\(what) came at t=\(came), while \(mine.name) was not yet dispatched to the main thread (OperationQueue.main runs one operation at a time)"
+        return
+          "\(what) came at t=\(came), while \(mine.name) was not yet dispatched to the main thread (OperationQueue.main runs one operation at a time)"
       }
-      return "\(what) had waited for the main thread since t=\(came); \(mine.name) became runnable there only at t=\(d), when OperationQueue.main dispatched it, and the main thread takes work in the order it became runnable"
+      return
+        "\(what) had waited for the main thread since t=\(came); \(mine.name) became runnable there only at t=\(d), when OperationQueue.main dispatched it, and the main thread takes work in the order it became runnable"
     }
     if ui(mine), theirs.mainThreadWork == nil, let d = world.mainThreadDispatches[other], let came = mine.enqueuedAt, d <= came {
-      return "OperationQueue.main had dispatched it to the main thread at t=\(d), before \(mine.mainThreadWork == .tap ? "the tap" : "the frame") came, and the main thread takes work in the order it became runnable"
+      return
+        "OperationQueue.main had dispatched it to the main thread at t=\(d), before \(mine.mainThreadWork == .tap ? "the tap" : "the frame") came, and the main thread takes work in the order it became runnable"
     }
     return nil
   }
@@ -186,7 +209,8 @@ extension Why {
       if e.kind == .enqueued, case .addedByStep(let adder, let inCompletion) = e.reason, adder == op, let added = e.op {
         // The add step's event is the added operation's: told here too, as the adder's step.
         let queue = world.operation(added).queue.map { " to \(world.name($0))" } ?? ""
-        facts.append((i, "At t=\(e.tick): \(inCompletion ? "its completion block" : "a step of its work") added \(world.name(added))\(queue) (addOperation)."))
+        facts.append(
+          (i, "At t=\(e.tick): \(inCompletion ? "its completion block" : "a step of its work") added \(world.name(added))\(queue) (addOperation)."))
         continue
       }
       guard e.op == op else { continue }
@@ -231,9 +255,13 @@ extension Why {
       if group.count > 1, !startedAtOnce.isEmpty, startedAtOnce.count < group.count {
         let names = Chains.list(count: group.count, limit: 6) { world.name(group[$0]) }
         let winners = Chains.list(count: startedAtOnce.count, limit: 6) { world.name(startedAtOnce[$0]) }
-        facts.append((r, "\(world.name(released)) released \(names) at once, onto \(world.name(q)), which could not start them all: "
-          + "the real queue keeps an operation's dependents in a Set, so the order they become ready, and so which one takes the free slot, "
-          + "is one of several possible. The lab releases them in the order their dependencies were added, so \(winners) went first."))
+        facts.append(
+          (
+            r,
+            "\(world.name(released)) released \(names) at once, onto \(world.name(q)), which could not start them all: "
+              + "the real queue keeps an operation's dependents in a Set, so the order they become ready, and so which one takes the free slot, "
+              + "is one of several possible. The lab releases them in the order their dependencies were added, so \(winners) went first."
+          ))
       }
     }
     if let s = h.started, world.trace[s].kind == .started,
@@ -247,10 +275,14 @@ extension Why {
         i -= 1
       }
       if loopBefore {
-        facts.append((c, "\(name) started during cancelAllOperations() on \(world.name(q)), before the loop reached it: "
-          + "the real loop cancels on the calling thread while skipped operations finish on worker threads, so \(name) may start first "
-          + "or be cancelled first (and skipped); the order is one of several possible. The lab lets each cancel's consequences happen "
-          + "before the next cancel, so \(name) started."))
+        facts.append(
+          (
+            c,
+            "\(name) started during cancelAllOperations() on \(world.name(q)), before the loop reached it: "
+              + "the real loop cancels on the calling thread while skipped operations finish on worker threads, so \(name) may start first "
+              + "or be cancelled first (and skipped); the order is one of several possible. The lab lets each cancel's consequences happen "
+              + "before the next cancel, so \(name) started."
+          ))
       }
     }
     facts += lockRaces(of: op, in: world)
@@ -278,8 +310,12 @@ extension Why {
         j += 1
       }
       guard let rival, let winner else { continue }
-      facts.append((i, "\(world.name(op)) and \(world.name(rival)) called lock() on \(world.lockName(lock)) at the same tick (t=\(e.tick)): "
-        + "which thread gets it first is up to the threads; the lab gave it to \(world.name(winner)), whose step was due first (`explore` tries the other)."))
+      facts.append(
+        (
+          i,
+          "\(world.name(op)) and \(world.name(rival)) called lock() on \(world.lockName(lock)) at the same tick (t=\(e.tick)): "
+            + "which thread gets it first is up to the threads; the lab gave it to \(world.name(winner)), whose step was due first (`explore` tries the other)."
+        ))
     }
     return facts
   }

@@ -23,7 +23,8 @@ public enum Wrap {
     let width = max(width, narrowest)
     // Most output fits as it is: keep it untouched and cheap. (A line's UTF-8 length is
     // never less than its display width.)
-    let fits = !hasGlue(text[...])
+    let fits =
+      !hasGlue(text[...])
       && !text.split(separator: "\n").contains { $0.utf8.count > width && columns($0) > width }
     if fits { return text }
     var out: [String] = []

@@ -419,4 +419,3 @@ public enum Shell {
     signal(SIGPIPE, SIG_IGN)
   }
 }
-

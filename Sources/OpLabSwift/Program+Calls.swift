@@ -46,11 +46,13 @@ extension SwiftCode.Program {
       draft.lines.append("DispatchQueue.main.async { \(SwiftCode.variable(op)).start() }  // runs when the main thread is free")
       return
     }
-    draft.lines.append("\(SwiftCode.variable(op)).start()  " + (cancelled.contains(op)
-      ? "// isCancelled is true: its work never runs"
-      : asyncOperations.contains(op)
-      ? "// begins the work and returns at once"
-      : "// main() runs here, on the main thread, until it returns"))
+    draft.lines.append(
+      "\(SwiftCode.variable(op)).start()  "
+        + (cancelled.contains(op)
+          ? "// isCancelled is true: its work never runs"
+          : asyncOperations.contains(op)
+            ? "// begins the work and returns at once"
+            : "// main() runs here, on the main thread, until it returns"))
   }
 
   /// `waitUntilFinished()` on each operation, from the lab's thread or the main thread.

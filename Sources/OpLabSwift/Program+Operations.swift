@@ -9,7 +9,8 @@ extension SwiftCode.Program {
     draft.shown = true
     for (spec, dependencies) in definition.operations {
       let gate = definition.gates[spec.name]
-      draft.lines += gateDeclaration(gate)
+      draft.lines +=
+        gateDeclaration(gate)
         + operation(spec, queue: definition.queue, gate: gate, completionSteps: definition.completionSteps[spec.name])
       for d in dependencies {
         draft.lines.append("\(SwiftCode.variable(spec.name)).addDependency(\(SwiftCode.variable(d)))")
@@ -73,13 +74,16 @@ extension SwiftCode.Program {
     // With a run to wait for it, a completion block says when it has run.
     let counted = tracksCompletionBlocks ? ["  completionBlocks.leave()  // it has run"] : []
     // A gated operation keeps its gate, and its isReady asks it (a cancel lets it through).
-    let gated = gate.map { g in [
-      "  let gate: Gate",
-      "  init(gate: Gate) { self.gate = gate; super.init() }",
-      "  override var isReady: Bool {",
-      "    super.isReady && (gate.isOpen || isCancelled)",
-      "  }",
-    ] } ?? []
+    let gated =
+      gate.map { g in
+        [
+          "  let gate: Gate",
+          "  init(gate: Gate) { self.gate = gate; super.init() }",
+          "  override var isReady: Bool {",
+          "    super.isReady && (gate.isOpen || isCancelled)",
+          "  }",
+        ]
+      } ?? []
     let made = gate.map { "(gate: \(SwiftCode.variable($0)))" } ?? "()"
     switch spec.kind {
     case .blocks(let blocks):
@@ -91,15 +95,17 @@ extension SwiftCode.Program {
       let type = SwiftCode.typeName(spec.name)
       lines += ["final class \(type): AsyncOperation, @unchecked Sendable {"]
       if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
-      lines += gated + [
-        "  override func start() {",
-        "    guard !isCancelled else { finish(); return }",
-        "    state = .executing",
-      ]
+      lines +=
+        gated + [
+          "  override func start() {",
+          "    guard !isCancelled else { finish(); return }",
+          "    state = .executing",
+        ]
       if let ticks = spec.failsAt {
         // Work that fails calls back with its error: the error path is where a finish() goes missing.
         lines.append("    startWork(ticks: \(ticks), failing: true) { [self] error in")
-        lines += forgets
+        lines +=
+          forgets
           ? [
             "      if let error {",
             "        self.error = error",
@@ -122,7 +128,8 @@ extension SwiftCode.Program {
       lines += stepLines(steps, rest: spec.duration - Tick(steps.count))
       lines.append("}")
     case .plain:
-      let simple = spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
+      let simple =
+        spec.cancellation == .never && !spec.bailsIfDependencyCancelled && spec.failsAt == nil
         && !spec.bailsUnlessDependenciesSucceeded && gate == nil
       if simple {
         lines.append("let \(v) = BlockOperation { work(ticks: \(spec.duration)) }")
@@ -132,8 +139,10 @@ extension SwiftCode.Program {
         lines += gated
         if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
         if spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded {
-          lines.append("  var bailed = false  // returned early: " + (spec.bailsUnlessDependenciesSucceeded
-            ? "a dependency did not succeed" : "a dependency was cancelled"))
+          lines.append(
+            "  var bailed = false  // returned early: "
+              + (spec.bailsUnlessDependenciesSucceeded
+                ? "a dependency did not succeed" : "a dependency was cancelled"))
         }
         // The export's watcher tells a stop from work done: isCancelled alone cannot.
         let stop = forExport ? "stopped = true; return" : "return"
@@ -177,7 +186,8 @@ extension SwiftCode.Program {
       lines.append("}")
     } else if let c = spec.completion {
       lines.append("// its completion block runs after it, on a thread you cannot count on")
-      lines += counted.isEmpty
+      lines +=
+        counted.isEmpty
         ? ["\(v).completionBlock = { work(ticks: \(c)) }"]
         : ["\(v).completionBlock = {", "  work(ticks: \(c))"] + counted + ["}"]
     }

@@ -114,7 +114,8 @@ extension SwiftCode {
         let name = world.name(op)
         withCompletion.insert(name)
         code(about: name)
-        draft.lines += ["\(SwiftCode.variable(name)).completionBlock = {"]
+        draft.lines +=
+          ["\(SwiftCode.variable(name)).completionBlock = {"]
           + stepLines(steps, rest: (world.operation(op).spec.completion ?? 0) - Tick(steps.count)) + ["}"]
       case .enqueue(let op, let q) where definition.defines(world.name(op)):
         definition.queue = world.name(q)

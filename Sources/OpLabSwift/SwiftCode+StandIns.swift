@@ -2,7 +2,8 @@
 extension SwiftCode {
   /// The comment on a wait the export plays as the clock running on.
   static func waitedNote(fromMain: Bool) -> String {
-    fromMain ? "the lab stopped its clock during this wait from main; here the clock runs on"
+    fromMain
+      ? "the lab stopped its clock during this wait from main; here the clock runs on"
       : "the lab waited on its own thread; here the clock runs on"
   }
 

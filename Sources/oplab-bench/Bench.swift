@@ -26,7 +26,8 @@ struct Bench: ParsableCommand {
   var realQueueLimit = 20_000
   @Option(name: .customLong("script-limit"), help: "The script phase runs the first this many operations of the DAG.")
   var scriptLimit = 100_000
-  @Option(help: "Run the script phase on this many cores (`machine cores N`), its queue unlimited and running, so work shares the cores as it is added.")
+  @Option(
+    help: "Run the script phase on this many cores (`machine cores N`), its queue unlimited and running, so work shares the cores as it is added.")
   var cores: Int?
 
   struct Node {
@@ -56,9 +57,10 @@ struct Bench: ParsableCommand {
         let d = Int.random(in: 0..<i, using: &rng)
         if !deps.contains(d) { deps.append(d) }
       }
-      nodes.append(Node(
-        duration: Int.random(in: minDuration...maxDuration, using: &rng),
-        priority: QueuePriority.allCases[Int.random(in: 0..<5, using: &rng)], deps: deps))
+      nodes.append(
+        Node(
+          duration: Int.random(in: minDuration...maxDuration, using: &rng),
+          priority: QueuePriority.allCases[Int.random(in: 0..<5, using: &rng)], deps: deps))
     }
     return nodes
   }
@@ -93,7 +95,9 @@ struct Bench: ParsableCommand {
     }
     if wanted.contains("simulate") {
       results["simulate"] = measure("simulate", baseRSS: baseRSS) { world.runUntilIdle() }
-      print("  trace: \(world.trace.count) events in \(world.trace.storedBytes) bytes (\(String(format: "%.1f", Double(world.trace.storedBytes) / Double(max(1, world.trace.count)))) bytes/event); finished at t=\(world.now); idle: \(world.isIdle)")
+      print(
+        "  trace: \(world.trace.count) events in \(world.trace.storedBytes) bytes (\(String(format: "%.1f", Double(world.trace.storedBytes) / Double(max(1, world.trace.count)))) bytes/event); finished at t=\(world.now); idle: \(world.isIdle)"
+      )
       print("  records: \(MemoryLayout<OperationRecord>.stride) bytes/operation record, \(MemoryLayout<OperationSpec>.stride) of them its spec")
     }
     if wanted.contains("render") {
@@ -125,19 +129,24 @@ struct Bench: ParsableCommand {
       var setup = 0.0
       let loop = measureQuiet { setup = MinimalLoop.run(nodes, slots: slots) }
       let simulate = results["simulate", default: 0] + results["build", default: 0]
-      print(String(format: "compare: minimal loop %.3f s, OpLab build+simulate %.3f s, ratio OpLab / minimal loop = %.2f", loop, simulate, simulate / loop))
+      print(
+        String(
+          format: "compare: minimal loop %.3f s, OpLab build+simulate %.3f s, ratio OpLab / minimal loop = %.2f", loop, simulate, simulate / loop))
       // The same split on both sides, to show where the difference lies: the loop's setup
       // (dependency counts and lists) against the build, its event loop against simulate.
       if let built = results["build"], let simulated = results["simulate"], setup > 0, loop > setup {
-        print(String(
-          format: "compare: by part: build %.3f s / loop setup %.3f s = %.2f; simulate %.3f s / event loop %.3f s = %.2f",
-          built, setup, built / setup, simulated, loop - setup, simulated / (loop - setup)))
+        print(
+          String(
+            format: "compare: by part: build %.3f s / loop setup %.3f s = %.2f; simulate %.3f s / event loop %.3f s = %.2f",
+            built, setup, built / setup, simulated, loop - setup, simulated / (loop - setup)))
       }
       if ops <= realQueueLimit {
         let real = measureQuiet { RealQueue.run(nodes, slots: slots) }
         print(String(format: "compare: real OperationQueue %.3f s, ratio real / OpLab = %.2f", real, real / simulate))
       } else {
-        print("compare: real OperationQueue skipped above \(realQueueLimit) ops (--real-limit): corelibs' scheduler walks every waiting op on each pick, so this DAG is quadratic for it (40,000 ops took 41 s here)")
+        print(
+          "compare: real OperationQueue skipped above \(realQueueLimit) ops (--real-limit): corelibs' scheduler walks every waiting op on each pick, so this DAG is quadratic for it (40,000 ops took 41 s here)"
+        )
       }
     }
   }

@@ -37,8 +37,10 @@ enum Interactive {
     }
     let slowest = timings.max { $0.1 < $1.1 } ?? ("-", 0)
     let total = timings.reduce(0) { $0 + $1.1 }
-    print(String(format: "interactive: %d ops set up in %.1f ms; %d commands, slowest '%@' %.2f ms, mean %.2f ms (target: each under 10 ms)",
-                 interpreter.world.operations.count, setupMs, timings.count, slowest.0, slowest.1, total / Double(timings.count)))
+    print(
+      String(
+        format: "interactive: %d ops set up in %.1f ms; %d commands, slowest '%@' %.2f ms, mean %.2f ms (target: each under 10 ms)",
+        interpreter.world.operations.count, setupMs, timings.count, slowest.0, slowest.1, total / Double(timings.count)))
   }
 }
 
@@ -64,8 +66,10 @@ enum ScriptPhase {
     let start = DispatchTime.now().uptimeNanoseconds
     for line in lines where interpreter.execute(line).error != nil { errors += 1 }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    print(String(format: "script: %d lines (the first %d ops%@) in %.3f s, %.1f µs/line%@; ends at t=%d",
-                 lines.count, nodes.count, cores.map { ", \($0) cores" } ?? "", seconds, seconds * 1e6 / Double(lines.count),
-                 errors == 0 ? "" : ", \(errors) lines failed", interpreter.world.now))
+    print(
+      String(
+        format: "script: %d lines (the first %d ops%@) in %.3f s, %.1f µs/line%@; ends at t=%d",
+        lines.count, nodes.count, cores.map { ", \($0) cores" } ?? "", seconds, seconds * 1e6 / Double(lines.count),
+        errors == 0 ? "" : ", \(errors) lines failed", interpreter.world.now))
   }
 }

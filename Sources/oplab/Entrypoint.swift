@@ -169,7 +169,9 @@ struct Lessons: ParsableCommand {
   var all = false
 
   @Option(
-    help: "The folder of .lesson files (default: $OPLAB_LESSONS, else PREFIX/share/oplab/Lessons of a make install, else the Lessons folder of the source tree the lab was built in).")
+    help:
+      "The folder of .lesson files (default: $OPLAB_LESSONS, else PREFIX/share/oplab/Lessons of a make install, else the Lessons folder of the source tree the lab was built in)."
+  )
   var folder: String?
 
   @Argument(help: "A lesson number, name or .lesson file; or `check` followed by lesson numbers, names or files.")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// Whole-trace scenarios for the calls a learner makes on operations directly (#20):
@@ -18,12 +19,13 @@ import Testing
       let mark = w.trace.count
       try w.enqueue(all: [a, b, c], on: q)
       w.runUntilIdle()
-      #expect(w.lines(from: mark) == [
-        "0 a enqueued", "0 a ready", "0 b enqueued", "0 b ready", "0 c enqueued", "0 c ready", "0 c started",
-        "1 c finished", "1 a started",
-        "2 a finished", "2 b started",
-        "3 b finished",
-      ], "\(platform)")
+      #expect(
+        w.lines(from: mark) == [
+          "0 a enqueued", "0 a ready", "0 b enqueued", "0 b ready", "0 c enqueued", "0 c ready", "0 c started",
+          "1 c finished", "1 a started",
+          "2 a finished", "2 b started",
+          "3 b finished",
+        ], "\(platform)")
       #expect(w.reasonText(w.firstIndex("started", "c")!) == "c started on q: a slot was free when it was enqueued; high beats normal a")
     }
   }
@@ -56,7 +58,8 @@ import Testing
   @Test("addOperations(waitUntilFinished: true) from the lab's thread waits for each operation in turn")
   func batchedAddAndWait() throws {
     var sim = Simulation()
-    let q = try #require({ if case .queue(let q) = try sim.perform(.createQueue(name: "q", maxConcurrent: 2, qualityOfService: nil)) { q } else { nil } }())
+    let q = try #require(
+      { if case .queue(let q) = try sim.perform(.createQueue(name: "q", maxConcurrent: 2, qualityOfService: nil)) { q } else { nil } }())
     var ids: [OpID] = []
     for (name, d) in [("a", 3), ("b", 1)] {
       if case .operation(let id) = try sim.perform(.createOperation(spec(name, d), dependencies: [], queue: nil)) { ids.append(id) }
@@ -64,13 +67,14 @@ import Testing
     let mark = sim.world.trace.count
     let result = try sim.perform(.enqueueAll(ids, on: q, wait: World.Waiter(fromMain: false)))
     #expect(result == .verdict(.reached))
-    #expect(sim.world.lines(from: mark) == [
-      "0 a enqueued", "0 a ready", "0 b enqueued", "0 b ready", "0 a started", "0 b started",
-      "0 a wait",
-      "1 b finished",
-      "3 a finished", "3 a waited",
-      "3 b wait", "3 b waited",
-    ])
+    #expect(
+      sim.world.lines(from: mark) == [
+        "0 a enqueued", "0 a ready", "0 b enqueued", "0 b ready", "0 a started", "0 b started",
+        "0 a wait",
+        "1 b finished",
+        "3 a finished", "3 a waited",
+        "3 b wait", "3 b waited",
+      ])
   }
 
   // MARK: waitUntilFinished
@@ -101,12 +105,13 @@ import Testing
     let mark = w.trace.count
     #expect(w.waitOnMainThread(for: [a]) == .reached)
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "0 main.wait1 created", "0 main.wait1 enqueued", "0 main.wait1 ready", "0 main.wait1 started", "0 main.wait1 wait",
-      "1 main.tap1 created", "1 main.tap1 enqueued", "1 main.tap1 ready",
-      "2 a finished", "2 main.wait1 finished", "2 main.wait1 waited", "2 main.tap1 started",
-      "3 main.tap1 finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 main.wait1 created", "0 main.wait1 enqueued", "0 main.wait1 ready", "0 main.wait1 started", "0 main.wait1 wait",
+        "1 main.tap1 created", "1 main.tap1 enqueued", "1 main.tap1 ready",
+        "2 a finished", "2 main.wait1 finished", "2 main.wait1 waited", "2 main.tap1 started",
+        "3 main.tap1 finished",
+      ])
     #expect(w.reasonText(w.firstIndex("wait", "main.wait1")!) == "main.wait1 waitUntilFinished() on a began")
   }
 
@@ -119,10 +124,11 @@ import Testing
     let verdict = w.waitOnMainThread(for: [b])
     guard case .stalled(let d) = verdict else { Issue.record("\(verdict)"); return }
     let wait = try #require(w.operationID(named: "main.wait1"))
-    #expect(d.stuck == [
-      StuckOperation(op: wait, cause: .mainThreadWaitingFor(b)),
-      StuckOperation(op: b, cause: .slotsHeld(.main, by: [wait])),
-    ])
+    #expect(
+      d.stuck == [
+        StuckOperation(op: wait, cause: .mainThreadWaitingFor(b)),
+        StuckOperation(op: b, cause: .slotsHeld(.main, by: [wait])),
+      ])
     #expect(w.now == 2 && w.operation(b).phase == .ready)
   }
 
@@ -137,15 +143,17 @@ import Testing
       let mark = w.trace.count
       let call = try #require(try w.callStart(a))
       w.runUntilIdle()
-      #expect(w.lines(from: mark) == [
-        "0 main.start1 created", "0 main.start1 enqueued", "0 main.start1 ready", "0 main.start1 started", "0 a started",
-        "1 main.tap1 created", "1 main.tap1 enqueued", "1 main.tap1 ready",
-        "3 a finished", "3 main.start1 finished", "3 main.tap1 started",
-        "4 main.tap1 finished",
-      ], "\(platform)")
+      #expect(
+        w.lines(from: mark) == [
+          "0 main.start1 created", "0 main.start1 enqueued", "0 main.start1 ready", "0 main.start1 started", "0 a started",
+          "1 main.tap1 created", "1 main.tap1 enqueued", "1 main.tap1 ready",
+          "3 a finished", "3 main.start1 finished", "3 main.tap1 started",
+          "4 main.tap1 finished",
+        ], "\(platform)")
       #expect(w.name(call) == "main.start1")
-      #expect(w.reasonText(w.firstIndex("started", "a")!)
-        == "a started: start() called by hand on the main thread (main.start1): main() runs there, blocking it until it returns")
+      #expect(
+        w.reasonText(w.firstIndex("started", "a")!)
+          == "a started: start() called by hand on the main thread (main.start1): main() runs there, blocking it until it returns")
     }
   }
 
@@ -156,11 +164,12 @@ import Testing
     let mark = w.trace.count
     try w.callStart(a)
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "0 main.start1 created", "0 main.start1 enqueued", "0 main.start1 ready", "0 main.start1 started",
-      "0 a will:isExecuting", "0 a started", "0 a did:isExecuting", "0 main.start1 finished",
-      "3 a will:isFinished", "3 a will:isExecuting", "3 a finished", "3 a did:isExecuting", "3 a did:isFinished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 main.start1 created", "0 main.start1 enqueued", "0 main.start1 ready", "0 main.start1 started",
+        "0 a will:isExecuting", "0 a started", "0 a did:isExecuting", "0 main.start1 finished",
+        "3 a will:isFinished", "3 a will:isExecuting", "3 a finished", "3 a did:isExecuting", "3 a did:isFinished",
+      ])
   }
 
   @Test("start on a cancelled operation: Linux finishes it there, releasing its dependents; on Darwin the cancel finished it already")
@@ -172,10 +181,11 @@ import Testing
     linux.cancel(a)
     let mark = linux.trace.count
     try linux.callStart(a)
-    #expect(linux.lines(from: mark) == [
-      "0 main.start1 created", "0 main.start1 enqueued", "0 main.start1 ready", "0 main.start1 started",
-      "0 a skipped", "0 a cancelled", "0 d ready", "0 d started", "0 main.start1 finished",
-    ])
+    #expect(
+      linux.lines(from: mark) == [
+        "0 main.start1 created", "0 main.start1 enqueued", "0 main.start1 ready", "0 main.start1 started",
+        "0 a skipped", "0 a cancelled", "0 d ready", "0 d started", "0 main.start1 finished",
+      ])
     var apple = World()
     let b = try apple.createOperation(spec("b", 5))
     apple.cancel(b)
@@ -216,8 +226,10 @@ import Testing
     let mark = w.trace.count
     w.runUntilIdle()
     #expect(w.lines(from: mark) == ["2 busy finished", "2 main.start1 started", "2 main.start1 finished"])
-    #expect(w.reasonText(w.trace.count - 1)
-      == "main.start1 finished (succeeded): by the time the main thread got to it, a could not be started any more (the real call raises there); nothing started")
+    #expect(
+      w.reasonText(w.trace.count - 1)
+        == "main.start1 finished (succeeded): by the time the main thread got to it, a could not be started any more (the real call raises there); nothing started"
+    )
   }
 
   // MARK: addExecutionBlock
@@ -235,13 +247,16 @@ import Testing
       try w.addExecutionBlock(plain, duration: 2)
       #expect(throws: SimulationError.notABlockOperation("checks")) { try w.addExecutionBlock(checks, duration: 1) }
       try w.enqueue(b, on: q)
-      #expect(throws: SimulationError.blockAfterStart(operation: "b", phase: .executing, platform: platform)) { try w.addExecutionBlock(b, duration: 1) }
+      #expect(throws: SimulationError.blockAfterStart(operation: "b", phase: .executing, platform: platform)) {
+        try w.addExecutionBlock(b, duration: 1)
+      }
       w.runUntilIdle()
       let end = platform == .apple ? 3 : 5
-      #expect(w.lines(from: mark, only: ["addBlock", "block1-", "block2-", "finished"]) == [
-        "0 b addBlock=3", "0 plain addBlock=2",
-        "2 b block1-", "\(end) b block2-", "\(end) b finished",
-      ], "\(platform)")
+      #expect(
+        w.lines(from: mark, only: ["addBlock", "block1-", "block2-", "finished"]) == [
+          "0 b addBlock=3", "0 plain addBlock=2",
+          "2 b block1-", "\(end) b block2-", "\(end) b finished",
+        ], "\(platform)")
       #expect(w.operation(plain).spec.kind == .blocks([1, 2]))
       #expect(w.reasonText(mark) == "b addExecutionBlock: a block of 3 ticks (2 blocks now)")
     }
@@ -263,11 +278,12 @@ import Testing
     try w.addOperation(other, to: q, dependencies: [good])
     let mark = w.trace.count
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "1 bad failed", "1 filter ready", "1 filter started", "1 filter bailed",
-      "2 good finished", "2 other ready", "2 other started",
-      "5 other finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "1 bad failed", "1 filter ready", "1 filter started", "1 filter bailed",
+        "2 good finished", "2 other ready", "2 other started",
+        "5 other finished",
+      ])
     #expect(w.reasonText(w.firstIndex("bailed", "filter")!) == "filter finished (bailed): returned at once: dependency bad did not succeed (failed)")
   }
 
@@ -288,7 +304,9 @@ import Testing
 
   // MARK: gates
 
-  @Test("A gate holds an operation whose dependencies are done until it opens; its KVO on isReady lets the queue pick; a cancel lets it through", arguments: Platform.allCases)
+  @Test(
+    "A gate holds an operation whose dependencies are done until it opens; its KVO on isReady lets the queue pick; a cancel lets it through",
+    arguments: Platform.allCases)
   func gate(platform: Platform) throws {
     var w = World(platform: platform)
     let q = try w.createQueue(name: "q", maxConcurrent: 2)
@@ -311,16 +329,19 @@ import Testing
     w.cancel(other)
     try w.openGate(named: "net")
     w.runUntilIdle()
-    #expect(w.lines(from: mark, only: ["gate", "open:net", "will:isReady", "did:isReady", "ready", "started", "skipped", "cancel", "cancelled", "finished"]) == [
-      "0 login ready", "0 login started",
-      "0 fetch gate=net", "0 other gate=net",
-      "1 login finished",
-      "2 held gate=net",
-      "2 other cancel", "2 other ready", "2 other skipped", "2 other cancelled",
-      "2 world open:net", "2 fetch will:isReady", "2 fetch did:isReady", "2 fetch ready", "2 fetch started",
-      "4 fetch finished",
-    ], "\(platform)")
-    #expect(w.reasonText(w.firstIndex("ready", "fetch")!) == "fetch ready: gate net opened: its isReady override now reads true, and KVO told the queue")
+    #expect(
+      w.lines(
+        from: mark, only: ["gate", "open:net", "will:isReady", "did:isReady", "ready", "started", "skipped", "cancel", "cancelled", "finished"]) == [
+          "0 login ready", "0 login started",
+          "0 fetch gate=net", "0 other gate=net",
+          "1 login finished",
+          "2 held gate=net",
+          "2 other cancel", "2 other ready", "2 other skipped", "2 other cancelled",
+          "2 world open:net", "2 fetch will:isReady", "2 fetch did:isReady", "2 fetch ready", "2 fetch started",
+          "4 fetch finished",
+        ], "\(platform)")
+    #expect(
+      w.reasonText(w.firstIndex("ready", "fetch")!) == "fetch ready: gate net opened: its isReady override now reads true, and KVO told the queue")
     #expect(throws: SimulationError.gateAfterDefinition("login")) { try w.gate(login, named: "net") }
     #expect(throws: SimulationError.unknownGate("nope")) { try w.openGate(named: "nope") }
   }
@@ -343,17 +364,23 @@ import Testing
       try w.run(until: 2)
       try w.callStart(s2)
       #expect(w.runUntilIdle() == .idle)
-      #expect(w.lines(only: ["started", "finished"]) == [
-        "0 main.start1 started", "0 s started",
-        "3 s finished", "3 main.start1 finished", "3 m started",
-        "4 m finished", "4 main.start2 started", "4 s2 started",
-        "6 s2 finished", "6 main.start2 finished",
-      ], "\(platform)")
-      #expect(w.reasonText(w.firstIndex("started", "m")!)  == "m started on main: the main thread was freed by main.start1; it became runnable on the main thread before main.start2, whatever their priorities")
+      #expect(
+        w.lines(only: ["started", "finished"]) == [
+          "0 main.start1 started", "0 s started",
+          "3 s finished", "3 main.start1 finished", "3 m started",
+          "4 m finished", "4 main.start2 started", "4 s2 started",
+          "6 s2 finished", "6 main.start2 finished",
+        ], "\(platform)")
+      #expect(
+        w.reasonText(w.firstIndex("started", "m")!)
+          == "m started on main: the main thread was freed by main.start1; it became runnable on the main thread before main.start2, whatever their priorities"
+      )
     }
   }
 
-  @Test("waitUntilFinished() called from a busy main thread begins after the main-queue operation dispatched before it; one dispatched after waits for it")
+  @Test(
+    "waitUntilFinished() called from a busy main thread begins after the main-queue operation dispatched before it; one dispatched after waits for it"
+  )
   func waitWaitsItsTurn() throws {
     var w = World(platform: .linux)
     let q = try w.createQueue(name: "q")
@@ -367,12 +394,13 @@ import Testing
     #expect(w.waitOnMainThread(for: [wOp], cap: 2) == .capped)
     try w.addOperation(spec("m2", 1), to: .main)
     #expect(w.runUntilIdle() == .idle)
-    #expect(w.lines(from: mark, only: ["started", "finished", "wait", "waited"]) == [
-      "3 s finished", "3 main.start1 finished", "3 m started",
-      "4 m finished", "4 main.wait1 started", "4 main.wait1 wait",
-      "5 w finished", "5 main.wait1 finished", "5 main.wait1 waited", "5 m2 started",
-      "6 m2 finished",
-    ])
+    #expect(
+      w.lines(from: mark, only: ["started", "finished", "wait", "waited"]) == [
+        "3 s finished", "3 main.start1 finished", "3 m started",
+        "4 m finished", "4 main.wait1 started", "4 main.wait1 wait",
+        "5 w finished", "5 main.wait1 finished", "5 main.wait1 waited", "5 m2 started",
+        "6 m2 finished",
+      ])
   }
 
   @Test("addOperations(_:waitUntilFinished: true) from a busy main thread adds nothing until the main thread gets to the call")
@@ -390,13 +418,16 @@ import Testing
     #expect(w.operation(a).queue == nil && w.operation(b).queue == nil)
     #expect(throws: SimulationError.cannotEnqueueWhileAdding(operation: "a", queue: "q")) { try w.enqueue(a, on: q) }
     #expect(w.runUntilIdle() == .idle)
-    #expect(w.lines(from: mark, only: ["enqueued", "started", "finished", "wait", "waited"]) == [
-      "1 main.wait1 enqueued",
-      "3 s finished", "3 main.start1 finished", "3 main.wait1 started",
-      "3 a enqueued", "3 b enqueued", "3 a started", "3 b started", "3 main.wait1 wait",
-      "4 b finished", "5 a finished", "5 main.wait1 finished", "5 main.wait1 waited",
-    ])
-    #expect(w.reasonText(w.firstIndex("enqueued", "a")!)
-      == "a enqueued on q: main.wait1, addOperations(_:waitUntilFinished: true) called on the main thread, added it when the main thread got to the call")
+    #expect(
+      w.lines(from: mark, only: ["enqueued", "started", "finished", "wait", "waited"]) == [
+        "1 main.wait1 enqueued",
+        "3 s finished", "3 main.start1 finished", "3 main.wait1 started",
+        "3 a enqueued", "3 b enqueued", "3 a started", "3 b started", "3 main.wait1 wait",
+        "4 b finished", "5 a finished", "5 main.wait1 finished", "5 main.wait1 waited",
+      ])
+    #expect(
+      w.reasonText(w.firstIndex("enqueued", "a")!)
+        == "a enqueued on q: main.wait1, addOperations(_:waitUntilFinished: true) called on the main thread, added it when the main thread got to the call"
+    )
   }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// Completion blocks written as steps, and the step `add OP` (#22): whole traces.
@@ -14,11 +15,12 @@ import Testing
     try w.setCompletionSteps(load, [.touchUI])
     try w.enqueue(load, on: network)
     #expect(w.runUntilIdle() == .idle)
-    #expect(w.lines(from: mark) == [
-      "0 load created", "0 load enqueued", "0 load ready", "0 load started",
-      "2 load finished", "2 load completion+",
-      "3 load ui", "3 load completion-",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 load created", "0 load enqueued", "0 load ready", "0 load started",
+        "2 load finished", "2 load completion+",
+        "3 load ui", "3 load completion-",
+      ])
     #expect(w.operation(load).spec.completion == 1)
     let touch = try #require(w.firstIndex("ui", "load"))
     #expect(w.reasonText(touch) == "load touched the user interface OFF the main thread: step 1 of 1 of its completion block (touch ui)")
@@ -48,14 +50,15 @@ import Testing
     try w.setCompletionSteps(load, [.add("show", to: "main")])
     try w.enqueue(load, on: network)
     #expect(w.runUntilIdle() == .idle)
-    #expect(w.lines(from: mark) == [
-      "0 show created",
-      "0 load created", "0 load enqueued", "0 load ready", "0 load started",
-      "2 load finished", "2 load completion+",
-      "3 show enqueued", "3 show ready", "3 show started",
-      "3 load completion-",
-      "4 show ui", "4 show finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 show created",
+        "0 load created", "0 load enqueued", "0 load ready", "0 load started",
+        "2 load finished", "2 load completion+",
+        "3 show enqueued", "3 show ready", "3 show started",
+        "3 load completion-",
+        "4 show ui", "4 show finished",
+      ])
     #expect(w.operation(show).queue == .main)
     let added = try #require(w.firstIndex("enqueued", "show"))
     #expect(w.reasonText(added) == "show enqueued on main: load's completion block called addOperation")
@@ -73,15 +76,16 @@ import Testing
     try w.enqueue(load, on: q)
     try w.addOperation(OperationSpec(name: "next", duration: 3, kind: .steps(Self.increment)), to: q, dependencies: [load])
     #expect(w.runUntilIdle() == .idle)
-    #expect(w.lines(from: mark) == [
-      "0 load created", "0 load enqueued", "0 load ready", "0 load started",
-      "0 next created", "0 next dep+load", "0 next enqueued",
-      "1 load finished", "1 next ready", "1 next started", "1 load completion+",
-      "2 next read:count=0", "2 load read:count=0",
-      "3 next compute:1=1", "3 load compute:1=1",
-      "4 next write:count=1", "4 load write:count=1",
-      "4 next finished", "4 load completion-",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 load created", "0 load enqueued", "0 load ready", "0 load started",
+        "0 next created", "0 next dep+load", "0 next enqueued",
+        "1 load finished", "1 next ready", "1 next started", "1 load completion+",
+        "2 next read:count=0", "2 load read:count=0",
+        "3 next compute:1=1", "3 load compute:1=1",
+        "4 next write:count=1", "4 load write:count=1",
+        "4 next finished", "4 load completion-",
+      ])
     let report = w.raceReport()
     #expect(report.races.count == 1)
     let race = try #require(report.races.first)
@@ -115,12 +119,13 @@ import Testing
     try w.enqueue(load, on: q)
     try w.enqueue(show, on: q)  // by hand, before the block gets to it
     #expect(w.runUntilIdle() == .idle)
-    #expect(w.lines(from: mark) == [
-      "0 show created", "0 load created", "0 load enqueued", "0 load ready", "0 load started",
-      "0 show enqueued", "0 show ready", "0 show started",
-      "1 load finished", "1 load completion+", "1 show finished",
-      "2 load addRefused:show", "2 load completion-",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 show created", "0 load created", "0 load enqueued", "0 load ready", "0 load started",
+        "0 show enqueued", "0 show ready", "0 show started",
+        "1 load finished", "1 load completion+", "1 show finished",
+        "2 load addRefused:show", "2 load completion-",
+      ])
     #expect(w.operation(show).queue == q)
     let refused = try #require(w.firstIndex("addRefused:show", "load"))
     #expect(w.reasonText(refused).hasPrefix("load addOperation(show) refused: show was added before, and an operation can be added only once"))

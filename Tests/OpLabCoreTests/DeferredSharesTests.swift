@@ -43,7 +43,8 @@ import Testing
     #expect(deferred.now == eager.now)
   }
 
-  @Test("Random crowds (mixed qualities of service, blocks, checks, taps, cancels, core changes) give the same trace deferred or not", arguments: 0..<10)
+  @Test(
+    "Random crowds (mixed qualities of service, blocks, checks, taps, cancels, core changes) give the same trace deferred or not", arguments: 0..<10)
   func randomCrowdsAgree(seed: UInt64) throws {
     var random = RandomActions(seed: seed, machine: true)
     let cores = [1, 2, 7, 64, 255, 300, 1_024][Int(seed % 7)]

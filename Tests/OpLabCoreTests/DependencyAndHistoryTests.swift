@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// Dependencies added before and after enqueueing, and the histories `why` reads.
@@ -18,15 +19,16 @@ import Testing
     try w.addDependency(waiter, on: done)
     try w.enqueue(late, on: q)
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "1 busy created", "1 busy enqueued", "1 busy ready", "1 busy started",
-      "1 waiter created", "1 waiter enqueued", "1 waiter ready",
-      "1 late created", "1 waiter dep+late", "1 waiter unready", "1 waiter dep+done",
-      "1 late enqueued", "1 late ready",
-      "3 busy finished", "3 late started",
-      "4 late finished", "4 waiter ready", "4 waiter started",
-      "5 waiter finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "1 busy created", "1 busy enqueued", "1 busy ready", "1 busy started",
+        "1 waiter created", "1 waiter enqueued", "1 waiter ready",
+        "1 late created", "1 waiter dep+late", "1 waiter unready", "1 waiter dep+done",
+        "1 late enqueued", "1 late ready",
+        "3 busy finished", "3 late started",
+        "4 late finished", "4 waiter ready", "4 waiter started",
+        "5 waiter finished",
+      ])
     #expect(w.dependencies(of: waiter) == [late, done])
   }
 
@@ -145,10 +147,11 @@ import Testing
     var replay = World()
     for action in sim.journal { _ = try replay.perform(action) }
     #expect(replay.now == last + 1 && replay.trace == sim.world.trace)
-    #expect(replay.lines() == [
-      "0 main queue",
-      "\(last - 1) d created", "\(last - 1) d enqueued", "\(last - 1) d ready", "\(last - 1) d started",
-    ])
+    #expect(
+      replay.lines() == [
+        "0 main queue",
+        "\(last - 1) d created", "\(last - 1) d enqueued", "\(last - 1) d ready", "\(last - 1) d started",
+      ])
 
     // Running on past the work: the clock stops where the work ends, not at the target.
     try replay.run(until: last + 10)
@@ -172,19 +175,21 @@ import Testing
     #expect(sim.world.now == 6)
     try sim.rewind(to: 3)
     #expect(sim.journal.last == .waitOnMainThreadUntil(net, 3))
-    #expect(sim.world.lines() == [
-      "0 main queue", "0 net queue", "0 a created", "0 a enqueued", "0 a ready", "0 a started", "0 main tap@2",
-      "0 main.wait1 created", "0 main.wait1 enqueued", "0 main.wait1 ready", "0 main.wait1 started", "0 main.wait1 wait",
-      "2 main.tap1 created", "2 main.tap1 enqueued", "2 main.tap1 ready",
-    ])
+    #expect(
+      sim.world.lines() == [
+        "0 main queue", "0 net queue", "0 a created", "0 a enqueued", "0 a ready", "0 a started", "0 main tap@2",
+        "0 main.wait1 created", "0 main.wait1 enqueued", "0 main.wait1 ready", "0 main.wait1 started", "0 main.wait1 wait",
+        "2 main.tap1 created", "2 main.tap1 enqueued", "2 main.tap1 ready",
+      ])
     #expect(sim.world.mainThreadWait == OpID(1))
     var replay = World()
     for action in sim.journal { _ = try replay.perform(action) }
     #expect(replay.now == 3 && replay.trace == sim.world.trace)
     try sim.perform(.runUntilIdle)
-    #expect(sim.world.lines(from: 15) == [
-      "6 a finished", "6 main.wait1 finished", "6 main.wait1 waited", "6 main.tap1 started", "7 main.tap1 finished",
-    ])
+    #expect(
+      sim.world.lines(from: 15) == [
+        "6 a finished", "6 main.wait1 finished", "6 main.wait1 waited", "6 main.tap1 started", "7 main.tap1 finished",
+      ])
   }
 
   @Test("A refused action is not journalled")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// Every stall report counts the same operations: a diagnosis lists exactly
@@ -14,19 +15,21 @@ import Testing
     let c = try w.addOperation(OperationSpec(name: "c"), to: work, dependencies: [h])
     guard case .stalled(let waited) = w.waitOnMainThread(nil) else { Issue.record("expected a stall"); return }
     let wait = try #require(w.operationID(named: "main.wait1"))
-    #expect(waited.stuck == [
-      StuckOperation(op: wait, cause: .mainThreadWaitingFor(a)),
-      StuckOperation(op: a, cause: .queueSuspended(work)),
-      StuckOperation(op: c, cause: .dependencyNotInQueue(h)),
-      StuckOperation(op: h, cause: .notInQueue),
-    ])
+    #expect(
+      waited.stuck == [
+        StuckOperation(op: wait, cause: .mainThreadWaitingFor(a)),
+        StuckOperation(op: a, cause: .queueSuspended(work)),
+        StuckOperation(op: c, cause: .dependencyNotInQueue(h)),
+        StuckOperation(op: h, cause: .notInQueue),
+      ])
     guard case .stalled(let ran) = w.runUntilIdle() else { Issue.record("expected a stall"); return }
-    #expect(ran.stuck == [
-      StuckOperation(op: a, cause: .queueSuspended(work)),
-      StuckOperation(op: c, cause: .dependencyNotInQueue(h)),
-      StuckOperation(op: wait, cause: .mainThreadWaitingFor(a)),
-      StuckOperation(op: h, cause: .notInQueue),
-    ])
+    #expect(
+      ran.stuck == [
+        StuckOperation(op: a, cause: .queueSuspended(work)),
+        StuckOperation(op: c, cause: .dependencyNotInQueue(h)),
+        StuckOperation(op: wait, cause: .mainThreadWaitingFor(a)),
+        StuckOperation(op: h, cause: .notInQueue),
+      ])
     #expect(w.unfinishedOperations() == [a, c, wait, h])
   }
 

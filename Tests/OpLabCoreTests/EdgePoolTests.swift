@@ -97,13 +97,14 @@ import Testing
     #expect(w.invariantViolations().isEmpty)
     let mark = try Self.enqueueSuspendedThenRun(ids + [root], on: q, in: &w)
     // d3 no longer waits for root; d1 and d2 become ready in the order of root's edges.
-    #expect(w.lines(from: mark) == [
-      "0 serial resumed", "0 d3 started",
-      "1 d3 finished", "1 root started",
-      "3 root finished", "3 d1 ready", "3 d2 ready", "3 d1 started",
-      "4 d1 finished", "4 d2 started",
-      "5 d2 finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 serial resumed", "0 d3 started",
+        "1 d3 finished", "1 root started",
+        "3 root finished", "3 d1 ready", "3 d2 ready", "3 d1 started",
+        "4 d1 finished", "4 d2 started",
+        "5 d2 finished",
+      ])
     #expect(w.invariantViolations().isEmpty)
   }
 
@@ -124,11 +125,12 @@ import Testing
     #expect(w.invariantViolations().isEmpty)
     let mark = w.trace.count
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "2 a finished", "2 q.barrier1 ready", "2 q.barrier1 started",
-      "3 q.barrier1 finished", "3 x ready", "3 x started",
-      "4 x finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "2 a finished", "2 q.barrier1 ready", "2 q.barrier1 started",
+        "3 q.barrier1 finished", "3 x ready", "3 x started",
+        "4 x finished",
+      ])
     #expect(w.invariantViolations().isEmpty)
     _ = a
   }
@@ -163,14 +165,15 @@ import Testing
     let mark = try Self.enqueueSuspendedThenRun(ids + [root], on: q, in: &w)
     // They become ready in the order of root's edges (d4's is the newest), and start in
     // the order they were enqueued: same priority, and a pending operation keeps its place.
-    #expect(w.lines(from: mark) == [
-      "0 serial resumed", "0 root started",
-      "2 root finished", "2 d3 ready", "2 d1 ready", "2 d2 ready", "2 d4 ready", "2 d3 started",
-      "3 d3 finished", "3 d1 started",
-      "4 d1 finished", "4 d4 started",
-      "5 d4 finished", "5 d2 started",
-      "6 d2 finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 serial resumed", "0 root started",
+        "2 root finished", "2 d3 ready", "2 d1 ready", "2 d2 ready", "2 d4 ready", "2 d3 started",
+        "3 d3 finished", "3 d1 started",
+        "4 d1 finished", "4 d4 started",
+        "5 d4 finished", "5 d2 started",
+        "6 d2 finished",
+      ])
   }
 
   @Test("A world's dependencies and dependents read back in the order the edges were added, after removals")

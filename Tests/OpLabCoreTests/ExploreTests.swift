@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// `explore` (#22): every interleaving of conflicting steps, counted, with the shortest bad one.
@@ -63,8 +64,9 @@ import Testing
     for a in Self.setup([("a", SharedStateTests.increment), ("b", SharedStateTests.increment)]) { _ = try w.perform(a) }
     #expect(w.value(of: "count") == 2)
     // a alone at 1, 2 and 3 (b put off each time); then b alone, with no choice left to make.
-    #expect(w.lines().filter { $0.contains("read:") || $0.contains("write:") }
-      == ["1 a read:count=0", "3 a write:count=1", "4 b read:count=1", "6 b write:count=2"])
+    #expect(
+      w.lines().filter { $0.contains("read:") || $0.contains("write:") }
+        == ["1 a read:count=0", "3 a write:count=1", "4 b read:count=1", "6 b write:count=2"])
   }
 
   @Test("Fixed by a dependency, a serial queue or a lock, no interleaving races or loses an update")
@@ -158,7 +160,8 @@ import Testing
     #expect(seen.racy >= 5 && seen.ordered >= 3 && seen.overlapping >= 3 && seen.overlapping < seen.racy, "\(seen)")
   }
 
-  @Test("Seeded random programs on a concurrent queue: explore meets exactly the distinct orders an interleaving oracle counts, with their final values")
+  @Test(
+    "Seeded random programs on a concurrent queue: explore meets exactly the distinct orders an interleaving oracle counts, with their final values")
   func randomProgramsAgainstOracle() {
     var sizes: [Int] = []
     for seed in UInt64(1)...30 {
@@ -176,7 +179,8 @@ import Testing
       var actions: [Action] = [.createQueue(name: "q", maxConcurrent: nil, qualityOfService: nil)]
       actions += names.map { .createVariable(name: $0, initial: 0) }
       for (i, steps) in programs.enumerated() {
-        actions.append(.createOperation(OperationSpec(name: "op\(i)", duration: Tick(steps.count), kind: .steps(steps)), dependencies: [], queue: Self.q))
+        actions.append(
+          .createOperation(OperationSpec(name: "op\(i)", duration: Tick(steps.count), kind: .steps(steps)), dependencies: [], queue: Self.q))
       }
       let e = World.explore(actions + [.runUntilIdle], from: World(), limit: 50_000)
       let oracle = Self.distinctOrders(programs, variables: names)
@@ -251,7 +255,8 @@ import Testing
     let incs = [first, second].sorted()
     for i in 0..<n {
       let isInc = incs.contains(i)
-      let spec = isInc
+      let spec =
+        isInc
         ? OperationSpec(name: "op\(i)", duration: 3, kind: .steps(SharedStateTests.increment))
         : OperationSpec(name: "op\(i)", duration: Int.random(in: 0...3, using: &rng))
       var deps = (0..<i).filter { _ in Int.random(in: 0..<3, using: &rng) == 0 }.map { OpID($0) }
@@ -302,15 +307,18 @@ import Testing
     #expect(point.candidate(for: 0).map { chosen.name($0) } == "b" && point.candidate(for: 1).map { chosen.name($0) } == "c")
     chosen.chooseNext(1)
     #expect(chosen.runUntilIdle() == .idle)
-    #expect(chosen.lines(from: mark) == [
-      "3 a compute:0=0", "3 c waitsFor:L",
-      // b has waited since t=2, but the choice gives the lock to c.
-      "4 a unlocked:L", "4 c locked:L", "4 a finished",
-      "5 c compute:7=7", "6 c write:count=7", "7 c unlocked:L", "7 b locked:L", "7 c finished",
-      "8 b read:count=7", "9 b compute:1=8", "10 b write:count=8", "11 b unlocked:L", "11 b finished",
-    ])
+    #expect(
+      chosen.lines(from: mark) == [
+        "3 a compute:0=0", "3 c waitsFor:L",
+        // b has waited since t=2, but the choice gives the lock to c.
+        "4 a unlocked:L", "4 c locked:L", "4 a finished",
+        "5 c compute:7=7", "6 c write:count=7", "7 c unlocked:L", "7 b locked:L", "7 c finished",
+        "8 b read:count=7", "9 b compute:1=8", "10 b write:count=8", "11 b unlocked:L", "11 b finished",
+      ])
     let taken = try #require(chosen.firstIndex("locked:L", "c"))
-    #expect(chosen.reasonText(taken) == "c took lock L: a unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)")
+    #expect(
+      chosen.reasonText(taken)
+        == "c took lock L: a unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)")
     #expect(chosen.shared?.order?.taken.map(\.chosen) == Array(repeating: 0, count: stepPoints) + [1])
   }
 
@@ -322,7 +330,8 @@ import Testing
       .createVariable(name: "count", initial: 0), .createLock(name: "L"),
       .createOperation(SharedStateTests.stepped("a", [.lock("L"), .compute(0), .compute(0), .unlock("L")]), dependencies: [], queue: q),
       .step(1),
-      .createOperation(SharedStateTests.stepped("b", [.lock("L"), .read("count"), .compute(1), .write("count"), .unlock("L")]), dependencies: [], queue: q),
+      .createOperation(
+        SharedStateTests.stepped("b", [.lock("L"), .read("count"), .compute(1), .write("count"), .unlock("L")]), dependencies: [], queue: q),
       .step(1),
       .createOperation(SharedStateTests.stepped("c", [.lock("L"), .compute(7), .write("count"), .unlock("L")]), dependencies: [], queue: q),
     ]

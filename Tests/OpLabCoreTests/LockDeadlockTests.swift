@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// Lock-order deadlocks join the stall diagnosis with their wait-for cycle (#22).
@@ -13,15 +14,19 @@ import Testing
     let a = try w.addOperation(SharedStateTests.stepped("a", [.lock("L1"), .lock("L2"), .unlock("L2"), .unlock("L1")]), to: q)
     let b = try w.addOperation(SharedStateTests.stepped("b", [.lock("L2"), .lock("L1"), .unlock("L1"), .unlock("L2")]), to: q)
     let verdict = w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "0 a created", "0 a enqueued", "0 a ready", "0 a started",
-      "0 b created", "0 b enqueued", "0 b ready", "0 b started",
-      "1 a locked:L1", "1 b locked:L2",
-      "2 a waitsFor:L2", "2 b waitsFor:L1",
-    ])
-    #expect(verdict == .stalled(Diagnosis(
-      stuck: [StuckOperation(op: a, cause: .waitingForLock(1, heldBy: b)), StuckOperation(op: b, cause: .waitingForLock(0, heldBy: a))],
-      cycles: [], lockCycles: [[a, b]])))
+    #expect(
+      w.lines(from: mark) == [
+        "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+        "0 b created", "0 b enqueued", "0 b ready", "0 b started",
+        "1 a locked:L1", "1 b locked:L2",
+        "2 a waitsFor:L2", "2 b waitsFor:L1",
+      ])
+    #expect(
+      verdict
+        == .stalled(
+          Diagnosis(
+            stuck: [StuckOperation(op: a, cause: .waitingForLock(1, heldBy: b)), StuckOperation(op: b, cause: .waitingForLock(0, heldBy: a))],
+            cycles: [], lockCycles: [[a, b]])))
     #expect(w.waitChain(of: b).map(\.op) == [b, a])
   }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// Whole-trace scenarios for suspension, barriers, BlockOperation, asynchronous
@@ -17,9 +18,10 @@ import Testing
     try w.step(4)
     try w.resume(q)
     w.runUntilIdle()
-    #expect(w.lines(from: mark, only: ["started", "finished", "suspended", "resumed"]) == [
-      "0 a started", "1 q suspended", "3 a finished", "5 q resumed", "5 c started", "6 c finished", "6 b started", "7 b finished",
-    ])
+    #expect(
+      w.lines(from: mark, only: ["started", "finished", "suspended", "resumed"]) == [
+        "0 a started", "1 q suspended", "3 a finished", "5 q resumed", "5 c started", "6 c finished", "6 b started", "7 b finished",
+      ])
     #expect(w.reasonText(w.firstIndex("started", "c")!) == "c started on q: queue resumed; veryHigh beats normal b")
   }
 
@@ -33,16 +35,17 @@ import Testing
     let barrier = try w.addBarrier(to: q, duration: 1)
     try w.addOperation(spec("c", 1), to: q)
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "0 a created", "0 a enqueued", "0 a ready", "0 a started",
-      "0 b created", "0 b enqueued", "0 b ready", "0 b started",
-      "0 q.barrier1 created", "0 q.barrier1 barrier", "0 q.barrier1 dep+a", "0 q.barrier1 dep+b", "0 q.barrier1 enqueued",
-      "0 c created", "0 c enqueued", "0 c dep+q.barrier1",
-      "2 a finished",
-      "3 b finished", "3 q.barrier1 ready", "3 q.barrier1 started",
-      "4 q.barrier1 finished", "4 c ready", "4 c started",
-      "5 c finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+        "0 b created", "0 b enqueued", "0 b ready", "0 b started",
+        "0 q.barrier1 created", "0 q.barrier1 barrier", "0 q.barrier1 dep+a", "0 q.barrier1 dep+b", "0 q.barrier1 enqueued",
+        "0 c created", "0 c enqueued", "0 c dep+q.barrier1",
+        "2 a finished",
+        "3 b finished", "3 q.barrier1 ready", "3 q.barrier1 started",
+        "4 q.barrier1 finished", "4 c ready", "4 c started",
+        "5 c finished",
+      ])
     #expect(w.operation(barrier).isBarrier)
     #expect(w.operationCount(of: q) == 0)
   }
@@ -57,17 +60,20 @@ import Testing
       try w.addBarrier(to: q, duration: 2)
       try w.addOperation(spec("later", 1), to: q)
       try w.step(3)
-      let expected: [String] = switch platform {
-      case .apple: [
-        "0 q.barrier1 created", "0 q.barrier1 barrier", "0 q.barrier1 enqueued", "0 q.barrier1 ready",
-        "0 later created", "0 later enqueued", "0 later dep+q.barrier1",
-      ]
-      case .linux: [
-        "0 q.barrier1 created", "0 q.barrier1 barrier", "0 q.barrier1 enqueued", "0 q.barrier1 ready", "0 q.barrier1 started",
-        "0 later created", "0 later enqueued", "0 later ready",
-        "2 q.barrier1 finished",
-      ]
-      }
+      let expected: [String] =
+        switch platform {
+        case .apple:
+          [
+            "0 q.barrier1 created", "0 q.barrier1 barrier", "0 q.barrier1 enqueued", "0 q.barrier1 ready",
+            "0 later created", "0 later enqueued", "0 later dep+q.barrier1",
+          ]
+        case .linux:
+          [
+            "0 q.barrier1 created", "0 q.barrier1 barrier", "0 q.barrier1 enqueued", "0 q.barrier1 ready", "0 q.barrier1 started",
+            "0 later created", "0 later enqueued", "0 later ready",
+            "2 q.barrier1 finished",
+          ]
+        }
       #expect(w.lines(from: mark) == expected, "platform \(platform)")
     }
   }
@@ -87,14 +93,15 @@ import Testing
     w.runUntilIdle()
     try w.resume(q)
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "0 q.barrier1 created", "0 q.barrier1 barrier", "0 q.barrier1 enqueued", "0 q.barrier1 ready", "0 q.barrier1 started",
-      "1 a created", "1 a enqueued", "1 a ready", "1 a dispatched",
-      "1 b created", "1 b dep+a", "1 b enqueued",
-      "2 a cancel", "2 q suspended",
-      "3 q.barrier1 finished", "3 a skipped", "3 a cancelled", "3 b ready",
-      "3 q resumed", "3 b started", "4 b finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 q.barrier1 created", "0 q.barrier1 barrier", "0 q.barrier1 enqueued", "0 q.barrier1 ready", "0 q.barrier1 started",
+        "1 a created", "1 a enqueued", "1 a ready", "1 a dispatched",
+        "1 b created", "1 b dep+a", "1 b enqueued",
+        "2 a cancel", "2 q suspended",
+        "3 q.barrier1 finished", "3 a skipped", "3 a cancelled", "3 b ready",
+        "3 q resumed", "3 b started", "4 b finished",
+      ])
   }
 
   @Test("On Linux, a dependency added to an op dispatched behind a barrier counts against isReady until it finishes (rules 5, 6, 32)")
@@ -115,9 +122,10 @@ import Testing
     #expect(w.invariantViolations() == [])
     w.runUntilIdle()
     #expect(w.invariantViolations() == [])
-    #expect(w.lines(from: mark) == [
-      "0 a dep+d", "1 d finished", "3 q.barrier1 finished", "3 a started", "4 a finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 a dep+d", "1 d finished", "3 q.barrier1 finished", "3 a started", "4 a finished",
+      ])
   }
 
   @Test("cancelAllOperations cancels a pending barrier too, so its block never runs (rule 33)")
@@ -129,11 +137,12 @@ import Testing
     let mark = w.trace.count
     w.cancelAll(q)
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "0 a cancel",
-      "0 q.barrier1 cancel", "0 q.barrier1 ready", "0 q.barrier1 skipped", "0 q.barrier1 cancelled",
-      "2 a finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 a cancel",
+        "0 q.barrier1 cancel", "0 q.barrier1 ready", "0 q.barrier1 skipped", "0 q.barrier1 cancelled",
+        "2 a finished",
+      ])
     #expect(w.operation(barrier).outcome == .cancelled)
   }
 
@@ -147,16 +156,19 @@ import Testing
       try w.step(1)
       w.cancel(b)
       w.runUntilIdle()
-      let expected: [String] = switch platform {
-      case .apple: [
-        "0 b created", "0 b enqueued", "0 b ready", "0 b started", "0 b block1+", "0 b block2+",
-        "1 b cancel", "2 b block1-", "3 b block2-", "3 b finished",
-      ]
-      case .linux: [
-        "0 b created", "0 b enqueued", "0 b ready", "0 b started", "0 b block1+",
-        "1 b cancel", "2 b block1-", "2 b block2+", "5 b block2-", "5 b finished",
-      ]
-      }
+      let expected: [String] =
+        switch platform {
+        case .apple:
+          [
+            "0 b created", "0 b enqueued", "0 b ready", "0 b started", "0 b block1+", "0 b block2+",
+            "1 b cancel", "2 b block1-", "3 b block2-", "3 b finished",
+          ]
+        case .linux:
+          [
+            "0 b created", "0 b enqueued", "0 b ready", "0 b started", "0 b block1+",
+            "1 b cancel", "2 b block1-", "2 b block2+", "5 b block2-", "5 b finished",
+          ]
+        }
       #expect(w.lines(from: mark) == expected, "platform \(platform)")
     }
   }
@@ -169,13 +181,14 @@ import Testing
     let dep = try w.addOperation(spec("dep", 1), to: q)
     try w.addOperation(spec("net", 2, kind: .async(forgetsFinish: false)), to: q, dependencies: [dep])
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "0 dep created", "0 dep enqueued", "0 dep ready", "0 dep started",
-      "0 net created", "0 net dep+dep", "0 net enqueued",
-      "1 dep finished", "1 net will:isReady", "1 net ready", "1 net did:isReady",
-      "1 net will:isExecuting", "1 net started", "1 net did:isExecuting",
-      "3 net will:isFinished", "3 net will:isExecuting", "3 net finished", "3 net did:isExecuting", "3 net did:isFinished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 dep created", "0 dep enqueued", "0 dep ready", "0 dep started",
+        "0 net created", "0 net dep+dep", "0 net enqueued",
+        "1 dep finished", "1 net will:isReady", "1 net ready", "1 net did:isReady",
+        "1 net will:isExecuting", "1 net started", "1 net did:isExecuting",
+        "3 net will:isFinished", "3 net will:isExecuting", "3 net finished", "3 net did:isExecuting", "3 net did:isFinished",
+      ])
   }
 
   @Test("An async op that forgets to call finish() jams its slot forever, and the run says so")
@@ -187,9 +200,12 @@ import Testing
     let next = try w.addOperation(spec("next", 1), to: q)
     let verdict = w.runUntilIdle()
     #expect(w.lines(from: mark, only: ["started", "jammed", "finished"]) == ["0 jam started", "2 jam jammed"])
-    #expect(verdict == .stalled(Diagnosis(
-      stuck: [StuckOperation(op: jam, cause: .neverCallsFinish), StuckOperation(op: next, cause: .slotsHeld(q, by: [jam]))],
-      cycles: [])))
+    #expect(
+      verdict
+        == .stalled(
+          Diagnosis(
+            stuck: [StuckOperation(op: jam, cause: .neverCallsFinish), StuckOperation(op: next, cause: .slotsHeld(q, by: [jam]))],
+            cycles: [])))
     #expect(w.now == 2)
   }
 
@@ -205,9 +221,12 @@ import Testing
     #expect(w.lines(from: mark) == ["0 a dep+c", "0 a cycle:c"])
     for op in [a, b, c] { try w.enqueue(op, on: q) }
     let verdict = w.runUntilIdle()
-    #expect(verdict == .stalled(Diagnosis(
-      stuck: [StuckOperation(op: a, cause: .inCycle(0)), StuckOperation(op: b, cause: .inCycle(0)), StuckOperation(op: c, cause: .inCycle(0))],
-      cycles: [[a, b, c]])))
+    #expect(
+      verdict
+        == .stalled(
+          Diagnosis(
+            stuck: [StuckOperation(op: a, cause: .inCycle(0)), StuckOperation(op: b, cause: .inCycle(0)), StuckOperation(op: c, cause: .inCycle(0))],
+            cycles: [[a, b, c]])))
     w.cancel(b)
     #expect(w.runUntilIdle() == .idle)
     #expect(w.lines(from: mark, only: ["started", "skipped"]) == ["0 b skipped", "0 c started", "1 a started"])
@@ -250,10 +269,11 @@ import Testing
     w.cancel(a)  // ready at once, its dependencies ignored (rule 13)
     #expect(w.dependencyCycles().isEmpty)
     #expect(w.runUntilIdle() == .idle)
-    #expect(w.lines(from: mark, only: ["started", "skipped", "finished"]) == [
-      "0 a skipped", "0 b started", "1 b finished", "3 d1 finished", "3 f1 started",
-      "3 y skipped", "3 x started", "4 x finished", "5 f1 finished",
-    ])
+    #expect(
+      w.lines(from: mark, only: ["started", "skipped", "finished"]) == [
+        "0 a skipped", "0 b started", "1 b finished", "3 d1 finished", "3 f1 started",
+        "3 y skipped", "3 x started", "4 x finished", "5 f1 finished",
+      ])
   }
 
   @Test("waitUntilAllOperationsAreFinished returns when ops finish, not their completion blocks (rule 34)")
@@ -278,16 +298,21 @@ import Testing
     try w.suspend(s)
     let b = try w.addOperation(spec("b", 1), to: s)
     let verdict = w.waitUntilAllOperationsAreFinished()
-    #expect(verdict == .stalled(Diagnosis(
-      stuck: [
-        StuckOperation(op: a, cause: .dependencyNotInQueue(held)), StuckOperation(op: b, cause: .queueSuspended(s)),
-        StuckOperation(op: held, cause: .notInQueue),
-      ],
-      cycles: [])))
+    #expect(
+      verdict
+        == .stalled(
+          Diagnosis(
+            stuck: [
+              StuckOperation(op: a, cause: .dependencyNotInQueue(held)), StuckOperation(op: b, cause: .queueSuspended(s)),
+              StuckOperation(op: held, cause: .notInQueue),
+            ],
+            cycles: [])))
     #expect(w.lines(only: ["wait", "waitStalled"]) == ["0 world wait", "0 world waitStalled"])
   }
 
-  @Test("An op picked while a barrier block runs takes its slot then, by priority then, and waits behind the block; suspension does not stop it (rule 40)")
+  @Test(
+    "An op picked while a barrier block runs takes its slot then, by priority then, and waits behind the block; suspension does not stop it (rule 40)"
+  )
   func heldBehindRunningBarrier() throws {
     for platform in Platform.allCases {
       var w = World(platform: platform)
@@ -304,15 +329,16 @@ import Testing
       try w.run(until: 7)
       try w.resume(q)
       w.runUntilIdle()
-      #expect(w.lines(from: 2) == [
-        "0 a created", "0 a enqueued", "0 a ready", "0 a started",
-        "1 q.barrier1 created", "1 q.barrier1 barrier", "1 q.barrier1 dep+a", "1 q.barrier1 enqueued",
-        "2 a finished", "2 q.barrier1 ready", "2 q.barrier1 started",
-        "3 l created", "3 l enqueued", "3 l ready", "3 l dispatched",
-        "4 h1 created", "4 h1 enqueued", "4 h1 ready", "4 h2 created", "4 h2 enqueued", "4 h2 ready", "4 q suspended",
-        "5 q.barrier1 finished", "5 l started", "6 l finished",
-        "7 q resumed", "7 h1 started", "7 h2 started", "8 h2 finished", "9 h1 finished",
-      ], "\(platform)")
+      #expect(
+        w.lines(from: 2) == [
+          "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+          "1 q.barrier1 created", "1 q.barrier1 barrier", "1 q.barrier1 dep+a", "1 q.barrier1 enqueued",
+          "2 a finished", "2 q.barrier1 ready", "2 q.barrier1 started",
+          "3 l created", "3 l enqueued", "3 l ready", "3 l dispatched",
+          "4 h1 created", "4 h1 enqueued", "4 h1 ready", "4 h2 created", "4 h2 enqueued", "4 h2 ready", "4 q suspended",
+          "5 q.barrier1 finished", "5 l started", "6 l finished",
+          "7 q resumed", "7 h1 started", "7 h2 started", "8 h2 finished", "9 h1 finished",
+        ], "\(platform)")
       #expect(w.reasonText(w.firstIndex("started", "l")!) == "l started on q: the barrier block q.barrier1 it waited behind ended")
       #expect(w.dependencies(of: l).isEmpty && w.dependencies(of: h1).isEmpty)
     }
@@ -332,15 +358,16 @@ import Testing
     try w.run(until: 4)
     w.cancel(c)
     w.runUntilIdle()
-    #expect(w.lines(from: 2) == [
-      "0 a created", "0 a enqueued", "0 a ready", "0 a started",
-      "1 q.barrier1 created", "1 q.barrier1 barrier", "1 q.barrier1 dep+a", "1 q.barrier1 enqueued",
-      "1 p created", "1 p enqueued", "1 p dep+q.barrier1",
-      "2 a finished", "2 q.barrier1 ready", "2 q.barrier1 started",
-      "3 c created", "3 c enqueued", "3 c ready", "3 c dispatched", "3 p cancel", "3 p ready", "3 p dispatched",
-      "4 c cancel",
-      "5 q.barrier1 finished", "5 c skipped", "5 p skipped", "5 c cancelled", "5 p cancelled",
-    ])
+    #expect(
+      w.lines(from: 2) == [
+        "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+        "1 q.barrier1 created", "1 q.barrier1 barrier", "1 q.barrier1 dep+a", "1 q.barrier1 enqueued",
+        "1 p created", "1 p enqueued", "1 p dep+q.barrier1",
+        "2 a finished", "2 q.barrier1 ready", "2 q.barrier1 started",
+        "3 c created", "3 c enqueued", "3 c ready", "3 c dispatched", "3 p cancel", "3 p ready", "3 p dispatched",
+        "4 c cancel",
+        "5 q.barrier1 finished", "5 c skipped", "5 p skipped", "5 c cancelled", "5 p cancelled",
+      ])
     #expect(w.dependencies(of: c).isEmpty)
   }
 
@@ -367,7 +394,8 @@ import Testing
     }
   }
 
-  @Test("Linux: removing a finished dependency from a cancelled op takes its count to -1, so it waits until cancelled again; Darwin ignores it (rule 9)")
+  @Test(
+    "Linux: removing a finished dependency from a cancelled op takes its count to -1, so it waits until cancelled again; Darwin ignores it (rule 9)")
   func removeFinishedDependencyFromCancelledOp() throws {
     for platform in Platform.allCases {
       var w = World(platform: platform)
@@ -388,24 +416,29 @@ import Testing
       w.runUntilIdle()
       switch platform {
       case .apple:
-        #expect(w.lines() == [
-          "0 main queue", "0 r queue", "0 q queue", "0 q suspended",
-          "0 a created", "0 a enqueued", "0 a ready", "0 a started",
-          "0 b created", "0 b dep+a", "0 b enqueued",
-          "1 a finished", "1 b ready", "2 b cancel", "3 b dep-a",
-          "4 q resumed", "4 b skipped", "4 b cancelled", "5 b cancel",
-        ])
+        #expect(
+          w.lines() == [
+            "0 main queue", "0 r queue", "0 q queue", "0 q suspended",
+            "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+            "0 b created", "0 b dep+a", "0 b enqueued",
+            "1 a finished", "1 b ready", "2 b cancel", "3 b dep-a",
+            "4 q resumed", "4 b skipped", "4 b cancelled", "5 b cancel",
+          ])
         #expect(w.reasonText(mark) == "b cancel requested: no effect, already finished")
       case .linux:
-        #expect(w.lines() == [
-          "0 main queue", "0 r queue", "0 q queue", "0 q suspended",
-          "0 a created", "0 a enqueued", "0 a ready", "0 a started",
-          "0 b created", "0 b dep+a", "0 b enqueued",
-          "1 a finished", "1 b ready", "2 b cancel", "3 b dep-a", "3 b unready",
-          "4 q resumed", "5 b cancel", "5 b ready", "5 b skipped", "5 b cancelled",
-        ])
+        #expect(
+          w.lines() == [
+            "0 main queue", "0 r queue", "0 q queue", "0 q suspended",
+            "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+            "0 b created", "0 b dep+a", "0 b enqueued",
+            "1 a finished", "1 b ready", "2 b cancel", "3 b dep-a", "3 b unready",
+            "4 q resumed", "5 b cancel", "5 b ready", "5 b skipped", "5 b cancelled",
+          ])
         let removed = w.firstIndex("dep-a", "b")!
-        #expect(w.reasonText(removed) == "b no longer depends on a: removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)")
+        #expect(
+          w.reasonText(removed)
+            == "b no longer depends on a: removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)"
+        )
         #expect(w.reasonText(mark) == "b cancel requested: cancel() sets corelibs' unfinished count back to 0, so isReady is true again")
       }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// The race detector (#22): happens-before by dependency, serial queue, lock and wait.
@@ -144,7 +145,9 @@ import Testing
 
   /// Plain operations, some depending on earlier ones, with one or two increments among
   /// them, on a serial and a wider queue; `fix` makes the second increment depend on the first.
-  static func randomWorld(seed: UInt64, fix: Bool) throws
+  static func randomWorld(
+    seed: UInt64, fix: Bool
+  ) throws
     -> (World, [OpID], [OpID: [OpID]], [OpID: QueueID], QueueID)
   {
     var rng = SplitMix64(seed: seed)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// Seeded sweeps: thousands of random worlds driven by random actions, checked after
@@ -40,7 +41,9 @@ import Testing
     #expect(TraceOracle(world: sim.world, specs: specs).violations() == [], "seed \(seed)")
   }
 
-  @Test("With batched adds, waits on operations, start() by hand and added blocks, every random world keeps the invariants and the rules, and replays byte for byte", arguments: seeds.prefix(1_000))
+  @Test(
+    "With batched adds, waits on operations, start() by hand and added blocks, every random world keeps the invariants and the rules, and replays byte for byte",
+    arguments: seeds.prefix(1_000))
   func callInvariantsHold(seed: UInt64) throws {
     let (sim, specs, problems) = Self.play(seed: seed, machine: seed % 2 == 0, calls: true)
     #expect(problems == [], "seed \(seed)")
@@ -50,7 +53,9 @@ import Testing
     #expect(replay.trace == sim.world.trace, "seed \(seed)")
   }
 
-  @Test("With limited cores, taps, frames and waits from main, every random world keeps the invariants, the rules and the load within the cores", arguments: seeds.prefix(500))
+  @Test(
+    "With limited cores, taps, frames and waits from main, every random world keeps the invariants, the rules and the load within the cores",
+    arguments: seeds.prefix(500))
   func machineInvariantsHold(seed: UInt64) throws {
     let (sim, specs, problems) = Self.play(seed: seed, machine: true, cores: Int(seed % 3) + 1)
     #expect(problems == [], "seed \(seed)")

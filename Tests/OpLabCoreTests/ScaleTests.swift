@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// Worlds far larger than lessons, to prove no path recurses on user-sized structures

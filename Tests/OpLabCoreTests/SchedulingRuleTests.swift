@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// One whole-trace scenario per scheduling rule of the spec (section D and E).
@@ -11,12 +12,13 @@ import Testing
     try w.addOperation(spec("a", 2), to: q)
     try w.addOperation(spec("b", 1), to: q)
     #expect(w.runUntilIdle() == .idle)
-    #expect(w.lines(from: mark) == [
-      "0 a created", "0 a enqueued", "0 a ready", "0 a started",
-      "0 b created", "0 b enqueued", "0 b ready",
-      "2 a finished", "2 b started",
-      "3 b finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+        "0 b created", "0 b enqueued", "0 b ready",
+        "2 a finished", "2 b started",
+        "3 b finished",
+      ])
     #expect(w.reasonText(w.firstIndex("started", "b")!) == "b started on q: slot freed by a")
   }
 
@@ -29,12 +31,14 @@ import Testing
     try w.addOperation(spec("norm", 1), to: q)
     try w.addOperation(spec("high", 1, priority: .veryHigh), to: q)
     w.runUntilIdle()
-    #expect(w.lines(from: mark, only: ["started", "finished"]) == [
-      "0 low started", "2 low finished", "2 high started", "3 high finished", "3 norm started", "4 norm finished",
-    ])
+    #expect(
+      w.lines(from: mark, only: ["started", "finished"]) == [
+        "0 low started", "2 low finished", "2 high started", "3 high finished", "3 norm started", "4 norm finished",
+      ])
     #expect(w.reasonText(w.firstIndex("started", "low")!) == "low started on q: a slot was free when it was enqueued")
-    #expect(w.reasonText(w.firstIndex("started", "high")!)
-      == "high started on q: slot freed by low; veryHigh beats normal norm")
+    #expect(
+      w.reasonText(w.firstIndex("started", "high")!)
+        == "high started on q: slot freed by low; veryHigh beats normal norm")
   }
 
   @Test("Five priority levels run in level order when added to a suspended queue (rules 19, 21)")
@@ -48,10 +52,13 @@ import Testing
     }
     try w.resume(q)
     w.runUntilIdle()
-    #expect(w.lines(from: mark, only: ["started", "resumed"]) == [
-      "0 q resumed", "0 vh started", "1 h started", "2 n started", "3 n2 started", "4 l started", "5 vl started",
-    ])
-    #expect(w.reasonText(w.firstIndex("started", "n")!) == "n started on q: slot freed by h; the same priority (normal) as n2, but ahead in the line (FIFO)")
+    #expect(
+      w.lines(from: mark, only: ["started", "resumed"]) == [
+        "0 q resumed", "0 vh started", "1 h started", "2 n started", "3 n2 started", "4 l started", "5 vl started",
+      ])
+    #expect(
+      w.reasonText(w.firstIndex("started", "n")!) == "n started on q: slot freed by h; the same priority (normal) as n2, but ahead in the line (FIFO)"
+    )
   }
 
   @Test("Changing a waiting operation's priority moves it to the tail of its new level; the same level changes nothing (rule 23)")
@@ -67,9 +74,10 @@ import Testing
     w.setPriority(a, to: .high)  // the level it has: it keeps its place
     w.setPriority(b, to: .normal)  // behind c and d
     w.runUntilIdle()
-    #expect(w.lines(from: mark, only: ["started", "priority=high", "priority=normal"]) == [
-      "0 run started", "0 a priority=high", "0 b priority=normal", "1 a started", "2 c started", "3 d started", "4 b started",
-    ])
+    #expect(
+      w.lines(from: mark, only: ["started", "priority=high", "priority=normal"]) == [
+        "0 run started", "0 a priority=high", "0 b priority=normal", "1 a started", "2 c started", "3 d started", "4 b started",
+      ])
   }
 
   @Test("Linux guesses the old level from QoS: on a serial queue a change to that level leaves the op in place (rule 24)")
@@ -97,12 +105,13 @@ import Testing
     try w.addOperation(spec("urgent", 1, priority: .veryHigh), to: q, dependencies: [slow])
     try w.addOperation(spec("lazy", 1, priority: .veryLow), to: q)
     w.runUntilIdle()
-    #expect(w.lines(from: mark, only: ["started", "finished", "ready"]) == [
-      "0 slow ready", "0 slow started", "0 first ready", "0 first started", "0 lazy ready",
-      "1 first finished", "1 lazy started",
-      "2 lazy finished",
-      "3 slow finished", "3 urgent ready", "3 urgent started", "4 urgent finished",
-    ])
+    #expect(
+      w.lines(from: mark, only: ["started", "finished", "ready"]) == [
+        "0 slow ready", "0 slow started", "0 first ready", "0 first started", "0 lazy ready",
+        "1 first finished", "1 lazy started",
+        "2 lazy finished",
+        "3 slow finished", "3 urgent ready", "3 urgent started", "4 urgent finished",
+      ])
   }
 
   @Test("maxConcurrentOperationCount 0 runs nothing; raising it starts waiting operations at once (rules 26, 28)")
@@ -119,9 +128,10 @@ import Testing
     try w.step(1)
     try w.setMaxConcurrent(q, to: 2)
     w.runUntilIdle()
-    #expect(w.lines(from: mark, only: ["started", "finished", "max=2"]) == [
-      "1 q max=2", "1 a started", "1 b started", "3 a finished", "3 c started", "3 b finished", "5 c finished",
-    ])
+    #expect(
+      w.lines(from: mark, only: ["started", "finished", "max=2"]) == [
+        "1 q max=2", "1 a started", "1 b started", "3 a finished", "3 c started", "3 b finished", "5 c finished",
+      ])
   }
 
   @Test("Lowering the limit never preempts running operations (rule 28)")
@@ -132,10 +142,11 @@ import Testing
     for name in ["a", "b", "c", "d"] { try w.addOperation(spec(name, 2), to: q) }
     try w.setMaxConcurrent(q, to: 1)
     w.runUntilIdle()
-    #expect(w.lines(from: mark, only: ["started", "finished", "max=1"]) == [
-      "0 a started", "0 b started", "0 c started", "0 q max=1",
-      "2 a finished", "2 b finished", "2 c finished", "2 d started", "4 d finished",
-    ])
+    #expect(
+      w.lines(from: mark, only: ["started", "finished", "max=1"]) == [
+        "0 a started", "0 b started", "0 c started", "0 q max=1",
+        "2 a finished", "2 b finished", "2 c finished", "2 d started", "4 d finished",
+      ])
   }
 
   @Test("Dependencies work across queues; the dependent's queue picks before the finisher's own (rule 4)")
@@ -149,21 +160,24 @@ import Testing
     try w.addOperation(spec("f1", 1), to: filters, dependencies: [d1])
     try w.addOperation(spec("f2", 1), to: filters, dependencies: [d2])
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "0 d1 created", "0 d1 enqueued", "0 d1 ready", "0 d1 started",
-      "0 d2 created", "0 d2 enqueued", "0 d2 ready",
-      "0 f1 created", "0 f1 dep+d1", "0 f1 enqueued",
-      "0 f2 created", "0 f2 dep+d2", "0 f2 enqueued",
-      "2 d1 finished", "2 f1 ready", "2 f1 started", "2 d2 started",
-      "3 f1 finished",
-      "4 d2 finished", "4 f2 ready", "4 f2 started",
-      "5 f2 finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 d1 created", "0 d1 enqueued", "0 d1 ready", "0 d1 started",
+        "0 d2 created", "0 d2 enqueued", "0 d2 ready",
+        "0 f1 created", "0 f1 dep+d1", "0 f1 enqueued",
+        "0 f2 created", "0 f2 dep+d2", "0 f2 enqueued",
+        "2 d1 finished", "2 f1 ready", "2 f1 started", "2 d2 started",
+        "3 f1 finished",
+        "4 d2 finished", "4 f2 ready", "4 f2 started",
+        "5 f2 finished",
+      ])
     #expect(w.reasonText(w.firstIndex("ready", "f1")!) == "f1 ready: dependency d1 finished")
     #expect(w.reasonText(w.firstIndex("started", "f1")!) == "f1 started on filters: became ready with a slot free")
   }
 
-  @Test("Apple: the main queue ignores suspension, a new limit and a new quality of service, and says why; cancelAllOperations() cancels (rules 26, 31, 33, 41)")
+  @Test(
+    "Apple: the main queue ignores suspension, a new limit and a new quality of service, and says why; cancelAllOperations() cancels (rules 26, 31, 33, 41)"
+  )
   func mainQueueIsFixedOnApple() throws {
     var w = World()
     try w.addOperation(spec("a", 2), to: .main)
@@ -175,19 +189,31 @@ import Testing
     w.cancelAll(.main)
     try w.resume(.main)
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "0 main ignored:suspend", "0 main ignored:max=4", "0 main ignored:qos=background",
-      "0 a cancel", "0 b cancel", "0 main ignored:resume",
-      "2 a finished", "2 b skipped", "2 b cancelled",
-    ])
-    #expect(w.reasonText(mark) == "main isSuspended = true ignored: Darwin's documentation does not say what suspending the main queue does; the lab keeps it running, as corelibs does")
-    #expect(w.reasonText(mark + 1) == "main maxConcurrentOperationCount = 4 ignored: the main queue runs one operation at a time (Darwin's documentation of OperationQueue.main)")
-    #expect(w.reasonText(mark + 2) == "main qualityOfService = .background ignored: the main queue's quality of service is userInteractive and cannot be changed (Darwin's documentation)")
+    #expect(
+      w.lines(from: mark) == [
+        "0 main ignored:suspend", "0 main ignored:max=4", "0 main ignored:qos=background",
+        "0 a cancel", "0 b cancel", "0 main ignored:resume",
+        "2 a finished", "2 b skipped", "2 b cancelled",
+      ])
+    #expect(
+      w.reasonText(mark)
+        == "main isSuspended = true ignored: Darwin's documentation does not say what suspending the main queue does; the lab keeps it running, as corelibs does"
+    )
+    #expect(
+      w.reasonText(mark + 1)
+        == "main maxConcurrentOperationCount = 4 ignored: the main queue runs one operation at a time (Darwin's documentation of OperationQueue.main)"
+    )
+    #expect(
+      w.reasonText(mark + 2)
+        == "main qualityOfService = .background ignored: the main queue's quality of service is userInteractive and cannot be changed (Darwin's documentation)"
+    )
     #expect(w.queue(.main).reportedQualityOfService == .userInteractive)
     #expect(w.queue(.main).effectiveMax == 1 && !w.queue(.main).isSuspended)
   }
 
-  @Test("Linux: corelibs' `if !__mainQ` makes the main queue ignore suspension, a limit, a quality of service and cancelAllOperations() (rules 26, 31, 33, 41)")
+  @Test(
+    "Linux: corelibs' `if !__mainQ` makes the main queue ignore suspension, a limit, a quality of service and cancelAllOperations() (rules 26, 31, 33, 41)"
+  )
   func mainQueueGuardsOnLinux() throws {
     var w = World(platform: .linux)
     try w.addOperation(spec("a", 2), to: .main)
@@ -199,10 +225,11 @@ import Testing
     w.cancelAll(.main)
     try w.resume(.main)
     w.runUntilIdle()
-    #expect(w.lines(from: mark) == [
-      "0 main ignored:suspend", "0 main ignored:max=default", "0 main ignored:qos=utility", "0 main ignored:cancelAll",
-      "0 main ignored:resume", "2 a finished", "2 b started", "3 b finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 main ignored:suspend", "0 main ignored:max=default", "0 main ignored:qos=utility", "0 main ignored:cancelAll",
+        "0 main ignored:resume", "2 a finished", "2 b started", "3 b finished",
+      ])
     for i in mark..<(mark + 5) {
       #expect(w.reasonText(i).hasSuffix("ignored: corelibs wraps it in `if !__mainQ`, so it does nothing on the main queue"))
     }
@@ -225,8 +252,9 @@ import Testing
       try w.enqueue(a, on: .main)
     }
     #expect(w.trace == before)
-    #expect(SimulationError.cannotEnqueue(operation: "a", phase: .finished, platform: .apple).description
-      == "'a' is finished and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException")
+    #expect(
+      SimulationError.cannotEnqueue(operation: "a", phase: .finished, platform: .apple).description
+        == "'a' is finished and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException")
     #expect(SimulationError.cannotEnqueue(operation: "a", phase: .ready, platform: .linux).description.contains("crashes"))
   }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OpLabCore
 
 /// Shared variables, locks and operations written as steps (#22): whole traces.
@@ -19,16 +20,17 @@ import Testing
     try w.addOperation(Self.stepped("a", Self.increment), to: q)
     try w.addOperation(Self.stepped("b", Self.increment), to: q)
     #expect(w.runUntilIdle() == .idle)
-    #expect(w.lines(from: mark) == [
-      "0 world var:count=0",
-      "0 a created", "0 a enqueued", "0 a ready", "0 a started",
-      "0 b created", "0 b enqueued", "0 b ready", "0 b started",
-      // A step's access is recorded as its tick ends; the last one ends with the work.
-      "1 a read:count=0", "1 b read:count=0",
-      "2 a compute:1=1", "2 b compute:1=1",
-      "3 a write:count=1", "3 b write:count=1",
-      "3 a finished", "3 b finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 world var:count=0",
+        "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+        "0 b created", "0 b enqueued", "0 b ready", "0 b started",
+        // A step's access is recorded as its tick ends; the last one ends with the work.
+        "1 a read:count=0", "1 b read:count=0",
+        "2 a compute:1=1", "2 b compute:1=1",
+        "3 a write:count=1", "3 b write:count=1",
+        "3 a finished", "3 b finished",
+      ])
     #expect(w.value(of: "count") == 1)
     #expect(w.reasonText(w.firstIndex("compute:1=1", "b")!) == "b computed: register + 1 = 1: step 2 of 3 (compute 1)")
   }
@@ -44,18 +46,19 @@ import Testing
     try w.addOperation(Self.stepped("b", Self.lockedIncrement), to: q)
     try w.addOperation(spec("c", 1), to: q)  // no slot: b keeps its slot while it waits
     #expect(w.runUntilIdle() == .idle)
-    #expect(w.lines(from: mark) == [
-      "0 world var:count=5", "0 world lock:L",
-      "0 a created", "0 a enqueued", "0 a ready", "0 a started",
-      "0 b created", "0 b enqueued", "0 b ready", "0 b started",
-      "0 c created", "0 c enqueued", "0 c ready",
-      "1 a locked:L", "1 b waitsFor:L",
-      "2 a read:count=5", "3 a compute:1=6", "4 a write:count=6",
-      "5 a unlocked:L", "5 b locked:L",
-      "5 a finished", "5 c started",
-      "6 b read:count=6", "6 c finished",  // b's step was scheduled at 5 before c started
-      "7 b compute:1=7", "8 b write:count=7", "9 b unlocked:L", "9 b finished",
-    ])
+    #expect(
+      w.lines(from: mark) == [
+        "0 world var:count=5", "0 world lock:L",
+        "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+        "0 b created", "0 b enqueued", "0 b ready", "0 b started",
+        "0 c created", "0 c enqueued", "0 c ready",
+        "1 a locked:L", "1 b waitsFor:L",
+        "2 a read:count=5", "3 a compute:1=6", "4 a write:count=6",
+        "5 a unlocked:L", "5 b locked:L",
+        "5 a finished", "5 c started",
+        "6 b read:count=6", "6 c finished",  // b's step was scheduled at 5 before c started
+        "7 b compute:1=7", "8 b write:count=7", "9 b unlocked:L", "9 b finished",
+      ])
     #expect(w.value(of: "count") == 7)
     #expect(w.reasonText(w.firstIndex("waitsFor:L", "b")!) == "b waits for lock L, keeping its slot: a holds it")
     #expect(w.reasonText(w.firstIndex("locked:L", "b")!) == "b took lock L: a unlocked it, and it had waited longest")
@@ -71,12 +74,13 @@ import Testing
     try w.addOperation(Self.stepped("b", [.lock("L"), .unlock("L")]), to: q)
     try w.addOperation(Self.stepped("c", [.lock("L"), .unlock("L")]), to: q)
     #expect(w.runUntilIdle() == .idle)
-    #expect(w.lines(from: mark, only: ["locked:L", "waitsFor:L", "unlocked:L", "finished"]) == [
-      "1 a locked:L", "1 b waitsFor:L", "1 c waitsFor:L",
-      "2 a unlocked:L", "2 b locked:L",
-      "3 b unlocked:L", "3 c locked:L", "3 b finished",
-      "4 a finished", "4 c unlocked:L", "4 c finished",
-    ])
+    #expect(
+      w.lines(from: mark, only: ["locked:L", "waitsFor:L", "unlocked:L", "finished"]) == [
+        "1 a locked:L", "1 b waitsFor:L", "1 c waitsFor:L",
+        "2 a unlocked:L", "2 b locked:L",
+        "3 b unlocked:L", "3 c locked:L", "3 b finished",
+        "4 a finished", "4 c unlocked:L", "4 c finished",
+      ])
   }
 
   @Test("Locking an NSLock twice waits forever (not reentrant): the run stalls")
@@ -87,8 +91,9 @@ import Testing
     let a = try w.addOperation(Self.stepped("a", [.lock("L"), .lock("L")]), to: q)
     guard case .stalled = w.runUntilIdle() else { Issue.record("expected a stall"); return }
     #expect(w.lines(only: ["locked:L", "waitsFor:L"]) == ["1 a locked:L", "2 a waitsFor:L"])
-    #expect(w.reasonText(w.firstIndex("waitsFor:L", "a")!)
-      == "a waits for lock L, keeping its slot: it holds that lock itself, and an NSLock is not reentrant: it waits forever")
+    #expect(
+      w.reasonText(w.firstIndex("waitsFor:L", "a")!)
+        == "a waits for lock L, keeping its slot: it holds that lock itself, and an NSLock is not reentrant: it waits forever")
     #expect(w.lockWaitedFor(by: a) == 0)
     #expect(w.locksHeld(by: a) == [0])
   }

@@ -40,7 +40,8 @@ import Testing
       .cancelledWhilePending, .emptyQueueBarrier, .dispatchBarrierEnded(other), .alreadyFinished,
       .alreadyCancelled, .alreadyStarted, .checkedIsCancelled(elapsed: 1 << 40), .workDone, .failedAt(0),
       .sawCancellation, .skippedBecauseCancelled, .dependencyWasCancelled(op), .cancelledOutsideQueue,
-      .finishCalled, .forgotFinish, .asyncStartSawCancellation, .asyncStartForgotFinish, .afterFinish, .barrier, .blockSchedule, .allFinished, .stalled, .tapped,
+      .finishCalled, .forgotFinish, .asyncStartSawCancellation, .asyncStartForgotFinish, .afterFinish, .barrier, .blockSchedule, .allFinished,
+      .stalled, .tapped,
       .frameDue, .frameDropped, .frameLimit, .waitReturned, .cpuShared(units: 3, cores: nil),
       .cpuShared(units: 1000, cores: 2), .ignoredOnMainQueue(.apple), .ignoredOnMainQueue(.linux),
       .unfinishedCountBelowZero, .cancelledAgain,
@@ -61,9 +62,10 @@ import Testing
     for (i, kind) in kinds.enumerated() {
       for (j, reason) in reasons.enumerated() where (i + j) % 7 == 0 || j == i % reasons.count {
         tick += (i * j) % 3 == 0 ? 0 : Tick(1 << ((i + j) % 40))
-        events.append(Event(
-          tick: tick, kind: kind, op: j % 3 == 0 ? nil : OpID(i * 1000 + j), queue: i % 2 == 0 ? nil : QueueID(j),
-          from: phases[i % phases.count], to: phases[j % phases.count], reason: reason))
+        events.append(
+          Event(
+            tick: tick, kind: kind, op: j % 3 == 0 ? nil : OpID(i * 1000 + j), queue: i % 2 == 0 ? nil : QueueID(j),
+            from: phases[i % phases.count], to: phases[j % phases.count], reason: reason))
       }
     }
     return events

@@ -1,8 +1,8 @@
 import Foundation
 import OpLabCore
-import Testing
 import OpLabSwift
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -39,12 +39,13 @@ extension DifferentialTests {
       case .started: expected[name, default: (nil, nil, "")].start = e.tick
       case .finished(let outcome):
         expected[name, default: (nil, nil, "")].finish = e.tick
-        expected[name, default: (nil, nil, "")].how = switch outcome {
-        case .succeeded: "succeeded"
-        case .failed: "failed"
-        case .bailed: "returned early"
-        case .cancelled, .dropped: "cancelled"
-        }
+        expected[name, default: (nil, nil, "")].how =
+          switch outcome {
+          case .succeeded: "succeeded"
+          case .failed: "failed"
+          case .bailed: "returned early"
+          case .cancelled, .dropped: "cancelled"
+          }
       default: break
       }
     }
@@ -71,10 +72,14 @@ extension DifferentialTests {
     }
   }
 
-  @Test("An exported asynchronous operation that forgets finish() on its error path holds the real serial queue's slot forever, as in the lab: the one before it fails and finishes, the one after never starts")
+  @Test(
+    "An exported asynchronous operation that forgets finish() on its error path holds the real serial queue's slot forever, as in the lab: the one before it fails and finishes, the one after never starts"
+  )
   func exportedForgottenFinishOnErrorPathStalls() throws {
     let lab = Interpreter()
-    for line in ["queue net max 1", "op flaky on net fails at 1 async", "op lost on net takes 3 fails at 2 async forgets-finish", "op save on net", "run"] {
+    for line in [
+      "queue net max 1", "op flaky on net fails at 1 async", "op lost on net takes 3 fails at 2 async forgets-finish", "op save on net", "run",
+    ] {
       try #require(lab.execute(line).error == nil, "\(line)")
     }
     let text = try Self.exportAndRun(lab)
@@ -90,9 +95,11 @@ extension DifferentialTests {
     "pipeline.oplab", "priorities.oplab", "frozen-ui.oplab", "linux-differences.oplab",
   ]
 
-  @Test("Every example's export builds and runs on the real OperationQueue to its end; the deterministic ones start and finish every operation as the lab did, within a tick", arguments: [
-    "pipeline.oplab", "cancel-all.oplab", "priorities.oplab", "frozen-ui.oplab", "two-cores.oplab", "linux-differences.oplab",
-  ])
+  @Test(
+    "Every example's export builds and runs on the real OperationQueue to its end; the deterministic ones start and finish every operation as the lab did, within a tick",
+    arguments: [
+      "pipeline.oplab", "cancel-all.oplab", "priorities.oplab", "frozen-ui.oplab", "two-cores.oplab", "linux-differences.oplab",
+    ])
   func exportedExampleRuns(file: String) throws {
     let lab = Interpreter()
     let script = try String(contentsOf: Self.repository.appendingPathComponent("Examples/\(file)"), encoding: .utf8)
@@ -114,11 +121,13 @@ extension DifferentialTests {
     "12-pitfalls.lesson",
   ]
 
-  @Test("Every lesson's final world, exported, builds and runs on the real OperationQueue to its end; the deterministic ones start and finish every operation as the lab did, within a tick", arguments: [
-    "01-frozen-ui.lesson", "02-operation-life.lesson", "03-blocks-and-completion.lesson", "04-max-concurrent.lesson",
-    "05-priorities.lesson", "06-dependencies.lesson", "07-cancellation.lesson", "08-suspend-resume.lesson",
-    "09-visible-rows.lesson", "10-async-operations.lesson", "11-qos-and-too-many.lesson", "12-pitfalls.lesson",
-  ])
+  @Test(
+    "Every lesson's final world, exported, builds and runs on the real OperationQueue to its end; the deterministic ones start and finish every operation as the lab did, within a tick",
+    arguments: [
+      "01-frozen-ui.lesson", "02-operation-life.lesson", "03-blocks-and-completion.lesson", "04-max-concurrent.lesson",
+      "05-priorities.lesson", "06-dependencies.lesson", "07-cancellation.lesson", "08-suspend-resume.lesson",
+      "09-visible-rows.lesson", "10-async-operations.lesson", "11-qos-and-too-many.lesson", "12-pitfalls.lesson",
+    ])
   func exportedLessonRuns(file: String) throws {
     let path = Self.repository.appendingPathComponent("Lessons/\(file)").path
     let lesson = try LessonParser.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)

@@ -1,7 +1,7 @@
 import Foundation
 import OpLabCore
-import Testing
 import TestSupport
+import Testing
 
 /// The main thread as a run loop (rule 42), on the real thing: a child program runs
 /// `RunLoop.main`, with a timer standing for a tap (a run-loop event, not a main-queue
@@ -41,7 +41,9 @@ extension DifferentialTests {
     RunLoop.main.run()
     """
 
-  @Test("Rule 42: on a real run loop, an op enqueued on main at 0 but dispatched at 6 runs after a tap from t=1, whatever its priority, as the simulator says")
+  @Test(
+    "Rule 42: on a real run loop, an op enqueued on main at 0 but dispatched at 6 runs after a tap from t=1, whatever its priority, as the simulator says"
+  )
   func mainThreadTakesWorkInTheOrderItBecameRunnable() throws {
     // The simulator.
     var w = World()

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `real`, end to end: the built `oplab` runs a script that ends in `real`, so the real queue
 /// runs in its own process with the main thread pumped, as a learner's does (#21). Part of
@@ -32,7 +32,8 @@ extension DifferentialTests {
 
   @Test("real on a deterministic Linux world: a serial queue, a skip, a dependent on main; every real row is the lab's, no difference")
   func realAgrees() throws {
-    let text = try Self.oplab("""
+    let text = try Self.oplab(
+      """
       platform linux
       queue q max 1
       op a on q takes 2
@@ -55,7 +56,8 @@ extension DifferentialTests {
 
   @Test("real under platform apple on Linux: block operations and QoS differ, each difference listed and the platform named as the reason")
   func realShowsDarwinDifference() throws {
-    let text = try Self.oplab("""
+    let text = try Self.oplab(
+      """
       queue q max 2
       suspend q
       op blocks3 on q blocks 1,2,3
@@ -78,9 +80,12 @@ extension DifferentialTests {
     #expect(rows.first?.real == "████ ≠")
   }
 
-  @Test("real plays the direct calls: addOperations, a gate opened, only-if-deps-succeeded after a failure, start() by hand on the main thread, addExecutionBlock; every real row is the lab's")
+  @Test(
+    "real plays the direct calls: addOperations, a gate opened, only-if-deps-succeeded after a failure, start() by hand on the main thread, addExecutionBlock; every real row is the lab's"
+  )
   func realPlaysDirectCalls() throws {
-    let text = try Self.oplab("""
+    let text = try Self.oplab(
+      """
       platform linux
       queue q max 1
       op a,b on q takes 1 hold
@@ -112,7 +117,8 @@ extension DifferentialTests {
 extension DifferentialTests {
   @Test("real plays step work for real: unlocked increments lose an update there too, locked ones keep both, values side by side")
   func realSharedState() throws {
-    let racy = try Self.oplab("""
+    let racy = try Self.oplab(
+      """
       platform linux
       var count = 0
       queue q
@@ -123,7 +129,8 @@ extension DifferentialTests {
       """)
     // Both read 0 a tick after they start and write 1 two ticks later, on the real queue as in the lab.
     #expect(racy.contains("\nShared variables at the end: in the lab count = 1; on the real queue count = 1.\n"), "\(racy)")
-    let locked = try Self.oplab("""
+    let locked = try Self.oplab(
+      """
       platform linux
       var count = 0
       lock L
@@ -139,7 +146,8 @@ extension DifferentialTests {
     #expect(Self.rows(locked).map(\.name) == ["a", "b"], "\(locked)")
     #expect(locked.contains("\nNo differences") && !locked.contains("beyond timing noise"), "\(locked)")
     // b a tick later: a has the lock when b asks, and b waits for it on the real queue too.
-    let staggered = try Self.oplab("""
+    let staggered = try Self.oplab(
+      """
       platform linux
       var count = 0
       lock L
@@ -160,7 +168,8 @@ extension DifferentialTests {
 
   @Test("real on a lock-order deadlock: both operations stall on the real queue too, said as agreement; one on main does not hold the driver")
   func realDeadlock() throws {
-    let text = try Self.oplab("""
+    let text = try Self.oplab(
+      """
       platform linux
       lock L1
       lock L2
@@ -176,7 +185,8 @@ extension DifferentialTests {
 
   @Test("One real run leaves the process as it found it: an operation that forgets finish() on main does not hold the next run's main queue (#31)")
   func realLeavesMainQueueFree() throws {
-    let text = try Self.oplab("""
+    let text = try Self.oplab(
+      """
       platform linux
       op x on main takes 2 async forgets-finish
       run
@@ -198,7 +208,8 @@ extension DifferentialTests {
     "A call made from the main thread waits its turn there, on the real queue as in the lab: start(), waitUntilFinished() and addOperations(_:waitUntilFinished: true) from a busy main thread run after the main-queue work dispatched before them (#31)",
     arguments: [
       // start(): s holds the main thread 0-3; m is dispatched at 1; start(s2) is called at 2.
-      ("""
+      (
+        """
         op s takes 3 hold
         op s2 takes 2 hold
         start s
@@ -206,9 +217,11 @@ extension DifferentialTests {
         op m on main takes 1
         step 1
         start s2
-        """, ["m": "   █✓", "s": "███✓", "s2": "    ██✓"]),
+        """, ["m": "   █✓", "s": "███✓", "s2": "    ██✓"]
+      ),
       // waitUntilFinished() called at 2 begins after m (3-4); m2, dispatched after m, waits for it.
-      ("""
+      (
+        """
         queue q
         op s takes 3 hold
         op w on q takes 5
@@ -218,9 +231,11 @@ extension DifferentialTests {
         step 1
         wait w from main
         op m2 on main takes 1
-        """, ["m": "   █✓", "m2": "     █✓", "w": "█████✓", "s": "███✓"]),
+        """, ["m": "   █✓", "m2": "     █✓", "w": "█████✓", "s": "███✓"]
+      ),
       // addOperations([a, b], waitUntilFinished: true) called at 1 adds them at 3.
-      ("""
+      (
+        """
         queue q
         op s takes 3 hold
         op a on q takes 2 hold
@@ -228,7 +243,8 @@ extension DifferentialTests {
         start s
         step 1
         add a,b to q wait from main
-        """, ["a": "   ██✓", "b": "   █✓", "s": "███✓"]),
+        """, ["a": "   ██✓", "b": "   █✓", "s": "███✓"]
+      ),
     ])
   func mainThreadCallsWaitTheirTurn(script: String, lab: [String: String]) throws {
     let text = try Self.oplab("platform linux\n" + script + "\nrun\nreal 60\n")
@@ -240,7 +256,8 @@ extension DifferentialTests {
 
   @Test("real on lesson 15's fix: load's completion block adds show to main, where the table reload runs on the main thread")
   func realCompletionHopsToMain() throws {
-    let text = try Self.oplab("""
+    let text = try Self.oplab(
+      """
       platform linux
       queue network
       op show on main touches ui hold
@@ -251,14 +268,19 @@ extension DifferentialTests {
     let rows = Self.rows(text)
     #expect(rows.map(\.name) == ["show", "load"], "\(text)")
     for row in rows { #expect(row.real == row.lab, "\(row.name): \(text)") }
-    #expect(text.contains("\nUser-interface calls: in the lab show on main; on the real queue show on main (Thread.isMainThread at the call).\n"), "\(text)")
-    let offMain = try Self.oplab("""
+    #expect(
+      text.contains("\nUser-interface calls: in the lab show on main; on the real queue show on main (Thread.isMainThread at the call).\n"), "\(text)"
+    )
+    let offMain = try Self.oplab(
+      """
       platform linux
       queue network
       op load on network takes 2 completion does touch ui
       run
       real 60
       """)
-    #expect(offMain.contains("User-interface calls: in the lab load's completion block off main; on the real queue load's completion block off main"), "\(offMain)")
+    #expect(
+      offMain.contains("User-interface calls: in the lab load's completion block off main; on the real queue load's completion block off main"),
+      "\(offMain)")
   }
 }

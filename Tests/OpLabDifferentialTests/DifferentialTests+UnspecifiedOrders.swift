@@ -31,7 +31,8 @@ extension DifferentialTests {
     while retries < 2, !possible.contains(groups) || !misrounded.isEmpty || !real.drained || real.worstActionLateness >= Self.lateness {
       retries += 1
       tickSeconds *= 2
-      print("[differential] \(scenario.name): real run matched no possible timeline, retrying with \(tickSeconds) s ticks.\nreal:\n\(groups.rendered)")
+      print(
+        "[differential] \(scenario.name): real run matched no possible timeline, retrying with \(tickSeconds) s ticks.\nreal:\n\(groups.rendered)")
       real = await RealRun.perform(scenario, tickSeconds: tickSeconds, expecting: fewest, endTick: endTick)
       (groups, misrounded) = real.groups()
     }

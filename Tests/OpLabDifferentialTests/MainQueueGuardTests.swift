@@ -48,9 +48,10 @@ struct MainQueueGuardTests {
     #expect(w.queue(.main).effectiveMax == max)
     #expect(w.queue(.main).reportedQualityOfService == .userInteractive)
     #expect(w.operation(op).isCancelled == cancelled)
-    #expect(w.trace.events(from: mark).map(\.kind) == [
-      .ignoredOnMainQueue(.suspend), .ignoredOnMainQueue(.maxConcurrent(4)),
-      .ignoredOnMainQueue(.qualityOfService(.utility)), .ignoredOnMainQueue(.cancelAll),
-    ])
+    #expect(
+      w.trace.events(from: mark).map(\.kind) == [
+        .ignoredOnMainQueue(.suspend), .ignoredOnMainQueue(.maxConcurrent(4)),
+        .ignoredOnMainQueue(.qualityOfService(.utility)), .ignoredOnMainQueue(.cancelAll),
+      ])
   }
 }

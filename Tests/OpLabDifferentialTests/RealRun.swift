@@ -29,8 +29,9 @@ struct RealRun: Sendable {
       let thread = Thread {
         let run = RealDriver.run(
           script(scenario), tickSeconds: tickSeconds, until: endTick, grace: 25, expectedMarks: expecting)
-        done.resume(returning: RealRun(
-          marks: run.marks, tickSeconds: tickSeconds, worstActionLateness: run.worstActionLateness, drained: run.drained))
+        done.resume(
+          returning: RealRun(
+            marks: run.marks, tickSeconds: tickSeconds, worstActionLateness: run.worstActionLateness, drained: run.drained))
       }
       thread.name = "differential-driver"
       thread.start()

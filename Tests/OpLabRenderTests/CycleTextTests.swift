@@ -30,13 +30,15 @@ import Testing
   @Test("A short cycle is named in full, once: in the stall report, in graph and in why")
   func shortCycle() throws {
     let (w, d) = try Self.cycle(4)
-    #expect(Diagnoses.render(d, in: w) == """
-        cycle: c1 → c2 → c3 → c4 → c1 — none of these can ever start; cancel one to break it
+    #expect(
+      Diagnoses.render(d, in: w) == """
+          cycle: c1 → c2 → c3 → c4 → c1 — none of these can ever start; cancel one to break it
 
-      """)
+        """)
     #expect(Graph.render(w).hasSuffix("cycle 1: c1 → c2 → c3 → c4 → c1 — none of these can ever start; cancel one to break it\n"))
-    #expect(Why.render(OpID(2), in: w).hasSuffix(
-      "Now: c3 is in a dependency cycle (c1 → c2 → c3 → c4 → c1): none of them can ever start; cancel one to break it.\n"))
+    #expect(
+      Why.render(OpID(2), in: w).hasSuffix(
+        "Now: c3 is in a dependency cycle (c1 → c2 → c3 → c4 → c1): none of them can ever start; cancel one to break it.\n"))
   }
 
   @Test("A 10,000-long cycle takes one short line in the stall report, in graph's summary and in why")

@@ -1,6 +1,6 @@
 import OpLabCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabRender
 

@@ -74,37 +74,38 @@ import Testing
   @Test("One section per queue, a crit milestone naming each outcome that is not success, and suspensions as bars")
   func everyOutcome() throws {
     let text = Exporters.mermaid(try Self.outcomes())
-    #expect(text == """
-      gantt
-        title OpLab timeline (1 tick = 1 s)
-        dateFormat X
-        axisFormat %s
-        todayMarker off
-        section main
-        f executing :active, o5_0, 0, 1
-        f executing, cancel requested :crit, active, o5_1, 1, 9
-        section downloads
-        a executing :done, o0_0, 0, 2
-        b ready :o1_0, 0, 2
-        b executing :crit, o1_1, 2, 3
-        b cancelled :crit, milestone, o1_end, 3, 3
-        c ready :o2_0, 0, 3
-        c skipped (cancelled before it started) :crit, milestone, o2_end, 3, 3
-        d ready :o3_0, 0, 3
-        d executing :crit, o3_1, 3, 4
-        d failed :crit, milestone, o3_end, 4, 4
-        section filters
-        e waiting :o4_0, 0, 3
-        e returned early (a dependency was cancelled) :crit, milestone, o4_end, 3, 3
-        section paused
-        paused suspended :q3_s0, 0, 5
-        paused suspended :q3_s1, 6, 9
-        op title ready :o6_0, 0, 5
-        op title executing :done, o6_1, 5, 6
-        section in no queue
-        loose cancelled :crit, milestone, o7_end, 0, 0
+    #expect(
+      text == """
+        gantt
+          title OpLab timeline (1 tick = 1 s)
+          dateFormat X
+          axisFormat %s
+          todayMarker off
+          section main
+          f executing :active, o5_0, 0, 1
+          f executing, cancel requested :crit, active, o5_1, 1, 9
+          section downloads
+          a executing :done, o0_0, 0, 2
+          b ready :o1_0, 0, 2
+          b executing :crit, o1_1, 2, 3
+          b cancelled :crit, milestone, o1_end, 3, 3
+          c ready :o2_0, 0, 3
+          c skipped (cancelled before it started) :crit, milestone, o2_end, 3, 3
+          d ready :o3_0, 0, 3
+          d executing :crit, o3_1, 3, 4
+          d failed :crit, milestone, o3_end, 4, 4
+          section filters
+          e waiting :o4_0, 0, 3
+          e returned early (a dependency was cancelled) :crit, milestone, o4_end, 3, 3
+          section paused
+          paused suspended :q3_s0, 0, 5
+          paused suspended :q3_s1, 6, 9
+          op title ready :o6_0, 0, 5
+          op title executing :done, o6_1, 5, 6
+          section in no queue
+          loose cancelled :crit, milestone, o7_end, 0, 0
 
-      """)
+        """)
     #expect(Self.problems(text) == [])
   }
 
@@ -118,14 +119,16 @@ import Testing
     try w.addOperation(OperationSpec(name: "titles"), to: title)
     try w.step(1)
     let text = Exporters.mermaid(w)
-    #expect(text.hasSuffix("""
-        section title
-        queue title suspended :q1_s0, 0, 2
-        op gantt.2 ready :o0_0, 0, 2
-        op Section ready :o1_0, 0, 2
-        titles ready :o2_0, 0, 2
+    #expect(
+      text.hasSuffix(
+        """
+          section title
+          queue title suspended :q1_s0, 0, 2
+          op gantt.2 ready :o0_0, 0, 2
+          op Section ready :o1_0, 0, 2
+          titles ready :o2_0, 0, 2
 
-      """))
+        """))
     #expect(Self.problems(text) == [])
   }
 
@@ -138,13 +141,15 @@ import Testing
     try w.addOperation(OperationSpec(name: "a.b"), to: q)
     w.runUntilIdle()
     let text = Exporters.mermaid(w)
-    #expect(text.hasSuffix("""
-        section q
-        a-b executing :done, o0_0, 0, 1
-        a_b executing :done, o1_0, 0, 1
-        a.b executing :done, o2_0, 0, 1
+    #expect(
+      text.hasSuffix(
+        """
+          section q
+          a-b executing :done, o0_0, 0, 1
+          a_b executing :done, o1_0, 0, 1
+          a.b executing :done, o2_0, 0, 1
 
-      """))
+        """))
     #expect(Self.problems(text) == [])
   }
 

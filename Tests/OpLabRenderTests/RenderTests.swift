@@ -1,7 +1,7 @@
 import Foundation
 import OpLabCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabRender
 
@@ -72,7 +72,9 @@ import TestSupport
     try w.step(1)
     try w.addOperation(OperationSpec(name: "b", duration: 1), to: q)
     w.runUntilIdle()
-    for (ascii, row, item) in [(false, "  b           ▒▒█✓", "▒ holds a slot, behind a barrier"), (true, "  b           %%#v", "% holds a slot, behind a barrier")] {
+    for (ascii, row, item) in [
+      (false, "  b           ▒▒█✓", "▒ holds a slot, behind a barrier"), (true, "  b           %%#v", "% holds a slot, behind a barrier"),
+    ] {
       let text = Timeline.render(w, width: 80, ascii: ascii)
       let rows = text.split(separator: "\n").map(String.init)
       #expect(rows.contains(row), "\(text)")
@@ -115,7 +117,10 @@ import TestSupport
     w.runUntilIdle()
     let lines = Why.render(x1, in: w).split(separator: "\n").map(String.init)
     #expect(lines.contains("Its queuePriority became high at t=0."), "\(lines)")
-    #expect(lines.contains("While it waited for a slot, x3 started at t=1 (same priority, ahead in the line: x1's priority change at t=0 put it at the tail)."), "\(lines)")
+    #expect(
+      lines.contains(
+        "While it waited for a slot, x3 started at t=1 (same priority, ahead in the line: x1's priority change at t=0 put it at the tail)."),
+      "\(lines)")
   }
 
   @Test("A timeline window shows only the ticks asked for")
@@ -181,14 +186,15 @@ import TestSupport
     let f3 = try w.createOperation(OperationSpec(name: "f3", duration: 2), dependencies: [f1, d3])
     try w.enqueue(f3, on: dl)
     w.runUntilIdle()
-    #expect(Why.render(f3, in: w).split(separator: "\n").map(String.init) == [
-      "f3 was created at t=0.",
-      "It was added to dl at t=0 (waits on 2 unfinished dependencies).",
-      "Its dependencies finished while it waited: d3 at t=5, f1 at t=6.",
-      "It became ready at t=6 (dependency f1 finished).",
-      "It started at t=6 (slot freed by f1).",
-      "It finished at t=8 (work done).",
-    ])
+    #expect(
+      Why.render(f3, in: w).split(separator: "\n").map(String.init) == [
+        "f3 was created at t=0.",
+        "It was added to dl at t=0 (waits on 2 unfinished dependencies).",
+        "Its dependencies finished while it waited: d3 at t=5, f1 at t=6.",
+        "It became ready at t=6 (dependency f1 finished).",
+        "It started at t=6 (slot freed by f1).",
+        "It finished at t=8 (work done).",
+      ])
     // One dependency: the ready sentence says it all.
     #expect(!Why.render(f1, in: w).contains("Its dependencies finished"))
   }
@@ -203,19 +209,23 @@ import TestSupport
     w.cancel(plain)
     w.cancel(waiting)
     let all = { Status.render(w).split(separator: "\n").map(String.init) }
-    let lines = { all().filter { $0.hasPrefix("  ") && !$0.hasPrefix("    ") && !$0.hasPrefix("  operationCount") && !$0.hasPrefix("  operations:") } }
+    let lines = {
+      all().filter { $0.hasPrefix("  ") && !$0.hasPrefix("    ") && !$0.hasPrefix("  operationCount") && !$0.hasPrefix("  operations:") }
+    }
     let flags = { all().filter { $0.hasPrefix("    isReady") } }
     #expect(lines() == ["  plain  executing since t=0 — cancelled", "  waiting  ready, waiting for a slot — cancelled"])
-    #expect(flags() == [
-      "    isReady true, isExecuting true, isFinished false, isCancelled true; no dependencies; runs on one of q's threads, not the main thread: OperationQueue.current is q",
-      "    isReady true, isExecuting false, isFinished false, isCancelled true; no dependencies",
-    ])
+    #expect(
+      flags() == [
+        "    isReady true, isExecuting true, isFinished false, isCancelled true; no dependencies; runs on one of q's threads, not the main thread: OperationQueue.current is q",
+        "    isReady true, isExecuting false, isFinished false, isCancelled true; no dependencies",
+      ])
     w.runUntilIdle()
     #expect(lines() == ["  plain  finished at t=4: succeeded — isCancelled is true", "  waiting  finished at t=4: cancelled"])
-    #expect(flags() == [
-      "    isReady true, isExecuting false, isFinished true, isCancelled true; no dependencies",
-      "    isReady true, isExecuting false, isFinished true, isCancelled true; no dependencies",
-    ])
+    #expect(
+      flags() == [
+        "    isReady true, isExecuting false, isFinished true, isCancelled true; no dependencies",
+        "    isReady true, isExecuting false, isFinished true, isCancelled true; no dependencies",
+      ])
   }
 
   @Test("Status and graph")
@@ -242,11 +252,12 @@ import TestSupport
     try w.addOperation(OperationSpec(name: "c", duration: 1), to: q)
     w.cancel(b)
     w.runUntilIdle()
-    #expect(Slots.render(w, queue: q) == """
-      q: max 1, 1 slot used so far
-        slot 1: a t=0-2, b skipped at t=2, c t=2-3
+    #expect(
+      Slots.render(w, queue: q) == """
+        q: max 1, 1 slot used so far
+          slot 1: a t=0-2, b skipped at t=2, c t=2-3
 
-      """)
+        """)
   }
 
   @Test("Slots and narration")
@@ -312,9 +323,10 @@ import TestSupport
     }
     let finished = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
       .filter { $0["event"] as? String == "finished" }
-    #expect(finished.map { "\($0["op"] ?? "")=\($0["outcome"] ?? "")" } == [
-      "d2=cancelled", "f2=bailed", "d3=failed", "d1=success", "f3=success", "f1=success",
-    ])
+    #expect(
+      finished.map { "\($0["op"] ?? "")=\($0["outcome"] ?? "")" } == [
+        "d2=cancelled", "f2=bailed", "d3=failed", "d1=success", "f3=success", "f1=success",
+      ])
     assertSnapshot(text, named: "events-jsonl")
   }
 

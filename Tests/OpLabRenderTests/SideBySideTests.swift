@@ -21,18 +21,19 @@ import Testing
     #expect(differences.isEmpty)
     #expect(matched == 5)  // a and b's starts and finishes, c's skip-finish
     #expect(abs(drift - 0.31) < 1e-9)
-    #expect(SideBySide.render(Self.agreeing, end: 5, width: 40) == """
-      t=0-5: each operation in the lab, and under it on the real queue
-      tick      0    5
-      q
-        a lab   ██✓
-          real  ██✓
-        b lab     ███✓
-          real    ███✓
-        c lab        ✗
-          real       ✗
+    #expect(
+      SideBySide.render(Self.agreeing, end: 5, width: 40) == """
+        t=0-5: each operation in the lab, and under it on the real queue
+        tick      0    5
+        q
+          a lab   ██✓
+            real  ██✓
+          b lab     ███✓
+            real    ███✓
+          c lab        ✗
+            real       ✗
 
-      """)
+        """)
   }
 
   @Test("Differences beyond noise: a moved run said once, a changed outcome, a skip against a run, an unfinished one, and a reversed order")
@@ -45,32 +46,34 @@ import Testing
       Lane(name: "e", queue: "r", lab: Run(start: 0, end: 3, outcome: .succeeded), real: Run(start: 0.1)),
     ]
     let (differences, matched, _) = SideBySide.compare(lanes)
-    #expect(differences.map(\.text) == [
-      "a ran from t≈1.02 to t≈2.01 on the real queue, from t=0 to t=1 in the lab",
-      "b ran from t≈0.01 to t=1 on the real queue, from t=1 to t=2 in the lab",
-      "c ended cancelled in the lab, succeeded on the real queue",
-      "d was skipped in the lab (cancelled before it started) but ran on the real queue",
-      "e finished at t=3 in the lab, not on the real queue by the end",
-      "order: the lab started a before b, the real queue b first",
-    ])
+    #expect(
+      differences.map(\.text) == [
+        "a ran from t≈1.02 to t≈2.01 on the real queue, from t=0 to t=1 in the lab",
+        "b ran from t≈0.01 to t=1 on the real queue, from t=1 to t=2 in the lab",
+        "c ended cancelled in the lab, succeeded on the real queue",
+        "d was skipped in the lab (cancelled before it started) but ran on the real queue",
+        "e finished at t=3 in the lab, not on the real queue by the end",
+        "order: the lab started a before b, the real queue b first",
+      ])
     #expect(matched == 3)  // c's start and finish, e's start
-    #expect(SideBySide.render(lanes, end: 3, width: 40, ascii: true) == """
-      t=0-3: each operation in the lab, and under it on the real queue
-      tick      0
-      q
-        a lab   #v
-          real   #v  <>
-        b lab    #v
-          real  #v   <>
-        c lab   ###x
-          real  ###v <>
-      r
-        d lab     x
-          real    #v <>
-        e lab   ###v
-          real  #### <>
+    #expect(
+      SideBySide.render(lanes, end: 3, width: 40, ascii: true) == """
+        t=0-3: each operation in the lab, and under it on the real queue
+        tick      0
+        q
+          a lab   #v
+            real   #v  <>
+          b lab    #v
+            real  #v   <>
+          c lab   ###x
+            real  ###v <>
+        r
+          d lab     x
+            real    #v <>
+          e lab   ###v
+            real  #### <>
 
-      """)
+        """)
   }
 
   @Test("Two starts within noise of each other on the real queue are a tie there, not a reversed order")
@@ -84,7 +87,11 @@ import Testing
 
   @Test("A long world is compressed, the scale stated; no row is wider than the width")
   func compressed() {
-    let lanes = [Lane(name: "a-very-long-operation-name", queue: "downloads", lab: Run(start: 0, end: 300, outcome: .succeeded), real: Run(start: 0, end: 300, outcome: .succeeded))]
+    let lanes = [
+      Lane(
+        name: "a-very-long-operation-name", queue: "downloads", lab: Run(start: 0, end: 300, outcome: .succeeded),
+        real: Run(start: 0, end: 300, outcome: .succeeded))
+    ]
     let text = SideBySide.render(lanes, end: 400, width: 40)
     #expect(text.hasPrefix("t=0-400, 1 column = 20 ticks:"))
     #expect(text.split(separator: "\n").dropFirst().allSatisfy { Names.width(String($0)) <= 40 })
@@ -95,8 +102,10 @@ import Testing
   @Test("A difference about an operation whose order the real queue leaves open is marked so, and not drawn as the lab's error")
   func openOrder() {
     let lanes = [
-      Lane(name: "b", queue: "s", lab: Run(start: 1, end: 2, outcome: .succeeded), real: Run(start: 2, end: 3, outcome: .succeeded), orderIsOpen: true),
-      Lane(name: "c", queue: "s", lab: Run(start: 2, end: 3, outcome: .succeeded), real: Run(start: 1, end: 2, outcome: .succeeded), orderIsOpen: true),
+      Lane(
+        name: "b", queue: "s", lab: Run(start: 1, end: 2, outcome: .succeeded), real: Run(start: 2, end: 3, outcome: .succeeded), orderIsOpen: true),
+      Lane(
+        name: "c", queue: "s", lab: Run(start: 2, end: 3, outcome: .succeeded), real: Run(start: 1, end: 2, outcome: .succeeded), orderIsOpen: true),
     ]
     let differences = SideBySide.compare(lanes).differences
     #expect(differences.count == 3 && differences.allSatisfy(\.isOpenOrder))
@@ -108,7 +117,8 @@ import Testing
     let lane = Lane(name: "a", queue: "q", lab: Run(start: 0, end: 300, outcome: .succeeded), real: Run(start: 0.1, end: 300.2, outcome: .succeeded))
     let cut = lane.cut(at: 30)
     #expect(cut.lab == Run(start: 0) && cut.real == Run(start: 0.1))
-    let skipped = Lane(name: "s", queue: "q", lab: Run(end: 40, outcome: .cancelled, skipped: true), real: Run(end: 40.1, outcome: .cancelled, skipped: true))
+    let skipped = Lane(
+      name: "s", queue: "q", lab: Run(end: 40, outcome: .cancelled, skipped: true), real: Run(end: 40.1, outcome: .cancelled, skipped: true))
     #expect(skipped.cut(at: 30).lab == Run() && skipped.cut(at: 40).real == Run(end: 40.1, outcome: .cancelled, skipped: true))
   }
 }

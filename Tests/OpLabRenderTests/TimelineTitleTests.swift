@@ -32,28 +32,30 @@ import Testing
   func namedQueues() throws {
     let w = try Self.world()
     let queues = try ["downloads", "filters"].map { try #require(w.queueID(named: $0)) }
-    #expect(Timeline.render(w, queues: queues, width: 80) == """
-      timeline of downloads, filters: t=3-8, now t=8 (from their first activity)
-      tick      3    8
-      downloads  max 1
-        d1      ███✓
-      filters  max 1
-        f1      ···██✓
+    #expect(
+      Timeline.render(w, queues: queues, width: 80) == """
+        timeline of downloads, filters: t=3-8, now t=8 (from their first activity)
+        tick      3    8
+        downloads  max 1
+          d1      ███✓
+        filters  max 1
+          f1      ···██✓
 
-      """ + Self.legend)
+        """ + Self.legend)
   }
 
   @Test("Named queues with from or to are a window of that filter, and say so")
   func namedQueuesWindow() throws {
     let w = try Self.world()
     let downloads = try #require(w.queueID(named: "downloads"))
-    #expect(Timeline.render(w, queues: [downloads], from: 2, width: 80) == """
-      timeline of downloads: t=2-8, now t=8 (a window: without from and to, all of it)
-      tick      2    7
-      downloads  max 1
-        d1       ███✓
+    #expect(
+      Timeline.render(w, queues: [downloads], from: 2, width: 80) == """
+        timeline of downloads: t=2-8, now t=8 (a window: without from and to, all of it)
+        tick      2    7
+        downloads  max 1
+          d1       ███✓
 
-      """ + Self.legend)
+        """ + Self.legend)
   }
 
   @Test("A queue busy from t=0 needs no note, and every queue with no names keeps the plain title")

@@ -15,15 +15,16 @@ import Testing
     let d4 = try w.addOperation(OperationSpec(name: "d4", duration: 1), to: q)
     w.cancel(d3)
     #expect(w.runUntilIdle() == .idle)
-    #expect(Why.render(d4, in: w) == """
-      d4 was created at t=0.
-      It was added to downloads at t=0.
-      It became ready at t=0 (no unfinished dependencies).
-      While it waited for a slot, d3 was skipped at t=2: it was cancelled, so start() returned without running main() (same priority, ahead in the line: first in, first out).
-      It started at t=2 (slot freed by d3).
-      It finished at t=3 (work done).
+    #expect(
+      Why.render(d4, in: w) == """
+        d4 was created at t=0.
+        It was added to downloads at t=0.
+        It became ready at t=0 (no unfinished dependencies).
+        While it waited for a slot, d3 was skipped at t=2: it was cancelled, so start() returned without running main() (same priority, ahead in the line: first in, first out).
+        It started at t=2 (slot freed by d3).
+        It finished at t=3 (work done).
 
-      """)
+        """)
   }
 
   @Test("why says an op picked while a barrier block ran took its slot then, and what that means; one that waited sees it go ahead (rule 40)")
@@ -39,21 +40,25 @@ import Testing
     let h1 = try w.addOperation(OperationSpec(name: "h1", duration: 1, priority: .high), to: q)
     let h2 = try w.addOperation(OperationSpec(name: "h2", duration: 1, priority: .high), to: q)
     #expect(w.runUntilIdle() == .idle)
-    #expect(Why.render(l, in: w) == """
-      l was created at t=3.
-      It was added to q at t=3.
-      It became ready at t=3 (no unfinished dependencies).
-      It took a slot at t=3 (a slot was free when it was enqueued), while the barrier block q.barrier1 ran: the queue handed it to its dispatch queue, where it waited behind the block. From then on it held its slot: suspending the queue could not stop it, a cancel was seen only when it started, and which operations got the slots was decided then, by priority at that moment.
-      It started at t=5 (the barrier block q.barrier1 it waited behind ended).
-      It finished at t=7 (work done).
+    #expect(
+      Why.render(l, in: w) == """
+        l was created at t=3.
+        It was added to q at t=3.
+        It became ready at t=3 (no unfinished dependencies).
+        It took a slot at t=3 (a slot was free when it was enqueued), while the barrier block q.barrier1 ran: the queue handed it to its dispatch queue, where it waited behind the block. From then on it held its slot: suspending the queue could not stop it, a cancel was seen only when it started, and which operations got the slots was decided then, by priority at that moment.
+        It started at t=5 (the barrier block q.barrier1 it waited behind ended).
+        It finished at t=7 (work done).
 
-      """)
+        """)
     // h1 took the barrier's slot at 5; h2 waited for the next one, and l held its slot since t=3.
-    #expect(Why.render(h1, in: w).contains("It started at t=5 (slot freed by q.barrier1; the same priority (high) as h2, but ahead in the line (FIFO))."))
+    #expect(
+      Why.render(h1, in: w).contains("It started at t=5 (slot freed by q.barrier1; the same priority (high) as h2, but ahead in the line (FIFO))."))
     #expect(Why.render(h2, in: w).contains("While it waited for a slot, h1 started at t=5 (same priority, ahead in the line: first in, first out)."))
   }
 
-  @Test("why says that dependents released together onto a queue that cannot start them all went in one of several possible orders, and which the lab chose (rule 4)")
+  @Test(
+    "why says that dependents released together onto a queue that cannot start them all went in one of several possible orders, and which the lab chose (rule 4)"
+  )
   func dependentsReleasedTogether() throws {
     var w = World()
     let r = try w.createQueue(name: "r")
@@ -62,16 +67,18 @@ import Testing
     let d1 = try w.addOperation(OperationSpec(name: "d1"), to: q, dependencies: [x])
     let d2 = try w.addOperation(OperationSpec(name: "d2", priority: .high), to: q, dependencies: [x])
     #expect(w.runUntilIdle() == .idle)
-    let sentence = "x released d1, d2 at once, onto q, which could not start them all: the real queue keeps an operation's dependents in a Set, so the order they become ready, and so which one takes the free slot, is one of several possible. The lab releases them in the order their dependencies were added, so d1 went first."
-    #expect(Why.render(d2, in: w) == """
-      d2 was created at t=0.
-      It was added to q at t=0 (waits on 1 unfinished dependency).
-      It became ready at t=1 (dependency x finished).
-      \(sentence)
-      It started at t=2 (slot freed by d1).
-      It finished at t=3 (work done).
+    let sentence =
+      "x released d1, d2 at once, onto q, which could not start them all: the real queue keeps an operation's dependents in a Set, so the order they become ready, and so which one takes the free slot, is one of several possible. The lab releases them in the order their dependencies were added, so d1 went first."
+    #expect(
+      Why.render(d2, in: w) == """
+        d2 was created at t=0.
+        It was added to q at t=0 (waits on 1 unfinished dependency).
+        It became ready at t=1 (dependency x finished).
+        \(sentence)
+        It started at t=2 (slot freed by d1).
+        It finished at t=3 (work done).
 
-      """)
+        """)
     #expect(Why.render(d1, in: w).contains(sentence))
     // With a slot for each, they start together: no order to choose, nothing said.
     var wide = World()
@@ -95,22 +102,24 @@ import Testing
     try w.run(until: 1)
     w.cancelAll(q)
     #expect(w.runUntilIdle() == .idle)
-    #expect(Why.render(b, in: w) == """
-      b was created at t=0.
-      It was added to q at t=0 (waits on 1 unfinished dependency).
-      It became ready at t=1 (dependency a finished — it was cancelled, and cancellation does not propagate).
-      It started at t=1 (became ready with a slot free).
-      cancel() reached it at t=1 (cancelAllOperations() on q).
-      b started during cancelAllOperations() on q, before the loop reached it: the real loop cancels on the calling thread while skipped operations finish on worker threads, so b may start first or be cancelled first (and skipped); the order is one of several possible. The lab lets each cancel's consequences happen before the next cancel, so b started.
-      It ran to the end although cancelled: its code never checks isCancelled, so cancel() could not stop it.
-      It finished at t=3 (work done).
+    #expect(
+      Why.render(b, in: w) == """
+        b was created at t=0.
+        It was added to q at t=0 (waits on 1 unfinished dependency).
+        It became ready at t=1 (dependency a finished — it was cancelled, and cancellation does not propagate).
+        It started at t=1 (became ready with a slot free).
+        cancel() reached it at t=1 (cancelAllOperations() on q).
+        b started during cancelAllOperations() on q, before the loop reached it: the real loop cancels on the calling thread while skipped operations finish on worker threads, so b may start first or be cancelled first (and skipped); the order is one of several possible. The lab lets each cancel's consequences happen before the next cancel, so b started.
+        It ran to the end although cancelled: its code never checks isCancelled, so cancel() could not stop it.
+        It finished at t=3 (work done).
 
-      """)
+        """)
     // a was cancelled by the loop before it started: nothing raced for it.
     #expect(!Why.render(a, in: w).contains("one of several possible"))
   }
 
-  @Test("why says when OperationQueue.main dispatched an op to the main thread, and that a tap from before went first, whatever the priority (rule 42)")
+  @Test(
+    "why says when OperationQueue.main dispatched an op to the main thread, and that a tap from before went first, whatever the priority (rule 42)")
   func mainThreadOrder() throws {
     var w = World()
     let q = try w.createQueue(name: "q")
@@ -119,18 +128,21 @@ import Testing
     let x = try w.addOperation(OperationSpec(name: "x", priority: .veryHigh), to: .main, dependencies: [d])
     try w.tap(at: 1)
     #expect(w.runUntilIdle() == .idle)
-    #expect(Why.render(x, in: w) == """
-      x was created at t=0.
-      It was added to main at t=0 (waits on 1 unfinished dependency).
-      It became ready at t=4 (dependency d finished).
-      OperationQueue.main dispatched it to the main thread at t=6, when it was ready and main's one operation slot was free: from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes taps, frames and operations in that order).
-      While it waited for a slot, main.tap1 started at t=6 (the tap had waited for the main thread since t=1; x became runnable there only at t=6, when OperationQueue.main dispatched it, and the main thread takes work in the order it became runnable).
-      It started at t=7 (the main thread was freed by main.tap1).
-      It finished at t=8 (work done).
+    #expect(
+      Why.render(x, in: w) == """
+        x was created at t=0.
+        It was added to main at t=0 (waits on 1 unfinished dependency).
+        It became ready at t=4 (dependency d finished).
+        OperationQueue.main dispatched it to the main thread at t=6, when it was ready and main's one operation slot was free: from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes taps, frames and operations in that order).
+        While it waited for a slot, main.tap1 started at t=6 (the tap had waited for the main thread since t=1; x became runnable there only at t=6, when OperationQueue.main dispatched it, and the main thread takes work in the order it became runnable).
+        It started at t=7 (the main thread was freed by main.tap1).
+        It finished at t=8 (work done).
 
-      """)
+        """)
     let tap = try #require(w.operationID(named: "main.tap1"))
-    #expect(Why.render(tap, in: w).contains("The main thread took it at t=6 (freed by m; it became runnable on the main thread before x, whatever their priorities)."))
+    #expect(
+      Why.render(tap, in: w).contains(
+        "The main thread took it at t=6 (freed by m; it became runnable on the main thread before x, whatever their priorities)."))
   }
 
   @Test("Linux: why says a removed finished dependency took a cancelled op's count below zero, and that only another cancel frees it (rule 9)")
@@ -145,15 +157,16 @@ import Testing
     w.cancel(b)
     try w.removeDependency(b, on: a)
     try w.resume(q)
-    #expect(Why.render(b, in: w) == """
-      b was created at t=0.
-      It was added to q at t=0 (waits on 1 unfinished dependency).
-      It became ready at t=1 (dependency a finished).
-      cancel() reached it at t=2.
-      It stopped being ready at t=2 (removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)).
-      Now: b is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0.
+    #expect(
+      Why.render(b, in: w) == """
+        b was created at t=0.
+        It was added to q at t=0 (waits on 1 unfinished dependency).
+        It became ready at t=1 (dependency a finished).
+        cancel() reached it at t=2.
+        It stopped being ready at t=2 (removeDependency of a finished dependency from a cancelled operation: corelibs counts it off the unfinished count that cancel() zeroed, which is now −1, so isReady is false until cancel() is called again (rule 9)).
+        Now: b is not ready: on Linux, removeDependency of a finished dependency took its unfinished count to −1 after cancel() had zeroed it (a corelibs bug); cancel() it again to set it back to 0.
 
-      """)
+        """)
   }
 
   /// The last line of `why OP`: what holds it now.
@@ -170,12 +183,13 @@ import Testing
     let parse = try w.addOperation(OperationSpec(name: "parse"), to: q, dependencies: [fetch])
     let show = try w.addOperation(OperationSpec(name: "show"), to: q, dependencies: [parse])
     guard case .stalled = w.runUntilIdle() else { Issue.record("expected a stall"); return }
-    #expect(Why.render(show, in: w) == """
-      show was created at t=0.
-      It was added to q at t=0 (waits on 1 unfinished dependency).
-      Now: show waits on parse, which waits on fetch, which started at t=0 and never called finish() (async, forgets-finish).
+    #expect(
+      Why.render(show, in: w) == """
+        show was created at t=0.
+        It was added to q at t=0 (waits on 1 unfinished dependency).
+        Now: show waits on parse, which waits on fetch, which started at t=0 and never called finish() (async, forgets-finish).
 
-      """)
+        """)
     // The root itself keeps its own sentence.
     #expect(try Self.now("fetch", in: w) == "Now: fetch finished its work but never called finish(), so it holds its slot forever.")
   }
@@ -214,12 +228,16 @@ import Testing
     try w.addOperation(OperationSpec(name: "afterZero"), to: q, dependencies: [never])
     guard case .stalled = w.runUntilIdle() else { Issue.record("expected a stall"); return }
     #expect(try Self.now("afterPause", in: w) == "Now: afterPause waits on ready, which is ready, but paused is suspended: resume it.")
-    #expect(try Self.now("afterCycle", in: w)
-      == "Now: afterCycle waits on b, which is in a dependency cycle (a → b → a): none of them can ever start; cancel one to break it.")
-    #expect(try Self.now("afterLoose", in: w)
-      == "Now: afterLoose waits on loose, which waits on held, which is in no queue, so it never starts (`add held` enqueues it; `start held` runs it by hand).")
-    #expect(try Self.now("afterZero", in: w)
-      == "Now: afterZero waits on never, which is ready, but zero has maxConcurrentOperationCount 0, which runs nothing.")
+    #expect(
+      try Self.now("afterCycle", in: w)
+        == "Now: afterCycle waits on b, which is in a dependency cycle (a → b → a): none of them can ever start; cancel one to break it.")
+    #expect(
+      try Self.now("afterLoose", in: w)
+        == "Now: afterLoose waits on loose, which waits on held, which is in no queue, so it never starts (`add held` enqueues it; `start held` runs it by hand)."
+    )
+    #expect(
+      try Self.now("afterZero", in: w)
+        == "Now: afterZero waits on never, which is ready, but zero has maxConcurrentOperationCount 0, which runs nothing.")
   }
 
   @Test("why follows a full queue to the operation holding its only slot, cancelled before it started (rule 13)")
@@ -231,14 +249,15 @@ import Testing
     let k = try w.addOperation(OperationSpec(name: "k"), to: q)
     w.cancel(j)
     guard case .stalled = w.runUntilIdle() else { Issue.record("expected a stall"); return }
-    #expect(Why.render(k, in: w) == """
-      k was created at t=0.
-      It was added to q at t=0.
-      It became ready at t=0 (no unfinished dependencies).
-      While it waited for a slot, j was skipped at t=2: it was cancelled, so its own start() saw isCancelled and did not do the work (same priority, ahead in the line: first in, first out).
-      Now: k is ready, but every slot of q is held by j, which was cancelled before it started, and its own start() at t=2 returned without calling finish() (async, forgets-finish).
+    #expect(
+      Why.render(k, in: w) == """
+        k was created at t=0.
+        It was added to q at t=0.
+        It became ready at t=0 (no unfinished dependencies).
+        While it waited for a slot, j was skipped at t=2: it was cancelled, so its own start() saw isCancelled and did not do the work (same priority, ahead in the line: first in, first out).
+        Now: k is ready, but every slot of q is held by j, which was cancelled before it started, and its own start() at t=2 returned without calling finish() (async, forgets-finish).
 
-      """)
+        """)
   }
 
   @Test("why names the deadlock when a wait from main holds the main thread that its own work needs")
@@ -249,10 +268,14 @@ import Testing
     let m = try w.addOperation(OperationSpec(name: "m"), to: .main, dependencies: [a])
     try w.addOperation(OperationSpec(name: "later"), to: work, dependencies: [m])
     guard case .stalled = w.waitOnMainThread(work) else { Issue.record("expected a stall"); return }
-    #expect(try Self.now("later", in: w)
-      == "Now: later waits on m, which is ready, but every slot of main is held by main.wait1, which blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for later: a deadlock, so none of them can ever finish.")
-    #expect(try Self.now("main.wait1", in: w)
-      == "Now: main.wait1 blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for later, which waits on m, which is ready, but every slot of main is held by main.wait1: a deadlock, so none of them can ever finish.")
+    #expect(
+      try Self.now("later", in: w)
+        == "Now: later waits on m, which is ready, but every slot of main is held by main.wait1, which blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for later: a deadlock, so none of them can ever finish."
+    )
+    #expect(
+      try Self.now("main.wait1", in: w)
+        == "Now: main.wait1 blocks the main thread in waitUntilAllOperationsAreFinished(), waiting for later, which waits on m, which is ready, but every slot of main is held by main.wait1: a deadlock, so none of them can ever finish."
+    )
   }
 
   @Test("A long chain is told by its ends, the middle counted, in one short line")
@@ -263,6 +286,9 @@ import Testing
     var previous = try w.addOperation(OperationSpec(name: "c0"), to: paused)
     for i in 1...10_000 { previous = try w.addOperation(OperationSpec(name: "c\(i)"), to: paused, dependencies: [previous]) }
     let line = try Self.now("c10000", in: w)
-    #expect(line == "Now: c10000 waits on c9999, which waits on c9998, which waits on c9997, … 9,995 more …, which waits on c1, which waits on c0, which is ready, but paused is suspended: resume it.")
+    #expect(
+      line
+        == "Now: c10000 waits on c9999, which waits on c9998, which waits on c9997, … 9,995 more …, which waits on c1, which waits on c0, which is ready, but paused is suspended: resume it."
+    )
   }
 }

@@ -8,35 +8,40 @@ struct WrapTests {
   @Test("An event line hangs under its text, clear of the t=N column; marks and numbers stay with their word")
   func eventLine() {
     let line = "  t=12  fetch-thumbnail finished (succeeded): work done, although cancelled: its code did not stop ✓"
-    #expect(Wrap.text(line + "\n", width: 40) == """
-        t=12  fetch-thumbnail finished
-              (succeeded): work done, although
-              cancelled: its code did not
-              stop ✓
+    #expect(
+      Wrap.text(line + "\n", width: 40) == """
+          t=12  fetch-thumbnail finished
+                (succeeded): work done, although
+                cancelled: its code did not
+                stop ✓
 
-      """)
-    #expect(Wrap.text("t=3 #40 d2 ready: dependency fetch-the-thumbnail-image finished\n", width: 40) == """
-      t=3 #40 d2 ready: dependency
-              fetch-the-thumbnail-image
-              finished
+        """)
+    #expect(
+      Wrap.text("t=3 #40 d2 ready: dependency fetch-the-thumbnail-image finished\n", width: 40) == """
+        t=3 #40 d2 ready: dependency
+                fetch-the-thumbnail-image
+                finished
 
-      """)
+        """)
   }
 
   @Test("A table row hangs under its second column; a label under the text after it; prose two in")
   func shapes() {
-    #expect(Wrap.text("  wait      waitUntilAllOperationsAreFinished, from main (or all)", width: 40) == """
-        wait      waitUntilAllOp…sAreFinished,
-                  from main (or all)
-      """)
-    #expect(Wrap.text("hint: usage: queue NAME [max N|default] [qos Q]", width: 40) == """
-      hint: usage: queue NAME [max N|default]
-            [qos Q]
-      """)
-    #expect(Wrap.text("It was added to filters at t=0 (waits on 1 unfinished dependency).", width: 40) == """
-      It was added to filters at t=0 (waits
-        on 1 unfinished dependency).
-      """)
+    #expect(
+      Wrap.text("  wait      waitUntilAllOperationsAreFinished, from main (or all)", width: 40) == """
+          wait      waitUntilAllOp…sAreFinished,
+                    from main (or all)
+        """)
+    #expect(
+      Wrap.text("hint: usage: queue NAME [max N|default] [qos Q]", width: 40) == """
+        hint: usage: queue NAME [max N|default]
+              [qos Q]
+        """)
+    #expect(
+      Wrap.text("It was added to filters at t=0 (waits on 1 unfinished dependency).", width: 40) == """
+        It was added to filters at t=0 (waits
+          on 1 unfinished dependency).
+        """)
   }
 
   @Test("Glued words break together unless they fit on no line; a word longer than a line is shortened")

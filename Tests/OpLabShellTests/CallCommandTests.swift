@@ -18,20 +18,23 @@ import Testing
     lines.map { interpreter.execute($0).output }.joined()
   }
 
-  @Test("add A,B,C is addOperations: all are inserted, then the serial queue picks once, so the later high priority starts first", arguments: Platform.allCases)
+  @Test(
+    "add A,B,C is addOperations: all are inserted, then the serial queue picks once, so the later high priority starts first",
+    arguments: Platform.allCases)
   func batchedAdd(platform: Platform) {
     let i = wide(platform)
     _ = run(["queue serial max 1", "op a on serial hold", "op b on serial hold", "op c on serial priority high hold"], i)
-    #expect(run(["add a,b,c"], i) == """
-        t=0  a enqueued on serial
-        t=0  a ready: no unfinished dependencies
-        t=0  b enqueued on serial
-        t=0  b ready: no unfinished dependencies
-        t=0  c enqueued on serial
-        t=0  c ready: no unfinished dependencies
-        t=0  c started on serial: a slot was free when it was enqueued; high beats normal a
+    #expect(
+      run(["add a,b,c"], i) == """
+          t=0  a enqueued on serial
+          t=0  a ready: no unfinished dependencies
+          t=0  b enqueued on serial
+          t=0  b ready: no unfinished dependencies
+          t=0  c enqueued on serial
+          t=0  c ready: no unfinished dependencies
+          t=0  c started on serial: a slot was free when it was enqueued; high beats normal a
 
-      """)
+        """)
     #expect(i.script.map(\.text).last == "add a,b,c")
   }
 
@@ -44,7 +47,10 @@ import Testing
     #expect(twice.column == 5)
     #expect(twice.message.hasPrefix("'a' is listed twice: addOperations(_:waitUntilFinished:) would find it already in the queue"))
     let started = try #require(i.execute("add a,b").error)
-    #expect(started.message == "'b' is executing and cannot be added to a queue again: the real addOperation(_:) crashes the process (fatalError: \"operations finished, executing or already in a queue cannot be enqueued\")")
+    #expect(
+      started.message
+        == "'b' is executing and cannot be added to a queue again: the real addOperation(_:) crashes the process (fatalError: \"operations finished, executing or already in a queue cannot be enqueued\")"
+    )
     let mixed = try #require(i.execute("add a,c").error)
     #expect(mixed.message == "these operations were defined for different queues (other, queue), and one addOperations call adds them all to one")
     #expect(mixed.hint == "say which: add a,c to other")
@@ -56,23 +62,26 @@ import Testing
   func batchedAddWaitDeadlocks() {
     let i = wide()
     _ = run(["queue q", "op x on q takes 2", "op m on main after x hold"], i)
-    #expect(run(["add m to main wait from main"], i) == """
-        t=0  main.wait1 enqueued on main
-        t=0  main.wait1 ready: no unfinished dependencies
-        t=0  main.wait1 started on main: a slot was free when it was enqueued
-        t=0  m enqueued on main: main.wait1, addOperations(_:waitUntilFinished: true) called on the main thread, added it when the main thread got to the call
-        t=0  main.wait1 addOperations([m], waitUntilFinished: true) began
-        t=2  x finished (succeeded): work done
-        t=2  m ready: dependency x finished
-        t=2  main.wait1 addOperations([m], waitUntilFinished: true) would block forever: nothing can make progress
-        stalled at t=2: nothing more can happen, yet 2 operations are unfinished and would wait forever (anything waiting for them, like waitUntilAllOperationsAreFinished, would hang):
-        main.wait1 blocks the main thread in addOperations(_:waitUntilFinished: true), waiting for m, which has not finished: nothing else can run on the main thread meanwhile.
-        m is ready, but every slot of main is held by main.wait1.
-        the main thread stays blocked, so the app is frozen for good: `undo` takes the wait back
+    #expect(
+      run(["add m to main wait from main"], i) == """
+          t=0  main.wait1 enqueued on main
+          t=0  main.wait1 ready: no unfinished dependencies
+          t=0  main.wait1 started on main: a slot was free when it was enqueued
+          t=0  m enqueued on main: main.wait1, addOperations(_:waitUntilFinished: true) called on the main thread, added it when the main thread got to the call
+          t=0  main.wait1 addOperations([m], waitUntilFinished: true) began
+          t=2  x finished (succeeded): work done
+          t=2  m ready: dependency x finished
+          t=2  main.wait1 addOperations([m], waitUntilFinished: true) would block forever: nothing can make progress
+          stalled at t=2: nothing more can happen, yet 2 operations are unfinished and would wait forever (anything waiting for them, like waitUntilAllOperationsAreFinished, would hang):
+          main.wait1 blocks the main thread in addOperations(_:waitUntilFinished: true), waiting for m, which has not finished: nothing else can run on the main thread meanwhile.
+          m is ready, but every slot of main is held by main.wait1.
+          the main thread stays blocked, so the app is frozen for good: `undo` takes the wait back
 
-      """)
-    #expect(run(["why m"], i).hasSuffix(
-      "Now: m is ready, but every slot of main is held by main.wait1, which blocks the main thread in addOperations(_:waitUntilFinished: true), waiting for m: a deadlock, so none of them can ever finish.\n"))
+        """)
+    #expect(
+      run(["why m"], i).hasSuffix(
+        "Now: m is ready, but every slot of main is held by main.wait1, which blocks the main thread in addOperations(_:waitUntilFinished: true), waiting for m: a deadlock, so none of them can ever finish.\n"
+      ))
     // With nothing before it on main, the call still comes first: an operation it adds to
     // main can never run (the real addOperations([m], waitUntilFinished: true) on main hangs).
     let j = wide()
@@ -85,28 +94,30 @@ import Testing
   func waitForOperation() {
     let i = wide()
     _ = run(["queue q max 1", "op a on q takes 3", "op b on q takes 2"], i)
-    #expect(run(["wait a"], i) == """
-        t=0  a waitUntilFinished() began
-        t=3  a finished (succeeded): work done
-        t=3  b started on q: slot freed by a
-        t=3  a waitUntilFinished() returned: it finished
-        now t=3
+    #expect(
+      run(["wait a"], i) == """
+          t=0  a waitUntilFinished() began
+          t=3  a finished (succeeded): work done
+          t=3  b started on q: slot freed by a
+          t=3  a waitUntilFinished() returned: it finished
+          now t=3
 
-      """)
+        """)
     _ = run(["tap at 4"], i)
-    #expect(run(["wait b from main"], i) == """
-        t=3  main.wait1 enqueued on main
-        t=3  main.wait1 ready: no unfinished dependencies
-        t=3  main.wait1 started on main: a slot was free when it was enqueued
-        t=3  main.wait1 waitUntilFinished() on b began
-        t=4  main.tap1 created: the user tapped: the tap needs the main thread
-        t=5  b finished (succeeded): work done
-        t=5  main.wait1 finished (succeeded): everything it waited for finished; the main thread is free again
-        t=5  main.wait1 waitUntilFinished() on b returned: b finished
-        t=5  main.tap1 began on the main thread: the main thread was freed by main.wait1
-        now t=5
+    #expect(
+      run(["wait b from main"], i) == """
+          t=3  main.wait1 enqueued on main
+          t=3  main.wait1 ready: no unfinished dependencies
+          t=3  main.wait1 started on main: a slot was free when it was enqueued
+          t=3  main.wait1 waitUntilFinished() on b began
+          t=4  main.tap1 created: the user tapped: the tap needs the main thread
+          t=5  b finished (succeeded): work done
+          t=5  main.wait1 finished (succeeded): everything it waited for finished; the main thread is free again
+          t=5  main.wait1 waitUntilFinished() on b returned: b finished
+          t=5  main.tap1 began on the main thread: the main thread was freed by main.wait1
+          now t=5
 
-      """)
+        """)
   }
 
   @Test("A wait on an operation cut short by time travel is saved as its `until` form, which replays to the same world")
@@ -121,35 +132,40 @@ import Testing
     #expect(replay.world.trace == i.world.trace)
   }
 
-  @Test("start OP runs it on the main thread, blocking a tap; on an operation that is not ready, in a queue or running it is refused", arguments: Platform.allCases)
+  @Test(
+    "start OP runs it on the main thread, blocking a tap; on an operation that is not ready, in a queue or running it is refused",
+    arguments: Platform.allCases)
   func start(platform: Platform) throws {
     let i = wide(platform)
     _ = run(["op x takes 3 hold", "tap at 1"], i)
-    #expect(run(["start x", "run"], i) == """
-        t=0  main.start1 enqueued on main
-        t=0  main.start1 ready: no unfinished dependencies
-        t=0  main.start1 started on main: a slot was free when it was enqueued
-        t=0  x started: start() called by hand on the main thread (main.start1): main() runs there, blocking it until it returns
-        t=1  main.tap1 created: the user tapped: the tap needs the main thread
-        t=3  x finished (succeeded): work done
-        t=3  main.start1 finished (succeeded): everything it waited for finished; the main thread is free again
-        t=3  main.tap1 began on the main thread: the main thread was freed by main.start1
-        t=4  main.tap1 finished (succeeded): work done
-        idle at t=4: every operation has finished
+    #expect(
+      run(["start x", "run"], i) == """
+          t=0  main.start1 enqueued on main
+          t=0  main.start1 ready: no unfinished dependencies
+          t=0  main.start1 started on main: a slot was free when it was enqueued
+          t=0  x started: start() called by hand on the main thread (main.start1): main() runs there, blocking it until it returns
+          t=1  main.tap1 created: the user tapped: the tap needs the main thread
+          t=3  x finished (succeeded): work done
+          t=3  main.start1 finished (succeeded): everything it waited for finished; the main thread is free again
+          t=3  main.tap1 began on the main thread: the main thread was freed by main.start1
+          t=4  main.tap1 finished (succeeded): work done
+          idle at t=4: every operation has finished
 
-      """)
+        """)
     _ = run(["op dep takes 2", "op w after dep hold", "op q1 hold", "max queue 0", "add q1"], i)
     let trace = i.world.trace.count
     let notReady = try #require(i.execute("start w").error)
     #expect(notReady.column == 7)
-    #expect(notReady.message == "'w' is not ready (waiting on dep): calling start() "
-      + (platform == .apple ? "raises NSInvalidArgumentException" : "crashes the process (fatalError: \"receiver is not yet ready to execute\")"))
+    #expect(
+      notReady.message == "'w' is not ready (waiting on dep): calling start() "
+        + (platform == .apple ? "raises NSInvalidArgumentException" : "crashes the process (fatalError: \"receiver is not yet ready to execute\")"))
     let queued = try #require(i.execute("start q1").error)
     #expect(queued.message.hasPrefix("'q1' is in queue, which starts it: calling start() yourself "))
     _ = run(["op long takes 9 hold", "start long"], i)
     let again = try #require(i.execute("start long").error)
-    #expect(again.message == "'long' is executing: calling start() again "
-      + (platform == .apple ? "raises NSInvalidArgumentException" : "crashes the process (fatalError: \"receiver is already executing\")"))
+    #expect(
+      again.message == "'long' is executing: calling start() again "
+        + (platform == .apple ? "raises NSInvalidArgumentException" : "crashes the process (fatalError: \"receiver is already executing\")"))
     #expect(i.world.trace.count > trace)  // `start long` itself ran
   }
 
@@ -157,17 +173,18 @@ import Testing
   func startCancelled() {
     let linux = wide(.linux)
     _ = run(["op a takes 5 hold", "op d after a", "cancel a"], linux)
-    #expect(run(["start a"], linux) == """
-        t=0  main.start1 enqueued on main
-        t=0  main.start1 ready: no unfinished dependencies
-        t=0  main.start1 started on main: a slot was free when it was enqueued
-        t=0  a skipped (cancelled: main() never runs): start() called by hand on the main thread (main.start1) found it cancelled, so main() never runs
-        t=0  a finished (cancelled): start() skipped main() because it was cancelled
-        t=0  d ready: dependency a finished — it was cancelled, and cancellation does not propagate
-        t=0  d started on queue: became ready with a slot free
-        t=0  main.start1 finished (succeeded): everything it waited for finished; the main thread is free again
+    #expect(
+      run(["start a"], linux) == """
+          t=0  main.start1 enqueued on main
+          t=0  main.start1 ready: no unfinished dependencies
+          t=0  main.start1 started on main: a slot was free when it was enqueued
+          t=0  a skipped (cancelled: main() never runs): start() called by hand on the main thread (main.start1) found it cancelled, so main() never runs
+          t=0  a finished (cancelled): start() skipped main() because it was cancelled
+          t=0  d ready: dependency a finished — it was cancelled, and cancellation does not propagate
+          t=0  d started on queue: became ready with a slot free
+          t=0  main.start1 finished (succeeded): everything it waited for finished; the main thread is free again
 
-      """)
+        """)
     let apple = wide()
     _ = run(["op a takes 5 hold", "cancel a"], apple)
     #expect(run(["start a"], apple) == "  t=0  a start() called by hand: no effect, already finished\n")
@@ -178,7 +195,9 @@ import Testing
     let i = wide()
     _ = run(["op b blocks 2 hold"], i)
     #expect(run(["blocks b +3"], i) == "  t=0  b addExecutionBlock: a block of 3 ticks (2 blocks now)\n")
-    #expect(run(["status"], i).contains("  b  not in a queue\n    isReady true, isExecuting false, isFinished false, isCancelled false; no dependencies; 2 execution blocks\n"))
+    #expect(
+      run(["status"], i).contains(
+        "  b  not in a queue\n    isReady true, isExecuting false, isFinished false, isCancelled false; no dependencies; 2 execution blocks\n"))
     _ = run(["add b"], i)
     let late = try #require(i.execute("blocks b +1").error)
     #expect(late.message == "'b' is executing: adding an execution block now raises NSInvalidArgumentException")
@@ -193,8 +212,9 @@ import Testing
     let i = wide()
     _ = run(["op download takes 2 fails at 1", "op filter takes 3 only-if-deps-succeeded after download"], i)
     #expect(run(["run"], i).contains("  t=1  filter finished (bailed): returned at once: dependency download did not succeed (failed)\n"))
-    #expect(run(["swift filter"], i).contains(
-      "    // e.g. no image to filter\n    if !dependencies.allSatisfy(succeeded) { bailed = true; return }\n"))
+    #expect(
+      run(["swift filter"], i).contains(
+        "    // e.g. no image to filter\n    if !dependencies.allSatisfy(succeeded) { bailed = true; return }\n"))
   }
 
   @Test("status and why name OperationQueue.current for running work, per platform")
@@ -206,9 +226,12 @@ import Testing
       #expect(status.contains("  operationCount 1, operations [a]\n"))
       #expect(status.contains("runs on one of q's threads, not the main thread: OperationQueue.current is q\n"))
       let why = run(["why m"], i)
-      #expect(why.contains(platform == .linux
-        ? "Now it runs on the main thread (start() was called there), in no queue: OperationQueue.current is main (corelibs answers main on the main thread).\n"
-        : "Now it runs on the main thread (start() was called there), in no queue: Apple documents OperationQueue.current only as typically nil outside an operation a queue started.\n"))
+      #expect(
+        why.contains(
+          platform == .linux
+            ? "Now it runs on the main thread (start() was called there), in no queue: OperationQueue.current is main (corelibs answers main on the main thread).\n"
+            : "Now it runs on the main thread (start() was called there), in no queue: Apple documents OperationQueue.current only as typically nil outside an operation a queue started.\n"
+        ))
     }
   }
 
@@ -216,18 +239,20 @@ import Testing
   func operationList() throws {
     let i = wide()
     _ = run(["queue thumbs max 1"], i)
-    #expect(run(["op t1,t2,t3 on thumbs takes 2"], i) == """
-        t=0  t1 enqueued on thumbs
-        t=0  t1 ready: no unfinished dependencies
-        t=0  t2 enqueued on thumbs
-        t=0  t2 ready: no unfinished dependencies
-        t=0  t3 enqueued on thumbs
-        t=0  t3 ready: no unfinished dependencies
-        t=0  t1 started on thumbs: a slot was free when it was enqueued; the same priority (normal) as t2, but ahead in the line (FIFO)
+    #expect(
+      run(["op t1,t2,t3 on thumbs takes 2"], i) == """
+          t=0  t1 enqueued on thumbs
+          t=0  t1 ready: no unfinished dependencies
+          t=0  t2 enqueued on thumbs
+          t=0  t2 ready: no unfinished dependencies
+          t=0  t3 enqueued on thumbs
+          t=0  t3 ready: no unfinished dependencies
+          t=0  t1 started on thumbs: a slot was free when it was enqueued; the same priority (normal) as t2, but ahead in the line (FIFO)
 
-      """)
-    #expect(run(["swift t3"], i).contains(
-      "// inserts all, then schedules once\nthumbs.addOperations([t1, t2, t3], waitUntilFinished: false)\n"))
+        """)
+    #expect(
+      run(["swift t3"], i).contains(
+        "// inserts all, then schedules once\nthumbs.addOperations([t1, t2, t3], waitUntilFinished: false)\n"))
     #expect(i.world.operation(try #require(i.world.operationID(named: "t3"))).spec.duration == 2)
     _ = run(["undo"], i)
     #expect(i.world.operationID(named: "t1") == nil && i.world.operationID(named: "t3") == nil)
@@ -238,17 +263,19 @@ import Testing
   func gate() throws {
     let i = wide()
     _ = run(["queue net max 2", "op login on net", "op fetch on net takes 2 after login gate reachable", "step 2"], i)
-    #expect(run(["why fetch"], i).hasSuffix(
-      "Now: fetch's dependencies are done, but its isReady waits for gate reachable, which is closed: `open reachable` opens it.\n"))
+    #expect(
+      run(["why fetch"], i).hasSuffix(
+        "Now: fetch's dependencies are done, but its isReady waits for gate reachable, which is closed: `open reachable` opens it.\n"))
     #expect(run(["status"], i).contains("  fetch  pending (isReady waits for gate reachable, closed)\n"))
-    #expect(run(["open reachable"], i) == """
-        t=2  gate reachable opens
-        t=2  fetch willChangeValue(forKey: "isReady")
-        t=2  fetch didChangeValue(forKey: "isReady")
-        t=2  fetch ready: gate reachable opened: its isReady override now reads true, and KVO told the queue
-        t=2  fetch started on net: became ready with a slot free
+    #expect(
+      run(["open reachable"], i) == """
+          t=2  gate reachable opens
+          t=2  fetch willChangeValue(forKey: "isReady")
+          t=2  fetch didChangeValue(forKey: "isReady")
+          t=2  fetch ready: gate reachable opened: its isReady override now reads true, and KVO told the queue
+          t=2  fetch started on net: became ready with a slot free
 
-      """)
+        """)
     let swift = run(["swift fetch"], i)
     #expect(swift.contains("  override var isReady: Bool {\n    super.isReady && (gate.isOpen || isCancelled)\n  }\n"))
     #expect(swift.contains("let fetch = FetchOperation(gate: reachable)\n"))
@@ -274,7 +301,12 @@ import Testing
     let i = wide()
     _ = run(["op x async forgets-finish takes 2 hold", "op y hold", "start x"], i)
     let out = run(["run"], i)
-    #expect(out.contains("  t=2  x work ended without calling finish(): it never calls finish(), so it never finishes (started by hand, it holds no queue's slot)\n"))
-    #expect(out.hasSuffix("  idle at t=2: every operation in a queue has finished; y is in no queue, never started (`add y` enqueues it); x, started by hand, never calls finish()\n"))
+    #expect(
+      out.contains(
+        "  t=2  x work ended without calling finish(): it never calls finish(), so it never finishes (started by hand, it holds no queue's slot)\n"))
+    #expect(
+      out.hasSuffix(
+        "  idle at t=2: every operation in a queue has finished; y is in no queue, never started (`add y` enqueues it); x, started by hand, never calls finish()\n"
+      ))
   }
 }

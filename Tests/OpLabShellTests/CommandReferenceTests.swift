@@ -11,7 +11,8 @@ import Testing
   @Test("docs/commands.md is what the command table makes of it (rewrite it with `swift run oplab --generate-command-reference > docs/commands.md`)")
   func current() throws {
     let written = try String(contentsOf: Self.file, encoding: .utf8)
-    #expect(written == CommandReference.markdown(), "docs/commands.md is out of date: swift run oplab --generate-command-reference > docs/commands.md")
+    #expect(
+      written == CommandReference.markdown(), "docs/commands.md is out of date: swift run oplab --generate-command-reference > docs/commands.md")
   }
 
   @Test("Every command has its own section, with its usage, summary and examples")

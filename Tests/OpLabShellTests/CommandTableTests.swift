@@ -78,8 +78,9 @@ import Testing
     #expect(Set(names).count == names.count, "a name or alias is used twice")
   }
 
-  @Test("Each example parses, builds its own command (never another's), and reads the same from its canonical form",
-        arguments: examples)
+  @Test(
+    "Each example parses, builds its own command (never another's), and reads the same from its canonical form",
+    arguments: examples)
   func exampleParsesAndRoundTrips(_ example: Example) throws {
     let lab = Self.lab(for: example)
     let command = try #require(try Parser.parse(example.line, context: lab.context))
@@ -91,11 +92,12 @@ import Testing
     #expect(Lexer.canonical(canonical) == canonical, "the canonical form is a fixed point")
   }
 
-  @Test("A world-changing example is journalled as it is saved, taken back whole by undo, exported to Swift and played by real",
-        arguments: examples.filter { example in
-          let lab = CommandTableTests.lab(for: example)
-          return (try? Parser.parse(example.line, context: lab.context))??.traits.changesWorld == true
-        })
+  @Test(
+    "A world-changing example is journalled as it is saved, taken back whole by undo, exported to Swift and played by real",
+    arguments: examples.filter { example in
+      let lab = CommandTableTests.lab(for: example)
+      return (try? Parser.parse(example.line, context: lab.context))??.traits.changesWorld == true
+    })
   func worldChangingExampleIsWhole(_ example: Example) throws {
     let lab = Self.lab(for: example)
     let before = (
@@ -128,13 +130,14 @@ import Testing
     #expect(played.script != plain.script || named || hostsOwn, "`real` neither plays it nor says it cannot")
   }
 
-  @Test("An example that only looks changes nothing: no saved line, no journal line, the same events",
-        arguments: examples.filter { example in
-          // `real` runs Foundation's queues (the differential tests' job) and `export` writes a file.
-          guard example.command != "real", example.command != "export" else { return false }
-          let lab = CommandTableTests.lab(for: example)
-          return (try? Parser.parse(example.line, context: lab.context))??.traits.onlyLooks == true
-        })
+  @Test(
+    "An example that only looks changes nothing: no saved line, no journal line, the same events",
+    arguments: examples.filter { example in
+      // `real` runs Foundation's queues (the differential tests' job) and `export` writes a file.
+      guard example.command != "real", example.command != "export" else { return false }
+      let lab = CommandTableTests.lab(for: example)
+      return (try? Parser.parse(example.line, context: lab.context))??.traits.onlyLooks == true
+    })
   func lookingExampleChangesNothing(_ example: Example) throws {
     let lab = Self.lab(for: example)
     let events = lab.execute("events").output, script = lab.script.count

@@ -38,10 +38,11 @@ import Testing
       options.widthGiven = true
       let narrow = Interpreter(options: options)
       for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-        let isTimeline = (try? Parser.parse(String(line), context: narrow.context)).map { command -> Bool in
-          if case .timeline = command { return true }
-          return false
-        } ?? false
+        let isTimeline =
+          (try? Parser.parse(String(line), context: narrow.context)).map { command -> Bool in
+            if case .timeline = command { return true }
+            return false
+          } ?? false
         let reply = narrow.execute(String(line))
         guard isTimeline else { continue }
         for row in reply.output.split(separator: "\n") {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Runs the built `oplab` binary on scripts and piped input, and checks stdout, stderr
 /// and the exit status, as a learner's terminal or CI would see them.
@@ -35,7 +35,8 @@ import TestSupport
     input.fileHandleForWriting.write(Data(stdin.utf8))
     try input.fileHandleForWriting.close()
     process.waitUntilExit()
-    return Result(out: String(decoding: out.data(), as: UTF8.self), err: String(decoding: err.data(), as: UTF8.self), status: process.terminationStatus)
+    return Result(
+      out: String(decoding: out.data(), as: UTF8.self), err: String(decoding: err.data(), as: UTF8.self), status: process.terminationStatus)
   }
 
   /// Reads a pipe to its end on a thread of its own.
@@ -75,14 +76,15 @@ import TestSupport
     let r = try oplab([], stdin: "op a takes 2\nrun\n")
     #expect(r.status == 0)
     #expect(r.err == "")
-    #expect(r.out == """
-        t=0  a enqueued on queue
-        t=0  a ready: no unfinished dependencies
-        t=0  a started on queue: a slot was free when it was enqueued
-        t=2  a finished (succeeded): work done
-        idle at t=2: every operation has finished
+    #expect(
+      r.out == """
+          t=0  a enqueued on queue
+          t=0  a ready: no unfinished dependencies
+          t=0  a started on queue: a slot was free when it was enqueued
+          t=2  a finished (succeeded): work done
+          idle at t=2: every operation has finished
 
-      """)
+        """)
   }
 
   @Test("An error in piped input names <stdin>:LINE:COL, stops, and exits 1; --keep-going goes on")
@@ -218,7 +220,9 @@ import TestSupport
 
   @Test("The same script prints the same bytes every time")
   func deterministic() throws {
-    let script = try temporaryFile("d.oplab", """
+    let script = try temporaryFile(
+      "d.oplab",
+      """
       queue downloads max 2
       op d1 on downloads takes 3
       op d2 on downloads takes 2 priority high
@@ -248,9 +252,11 @@ import TestSupport
     #expect(bad.err.contains("--platform takes 'apple' or 'linux'"))
   }
 
-  @Test("At 80 columns no usage line is broken inside a bracket, no line is wider than the terminal, and no default is said twice", arguments: [
-    ["--help"], ["run", "--help"], ["lesson", "--help"], ["help", "lesson"],
-  ])
+  @Test(
+    "At 80 columns no usage line is broken inside a bracket, no line is wider than the terminal, and no default is said twice",
+    arguments: [
+      ["--help"], ["run", "--help"], ["lesson", "--help"], ["help", "lesson"],
+    ])
   func helpAt80Columns(arguments: [String]) throws {
     let help = try oplab(arguments, environment: ["COLUMNS": "80"])
     #expect(help.status == 0)
@@ -312,19 +318,19 @@ import TestSupport
     defer { try? FileManager.default.removeItem(at: folder) }
     let good = folder.appendingPathComponent("01-good.lesson").path
     try """
-      title: Good
-      run:
-        op a takes 2
-        run
-      expect: finished a at 2
-      task: Define b, which takes 1, and run the clock.
-        hint: `restart` puts the world back as the task found it.
-        check: finished b
-        else: b has not finished.
-        solution: op b takes 1
-        solution: run
+    title: Good
+    run:
+      op a takes 2
+      run
+    expect: finished a at 2
+    task: Define b, which takes 1, and run the clock.
+      hint: `restart` puts the world back as the task found it.
+      check: finished b
+      else: b has not finished.
+      solution: op b takes 1
+      solution: run
 
-      """.write(toFile: good, atomically: true, encoding: .utf8)
+    """.write(toFile: good, atomically: true, encoding: .utf8)
     try "title: Broken\npredikt: When?\n  answer: 2\n".write(
       toFile: folder.appendingPathComponent("02-broken.lesson").path, atomically: true, encoding: .utf8)
     let byPath = try oplab(["lesson", "check", good])
@@ -332,7 +338,9 @@ import TestSupport
     #expect(byPath.out.contains("lesson 1 good: ok"), "\(byPath.out)")
     let broken = try oplab(["lesson", "check", "2", "--folder", folder.path])
     #expect(broken.status == 1)
-    #expect(unwrapped(broken.err).contains("02-broken.lesson:2:1: error: 'predikt:' is not a kind of block\n  hint: did you mean 'predict:'?"), "\(broken.err)")
+    #expect(
+      unwrapped(broken.err).contains("02-broken.lesson:2:1: error: 'predikt:' is not a kind of block\n  hint: did you mean 'predict:'?"),
+      "\(broken.err)")
     #expect(unwrapped(broken.err).contains("oplab: lesson 2 (\(folder.path)/02-broken.lesson) has errors, shown above"), "\(broken.err)")
     #expect(!broken.err.contains("no lesson"), "\(broken.err)")
     // Several named at once: a broken or missing one does not hide the others' results.

@@ -44,7 +44,9 @@ import Testing
       for access in [FileError.Access.read, .write] {
         let text = FileError.describe(errno: code, path: "/x/y", access: access)
         let first = text.prefix { !$0.isWhitespace }
-        #expect(text.first(where: \.isLetter)?.isLowercase == true || (first.count > 1 && first.allSatisfy { $0.isUppercase || !$0.isLetter }), "\(code): \(text)")
+        #expect(
+          text.first(where: \.isLetter)?.isLowercase == true || (first.count > 1 && first.allSatisfy { $0.isUppercase || !$0.isLetter }),
+          "\(code): \(text)")
         #expect(!text.contains("errno") && !text.contains(rawNumber), "\(code): \(text)")
         #expect(!text.hasSuffix(".") && !text.contains("NSCocoaErrorDomain") && !text.contains("permission denied or"), "\(code): \(text)")
       }
@@ -55,8 +57,9 @@ import Testing
   @Test("A NUL in a path is refused before any system call cuts it, for oplab run's arguments too")
   func nulRefusedByFileIO() {
     #expect(throws: FileError(path: "a\u{0}b", access: .read, reason: .nul)) { try FileIO.openScript("a\u{0}b") }
-    #expect(FileError(path: "a\u{0}b", access: .read, reason: .nul).message
-      == "cannot read 'a\\0b': a file name cannot hold a NUL byte (shown as \\0)")
+    #expect(
+      FileError(path: "a\u{0}b", access: .read, reason: .nul).message
+        == "cannot read 'a\\0b': a file name cannot hold a NUL byte (shown as \\0)")
     #expect(throws: FileError(path: "x\u{0}", access: .write, reason: .nul)) { try FileIO.writeAtomically(to: "x\u{0}") { $0.write("") } }
   }
 

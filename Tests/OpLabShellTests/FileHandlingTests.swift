@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -54,16 +54,21 @@ import TestSupport
   }
 
   static let refusals: [Refusal] = [
-    Refusal(name: "a device node", make: { f in
-      if mknod(f.at("target"), S_IFCHR | 0o666, dev_t(1 << 8 | 3)) != 0 { try f.write("skip", "") }
-    }, reason: "it is a device, not a file", kind: S_IFCHR),
+    Refusal(
+      name: "a device node",
+      make: { f in
+        if mknod(f.at("target"), S_IFCHR | 0o666, dev_t(1 << 8 | 3)) != 0 { try f.write("skip", "") }
+      }, reason: "it is a device, not a file", kind: S_IFCHR),
     Refusal(name: "a FIFO", make: { f in _ = mkfifo(f.at("target"), 0o644) }, reason: "it is a named pipe (FIFO), not a file", kind: S_IFIFO),
-    Refusal(name: "a symbolic link to a folder", make: { f in
-      try FileManager.default.createDirectory(atPath: f.at("dir"), withIntermediateDirectories: false)
-      _ = symlink(f.at("dir"), f.at("target"))
-    }, reason: "it is a folder: give the name of a file in it", kind: S_IFLNK),
-    Refusal(name: "a symbolic link to nothing", make: { f in _ = symlink(f.at("gone"), f.at("target")) },
-            reason: "it is a symbolic link to 'GONE', which does not exist", kind: S_IFLNK),
+    Refusal(
+      name: "a symbolic link to a folder",
+      make: { f in
+        try FileManager.default.createDirectory(atPath: f.at("dir"), withIntermediateDirectories: false)
+        _ = symlink(f.at("dir"), f.at("target"))
+      }, reason: "it is a folder: give the name of a file in it", kind: S_IFLNK),
+    Refusal(
+      name: "a symbolic link to nothing", make: { f in _ = symlink(f.at("gone"), f.at("target")) },
+      reason: "it is a symbolic link to 'GONE', which does not exist", kind: S_IFLNK),
   ]
 
   @Test("export and save refuse a device, a FIFO or a link to a folder, and leave it as it was", arguments: refusals)
@@ -115,7 +120,8 @@ import TestSupport
   @Test("Two quick SIGINTs during a large export in a batch run leave no temporary file behind")
   func secondSignalRemovesTemporaryFile() throws {
     let folder = try Folder()
-    let lines = ["queue q max 4"] + (0..<20_000).map { "op o\($0) on q takes 3" } + ["run"]
+    let lines =
+      ["queue q max 4"] + (0..<20_000).map { "op o\($0) on q takes 3" } + ["run"]
       + (0..<50).map { "export events \(folder.at("out\($0).jsonl"))" }
     try folder.write("big.oplab", lines.joined(separator: "\n") + "\n")
     let process = Process()
@@ -137,9 +143,11 @@ import TestSupport
 
   // MARK: - 2. NUL in a path
 
-  @Test("A NUL in a path is refused for every command taking one, shown as \\0, at the path", arguments: [
-    "export events a<NUL>b.jsonl", "save a<NUL>b.oplab", "source a<NUL>b.oplab", "export trace \"x<NUL>\"",
-  ])
+  @Test(
+    "A NUL in a path is refused for every command taking one, shown as \\0, at the path",
+    arguments: [
+      "export events a<NUL>b.jsonl", "save a<NUL>b.oplab", "source a<NUL>b.oplab", "export trace \"x<NUL>\"",
+    ])
   func nulInPath(_ template: String) {
     let line = template.replacingOccurrences(of: "<NUL>", with: "\u{0}")
     let reply = Interpreter().execute(line)
@@ -215,8 +223,9 @@ import TestSupport
     ]
   }()
 
-  @Test("A BOM and CR or CRLF line ends read correctly in oplab run, source and piped input, columns unshifted",
-        arguments: encodings.indices)
+  @Test(
+    "A BOM and CR or CRLF line ends read correctly in oplab run, source and piped input, columns unshifted",
+    arguments: encodings.indices)
   func encodingsRead(_ k: Int) throws {
     let (name, bytes) = Self.encodings[k]
     let folder = try Folder()
@@ -275,7 +284,9 @@ import TestSupport
     #expect(reply.error?.message == "these scripts source each other in a cycle: \(folder.at("a.oplab")) → b.oplab → a.oplab")
     #expect(reply.error?.file == folder.at("b.oplab") && reply.error?.line == 1 && reply.error?.column == 8)
     let run = try EndToEndTests().oplab(["run", folder.at("a.oplab")])
-    #expect(run.err.hasPrefix("\(folder.at("b.oplab")):1:8: error: these scripts source each other in a cycle: \(folder.at("a.oplab")) → b.oplab → a.oplab\n"))
+    #expect(
+      run.err.hasPrefix(
+        "\(folder.at("b.oplab")):1:8: error: these scripts source each other in a cycle: \(folder.at("a.oplab")) → b.oplab → a.oplab\n"))
     for k in 0..<20 { try folder.write("c\(k).oplab", "source c\(k + 1).oplab\n") }
     try folder.write("c20.oplab", "op end\n")
     let chain = Interpreter().execute("source \(folder.at("c0.oplab"))")
@@ -284,11 +295,13 @@ import TestSupport
 
   // MARK: - 6. Quoted paths
 
-  @Test("Paths with spaces: double quotes, single quotes and backslashes, for export, save and source", arguments: [
-    ("export events \"DIR/my run.jsonl\"", "my run.jsonl"), ("export events 'DIR/my run.jsonl'", "my run.jsonl"),
-    ("export events DIR/my\\ run.jsonl", "my run.jsonl"), ("save \"DIR/my session.oplab\"", "my session.oplab"),
-    ("save 'DIR/my session.oplab'", "my session.oplab"), ("export timeline \"DIR/a \\\"b\\\" # c.txt\"", "a \"b\" # c.txt"),
-  ])
+  @Test(
+    "Paths with spaces: double quotes, single quotes and backslashes, for export, save and source",
+    arguments: [
+      ("export events \"DIR/my run.jsonl\"", "my run.jsonl"), ("export events 'DIR/my run.jsonl'", "my run.jsonl"),
+      ("export events DIR/my\\ run.jsonl", "my run.jsonl"), ("save \"DIR/my session.oplab\"", "my session.oplab"),
+      ("save 'DIR/my session.oplab'", "my session.oplab"), ("export timeline \"DIR/a \\\"b\\\" # c.txt\"", "a \"b\" # c.txt"),
+    ])
   func quotedPaths(_ template: String, _ name: String) throws {
     let folder = try Folder()
     let reply = Self.world().execute(template.replacingOccurrences(of: "DIR", with: folder.path))
@@ -301,9 +314,11 @@ import TestSupport
     }
   }
 
-  @Test("An unclosed quote is an error at the quote; Tab completion inside quotes does not break", arguments: [
-    ("export events \"my run.jsonl", 15), ("source 'a b", 8), ("save \"", 6),
-  ])
+  @Test(
+    "An unclosed quote is an error at the quote; Tab completion inside quotes does not break",
+    arguments: [
+      ("export events \"my run.jsonl", 15), ("source 'a b", 8), ("save \"", 6),
+    ])
   func unclosedQuote(_ line: String, _ column: Int) {
     let i = Interpreter()
     let reply = i.execute(line)
@@ -318,20 +333,29 @@ import TestSupport
 
   /// How to make the path fail, and the reason said.
   static let writeFailures: [(name: String, make: @Sendable (Folder) throws -> String, reason: String)] = [
-    ("ENOTDIR", { f in try f.write("file", ""); return f.at("file/x") }, "a part of the path is a file, not a folder"),
+    (
+      "ENOTDIR",
+      { f in
+        try f.write("file", ""); return f.at("file/x")
+      }, "a part of the path is a file, not a folder"
+    ),
     ("EISDIR", { f in f.path }, "it is a folder: give the name of a file in it"),
     ("ENOENT of the folder", { f in f.at("nope/x") }, "the folder FOLDER/nope does not exist"),
-    ("ELOOP", { f in
-      _ = symlink(f.at("l1"), f.at("l2"))
-      _ = symlink(f.at("l2"), f.at("l1"))
-      return f.at("l1")
-    }, "too many symbolic links (a link that leads back to itself?)"),
+    (
+      "ELOOP",
+      { f in
+        _ = symlink(f.at("l1"), f.at("l2"))
+        _ = symlink(f.at("l2"), f.at("l1"))
+        return f.at("l1")
+      }, "too many symbolic links (a link that leads back to itself?)"
+    ),
     ("ENAMETOOLONG", { f in f.at(String(repeating: "n", count: 300)) }, "the name is too long"),
     ("a folder that takes no files (/proc)", { _ in "/proc/oplab-x" }, "the folder /proc does not let files be created in it"),
   ]
 
-  @Test("A write that fails says the real reason from errno, never 'permission denied or not a file'",
-        arguments: writeFailures.indices)
+  @Test(
+    "A write that fails says the real reason from errno, never 'permission denied or not a file'",
+    arguments: writeFailures.indices)
   func writeFailureReasons(_ k: Int) throws {
     let c = Self.writeFailures[k]
     let folder = try Folder()

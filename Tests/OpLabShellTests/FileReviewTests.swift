@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -40,7 +40,9 @@ import TestSupport
   func exportToOwnDescriptors() throws {
     let folder = try Folder()
     try folder.write("out.txt", "earlier\n")
-    try folder.write("s.oplab", """
+    try folder.write(
+      "s.oplab",
+      """
       op a takes 1
       run
       export timeline /dev/stdout
@@ -107,7 +109,10 @@ import TestSupport
     #expect(symlink("/dev/zero", folder.at("51-zero.lesson")) == 0)
     _ = try Self.sh("exec \"$OPLAB\" lesson --folder . > out.txt 2> err.txt", in: folder, timeout: 20)
     let err = unwrapped(Self.read(folder.at("err.txt")))
-    #expect(err.contains("./50-fifo.lesson:1:1: error: cannot read './50-fifo.lesson': it is a named pipe (FIFO), not a file\n  hint: a lesson must be a regular file"), "\(err)")
+    #expect(
+      err.contains(
+        "./50-fifo.lesson:1:1: error: cannot read './50-fifo.lesson': it is a named pipe (FIFO), not a file\n  hint: a lesson must be a regular file"),
+      "\(err)")
     #expect(err.contains("./51-zero.lesson:1:1: error: cannot read './51-zero.lesson': it is a device, not a file"), "\(err)")
     let library = LessonLibrary(folder: folder.path)
     #expect(library.lessons.count == 1 && library.errors.count == 2, "\(library.errors)")
@@ -124,8 +129,9 @@ import TestSupport
     try Self.sh("printf 'op a takes 1\\nrun\\nexport events l\\n' | exec \"$OPLAB\" 2> err.txt", in: folder)
     let err = Self.read(folder.at("err.txt"))
     #expect(err.contains("cannot write 'l': the folder /proc/") && !err.contains("current folder"), "\(err)")
-    #expect(FileError(path: "l", access: .write, reason: .creatingIn("/etc", EACCES)).message
-      == "cannot write 'l': permission denied (the folder /etc is not writable by you)")
+    #expect(
+      FileError(path: "l", access: .write, reason: .creatingIn("/etc", EACCES)).message
+        == "cannot write 'l': permission denied (the folder /etc is not writable by you)")
     #expect(FileError(path: "l", access: .write, reason: .creatingIn("/", EROFS)).hint != nil)
   }
 
@@ -134,8 +140,9 @@ import TestSupport
     #expect(throws: FileError(path: "/proc/oplab", access: .write, reason: .makingFolder(ENOENT))) {
       try FileIO.makeFolders("/proc/oplab")
     }
-    #expect(FileError(path: "/proc/oplab", access: .write, reason: .makingFolder(ENOENT)).message
-      == "cannot create the folder /proc/oplab: the system does not let files be created there")
+    #expect(
+      FileError(path: "/proc/oplab", access: .write, reason: .makingFolder(ENOENT)).message
+        == "cannot create the folder /proc/oplab: the system does not let files be created there")
     var store = ProgressStore(path: "/proc/oplab/progress")
     store.entries["x"] = (.started, 1)
     let warning = store.save() ?? ""

@@ -1,8 +1,8 @@
 import Foundation
 import OpLabCore
 import OpLabRender
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -50,7 +50,8 @@ import TestSupport
     let i = Interpreter()
     let start = run(["op download on main takes 4", "op sepia on main takes 3 after download", "frames every 2", "status"], i)
     let main = sections(start)["main"] ?? []
-    #expect(main.prefix(2) == ["  operations: executing 1, ready 0, pending 1, finished 0", "  operationCount 2, operations [download, sepia]"], "\(start)")
+    #expect(
+      main.prefix(2) == ["  operations: executing 1, ready 0, pending 1, finished 0", "  operationCount 2, operations [download, sepia]"], "\(start)")
     #expect(main.contains("  main thread, besides operations: 1 frame (waiting)"), "\(start)")
     expectCountsAddUp(start)
     let end = run(["tap at 1", "tap at 3", "run", "status"], i)
@@ -64,15 +65,18 @@ import TestSupport
   @Test("status lists the main thread's calls under their summary, and counts a barrier block apart from the operations")
   func statusCallsAndBarriers() {
     let i = Interpreter()
-    let out = run(["queue q max 1", "op a on q takes 3", "barrier q", "op b on q takes 1", "op c takes 2 hold", "step", "wait q from main", "start c", "status"], i)
+    let out = run(
+      ["queue q max 1", "op a on q takes 3", "barrier q", "op b on q takes 1", "op c takes 2 hold", "step", "wait q from main", "start c", "status"],
+      i)
     let last = sections(out.components(separatedBy: "t=5  platform apple").last ?? "")
-    #expect(last["main"] == [
-      "  operations: executing 0, ready 0, pending 0, finished 0",
-      "  operationCount 0, operations []",
-      "  main thread, besides operations: 1 wait, 1 start() (1 running, 1 done)",
-      "  main.wait1  finished at t=5: succeeded",
-      "  main.start1  blocking the main thread since t=5 in start(), running c",
-    ], "\(out)")
+    #expect(
+      last["main"] == [
+        "  operations: executing 0, ready 0, pending 0, finished 0",
+        "  operationCount 0, operations []",
+        "  main thread, besides operations: 1 wait, 1 start() (1 running, 1 done)",
+        "  main.wait1  finished at t=5: succeeded",
+        "  main.start1  blocking the main thread since t=5 in start(), running c",
+      ], "\(out)")
     #expect(last["q"]?.first == "  operations: executing 0, ready 0, pending 0, finished 2", "\(out)")
     #expect(last["q"]?.contains("  barrier blocks, not operations: 1 (done)") == true, "\(out)")
     expectCountsAddUp(out.components(separatedBy: "t=5  platform apple").last ?? "")
@@ -92,12 +96,14 @@ import TestSupport
       "op f3 on filters takes 2 after d3 bail-if-dep-cancelled", "op h3 on filters after f3", "step", "cancel d3", "run", "graph",
     ])
     let graph = out.components(separatedBy: "idle at t=4: every operation has finished\n").last ?? ""
-    #expect(graph.hasPrefix("""
-      d3 [downloads] ✓ (isCancelled is true)
-      f3 [filters] ↩ ← d3 ✗
-      h3 [filters] ✓ ← f3 ↩
+    #expect(
+      graph.hasPrefix(
+        """
+        d3 [downloads] ✓ (isCancelled is true)
+        f3 [filters] ↩ ← d3 ✗
+        h3 [filters] ✓ ← f3 ↩
 
-      """), "\(graph)")
+        """), "\(graph)")
   }
 
   @Test("Events with no operation and no queue read without a 'world' subject; the default queue is named as such")
@@ -114,16 +120,18 @@ import TestSupport
   func narrateProse() {
     let out = run(["queue dl", "op b on dl takes 2 hold", "add b", "run", "narrate"])
     let story = out.components(separatedBy: "idle at t=2: every operation has finished\n").last ?? ""
-    #expect(story.hasPrefix("""
-      At tick 0, the default queue 'queue' was created (max default).
-      Then the dl queue was created (max default).
-      Then b was created.
-      Then b was enqueued on dl.
-      Then b became ready: no unfinished dependencies.
-      Then b started on dl: a slot was free when it was enqueued.
-      At tick 2, b finished (succeeded): work done.
+    #expect(
+      story.hasPrefix(
+        """
+        At tick 0, the default queue 'queue' was created (max default).
+        Then the dl queue was created (max default).
+        Then b was created.
+        Then b was enqueued on dl.
+        Then b became ready: no unfinished dependencies.
+        Then b started on dl: a slot was free when it was enqueued.
+        At tick 2, b finished (succeeded): work done.
 
-      """), "\(story)")
+        """), "\(story)")
   }
 
   @Test("The possessive of a name ending in s is an apostrophe alone: downloads' threads")
@@ -136,7 +144,9 @@ import TestSupport
 
   @Test("The lab says forever, never for ever")
   func forever() throws {
-    let out = run(["lock L1", "lock L2", "op a does lock L1, lock L2, unlock L2, unlock L1", "op b does lock L2, lock L1, unlock L1, unlock L2", "run", "why a"])
+    let out = run([
+      "lock L1", "lock L2", "op a does lock L1, lock L2, unlock L2, unlock L1", "op b does lock L2, lock L1, unlock L1, unlock L2", "run", "why a",
+    ])
     #expect(unwrapped(out).contains("each waits for the next forever"), "\(out)")
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-self-\(UUID().uuidString).oplab")
     defer { try? FileManager.default.removeItem(at: file) }

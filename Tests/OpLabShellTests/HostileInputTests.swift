@@ -88,24 +88,29 @@ import Testing
     Case([], "frobnicate", col: 1, "unknown command 'frobnicate'", hint: "Type 'help' for the list of commands."),
     // The machine model.
     Case([], "machine cores 0", col: 15, "0 is too small: use 1 or more", hint: "usage: machine [cores unlimited|N]"),
-    Case([], "machine cores 2000", col: 9, "a machine has 1 to 1024 cores (or unlimited), not 2000",
-         hint: "e.g. `machine cores 4`, or `machine unlimited` for a core per running piece of work"),
+    Case(
+      [], "machine cores 2000", col: 9, "a machine has 1 to 1024 cores (or unlimited), not 2000",
+      hint: "e.g. `machine cores 4`, or `machine unlimited` for a core per running piece of work"),
     Case([], "help async", col: 6, "'async' is not a command: it is a word of `op`", hint: "see `help op`"),
-    Case([], "help Main", col: 6,
-         "'main' is not a command: it is the main queue (OperationQueue.main), serial, whose work runs on the main thread",
-         hint: "see `help tap`, `help frames` and `help wait` (`wait … from main`); `op NAME on main` puts work there"),
+    Case(
+      [], "help Main", col: 6,
+      "'main' is not a command: it is the main queue (OperationQueue.main), serial, whose work runs on the main thread",
+      hint: "see `help tap`, `help frames` and `help wait` (`wait … from main`); `op NAME on main` puts work there"),
     Case([], "export events /tmp", col: 15, "cannot write '/tmp': it is a folder: give the name of a file in it"),
     Case([], "machine cores two", col: 15, "'two' is not a whole number", hint: "usage: machine [cores unlimited|N]"),
     Case([], "machine core 2", col: 9, "unexpected 'core'; expected 'cores'", hint: "did you mean 'cores'?"),
-    Case(["op x takes 3"], "machine cores 2", col: 9,
-         "'x' is running on unlimited cores: limit the cores before work starts (undo back to there, or reset)"),
+    Case(
+      ["op x takes 3"], "machine cores 2", col: 9,
+      "'x' is running on unlimited cores: limit the cores before work starts (undo back to there, or reset)"),
     Case([], "frames every 0", col: 14, "0 is too small: use 1 or more", hint: "usage: frames every N|off [from T] [to T]"),
     Case([], "frames", col: 8, "'frames' needs more: expected 'every' or 'off'", hint: "usage: frames every N|off [from T] [to T]"),
     Case([], "frames every 2 from 5 to 3", col: 8, "the frames would end (t=3) before they start (t=5)"),
-    Case([], "frames every 1 to 200000", col: 8,
-         "that is 200001 frames; the lab draws at most 100000 (use a longer period or an earlier end)"),
+    Case(
+      [], "frames every 1 to 200000", col: 8,
+      "that is 200001 frames; the lab draws at most 100000 (use a longer period or an earlier end)"),
     Case(["step 3"], "tap at 1", col: 5, "tick 1 is in the past (the clock is at 3)"),
-    Case([], "tap at 99999999999999999999", col: 8, "99999999999999999999 is too large (the largest is 4611686018427387904)", hint: "usage: tap [at T]"),
+    Case(
+      [], "tap at 99999999999999999999", col: 8, "99999999999999999999 is too large (the largest is 4611686018427387904)", hint: "usage: tap [at T]"),
     Case([], "wait nosuch from main", col: 6, "there is no operation or queue named 'nosuch'", hint: "create it first: queue nosuch, or op nosuch"),
     Case([], "stpe 3", col: 1, "unknown command 'stpe'", hint: "did you mean 'step'? Type 'help' for the list of commands."),
     Case([], "OPP a", col: 1, "unknown command 'OPP'", hint: "did you mean 'op'? Type 'help' for the list of commands."),
@@ -115,18 +120,42 @@ import Testing
     Case([], "exti", col: 1, "unknown command 'exti'", hint: "did you mean 'exit'? Type 'help' for the list of commands."),
     Case([], "??", col: 1, "unknown command '??'", hint: "did you mean '?'? Type 'help' for the list of commands."),
     Case([], "étape", col: 1, "unknown command 'étape'", hint: "Type 'help' for the list of commands."),
-    Case([], "op a prority high", col: 6, "unexpected 'prority'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'", hint: "did you mean 'priority'?"),
+    Case(
+      [], "op a prority high", col: 6,
+      "unexpected 'prority'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'",
+      hint: "did you mean 'priority'?"),
     Case([], "queue q mx 2", col: 9, "unexpected 'mx'; expected 'max' or 'qos'", hint: "did you mean 'max'?"),
     Case([], "barrier queue take 2", col: 15, "unexpected 'take'; expected 'takes'", hint: "did you mean 'takes'?"),
     Case(["op a hold"], "add a too queue", col: 7, "unexpected 'too'; expected 'to' or 'wait'", hint: "did you mean 'to'?"),
-    Case([], "op a cancel-chek start", col: 6, "unexpected 'cancel-chek'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'", hint: "did you mean 'cancel-check'?"),
-    Case([], "op a bail-if-dep-canceled", col: 6, "unexpected 'bail-if-dep-canceled'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'", hint: "did you mean 'bail-if-dep-cancelled'?"),
-    Case([], "op a hodl", col: 6, "unexpected 'hodl'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'", hint: "did you mean 'hold'?"),
-    Case([], "op a fail at 1", col: 6, "unexpected 'fail'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'", hint: "did you mean 'fails'?"),
-    Case([], "op a depends b", col: 6, "unexpected 'depends'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"),
-    Case([], "op a takes 2 tkaes 3", col: 14, "unexpected 'tkaes'; expected 'on', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"),
+    Case(
+      [], "op a cancel-chek start", col: 6,
+      "unexpected 'cancel-chek'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'",
+      hint: "did you mean 'cancel-check'?"),
+    Case(
+      [], "op a bail-if-dep-canceled", col: 6,
+      "unexpected 'bail-if-dep-canceled'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'",
+      hint: "did you mean 'bail-if-dep-cancelled'?"),
+    Case(
+      [], "op a hodl", col: 6,
+      "unexpected 'hodl'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'",
+      hint: "did you mean 'hold'?"),
+    Case(
+      [], "op a fail at 1", col: 6,
+      "unexpected 'fail'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'",
+      hint: "did you mean 'fails'?"),
+    Case(
+      [], "op a depends b", col: 6,
+      "unexpected 'depends'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"
+    ),
+    Case(
+      [], "op a takes 2 tkaes 3", col: 14,
+      "unexpected 'tkaes'; expected 'on', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"
+    ),
     Case([], "op a fails 3", col: 12, "unexpected '3'; expected 'at'"),
-    Case([], "op a cancel-check never start", col: 25, "unexpected 'start'; expected 'on', 'takes', 'priority', 'qos', 'after', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"),
+    Case(
+      [], "op a cancel-check never start", col: 25,
+      "unexpected 'start'; expected 'on', 'takes', 'priority', 'qos', 'after', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"
+    ),
     Case(["op a", "op b"], "depend a b", col: 10, "unexpected 'b'; expected 'on'"),
     Case([], "export picture x", col: 8, "unexpected 'picture'; expected 'timeline', 'events', 'trace', 'mermaid' or 'swift'"),
     Case([], "export tiemline x", col: 8, "unexpected 'tiemline'; expected 'timeline', 'events', 'trace', 'mermaid' or 'swift'"),
@@ -135,7 +164,9 @@ import Testing
     Case([], "platform windows", col: 10, "'windows' is not a platform", hint: "use apple or linux"),
     Case([], "op a priority hihg", col: 15, "'hihg' is not a priority", hint: "did you mean 'high'?"),
     Case([], "op a qos utilty", col: 10, "'utilty' is not a quality of service", hint: "did you mean 'utility'?"),
-    Case([], "queue q qos fast", col: 13, "'fast' is not a quality of service", hint: "use background, utility, default, userInitiated or userInteractive"),
+    Case(
+      [], "queue q qos fast", col: 13, "'fast' is not a quality of service",
+      hint: "use background, utility, default, userInitiated or userInteractive"),
     Case(["op a"], "priority a urgent", col: 12, "'urgent' is not a priority", hint: "use veryLow, low, normal, high or veryHigh"),
     // Missing arguments
     Case([], "op", col: 4, "'op' needs more: expected a name"),
@@ -203,8 +234,12 @@ import Testing
     Case([], "back 99999999999999999999", col: 6, "99999999999999999999 is too large (the largest is 4611686018427387904)"),
     Case([], "goto -1", col: 6, "-1 is too small: use 0 or more"),
     Case([], "goto 99999999999999999999", col: 6, "99999999999999999999 is too large (the largest is 4611686018427387904)"),
-    Case([], "goto 99", col: 6, "tick 99 is in the future (the clock is at 0)", hint: "goto only goes back; going back forgets what came after, so `fork` first to keep it, or `run until 99`"),
-    Case(["step 5"], "goto 6", col: 6, "tick 6 is in the future (the clock is at 5)", hint: "goto only goes back; going back forgets what came after, so `fork` first to keep it, or `run until 6`"),
+    Case(
+      [], "goto 99", col: 6, "tick 99 is in the future (the clock is at 0)",
+      hint: "goto only goes back; going back forgets what came after, so `fork` first to keep it, or `run until 99`"),
+    Case(
+      ["step 5"], "goto 6", col: 6, "tick 6 is in the future (the clock is at 5)",
+      hint: "goto only goes back; going back forgets what came after, so `fork` first to keep it, or `run until 6`"),
     Case([], "run until nope", col: 11, "unexpected 'nope'; expected a tick (0 or more) or an operation name"),
     Case([], "op a takes -1", col: 12, "-1 is too small: use 0 or more"),
     Case([], "op a takes 1099511627777", col: 12, "1099511627777 is too large (the largest is 1099511627776)"),
@@ -256,11 +291,18 @@ import Testing
     Case(["op b"], "op a,b", col: 6, "the name 'b' is already taken", hint: "pick another name, or `reset` to start again"),
     // A combining mark after a space is part of the space's Character: it still makes a token.
     Case([], "op \u{301}", col: 3, "'\u{301}' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
-    Case([], "op\t\u{114BB}", col: 4, "'\u{114BB}' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
+    Case(
+      [], "op\t\u{114BB}", col: 4, "'\u{114BB}' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     Case([], "op \u{1F680}", col: 4, "'\u{1F680}' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     Case([], "op ٣", col: 4, "'٣' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
-    Case([], "op a\u{A0}b", col: 6, "unexpected 'b'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"),
-    Case([], "op a\u{2028}b", col: 6, "unexpected 'b'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"),
+    Case(
+      [], "op a\u{A0}b", col: 6,
+      "unexpected 'b'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"
+    ),
+    Case(
+      [], "op a\u{2028}b", col: 6,
+      "unexpected 'b'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"
+    ),
     Case(["op a"], "op a", col: 4, "the name 'a' is already taken", hint: "pick another name, or `reset` to start again"),
     Case(["op a"], "queue a", col: 7, "the name 'a' is already taken by an operation", hint: "pick another name for the queue"),
     Case(["queue q"], "op q", col: 4, "the name 'q' is already taken", hint: "pick another name, or `reset` to start again"),
@@ -297,28 +339,57 @@ import Testing
     Case(["op a", "op b", "run"], "undepend a on b", col: 10, "'a' does not depend on 'b'"),
     Case(["op a hold", "op b hold", "depend a on b", "undepend a on b"], "undepend a on b", col: 10, "'a' does not depend on 'b'"),
     // Enqueueing twice, and operations that are running or finished
-    Case(["op a"], "add a", col: 5, "'a' is executing and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException", hint: "define a new operation with `op` instead"),
-    Case(["op a hold", "add a"], "add a", col: 5, "'a' is executing and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException", hint: "define a new operation with `op` instead"),
-    Case(["op a", "run"], "add a", col: 5, "'a' is finished and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException", hint: "define a new operation with `op` instead"),
-    Case(["queue q max 0", "op a on q"], "add a", col: 5, "'a' is already in a queue and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException", hint: "define a new operation with `op` instead"),
-    Case(["queue q max 0", "op a on q"], "add a to queue", col: 5, "'a' is already in a queue and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException", hint: "define a new operation with `op` instead"),
-    Case(["platform linux", "op a", "run"], "add a", col: 5, "'a' is finished and cannot be added to a queue again: the real addOperation(_:) crashes the process (fatalError: \"operations finished, executing or already in a queue cannot be enqueued\")", hint: "define a new operation with `op` instead"),
-    Case(["op a hold", "cancel a"], "add a", col: 5, "'a' is finished and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException", hint: "define a new operation with `op` instead"),
+    Case(
+      ["op a"], "add a", col: 5, "'a' is executing and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException",
+      hint: "define a new operation with `op` instead"),
+    Case(
+      ["op a hold", "add a"], "add a", col: 5,
+      "'a' is executing and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException",
+      hint: "define a new operation with `op` instead"),
+    Case(
+      ["op a", "run"], "add a", col: 5,
+      "'a' is finished and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException",
+      hint: "define a new operation with `op` instead"),
+    Case(
+      ["queue q max 0", "op a on q"], "add a", col: 5,
+      "'a' is already in a queue and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException",
+      hint: "define a new operation with `op` instead"),
+    Case(
+      ["queue q max 0", "op a on q"], "add a to queue", col: 5,
+      "'a' is already in a queue and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException",
+      hint: "define a new operation with `op` instead"),
+    Case(
+      ["platform linux", "op a", "run"], "add a", col: 5,
+      "'a' is finished and cannot be added to a queue again: the real addOperation(_:) crashes the process (fatalError: \"operations finished, executing or already in a queue cannot be enqueued\")",
+      hint: "define a new operation with `op` instead"),
+    Case(
+      ["op a hold", "cancel a"], "add a", col: 5,
+      "'a' is finished and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException",
+      hint: "define a new operation with `op` instead"),
     // Time travel and branches
     Case([], "unfork", col: 1, "there is no what-if branch to leave", hint: "start one with `fork`"),
     Case(["fork", "unfork"], "unfork", col: 1, "there is no what-if branch to leave", hint: "start one with `fork`"),
     Case([], "undo", col: 1, "there is nothing to undo", hint: "undo takes back commands that changed the world"),
     // Files
     Case([], "source /nonexistent-oplab-hostile/missing.oplab", col: 8, "cannot read '/nonexistent-oplab-hostile/missing.oplab': no such file"),
-    Case([], "export trace /nonexistent-oplab-hostile/x.json", col: 14, "cannot write '/nonexistent-oplab-hostile/x.json': the folder /nonexistent-oplab-hostile does not exist"),
-    Case([], "save /nonexistent-oplab-hostile/x.oplab", col: 6, "cannot write '/nonexistent-oplab-hostile/x.oplab': the folder /nonexistent-oplab-hostile does not exist"),
+    Case(
+      [], "export trace /nonexistent-oplab-hostile/x.json", col: 14,
+      "cannot write '/nonexistent-oplab-hostile/x.json': the folder /nonexistent-oplab-hostile does not exist"),
+    Case(
+      [], "save /nonexistent-oplab-hostile/x.oplab", col: 6,
+      "cannot write '/nonexistent-oplab-hostile/x.oplab': the folder /nonexistent-oplab-hostile does not exist"),
     // 100 kB lines
     Case([], big("step ", "1 ", 50_000), col: 8, "unexpected '1'; 'step' takes nothing more"),
     Case([], big("op a takes ", "9", 100_000), col: 12, big("", "9", 100_000, " is too large (the largest is 1099511627776)")),
     Case([], big("", "x", 100_000), col: 1, big("unknown command '", "x", 100_000, "'"), hint: "Type 'help' for the list of commands."),
-    Case([], big("op ", "a", 100_000, "$"), col: 4, big("'", "a", 100_000, "$' is not a valid name"), hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
+    Case(
+      [], big("op ", "a", 100_000, "$"), col: 4, big("'", "a", 100_000, "$' is not a valid name"),
+      hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     Case(["op a"], big("op b after ", "a,", 50_000, "zz"), col: 100_012, "there is no operation named 'zz'"),
-    Case([], big("op a takes 1", " ", 100_000, "bogus"), col: 100013, "unexpected 'bogus'; expected 'on', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"),
+    Case(
+      [], big("op a takes 1", " ", 100_000, "bogus"), col: 100013,
+      "unexpected 'bogus'; expected 'on', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'"
+    ),
   ]
 
   @Test("A hostile line is refused with its exact message at its column, and changes nothing", arguments: cases)

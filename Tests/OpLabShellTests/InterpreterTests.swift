@@ -1,7 +1,7 @@
 import Foundation
 import OpLabCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -23,38 +23,43 @@ import TestSupport
   func echoesEvents() {
     let (out, errors) = run(["queue q max 1", "op a on q takes 2", "op b on q", "step 2"])
     #expect(errors.isEmpty)
-    #expect(out == """
-        queue q created (max 1)
-        t=0  a enqueued on q
-        t=0  a ready: no unfinished dependencies
-        t=0  a started on q: a slot was free when it was enqueued
-        t=0  b enqueued on q
-        t=0  b ready: no unfinished dependencies
-        t=2  a finished (succeeded): work done
-        t=2  b started on q: slot freed by a
-        now t=2
+    #expect(
+      out == """
+          queue q created (max 1)
+          t=0  a enqueued on q
+          t=0  a ready: no unfinished dependencies
+          t=0  a started on q: a slot was free when it was enqueued
+          t=0  b enqueued on q
+          t=0  b ready: no unfinished dependencies
+          t=2  a finished (succeeded): work done
+          t=2  b started on q: slot freed by a
+          now t=2
 
-      """)
+        """)
   }
 
   @Test("undo right after time travel takes the travel back; later, it takes back what the travel left of a clock command, and says so")
   func undoAfterBack() {
     let (out, errors) = run(["op a takes 10", "run", "back", "back 2", "undo"])
     #expect(errors.isEmpty)
-    #expect(unwrapped(out).hasSuffix("""
-        back at t=7; cut `run until 9` short (kept as `run until 7`): `redo` brings it back
-        undid the time travel: back at t=10, with every command it dropped
+    #expect(
+      unwrapped(out).hasSuffix(
+        """
+          back at t=7; cut `run until 9` short (kept as `run until 7`): `redo` brings it back
+          undid the time travel: back at t=10, with every command it dropped
 
-      """), "\(out)")
+        """), "\(out)")
     let (later, laterErrors) = run(["op a takes 10", "run", "back 3", "op b takes 1", "undo", "undo", "undo"])
     #expect(laterErrors.isEmpty)
-    #expect(unwrapped(later).hasSuffix("""
-        took back `op b takes 1`; the clock is at t=7
-        took back `run until 7`; the clock is at t=0
-        (what time travel left of a clock command; `run` goes forward again)
-        took back `op a takes 10`; the clock is at t=0
+    #expect(
+      unwrapped(later).hasSuffix(
+        """
+          took back `op b takes 1`; the clock is at t=7
+          took back `run until 7`; the clock is at t=0
+          (what time travel left of a clock command; `run` goes forward again)
+          took back `op a takes 10`; the clock is at t=0
 
-      """), "\(later)")
+        """), "\(later)")
     // Once taken back, the same text typed later is the learner's own: no note.
     let (again, _) = run(["run until 10", "back 2", "op x takes 1", "undo", "undo", "run until 8", "undo"])
     #expect(again.hasSuffix("  took back `run until 8`; the clock is at t=0\n"), "\(again)")
@@ -71,18 +76,21 @@ import TestSupport
     // A suspension before the first operation is part of the queue's story.
     let j = Interpreter()
     _ = run(["queue q", "step 2", "suspend q", "step 3", "op a on q takes 1", "resume q", "run"], j)
-    #expect(j.execute("timeline q").output.hasPrefix("timeline of q: t=2-6, now t=6 (from its first activity)\n"), "\(j.execute("timeline q").output)")
+    #expect(
+      j.execute("timeline q").output.hasPrefix("timeline of q: t=2-6, now t=6 (from its first activity)\n"), "\(j.execute("timeline q").output)")
   }
 
   @Test("The shares one change gives several jobs are echoed as one line")
   func sharesEchoedTogether() {
     let (out, errors) = run(["machine cores 1", "op a takes 4", "op b takes 4", "op c takes 4"])
     #expect(errors.isEmpty)
-    #expect(out.hasSuffix("""
-        t=0  c started on queue: a slot was free when it was enqueued
-        t=0  a, b and c run at 1/3 of a core each: 3 running jobs on 1 core
+    #expect(
+      out.hasSuffix(
+        """
+          t=0  c started on queue: a slot was free when it was enqueued
+          t=0  a, b and c run at 1/3 of a core each: 3 running jobs on 1 core
 
-      """), "\(out)")
+        """), "\(out)")
     #expect(out.contains("t=0  a and b run at 1/2 of a core each: 2 running jobs on 1 core\n"), "\(out)")
   }
 
@@ -102,11 +110,12 @@ import TestSupport
     _ = run(["op a takes 3"], i)
     let before = i.world.trace
     let (_, errors) = run(["add a", "op b after zz", "goto 99"], i)
-    #expect(errors.map(\.message) == [
-      "'a' is executing and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException",
-      "there is no operation named 'zz'",
-      "tick 99 is in the future (the clock is at 0)",
-    ])
+    #expect(
+      errors.map(\.message) == [
+        "'a' is executing and cannot be added to a queue again: the real addOperation(_:) raises NSInvalidArgumentException",
+        "there is no operation named 'zz'",
+        "tick 99 is in the future (the clock is at 0)",
+      ])
     #expect(errors.map(\.column) == [5, 12, 6])
     #expect(i.world.trace == before)
   }
@@ -116,39 +125,43 @@ import TestSupport
     let i = Interpreter()
     let (apple, appleErrors) = run(["op a on main takes 3", "suspend main", "max main 3", "qos main utility", "cancel all main"], i)
     #expect(appleErrors.isEmpty)
-    #expect(unwrapped(apple, width: 80) == """
-        t=0  a enqueued on main
-        t=0  a ready: no unfinished dependencies
-        t=0  a started on main: a slot was free when it was enqueued
-        t=0  main isSuspended = true ignored: Darwin's documentation does not say what suspending the main queue does; the lab keeps it running, as corelibs does
-        t=0  main maxConcurrentOperationCount = 3 ignored: the main queue runs one operation at a time (Darwin's documentation of OperationQueue.main)
-        t=0  main qualityOfService = .utility ignored: the main queue's quality of service is userInteractive and cannot be changed (Darwin's documentation)
-        t=0  a cancel requested: cancelAllOperations() on main
+    #expect(
+      unwrapped(apple, width: 80) == """
+          t=0  a enqueued on main
+          t=0  a ready: no unfinished dependencies
+          t=0  a started on main: a slot was free when it was enqueued
+          t=0  main isSuspended = true ignored: Darwin's documentation does not say what suspending the main queue does; the lab keeps it running, as corelibs does
+          t=0  main maxConcurrentOperationCount = 3 ignored: the main queue runs one operation at a time (Darwin's documentation of OperationQueue.main)
+          t=0  main qualityOfService = .utility ignored: the main queue's quality of service is userInteractive and cannot be changed (Darwin's documentation)
+          t=0  a cancel requested: cancelAllOperations() on main
 
-      """)
+        """)
     let l = Interpreter()
     let (linux, linuxErrors) = run(["platform linux", "op a on main takes 3", "cancel all main", "resume main"], l)
     #expect(linuxErrors.isEmpty)
-    #expect(unwrapped(linux, width: 80) == """
-        t=0  platform set to linux
-        t=0  a enqueued on main
-        t=0  a ready: no unfinished dependencies
-        t=0  a started on main: a slot was free when it was enqueued
-        t=0  main cancelAllOperations() ignored: corelibs wraps it in `if !__mainQ`, so it does nothing on the main queue
-        t=0  main isSuspended = false ignored: corelibs wraps it in `if !__mainQ`, so it does nothing on the main queue
+    #expect(
+      unwrapped(linux, width: 80) == """
+          t=0  platform set to linux
+          t=0  a enqueued on main
+          t=0  a ready: no unfinished dependencies
+          t=0  a started on main: a slot was free when it was enqueued
+          t=0  main cancelAllOperations() ignored: corelibs wraps it in `if !__mainQ`, so it does nothing on the main queue
+          t=0  main isSuspended = false ignored: corelibs wraps it in `if !__mainQ`, so it does nothing on the main queue
 
-      """)
+        """)
     #expect(!l.world.operation(l.world.operationID(named: "a")!).isCancelled)
   }
 
   @Test("run reports a stall with what the real program would do")
   func stallVerdict() {
     let (out, _) = run(["queue q max 1", "suspend q", "op a on q", "run"])
-    #expect(unwrapped(out).hasSuffix("""
-        stalled at t=0: nothing more can happen, yet 1 operation is unfinished and would wait forever (anything waiting for them, like waitUntilAllOperationsAreFinished, would hang):
-        a is ready, but q is suspended: resume it.
+    #expect(
+      unwrapped(out).hasSuffix(
+        """
+          stalled at t=0: nothing more can happen, yet 1 operation is unfinished and would wait forever (anything waiting for them, like waitUntilAllOperationsAreFinished, would hang):
+          a is ready, but q is suspended: resume it.
 
-      """))
+        """))
   }
 
   @Test("back and goto restore the past; fork and unfork explore a what-if")
@@ -178,16 +191,18 @@ import TestSupport
     defer { try? FileManager.default.removeItem(at: dir) }
     let file = dir.appendingPathComponent("s.oplab").path
     let i = Interpreter()
-    let (_, errors) = run([
-      "queue q max 1", "op a on q takes 3", "op b on q takes 2", "step 5", "back 2", "cancel b", "oops",
-      "platform linux", "op c blocks 1,2", "run", "save \(file)",
-    ], i)
+    let (_, errors) = run(
+      [
+        "queue q max 1", "op a on q takes 3", "op b on q takes 2", "step 5", "back 2", "cancel b", "oops",
+        "platform linux", "op c blocks 1,2", "run", "save \(file)",
+      ], i)
     #expect(errors.count == 1)
     let saved = try String(contentsOfFile: file, encoding: .utf8)
-    #expect(saved.split(separator: "\n").dropFirst().map(String.init) == [
-      "queue q max 1", "op a on q takes 3", "op b on q takes 2", "run until 3", "cancel b", "platform linux",
-      "op c blocks 1,2", "run",
-    ])
+    #expect(
+      saved.split(separator: "\n").dropFirst().map(String.init) == [
+        "queue q max 1", "op a on q takes 3", "op b on q takes 2", "run until 3", "cancel b", "platform linux",
+        "op c blocks 1,2", "run",
+      ])
     let replay = Interpreter()
     let (_, replayErrors) = run(["source \(file)"], replay)
     #expect(replayErrors.isEmpty)
@@ -266,7 +281,9 @@ import TestSupport
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["out.events", "out.mermaid", "out.timeline", "out.trace"])
   }
 
-  @Test("A run, step or wait stopped by Ctrl-C is saved as a run to the tick it reached, so the saved session replays to the same world", arguments: ["run", "step 5000", "wait q", "run until 4000"])
+  @Test(
+    "A run, step or wait stopped by Ctrl-C is saved as a run to the tick it reached, so the saved session replays to the same world",
+    arguments: ["run", "step 5000", "wait q", "run until 4000"])
   func interruptedRunIsSavedAsReached(_ command: String) throws {
     let i = Interpreter()
     _ = i.execute("queue q max 1")
@@ -298,7 +315,9 @@ import TestSupport
     for entry in i.script { #expect(again.execute(entry.text).error == nil) }
     #expect(again.world.now == t && again.world.trace == i.world.trace)
     let more = i.execute("wait q from main until \(t + 10)")
-    #expect(unwrapped(more.output).hasSuffix("  now t=\(t + 10)\n  the wait has not returned: the main thread stays blocked, and later runs go on waiting\n"))
+    #expect(
+      unwrapped(more.output).hasSuffix(
+        "  now t=\(t + 10)\n  the wait has not returned: the main thread stays blocked, and later runs go on waiting\n"))
     _ = i.execute("run")
     #expect(i.world.mainThreadWait == nil && i.world.now == 3_000)
   }
@@ -312,7 +331,11 @@ import TestSupport
     try "op a takes 1\nop b takes 1\n".write(toFile: file, atomically: true, encoding: .utf8)
     let i = Interpreter()
     var asked = 0
-    let reply = i.execute("source \(file)", interrupt: { asked += 1; return asked > 1 })
+    let reply = i.execute(
+      "source \(file)",
+      interrupt: {
+        asked += 1; return asked > 1
+      })
     #expect(reply.error == nil)
     #expect(unwrapped(reply.output).hasSuffix("  interrupted before \(file):2; the lines from there on did not run\n"))
     #expect(i.world.operationNames == ["a"] && i.script.map(\.text) == ["op a takes 1"])
@@ -330,19 +353,21 @@ import TestSupport
   @Test("The smaller commands say what a learner needs: platform, max 0, back past the start, goto forward")
   func smallCommands() {
     let i = Interpreter()
-    #expect(i.execute("platform").output == """
-        platform apple: Darwin's documented behaviour (iOS, macOS); `platform
-          apple|linux` switches
+    #expect(
+      i.execute("platform").output == """
+          platform apple: Darwin's documented behaviour (iOS, macOS); `platform
+            apple|linux` switches
 
-      """)
+        """)
     #expect(i.script.isEmpty)
     #expect(i.execute("queue q").error == nil)
     #expect(i.execute("queue q").output == "  queue q exists: max default, qos default\n")
     #expect(i.script.map(\.text) == ["queue q"])
     #expect(i.execute("max q 0").output.contains("note: with max 0 nothing on q will start until the limit is raised"))
     _ = i.execute("step 3")
-    #expect(unwrapped(i.execute("back 10").output)
-      == "  back at t=0 (only 3 ticks had passed; this is the start); cut `step 3` short (kept as `run until 0`): `redo` brings it back\n")
+    #expect(
+      unwrapped(i.execute("back 10").output)
+        == "  back at t=0 (only 3 ticks had passed; this is the start); cut `step 3` short (kept as `run until 0`): `redo` brings it back\n")
     let forward = i.execute("goto 2")
     #expect(forward.error?.message == "tick 2 is in the future (the clock is at 0)")
     #expect(forward.error?.hint?.contains("fork") == true)
@@ -353,20 +378,22 @@ import TestSupport
   func slotsAndNarrate() {
     let i = Interpreter()
     _ = run(["queue q max 2", "op a on q takes 2", "op b on q takes 1", "op c on q takes 1", "run"], i)
-    #expect(i.execute("slots q").output == """
-      q: max 2, 2 slots used so far
-        slot 1: a t=0-2
-        slot 2: b t=0-1, c t=1-2
+    #expect(
+      i.execute("slots q").output == """
+        q: max 2, 2 slots used so far
+          slot 1: a t=0-2
+          slot 2: b t=0-1, c t=1-2
 
-      """)
-    #expect(i.execute("narrate c").output == """
-      At tick 0, c was created.
-      Then c was enqueued on q.
-      Then c became ready: no unfinished dependencies.
-      At tick 1, c started on q: slot freed by b.
-      At tick 2, c finished (succeeded): work done.
+        """)
+    #expect(
+      i.execute("narrate c").output == """
+        At tick 0, c was created.
+        Then c was enqueued on q.
+        Then c became ready: no unfinished dependencies.
+        At tick 1, c started on q: slot freed by b.
+        At tick 2, c finished (succeeded): work done.
 
-      """)
+        """)
   }
 
   @Test("undo takes back the last world-changing command, even at the same tick, and replays to the same world")
@@ -396,11 +423,15 @@ import TestSupport
     var options = ShellOptions()
     options.width = 300
     let i = Interpreter(options: options)
-    for line in ["queue q max 2", "op a on q takes 1", "barrier q takes 3", "step 1", "op b on q takes 2", "op c on q takes 1", "suspend q", "cancel b", "step 1"] {
+    for line in [
+      "queue q max 2", "op a on q takes 1", "barrier q takes 3", "step 1", "op b on q takes 2", "op c on q takes 1", "suspend q", "cancel b",
+      "step 1",
+    ] {
       _ = i.execute(line)
     }
-    #expect(i.execute("why b").output.hasSuffix(
-      "Now: b holds a slot of q, dispatched behind the barrier block running there: it is skipped when the block returns, suspended or not.\n"))
+    #expect(
+      i.execute("why b").output.hasSuffix(
+        "Now: b holds a slot of q, dispatched behind the barrier block running there: it is skipped when the block returns, suspended or not.\n"))
     // c found no slot when it was added: it waits in the queue, which the suspension holds.
     #expect(i.execute("why c").output.hasSuffix("Now: c is ready, but q is suspended: resume it.\n"))
     _ = i.execute("run")

@@ -38,19 +38,21 @@ import Testing
 
   @Test("A tick answer is checked against the tick of the operation the question names, not another's")
   func tickOfAnotherOperation() throws {
-    #expect(try failures("tick-of-another-operation") == [
-      "tick-of-another-operation.lesson:9: the answer says 2, but the question asks about d5, which started at t=5 after the reveal",
-      "tick-of-another-operation.lesson:9: no verify: line pins the tick of d5, the operation the question asks about (started d3 at 2 is about another operation)",
-      "tick-of-another-operation.lesson:1: " + Self.noTask,
-    ])
+    #expect(
+      try failures("tick-of-another-operation") == [
+        "tick-of-another-operation.lesson:9: the answer says 2, but the question asks about d5, which started at t=5 after the reveal",
+        "tick-of-another-operation.lesson:9: no verify: line pins the tick of d5, the operation the question asks about (started d3 at 2 is about another operation)",
+        "tick-of-another-operation.lesson:1: " + Self.noTask,
+      ])
   }
 
   @Test("A typed answer that is not a tick, an order or stated by a verify: line is refused: nothing could check it")
   func typedAnswerUnchecked() throws {
-    #expect(try failures("typed-answer-unchecked") == [
-      "typed-answer-unchecked.lesson:6: the typed answer 'short' cannot be checked: the question does not ask \"At which tick…\" or \"When…\", the answer is not operations in an order, and no verify: line states it",
-      "typed-answer-unchecked.lesson:1: " + Self.noTask,
-    ])
+    #expect(
+      try failures("typed-answer-unchecked") == [
+        "typed-answer-unchecked.lesson:6: the typed answer 'short' cannot be checked: the question does not ask \"At which tick…\" or \"When…\", the answer is not operations in an order, and no verify: line states it",
+        "typed-answer-unchecked.lesson:1: " + Self.noTask,
+      ])
   }
 
   @Test("A question asks about finishing by its words: \"depends\" is not \"ends\"; an aside in parentheses names no operation")
@@ -69,23 +71,26 @@ import Testing
 
   @Test("A task a plain `run` solves is refused")
   func taskSolvedByRun() throws {
-    #expect(try failures("task-solved-by-run") == [
-      "task-solved-by-run.lesson:8: the task is done by `run` alone, at t=4: a learner who does nothing it teaches passes",
-    ])
+    #expect(
+      try failures("task-solved-by-run") == [
+        "task-solved-by-run.lesson:8: the task is done by `run` alone, at t=4: a learner who does nothing it teaches passes"
+      ])
   }
 
   @Test("A `not skipped` check is met only once it can no longer change: a solution that stops before is refused")
   func notSkippedTooEarly() throws {
-    #expect(try failures("task-not-skipped-too-early") == [
-      "task-not-skipped-too-early.lesson:14: after the solution, the task's check holds only for now, and could still change: not skipped c",
-    ])
+    #expect(
+      try failures("task-not-skipped-too-early") == [
+        "task-not-skipped-too-early.lesson:14: after the solution, the task's check holds only for now, and could still change: not skipped c"
+      ])
   }
 
   @Test("A task that asks to cancel an operation only its solution makes is refused")
   func actsOnWhatTheSolutionMakes() throws {
-    #expect(try failures("task-acts-on-what-the-solution-makes") == [
-      "task-acts-on-what-the-solution-makes.lesson:6: the task asks to cancel b, which its world does not have: only its solution makes b",
-    ])
+    #expect(
+      try failures("task-acts-on-what-the-solution-makes") == [
+        "task-acts-on-what-the-solution-makes.lesson:6: the task asks to cancel b, which its world does not have: only its solution makes b"
+      ])
   }
 
   @Test("A `not` check is done only once settled, unless another check pins that operation's state now")
@@ -108,27 +113,30 @@ import Testing
   func notDoneWhileUnsettled() throws {
     let i = Interpreter()
     for line in ["queue q max 1", "suspend q", "op a on q takes 2", "op c on q takes 1", "cancel c"] { #expect(i.execute(line).error == nil) }
-    let lesson = try LessonParser.parse("title: T\ntask: Keep c.\n  check: not skipped c\n  else: c was skipped.\n  solution: run\n", file: "t.lesson")
+    let lesson = try LessonParser.parse(
+      "title: T\ntask: Keep c.\n  check: not skipped c\n  else: c was skipped.\n  solution: run\n", file: "t.lesson")
     let t = try #require(lesson.items.compactMap { item -> LessonTask? in if case .task(let t) = item { t } else { nil } }.first)
     i.undoFloor = i.script.count
     var coach = TaskCoach(task: t, lab: TaskCoach.Lab(i))
     #expect(i.execute("run").error == nil)  // q is suspended: nothing can happen
     #expect(!TaskCoach.done(t, in: i.world))
-    #expect(coach.judge(in: TaskCoach.Lab(i), clockMoved: true) == [
-      .notDoneYet("Not done yet: c has not finished, so `not skipped c` could still change. (`hint` helps.)")
-    ])
+    #expect(
+      coach.judge(in: TaskCoach.Lab(i), clockMoved: true) == [
+        .notDoneYet("Not done yet: c has not finished, so `not skipped c` could still change. (`hint` helps.)")
+      ])
   }
 
   // MARK: Lints
 
   @Test("Placeholders work in prose, but one naming nothing is refused, and none may stand in a choice or an answer")
   func placeholders() throws {
-    #expect(try failures("placeholders-that-cannot-be-filled") == [
-      "placeholders-that-cannot-be-filled.lesson:10: the placeholder {finished bb} names 'bb', and the world has no such operation where the text is shown",
-      "placeholders-that-cannot-be-filled.lesson:16: in the prediction, a placeholder cannot be filled in a choice: it is compared with what the learner types, as written",
-      "placeholders-that-cannot-be-filled.lesson:16: in the prediction, a placeholder cannot be filled in an answer: it is compared with what the learner types, as written",
-      "placeholders-that-cannot-be-filled.lesson:1: " + Self.noTask,
-    ])
+    #expect(
+      try failures("placeholders-that-cannot-be-filled") == [
+        "placeholders-that-cannot-be-filled.lesson:10: the placeholder {finished bb} names 'bb', and the world has no such operation where the text is shown",
+        "placeholders-that-cannot-be-filled.lesson:16: in the prediction, a placeholder cannot be filled in a choice: it is compared with what the learner types, as written",
+        "placeholders-that-cannot-be-filled.lesson:16: in the prediction, a placeholder cannot be filled in an answer: it is compared with what the learner types, as written",
+        "placeholders-that-cannot-be-filled.lesson:1: " + Self.noTask,
+      ])
   }
 
   @Test("Placeholders in narrative and explain: are filled from the learner's world; Swift's braces stay as written")
@@ -156,10 +164,11 @@ import Testing
 
   @Test("A run: before a prediction that has already played what it asks is refused, at the run:")
   func runShowsTheAnswer() throws {
-    #expect(try failures("run-shows-the-answer") == [
-      "run-shows-the-answer.lesson:4: this run: shows the answer to the prediction at line 9 before it is asked (b started at t=2)",
-      "run-shows-the-answer.lesson:1: " + Self.noTask,
-    ])
+    #expect(
+      try failures("run-shows-the-answer") == [
+        "run-shows-the-answer.lesson:4: this run: shows the answer to the prediction at line 9 before it is asked (b started at t=2)",
+        "run-shows-the-answer.lesson:1: " + Self.noTask,
+      ])
   }
 
   @Test("A lesson with no task is refused")
@@ -192,7 +201,10 @@ import Testing
     let lesson = try LessonParser.parse(text, file: "f.lesson")
     #expect(LessonChecker.check(lesson).ok)
     let out = walk(lesson, ["cancel all filters", "undo", "cancel f2", "run"])
-    #expect(flat(out).contains("✗ This can no longer succeed: f3 was cancelled at t=0: leave it alone. `undo` takes back `cancel all filters` and returns to t=0."), "\(out)")
+    #expect(
+      flat(out).contains(
+        "✗ This can no longer succeed: f3 was cancelled at t=0: leave it alone. `undo` takes back `cancel all filters` and returns to t=0."), "\(out)"
+    )
     #expect(out.contains("✓ Task done."), "\(out)")
     #expect(out.components(separatedBy: "can no longer succeed").count == 2, "said once: \(out)")
     #expect(out.contains("Back at t=0: nothing the task checks has failed for good yet."), "\(out)")

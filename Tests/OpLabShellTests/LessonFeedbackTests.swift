@@ -1,7 +1,7 @@
 import Foundation
 import OpLabCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -98,9 +98,11 @@ import TestSupport
   @Test("Message placeholders are filled from the trace; a malformed one is refused where it is")
   func placeholders() throws {
     let i = world(["queue q max 1", "op a on q takes 2", "op b on q takes 1", "cancel b", "suspend q", "step 3"])
-    let text = "now {now}: a started {started a}, finished {finished a}; b skipped {skipped b}, cancelled {cancelled b}, {state b}, {outcome b}; q suspended {suspended q}, resumed {resumed q}."
-    #expect(LessonText.fill(text, world: i.world)
-      == "now t=3: a started t=0, finished t=2; b skipped never, cancelled t=0, ready, not finished; q suspended t=0, resumed never.")
+    let text =
+      "now {now}: a started {started a}, finished {finished a}; b skipped {skipped b}, cancelled {cancelled b}, {state b}, {outcome b}; q suspended {suspended q}, resumed {resumed q}."
+    #expect(
+      LessonText.fill(text, world: i.world)
+        == "now t=3: a started t=0, finished t=2; b skipped never, cancelled t=0, ready, not finished; q suspended t=0, resumed never.")
     #expect(throws: LessonTextError.self) { try LessonText.placeholders(in: "{strated a}") }
     #expect(throws: LessonTextError.self) { try LessonText.placeholders(in: "{now a}") }
     #expect(throws: LessonTextError.self) { try LessonText.placeholders(in: "{started}") }
@@ -116,7 +118,8 @@ import TestSupport
 
   @Test("else: belongs to the check: above it; consecutive else: lines are one message")
   func elseLines() throws {
-    let lesson = try LessonParser.parse("""
+    let lesson = try LessonParser.parse(
+      """
       title: T
       task: Do
         check: idle
@@ -186,15 +189,16 @@ import TestSupport
   @Test("lesson check refuses a wrong second case, a tie graded, a message naming nothing, and a hint that does not recover")
   func checkerRefuses() throws {
     let report = LessonChecker.check(try LessonParser.parse(Self.checked, file: "c.lesson"))
-    #expect(report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
-      // c finds q's slot free at t=3 and starts at once: the second case's answer is wrong.
-      "19:11 the second case's proof does not hold: started c at 4",
-      "20:1 no hint says how to get back to the task's starting state",
-      "23:41 the message names 'nobody', and there is no such operation",
-      "28:10 after the solution, the task's check does not hold: order started f g",
-      "28:10 after the solution, the task's check grades a tie: f and g both started at t=4, and the real queue leaves their order unspecified: order started f g",
-      "26:1 the hint's `goto 3` does not bring back the task's starting state after the solution (t=4, 6 commands; it leaves t=3, 6)",
-    ], "\(report.failures)")
+    #expect(
+      report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
+        // c finds q's slot free at t=3 and starts at once: the second case's answer is wrong.
+        "19:11 the second case's proof does not hold: started c at 4",
+        "20:1 no hint says how to get back to the task's starting state",
+        "23:41 the message names 'nobody', and there is no such operation",
+        "28:10 after the solution, the task's check does not hold: order started f g",
+        "28:10 after the solution, the task's check grades a tie: f and g both started at t=4, and the real queue leaves their order unspecified: order started f g",
+        "26:1 the hint's `goto 3` does not bring back the task's starting state after the solution (t=4, 6 commands; it leaves t=3, 6)",
+      ], "\(report.failures)")
   }
 
   @Test("lesson check refuses a 'first' question whose answer ties with another choice")
@@ -214,10 +218,11 @@ import TestSupport
         verify: started b at 0
       """
     let report = LessonChecker.check(try LessonParser.parse(text, file: "f.lesson"))
-    #expect(report.failures.map(\.message) == [
-      "the prediction's answer rests on a tie: b and c both started at t=0, and the real queue leaves their order unspecified",
-      "the lesson has no task: a learner never does what it teaches",
-    ])
+    #expect(
+      report.failures.map(\.message) == [
+        "the prediction's answer rests on a tie: b and c both started at t=0, and the real queue leaves their order unspecified",
+        "the lesson has no task: a learner never does what it teaches",
+      ])
   }
 
   @Test("lesson check refuses a typed order whose answer puts a same-tick tie in order")
@@ -232,10 +237,11 @@ import TestSupport
         verify: finished a at 2
       """
     let report = LessonChecker.check(try LessonParser.parse(text, file: "o.lesson"))
-    #expect(report.failures.map(\.message) == [
-      "the prediction's answer orders a tie: a and b both finished at t=2, and the real queue leaves their order unspecified",
-      "the lesson has no task: a learner never does what it teaches",
-    ])
+    #expect(
+      report.failures.map(\.message) == [
+        "the prediction's answer orders a tie: a and b both finished at t=2, and the real queue leaves their order unspecified",
+        "the lesson has no task: a learner never does what it teaches",
+      ])
   }
 
   @Test("Every lesson of the course passes lesson check, with a message for every task check and a second case in at least four")
@@ -267,14 +273,16 @@ import TestSupport
   func lessonEightTranscript() throws {
     let path = Self.lessons.appendingPathComponent("08-suspend-resume.lesson").path
     let lesson = try LessonParser.parse(String(contentsOfFile: path, encoding: .utf8), file: path)
-    let raw = walk(lesson, [
-      "",  // the first pause
-      "a",  // wrong: "they stop at once"
-      "b",  // the second case, right
-      "", "b", "", "8", "",  // the next two predictions, right
-      "help", "run until 11", "timeline", "undo", "why d6", "suspend downloads", "run until 13", "status", "resume downloads", "run",
-      "", "",
-    ])
+    let raw = walk(
+      lesson,
+      [
+        "",  // the first pause
+        "a",  // wrong: "they stop at once"
+        "b",  // the second case, right
+        "", "b", "", "8", "",  // the next two predictions, right
+        "help", "run until 11", "timeline", "undo", "why d6", "suspend downloads", "run until 13", "status", "resume downloads", "run",
+        "", "",
+      ])
     let out = flat(raw)
     func after(_ a: String, _ b: String) -> Bool {
       guard let r = out.range(of: a) else { return false }
@@ -282,25 +290,32 @@ import TestSupport
     }
     // The wrong answer, then a second case in a what-if branch, then the lesson's world again.
     #expect(out.contains("✗ You predicted they stop at once; the simulation shows they run on and finish at t=4."), "\(raw)")
-    #expect(after("✗ You predicted they stop at once", "Try a second case like it. It runs in a what-if branch: the lesson's world comes back after it."))
+    #expect(
+      after("✗ You predicted they stop at once", "Try a second case like it. It runs in a what-if branch: the lesson's world comes back after it."))
     #expect(out.contains("oplab> suspend uploads"))
     #expect(out.contains("✓ You predicted it runs on and finishes at t=9, and that is what happened."))
     #expect(out.contains("(Back in the lesson's world, at t=6.)"))
     #expect(!after("(Back in the lesson's world", "uploads"), "the branch is gone: \(raw)")
     // `help` says nothing about the task; `run until 11` makes it impossible, said at once with the way out.
     let task = String(out[(out.range(of: "★ Task:")?.lowerBound ?? out.startIndex)...])
-    let impossible = "✗ This can no longer succeed: d6 started at t=11, when d3 finished and freed its slot: downloads was not suspended then (last suspended t=2). Suspend downloads before t=11. `undo` takes back `run until 11` and returns to t=8."
+    let impossible =
+      "✗ This can no longer succeed: d6 started at t=11, when d3 finished and freed its slot: downloads was not suspended then (last suspended t=2). Suspend downloads before t=11. `undo` takes back `run until 11` and returns to t=8."
     #expect(task.components(separatedBy: impossible).count - 1 == 1, "\(raw)")
     #expect(task.contains("d6 started on downloads: slot freed by d3 now t=11 " + impossible), "said right after the command: \(raw)")
     #expect(!task.contains("can no longer succeed") || after("returns to t=8.", "took back `run until 11`"), "not repeated after `timeline`: \(raw)")
     // The way out works, and the lab says so; then the next stop says what is missing, in the lesson's words.
     #expect(task.contains("took back `run until 11`; the clock is at t=8 Back at t=8: nothing the task checks has failed for good yet."))
     #expect(task.components(separatedBy: "Not done yet:").count - 1 == 1, "\(raw)")
-    #expect(task.contains("now t=13 Not done yet: d6 has not finished (it is ready): `resume downloads` when the scrolling stops, then `run`. (`hint` helps.)"), "\(raw)")
+    #expect(
+      task.contains(
+        "now t=13 Not done yet: d6 has not finished (it is ready): `resume downloads` when the scrolling stops, then `run`. (`hint` helps.)"),
+      "\(raw)")
     #expect(out.contains("✓ Task done."))
     #expect(out.contains("✓ Lesson 8 complete."))
     // No condition syntax reaches the learner.
-    for words in ["not started d6 at 11", "suspended downloads at 11", "outcome d6 success", "does not hold"] { #expect(!out.contains(words), "\(words)") }
+    for words in ["not started d6 at 11", "suspended downloads at 11", "outcome d6 success", "does not hold"] {
+      #expect(!out.contains(words), "\(words)")
+    }
   }
 
   @Test("The way out of an impossible task is undo, else the latest goto that works; restart puts the world back as the task found it")
@@ -321,9 +336,13 @@ import TestSupport
     let lesson = try LessonParser.parse(text, file: "r.lesson")
     let raw = walk(lesson, ["run until 3", "tap", "restart", "status", "cancel b", "run", "restart"])
     let out = flat(raw)
-    #expect(out.contains("now t=3 ✗ This can no longer succeed: b started at t=2: cancel it before t=2. `undo` takes back `run until 3` and returns to t=0."), "\(raw)")
+    #expect(
+      out.contains(
+        "now t=3 ✗ This can no longer succeed: b started at t=2: cancel it before t=2. `undo` takes back `run until 3` and returns to t=0."), "\(raw)"
+    )
     // After a second command one undo is not enough: the latest tick that works.
-    #expect(out.contains("✗ This can no longer succeed: b started at t=2: cancel it before t=2. `goto 1` goes back to t=1, from where it can."), "\(raw)")
+    #expect(
+      out.contains("✗ This can no longer succeed: b started at t=2: cancel it before t=2. `goto 1` goes back to t=1, from where it can."), "\(raw)")
     #expect(out.contains("The world is back as the task found it, at t=0."))
     #expect(raw.contains("  b  ready, waiting for a slot\n"), "\(raw)")
     // Where there is no task, `restart` is not taken for a command (`reset` would wipe the world).
@@ -355,10 +374,14 @@ import TestSupport
     let lesson = try LessonParser.parse(text, file: "g.lesson")
     #expect(LessonChecker.check(lesson).ok)
     let out = flat(walk(lesson, ["priority b high", "goto 0", "priority b high", "resume q", "run"]))
-    #expect(out.contains("✗ This can no longer succeed: a started at t=1 and b at t=3: b must go first. `goto 0` goes back to t=0, from where it can."), "\(out)")
+    #expect(
+      out.contains("✗ This can no longer succeed: a started at t=1 and b at t=3: b must go first. `goto 0` goes back to t=0, from where it can."),
+      "\(out)")
     // (The lab's own note about going back past the lesson's commands comes between.)
-    #expect(out.contains("back at t=0; cut `step 1` short (kept as `run until 0`) and dropped `resume q`, `run` and `priority b high`: "
-      + "`redo` brings them back (That went back past the lesson's own commands"), "\(out)")
+    #expect(
+      out.contains(
+        "back at t=0; cut `step 1` short (kept as `run until 0`) and dropped `resume q`, `run` and `priority b high`: "
+          + "`redo` brings them back (That went back past the lesson's own commands"), "\(out)")
     #expect(out.contains("rebuilds it.) Back at t=0: nothing the task checks has failed for good yet."), "\(out)")
     #expect(out.contains("✓ Task done."))
   }

@@ -39,7 +39,9 @@ import Testing
       lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
     ) { shown += $0 }
     runner.screenRows = rows
-    runner.showPage = { paged.append($0); return failure }
+    runner.showPage = {
+      paged.append($0); return failure
+    }
     runner.run()
     return (shown, paged)
   }

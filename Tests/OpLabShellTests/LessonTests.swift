@@ -1,7 +1,7 @@
 import Foundation
 import OpLabCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -86,8 +86,9 @@ import TestSupport
     BadCase(text: "title: T\ntitle: U\n", line: 2, column: 1, message: "a second title: line"),
     BadCase(text: "title: T\ntask: Do it\n  solution: run\ncheck: idle\n", line: 4, column: 1, message: "'check:' belongs inside a task: block"),
     BadCase(text: "title: T\npredict Which?\n  answer: a\n", line: 2, column: 8, message: "'predict' needs a colon to start a block"),
-    BadCase(text: "title: T\ntask: Do it\n  check: idle\n\n  solution: run\n", line: 4, column: 1,
-            message: "a blank line ends a block, so the indented line after it has no block"),
+    BadCase(
+      text: "title: T\ntask: Do it\n  check: idle\n\n  solution: run\n", line: 4, column: 1,
+      message: "a blank line ends a block, so the indented line after it has no block"),
   ]
 
   @Test("A broken lesson file is refused with a located error", arguments: bad)
@@ -127,17 +128,20 @@ import TestSupport
         op b takes x
       """
     let report = LessonChecker.check(try LessonParser.parse(text, file: "b.lesson"))
-    #expect(report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
-      "7:11 the prediction's proof does not hold: finished a at 3",
-      "4:1 the answer says 3, but the question asks about a, which finished at t=2 after the reveal",
-      "8:1 the task is already done before the learner does anything",
-      "9:1 this check: has no else: message, so a learner who misses it would see the condition's raw words",
-      "8:1 no hint says how to get back to the task's starting state",
-      "12:14 'x' is not a whole number",
-    ])
+    #expect(
+      report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
+        "7:11 the prediction's proof does not hold: finished a at 3",
+        "4:1 the answer says 3, but the question asks about a, which finished at t=2 after the reveal",
+        "8:1 the task is already done before the learner does anything",
+        "9:1 this check: has no else: message, so a learner who misses it would see the condition's raw words",
+        "8:1 no hint says how to get back to the task's starting state",
+        "12:14 'x' is not a whole number",
+      ])
   }
 
-  @Test("lesson check refuses `real` in a lesson's commands, before it runs: what it prints changes from run to run; the lesson's Swift views (`swift OP`) are fine")
+  @Test(
+    "lesson check refuses `real` in a lesson's commands, before it runs: what it prints changes from run to run; the lesson's Swift views (`swift OP`) are fine"
+  )
   func checkRefusesReal() throws {
     let text = """
       title: Real
@@ -150,9 +154,10 @@ import TestSupport
         verify: finished a at 2
       """
     let report = LessonChecker.check(try LessonParser.parse(text, file: "r.lesson"))
-    #expect(report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
-      "7:11 a lesson cannot run `real`: it plays the world in real time, so what it prints changes from run to run",
-    ])
+    #expect(
+      report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
+        "7:11 a lesson cannot run `real`: it plays the world in real time, so what it prints changes from run to run"
+      ])
   }
 
   @Test("lesson check catches an answer that disagrees with its proof's tick, and names no one can find, even under not")
@@ -177,15 +182,16 @@ import TestSupport
         verify: finished b at 4
       """
     let report = LessonChecker.check(try LessonParser.parse(text, file: "n.lesson"))
-    #expect(report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
-      "9:11 the answer says 3, but the proof checks t=2: started b at t=2",
-      "11:3 the checkpoint names 'bb', and there is no such operation: not overlap a bb",
-      "12:3 the checkpoint names 'cachee', and there is no such queue: not suspended cachee at 1",
-      "13:3 the checkpoint does not hold: max cache -1",
-      // "How many ticks" is no tick question; with no proof that names 2, nothing checks it.
-      "15:1 the typed answer '2' cannot be checked: the question does not ask \"At which tick…\" or \"When…\", the answer is not operations in an order, and no verify: line states it",
-      "1:1 the lesson has no task: a learner never does what it teaches",
-    ])
+    #expect(
+      report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
+        "9:11 the answer says 3, but the proof checks t=2: started b at t=2",
+        "11:3 the checkpoint names 'bb', and there is no such operation: not overlap a bb",
+        "12:3 the checkpoint names 'cachee', and there is no such queue: not suspended cachee at 1",
+        "13:3 the checkpoint does not hold: max cache -1",
+        // "How many ticks" is no tick question; with no proof that names 2, nothing checks it.
+        "15:1 the typed answer '2' cannot be checked: the question does not ask \"At which tick…\" or \"When…\", the answer is not operations in an order, and no verify: line states it",
+        "1:1 the lesson has no task: a learner never does what it teaches",
+      ])
     #expect(report.failures[1].hint == "did you mean 'b'?")
     #expect(report.failures[2].hint == "did you mean 'cache'?")
   }
@@ -194,10 +200,11 @@ import TestSupport
   func checkWantsAProof() throws {
     let text = "title: P\nrun: op a takes 2\npredict: When does a finish?\n  answer: 2\n  reveal: run\n"
     let report = LessonChecker.check(try LessonParser.parse(text, file: "p.lesson"))
-    #expect(report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
-      "3:1 the prediction has no verify: line, so nothing proves its answer",
-      "1:1 the lesson has no task: a learner never does what it teaches",
-    ])
+    #expect(
+      report.failures.map { "\($0.line):\($0.column) \($0.message)" } == [
+        "3:1 the prediction has no verify: line, so nothing proves its answer",
+        "1:1 the lesson has no task: a learner never does what it teaches",
+      ])
   }
 
   @Test("A checkpoint that does not hold says what the simulation shows instead")
@@ -214,12 +221,13 @@ import TestSupport
       expect: overlap a b
       """
     let report = LessonChecker.check(try LessonParser.parse(text, file: "s.lesson"))
-    #expect(report.failures.map { $0.hint ?? "" } == [
-      "at t=5: b started at t=3; `events` in the lesson's world shows why",
-      "at t=5: finished: b t=5, a t=3; `events` in the lesson's world shows why",
-      "at t=5: a ran t=0-t=3, b ran t=3-t=5; `events` in the lesson's world shows why",
-      "add a `task:` with its `check:` lines, or fold this into a lesson that has one",
-    ])
+    #expect(
+      report.failures.map { $0.hint ?? "" } == [
+        "at t=5: b started at t=3; `events` in the lesson's world shows why",
+        "at t=5: finished: b t=5, a t=3; `events` in the lesson's world shows why",
+        "at t=5: a ran t=0-t=3, b ran t=3-t=5; `events` in the lesson's world shows why",
+        "add a `task:` with its `check:` lines, or fold this into a lesson that has one",
+      ])
   }
 
   /// Runs a lesson with scripted input; returns everything it showed.
@@ -274,16 +282,17 @@ import TestSupport
     #expect(!done1)
     let kept = dir.appendingPathComponent("lessons/t.oplab").path
     let print = ProgressStore.fingerprint(of: lesson.title)  // its file is not on disk: the title stands in
-    #expect(try String(contentsOfFile: kept, encoding: .utf8) == """
-      # oplab lesson t at position 4 of \(print)
-      # the lesson's own: 4
-      queue q max 1
-      op a on q takes 2
-      op b on q takes 1
-      run
-      op mine on q takes 4
+    #expect(
+      try String(contentsOfFile: kept, encoding: .utf8) == """
+        # oplab lesson t at position 4 of \(print)
+        # the lesson's own: 4
+        queue q max 1
+        op a on q takes 2
+        op b on q takes 1
+        run
+        op mine on q takes 4
 
-      """)
+        """)
     let (again, done2) = walk(lesson, ["status", "op c on q after b", "run"], progress: ProgressStore(path: path))
     #expect(done2)
     #expect(again.contains("(Your world is as you left it, your own commands included.)"), "\(again)")
@@ -324,9 +333,11 @@ import TestSupport
     // The learner adds an op and takes it back, then undo has nothing of theirs to take.
     // Then `op c on q` makes the solution's first line fail: skip stops there and does not
     // run, and the task is finished by hand.
-    let (shown, finished) = walk(lesson, [
-      "", "b", "op x on q takes 1", "undo", "undo", "op c on q takes 1", "skip", "undo", "undo", "op c on q after b", "run",
-    ])
+    let (shown, finished) = walk(
+      lesson,
+      [
+        "", "b", "op x on q takes 1", "undo", "undo", "op c on q takes 1", "skip", "undo", "undo", "op c on q after b", "run",
+      ])
     #expect(finished)
     let out = unwrapped(shown)
     #expect(out.contains("  took back `op x on q takes 1`; the clock is at t=3\n"), "\(out)")
@@ -470,7 +481,9 @@ import TestSupport
     // `op c takes 1` leaves work scheduled: nothing is said until the run ends, and not
     // again after `status`, which changes nothing.
     #expect(out.components(separatedBy: "Not done yet:").count - 1 == 1, "\(out)")
-    #expect(unwrapped(out).contains("idle at t=2: every operation has finished\nNot done yet: c does not wait for b: make it with `after b`. (`hint` helps.)\n"), "\(out)")
+    #expect(
+      unwrapped(out).contains(
+        "idle at t=2: every operation has finished\nNot done yet: c does not wait for b: make it with `after b`. (`hint` helps.)\n"), "\(out)")
     #expect(!out.contains("depends c on b"), "\(out)")
     #expect(out.contains("✓ Task done."))
   }
@@ -617,10 +630,11 @@ import TestSupport
     }
     let library = LessonLibrary(folder: dir.path)
     #expect(library.lessons.map { ($0.file as NSString).lastPathComponent } == ["06-deps.lesson", "07-fine.lesson"])
-    #expect(library.errors.map { "\(($0.file as NSString).lastPathComponent): \($0.message)" } == [
-      "06-other.lesson: the number 6 is also 06-deps.lesson's",
-      "14-deps.lesson: the id 'deps' is also 06-deps.lesson's",
-    ])
+    #expect(
+      library.errors.map { "\(($0.file as NSString).lastPathComponent): \($0.message)" } == [
+        "06-other.lesson: the number 6 is also 06-deps.lesson's",
+        "14-deps.lesson: the id 'deps' is also 06-deps.lesson's",
+      ])
   }
 
   @Test("The example lesson in Lessons/README.md passes lesson check")
@@ -635,7 +649,9 @@ import TestSupport
     #expect(report.failures == [])
   }
 
-  @Test("Every lesson shows the Swift behind its key commands: one or two `swift` views on its own path (second cases may add theirs), or the Swift echoed in a task")
+  @Test(
+    "Every lesson shows the Swift behind its key commands: one or two `swift` views on its own path (second cases may add theirs), or the Swift echoed in a task"
+  )
   func everyLessonShowsSwift() throws {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Lessons").path
@@ -653,7 +669,9 @@ import TestSupport
     }
   }
 
-  @Test("A find-the-bug item, driven: lesson 10 shows stuck's Swift with the error path that never calls finish(), a wrong prediction is answered by the lab's run, and the second case shows the fixed callback and is judged")
+  @Test(
+    "A find-the-bug item, driven: lesson 10 shows stuck's Swift with the error path that never calls finish(), a wrong prediction is answered by the lab's run, and the second case shows the fixed callback and is judged"
+  )
   func findTheBug() throws {
     let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Lessons/10-async-operations.lesson").path

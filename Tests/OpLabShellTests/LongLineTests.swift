@@ -14,10 +14,11 @@ import Testing
   @Test("Lines up to the cap are read whole; a longer one, ended or not, is skipped with its start and length")
   func capped() throws {
     let input = Array("short\n0123456789\n\("y".repeated(11))\nafter\n\("z".repeated(30))".utf8)
-    #expect(try items(input, cap: 10) == [
-      .line("short"), .line("0123456789"), .tooLong(start: "yyyyyyyyyyy", bytes: 11), .line("after"),
-      .tooLong(start: "zzzzzzzzzzzzzzzzzzzzzzzz", bytes: 30),
-    ])
+    #expect(
+      try items(input, cap: 10) == [
+        .line("short"), .line("0123456789"), .tooLong(start: "yyyyyyyyyyy", bytes: 11), .line("after"),
+        .tooLong(start: "zzzzzzzzzzzzzzzzzzzzzzzz", bytes: 30),
+      ])
   }
 
   @Test("A line of many megabytes with no newline is counted through, not kept, and the next line is read")

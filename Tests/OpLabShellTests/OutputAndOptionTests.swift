@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Numeric options are bounded, and standard output that cannot be written is an error:
 /// the binary is run as a learner's shell or CI would run it.
@@ -83,11 +83,12 @@ extension EndToEndTests {
     let huge = "op a takes 2 " + String(repeating: "x", count: 3_000_000)
     let r = try oplab(["--keep-going"], stdin: "op b takes 1\n\(huge)\nrun\n")
     #expect(r.status == 1)
-    #expect(unwrapped(r.err) == """
-      <stdin>:2:1: error: this line is 3,000,013 bytes long, more than the 65,536 a line may have, so none of it ran (it began 'op a takes 2 xxxxxxxxxxx…')
-        hint: a command fits on one short line; is this the file you meant to pipe in?
+    #expect(
+      unwrapped(r.err) == """
+        <stdin>:2:1: error: this line is 3,000,013 bytes long, more than the 65,536 a line may have, so none of it ran (it began 'op a takes 2 xxxxxxxxxxx…')
+          hint: a command fits on one short line; is this the file you meant to pipe in?
 
-      """)
+        """)
     #expect(r.out.hasSuffix("  idle at t=1: every operation has finished\n"))
     #expect(r.out.utf8.count < 1_000)
   }
@@ -173,11 +174,13 @@ extension EndToEndTests {
   func recoverWithFailures() throws {
     let (state, sessions) = try leftover(["op a takes 3", "op a takes 2", "step 1"])
     let r = try oplab(["--recover"], stdin: "", environment: ["XDG_STATE_HOME": state])
-    #expect(r.out.hasPrefix("""
-      Recovered the last session: 2 commands replayed; the clock is at t=1.
-      1 command of it failed this time and was left out:
-        op a takes 2: the name 'a' is already taken
-      """), "\(r.out)")
+    #expect(
+      r.out.hasPrefix(
+        """
+        Recovered the last session: 2 commands replayed; the clock is at t=1.
+        1 command of it failed this time and was left out:
+          op a takes 2: the name 'a' is already taken
+        """), "\(r.out)")
     let journal = try #require(try FileManager.default.contentsOfDirectory(atPath: sessions).first)
     #expect(try String(contentsOfFile: sessions + "/" + journal, encoding: .utf8) == "op a takes 3\nstep 1\n")
   }

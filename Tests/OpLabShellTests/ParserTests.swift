@@ -20,15 +20,20 @@ import Testing
     Case(line: "QUEUE filters qos utility max default", expected: .queue(name: "filters", max: .default, qos: .utility)),
     Case(line: "op x", expected: .op(OperationDefinition(spec: OperationSpec(name: "x")))),
     Case(
-      line: "op x on downloads takes 5 priority veryhigh qos background after d1, d2 cancel-check every 2 bail-if-dep-cancelled fails at 3 completion 1 hold",
-      expected: .op(OperationDefinition(
-        spec: OperationSpec(
-          name: "x", duration: 5, priority: .veryHigh, qualityOfService: .background, cancellation: .every(2),
-          bailsIfDependencyCancelled: true, failsAt: 3, completion: 1),
-        queue: "downloads", dependencies: ["d1", "d2"], hold: true))),
+      line:
+        "op x on downloads takes 5 priority veryhigh qos background after d1, d2 cancel-check every 2 bail-if-dep-cancelled fails at 3 completion 1 hold",
+      expected: .op(
+        OperationDefinition(
+          spec: OperationSpec(
+            name: "x", duration: 5, priority: .veryHigh, qualityOfService: .background, cancellation: .every(2),
+            bailsIfDependencyCancelled: true, failsAt: 3, completion: 1),
+          queue: "downloads", dependencies: ["d1", "d2"], hold: true))),
     Case(line: "op x cancel-check start", expected: .op(OperationDefinition(spec: OperationSpec(name: "x", cancellation: .atStart)))),
-    Case(line: "op x async forgets-finish takes 2", expected: .op(OperationDefinition(
-      spec: OperationSpec(name: "x", duration: 2, kind: .async(forgetsFinish: true))))),
+    Case(
+      line: "op x async forgets-finish takes 2",
+      expected: .op(
+        OperationDefinition(
+          spec: OperationSpec(name: "x", duration: 2, kind: .async(forgetsFinish: true))))),
     Case(line: "op x blocks 1,2,3", expected: .op(OperationDefinition(spec: OperationSpec(name: "x", kind: .blocks([1, 2, 3]))))),
     Case(line: "add d1", expected: .add(ops: ["d1"], queue: nil)),
     Case(line: "add d1 to downloads", expected: .add(ops: ["d1"], queue: "downloads")),
@@ -40,13 +45,21 @@ import Testing
     Case(line: "wait d1 from main until 3", expected: .wait(target: "d1", fromMain: true, until: 3)),
     Case(line: "start d1", expected: .start(op: "d1")),
     Case(line: "blocks d1 +3", expected: .blocks(op: "d1", adding: 3)),
-    Case(line: "op x only-if-deps-succeeded after d1", expected: .op(OperationDefinition(
-      spec: { var s = OperationSpec(name: "x"); s.bailsUnlessDependenciesSucceeded = true; return s }(), dependencies: ["d1"]))),
-    Case(line: "op x,y on downloads takes 2", expected: .op({
-      var d = OperationDefinition(spec: OperationSpec(name: "x", duration: 2), queue: "downloads")
-      d.alike = ["y"]
-      return d
-    }())),
+    Case(
+      line: "op x only-if-deps-succeeded after d1",
+      expected: .op(
+        OperationDefinition(
+          spec: {
+            var s = OperationSpec(name: "x"); s.bailsUnlessDependenciesSucceeded = true; return s
+          }(), dependencies: ["d1"]))),
+    Case(
+      line: "op x,y on downloads takes 2",
+      expected: .op(
+        {
+          var d = OperationDefinition(spec: OperationSpec(name: "x", duration: 2), queue: "downloads")
+          d.alike = ["y"]
+          return d
+        }())),
     Case(line: "depend f1 on d1,d2", expected: .depend(op: "f1", on: ["d1", "d2"])),
     Case(line: "undepend f1 on d1", expected: .undepend(op: "f1", on: "d1")),
     Case(line: "priority f1 low", expected: .priority(op: "f1", .low)),
@@ -128,13 +141,23 @@ import Testing
   static let bad: [ErrorCase] = [
     ErrorCase(line: "stpe 3", column: 1, message: "unknown command 'stpe'", hint: "did you mean 'step'? Type 'help' for the list of commands."),
     ErrorCase(line: "add d1,dd2", column: 8, message: "there is no operation named 'dd2'", hint: "did you mean 'd2'?"),
-    ErrorCase(line: "blocks d1 3", column: 11, message: "'3' does not start with +", hint: "write the new block's ticks after a plus sign, as in: blocks d1 +3"),
+    ErrorCase(
+      line: "blocks d1 3", column: 11, message: "'3' does not start with +",
+      hint: "write the new block's ticks after a plus sign, as in: blocks d1 +3"),
     ErrorCase(line: "blocks d1 +x", column: 11, message: "'x' is not a whole number"),
     ErrorCase(line: "start downloads", column: 7, message: "'downloads' is a queue, not an operation", hint: "usage: start OP"),
     ErrorCase(line: "frobnicate", column: 1, message: "unknown command 'frobnicate'", hint: "Type 'help' for the list of commands."),
-    ErrorCase(line: "wait downloads until 5", column: 16, message: "`until` goes with `from main`", hint: "a wait from the lab's own thread leaves nothing behind: `run until 5` stops there"),
-    ErrorCase(line: "op x takse 3", column: 6, message: "unexpected 'takse'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'", hint: "did you mean 'takes'?"),
-    ErrorCase(line: "op x takes", column: 12, message: "'op' needs more: expected a number of ticks (0 or more)", hint: "see `help op` for everything 'op' takes"),
+    ErrorCase(
+      line: "wait downloads until 5", column: 16, message: "`until` goes with `from main`",
+      hint: "a wait from the lab's own thread leaves nothing behind: `run until 5` stops there"),
+    ErrorCase(
+      line: "op x takse 3", column: 6,
+      message:
+        "unexpected 'takse'; expected 'on', 'takes', 'priority', 'qos', 'after', 'cancel-check', 'bail-if-dep-cancelled', 'only-if-deps-succeeded', 'gate', 'fails', 'completion', 'async', 'blocks', 'hold', 'does' or 'touches'",
+      hint: "did you mean 'takes'?"),
+    ErrorCase(
+      line: "op x takes", column: 12, message: "'op' needs more: expected a number of ticks (0 or more)",
+      hint: "see `help op` for everything 'op' takes"),
     ErrorCase(line: "op x takes -3", column: 12, message: "-3 is too small: use 0 or more"),
     ErrorCase(line: "op x takes 99999999999999999999", column: 12, message: "99999999999999999999 is too large (the largest is 1099511627776)"),
     ErrorCase(line: "op x takes 1099511627777", column: 12, message: "1099511627777 is too large (the largest is 1099511627776)"),
@@ -147,7 +170,8 @@ import Testing
       hint: "give one name: lists go to `add` (`add d1,d2 wait` waits for them all), `depend … on` and `op … after`"),
     ErrorCase(line: "why d1,d2", column: 5, message: "this takes one name, not the list 'd1,d2'"),
     ErrorCase(line: "op d1", column: 4, message: "the name 'd1' is already taken", hint: "pick another name, or `reset` to start again"),
-    ErrorCase(line: "op 9$", column: 4, message: "'9$' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
+    ErrorCase(
+      line: "op 9$", column: 4, message: "'9$' is not a valid name", hint: "names use letters, digits, '-', '_' and '.', and start with a letter"),
     ErrorCase(line: "op 7up", column: 4, message: "'7up' is not a valid name"),
     ErrorCase(line: "op all", column: 4, message: "'all' is a reserved word (as in `cancel all`, `max q default`)", hint: "pick another name"),
     ErrorCase(line: "queue d1", column: 7, message: "the name 'd1' is already taken by an operation", hint: "pick another name for the queue"),

@@ -1,6 +1,6 @@
 import OpLabCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -84,9 +84,11 @@ import TestSupport
     #expect(PromptCommand.recognised("back", at: .complete) == nil)
   }
 
-  @Test("Every row that says something says it when typed at its prompt", arguments: PromptCommand.table.filter {
-    if case .say = $0.meaning { true } else { false }
-  }.map { "\($0.word)" + "@" + "\($0.prompt)" })
+  @Test(
+    "Every row that says something says it when typed at its prompt",
+    arguments: PromptCommand.table.filter {
+      if case .say = $0.meaning { true } else { false }
+    }.map { "\($0.word)" + "@" + "\($0.prompt)" })
   func everySayingIsSaid(_ key: String) throws {
     let row = try #require(PromptCommand.table.first { "\($0.word)@\($0.prompt)" == key })
     guard case .say(let text) = row.meaning else { return }
@@ -124,10 +126,12 @@ import TestSupport
 
   @Test("The prompts' help lines are built from the table, word for word as before")
   func helpLines() {
-    #expect(PromptCommand.lessonHelp
-      == "(Enter or `next` goes on, `back` returns, `hint`/`skip` help with tasks, `quit` keeps your place; any lab command works in between.)")
-    #expect(PromptCommand.taskHelp
-      == "  (type lab commands; `hint` for a hint, `skip` to see one solution, `undo` takes back a command, `restart` starts the task again)")
+    #expect(
+      PromptCommand.lessonHelp
+        == "(Enter or `next` goes on, `back` returns, `hint`/`skip` help with tasks, `quit` keeps your place; any lab command works in between.)")
+    #expect(
+      PromptCommand.taskHelp
+        == "  (type lab commands; `hint` for a hint, `skip` to see one solution, `undo` takes back a command, `restart` starts the task again)")
     #expect(PromptCommand.predictionHelp(letters: "a, b or c") == "  (type a, b or c; `skip` shows the answer)")
     #expect(PromptCommand.predictionHelp(letters: nil) == "  (type your answer; `skip` shows it)")
   }

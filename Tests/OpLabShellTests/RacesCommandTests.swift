@@ -1,7 +1,7 @@
 import Foundation
 import OpLabCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -29,14 +29,19 @@ import TestSupport
   func racyRun() {
     let (out, errors) = run(Self.racy + ["op draw touches ui", "run", "races"])
     #expect(errors.isEmpty)
-    #expect(out.contains("  idle at t=3: every operation has finished\n  race detector: 1 data race, 1 lost update, 1 user-interface call off the main thread (see `races`)\n"))
-    #expect(out.hasSuffix("""
-      data race on count: b read it at t=1 and a wrote it at t=3, and nothing orders the two.
-        To order them: make one depend on the other (depend a on b), make queue serial (max queue 1), or hold one lock around the read-modify-write in each (lock L, …, unlock L).
-      lost update: count ended at 1, but run one at a time, in the order they started, the operations leave it at 2.
-      user interface touched off the main thread: draw at t=1, on queue. UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).
+    #expect(
+      out.contains(
+        "  idle at t=3: every operation has finished\n  race detector: 1 data race, 1 lost update, 1 user-interface call off the main thread (see `races`)\n"
+      ))
+    #expect(
+      out.hasSuffix(
+        """
+        data race on count: b read it at t=1 and a wrote it at t=3, and nothing orders the two.
+          To order them: make one depend on the other (depend a on b), make queue serial (max queue 1), or hold one lock around the read-modify-write in each (lock L, …, unlock L).
+        lost update: count ended at 1, but run one at a time, in the order they started, the operations leave it at 2.
+        user interface touched off the main thread: draw at t=1, on queue. UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).
 
-      """))
+        """))
   }
 
   @Test("A locked run reports nothing; status shows the values and the lock")
@@ -73,12 +78,14 @@ import TestSupport
       "lock L1", "lock L2", "op a does lock L1, lock L2, unlock L2, unlock L1", "op b does lock L2, lock L1, unlock L1, unlock L2", "run", "why a",
     ])
     #expect(errors.isEmpty)
-    #expect(out.contains("""
-        a waits for lock L2, held by b.
-        b waits for lock L1, held by a.
-        lock-order deadlock: a holds L1 and wants L2; b holds L2 and wants L1 — each waits for the next forever. Take the locks in the same order in every operation.
+    #expect(
+      out.contains(
+        """
+          a waits for lock L2, held by b.
+          b waits for lock L1, held by a.
+          lock-order deadlock: a holds L1 and wants L2; b holds L2 and wants L1 — each waits for the next forever. Take the locks in the same order in every operation.
 
-      """))
+        """))
     #expect(out.hasSuffix("Now: a waits for lock L2, held by b, which waits for lock L1, held by a: a deadlock, so none of them can ever finish.\n"))
   }
 
@@ -94,21 +101,23 @@ import TestSupport
     ]
     let (out, errors) = run(setup + ["explore", "status"])
     #expect(errors.isEmpty)
-    #expect(out.contains("""
-        explored 4 distinct orders (115 runs): all there are
-        (runs that differ only in steps that commute are one order: every two conflicting steps came in the same order)
-        4 with a data race, 2 with a lost update
-        final values: count = 1 in 2 orders; count = 2 in 2 orders
-        shortest order that goes wrong (a lost update, a data race): order 2,2,2
-        a script that replays it:
-          order 2,2,2
-          var count = 0
-          lock L
-          op a does lock L, read count, compute 1, write count, unlock L
-          op b does compute 0, compute 0, compute 0, compute 0, compute 0, read count, compute 1, write count
-          run
+    #expect(
+      out.contains(
+        """
+          explored 4 distinct orders (115 runs): all there are
+          (runs that differ only in steps that commute are one order: every two conflicting steps came in the same order)
+          4 with a data race, 2 with a lost update
+          final values: count = 1 in 2 orders; count = 2 in 2 orders
+          shortest order that goes wrong (a lost update, a data race): order 2,2,2
+          a script that replays it:
+            order 2,2,2
+            var count = 0
+            lock L
+            op a does lock L, read count, compute 1, write count, unlock L
+            op b does compute 0, compute 0, compute 0, compute 0, compute 0, read count, compute 1, write count
+            run
 
-      """))
+        """))
     #expect(out.hasSuffix("shared: count = 0\nlock L: free\n"))  // explore ran copies
     // The replay: b alone at each of the three open ticks reads count before a writes it.
     let (replay, replayErrors) = run(["order 2,2,2"] + setup + ["run", "status"])
@@ -123,22 +132,26 @@ import TestSupport
   func exploreExtent() {
     // One operation alone: no open point, one run.
     let (one, _) = run(["var count = 0", "op a does read count, compute 1, write count", "explore"])
-    #expect(one.hasSuffix("""
-        explored 1 distinct order (1 run): the only one, no steps conflict
-        none goes wrong: no data race, no lost update, no deadlock
-        final values: count = 1 in 1 order
+    #expect(
+      one.hasSuffix(
+        """
+          explored 1 distinct order (1 run): the only one, no steps conflict
+          none goes wrong: no data race, no lost update, no deadlock
+          final values: count = 1 in 1 order
 
-      """))
+        """))
     // Two increments have 4 distinct orders (see ExploreTests). The first run is the normal
     // order (both read at t=1, both write at t=3, a then b); the second differs only at t=3,
     // where a writes alone and b a tick later: b still writes last, the same order.
     let (capped, _) = run(Self.racy + ["explore 2"])
-    #expect(capped.contains("""
-        explored 1 distinct order (2 runs, the cap): more may remain, and the counts below are of these; `explore N` runs up to N
-        1 with a data race, 1 with a lost update
-        final values: count = 1 in 1 order
+    #expect(
+      capped.contains(
+        """
+          explored 1 distinct order (2 runs, the cap): more may remain, and the counts below are of these; `explore N` runs up to N
+          1 with a data race, 1 with a lost update
+          final values: count = 1 in 1 order
 
-      """))
+        """))
   }
 
   @Test("explore without shared state says there is nothing to explore; bad choices are refused")
@@ -155,16 +168,19 @@ import TestSupport
     let racy = Interpreter()
     for line in Self.racy + ["run"] { _ = racy.execute(line) }
     let safe = Interpreter()
-    for line in ["var count = 0", "queue one max 1", "op a on one does read count, compute 1, write count",
-                 "op b on one does read count, compute 1, write count", "run"] { _ = safe.execute(line) }
+    for line in [
+      "var count = 0", "queue one max 1", "op a on one does read count, compute 1, write count",
+      "op b on one does read count, compute 1, write count", "run",
+    ] { _ = safe.execute(line) }
     #expect(try Condition.parse("value count 1").holds(in: racy.world))
     #expect(try !Condition.parse("value count 2").holds(in: racy.world))
     #expect(try !Condition.parse("race-free").holds(in: racy.world))
     #expect(try Condition.parse("value count 2").holds(in: safe.world))
     #expect(try Condition.parse("race-free").holds(in: safe.world))
     #expect(try !Condition.parse("race-free").holds(in: Interpreter().world))  // no shared state: nothing was made safe
-    #expect(try Condition.parse("race-free").observed(in: racy.world)
-      == "the race detector found 1 data race and 1 lost update (`races` shows them)")
+    #expect(
+      try Condition.parse("race-free").observed(in: racy.world)
+        == "the race detector found 1 data race and 1 lost update (`races` shows them)")
     #expect(throws: ParseError.self) { try Condition.parse("value count x") }
   }
 
@@ -180,7 +196,9 @@ import TestSupport
     let single = world(["lock A", "op x does lock A, unlock A"])
     // y is never run: the graph reads the steps, so it speaks for every interleaving.
     #expect(try !Condition.parse("lock-order-safe").holds(in: opposite))
-    #expect(try Condition.parse("lock-order-safe").observed(in: opposite) == "locks are taken in opposite orders: A → B → A (each taken while holding the one before)")
+    #expect(
+      try Condition.parse("lock-order-safe").observed(in: opposite)
+        == "locks are taken in opposite orders: A → B → A (each taken while holding the one before)")
     #expect(try Condition.parse("lock-order-safe").holds(in: same))
     #expect(try !Condition.parse("lock-order-safe").holds(in: single))  // nothing nested: nothing was made safe
     let offMain = world(["op a touches ui", "run"])
@@ -213,20 +231,22 @@ import TestSupport
     let (out, errors) = run(Self.racy + ["choose", "choose 1,1,1", "choose", "run", "status", "undo", "undo", "choose 2", "choose 9"])
     #expect(errors.map(\.message) == ["the open point at t=2 has choices 0 to 2, not 9"])
     // a alone at t=1, 2 and 3: a reads, computes, writes before b reads; both updates are kept.
-    #expect(out.contains("""
-        next open point: t=1, where a read count, b read count fall due
-        (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
-          0  every due step in turn (what `run` does)
-          1  a alone (read count); the others a tick later
-          2  b alone (read count); the others a tick later
-        `choose K` takes one; `choose back` backs out of the last choice
-        t=1  a read count = 0 into its register: step 1 of 3 (read count)
-        t=2  a computed: register + 1 = 1: step 2 of 3 (compute 1)
-        t=3  a wrote count = 1: step 3 of 3 (write count)
-        t=3  a finished (succeeded): work done
-        no open point comes from here: `run` goes on
+    #expect(
+      out.contains(
+        """
+          next open point: t=1, where a read count, b read count fall due
+          (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
+            0  every due step in turn (what `run` does)
+            1  a alone (read count); the others a tick later
+            2  b alone (read count); the others a tick later
+          `choose K` takes one; `choose back` backs out of the last choice
+          t=1  a read count = 0 into its register: step 1 of 3 (read count)
+          t=2  a computed: register + 1 = 1: step 2 of 3 (compute 1)
+          t=3  a wrote count = 1: step 3 of 3 (write count)
+          t=3  a finished (succeeded): work done
+          no open point comes from here: `run` goes on
 
-      """))
+        """))
     #expect(out.contains("shared: count = 2 (was 0)\n"))
     // After two undos the clock is back at 0, and `choose 2` lets b read first.
     #expect(out.contains("  t=1  b read count = 0 into its register: step 1 of 3 (read count)\n  next open point: t=2"))
@@ -235,16 +255,21 @@ import TestSupport
   @Test("choose at an unlock with two waiters offers each of them the lock; choice 1 passes over the one that waited longest")
   func chooseLockHandoff() {
     let locked = { (name: String, n: Int) in "op \(name) does lock L, read count, compute \(n), write count, unlock L" }
-    let (out, errors) = run(["var count = 0", "lock L", locked("a", 1), locked("b", 10), locked("c", 100), "choose 0", "choose 2", "choose 1", "run", "events c"])
+    let (out, errors) = run([
+      "var count = 0", "lock L", locked("a", 1), locked("b", 10), locked("c", 100), "choose 0", "choose 2", "choose 1", "run", "events c",
+    ])
     #expect(errors.map(\.message) == ["the open point at t=5 has choices 0 to 1, not 2"])
-    #expect(out.contains("""
-        next open point: t=5, where lock L is unlocked with b, c waiting for it (NSLock documents no order among waiters)
-          0  b takes it (first in line: what `run` does)
-          1  c takes it
-        `choose K` takes one; `choose back` backs out of the last choice
+    #expect(
+      out.contains(
+        """
+          next open point: t=5, where lock L is unlocked with b, c waiting for it (NSLock documents no order among waiters)
+            0  b takes it (first in line: what `run` does)
+            1  c takes it
+          `choose K` takes one; `choose back` backs out of the last choice
 
-      """))
-    #expect(out.contains("t=5 #23 c took lock L: a unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)\n"))
+        """))
+    #expect(
+      out.contains("t=5 #23 c took lock L: a unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)\n"))
     #expect(out.contains("t=9 #28 c unlocked L: step 5 of 5 (unlock L)\n"))
   }
 
@@ -265,8 +290,12 @@ import TestSupport
     let locked = { (name: String) in "op \(name) does lock L, read count, compute 1, write count, unlock L" }
     let (out, errors) = run(["var count = 0", "lock L", locked("a"), locked("b"), "run", "why b", "why a"])
     #expect(errors.isEmpty)
-    let sentence = "a and b called lock() on L at the same tick (t=1): which thread gets it first is up to the threads; the lab gave it to a, whose step was due first (`explore` tries the other)."
-    #expect(out.contains("b and a called lock() on L at the same tick (t=1): which thread gets it first is up to the threads; the lab gave it to a, whose step was due first"))
+    let sentence =
+      "a and b called lock() on L at the same tick (t=1): which thread gets it first is up to the threads; the lab gave it to a, whose step was due first (`explore` tries the other)."
+    #expect(
+      out.contains(
+        "b and a called lock() on L at the same tick (t=1): which thread gets it first is up to the threads; the lab gave it to a, whose step was due first"
+      ))
     #expect(out.contains(sentence))
     // Staggered by a tick, nothing is open.
     let (later, _) = run(["var count = 0", "lock L", locked("a"), "step 1", locked("b"), "run", "why b"])
@@ -277,29 +306,34 @@ import TestSupport
   func chooseBack() {
     let (out, errors) = run(Self.racy + ["choose 2", "choose back", "choose 1", "status"])
     #expect(errors.isEmpty)
-    #expect(out.contains("""
-        t=1  b read count = 0 into its register: step 1 of 3 (read count)
-        next open point: t=2, where a read count, b compute 1 fall due
-        (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
-          0  every due step in turn (what `run` does)
-          1  a alone (read count); the others a tick later
-          2  b alone (compute 1); the others a tick later
-        `choose K` takes one; `choose back` backs out of the last choice
-        backed out of `choose 2`; the clock is at t=0
-        next open point: t=1, where a read count, b read count fall due
-        (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
-          0  every due step in turn (what `run` does)
-          1  a alone (read count); the others a tick later
-          2  b alone (read count); the others a tick later
-        `choose K` takes one; `choose back` backs out of the last choice
-        t=1  a read count = 0 into its register: step 1 of 3 (read count)
+    #expect(
+      out.contains(
+        """
+          t=1  b read count = 0 into its register: step 1 of 3 (read count)
+          next open point: t=2, where a read count, b compute 1 fall due
+          (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
+            0  every due step in turn (what `run` does)
+            1  a alone (read count); the others a tick later
+            2  b alone (compute 1); the others a tick later
+          `choose K` takes one; `choose back` backs out of the last choice
+          backed out of `choose 2`; the clock is at t=0
+          next open point: t=1, where a read count, b read count fall due
+          (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
+            0  every due step in turn (what `run` does)
+            1  a alone (read count); the others a tick later
+            2  b alone (read count); the others a tick later
+          `choose K` takes one; `choose back` backs out of the last choice
+          t=1  a read count = 0 into its register: step 1 of 3 (read count)
 
-      """))
+        """))
   }
 
   @Test("choose back after more commands takes them back too, keeps the first choice of choose 1,1, and redo gives all back")
   func chooseBackAfterRun() {
-    let i = Interpreter(options: { var o = ShellOptions(); o.width = 1000; o.widthGiven = true; return o }())
+    let i = Interpreter(
+      options: {
+        var o = ShellOptions(); o.width = 1000; o.widthGiven = true; return o
+      }())
     // (Typed with a capital: the command word is case-insensitive, and the choice is still split off.)
     for line in Self.racy + ["Choose 1,1", "run"] { #expect(i.execute(line).error == nil, "\(line)") }
     // b's read, put off at t=1 and t=2, falls due at t=3 with a's write and goes first (its
@@ -310,16 +344,17 @@ import TestSupport
     // a alone at t=1 (b put off), then a alone at t=2: the second choice goes, with the run
     // after it; the clock goes back to t=1, where the first choice left it, and the open
     // point at t=2 is the one the second choice was made at.
-    #expect(back.output == """
-        backed out of `choose 1`, and took back what came after it: `run`; the clock is at t=1
-        next open point: t=2, where a compute 1, b read count fall due
-        (who goes first matters: b's `read count` and a's later `write count` both touch variable count)
-          0  every due step in turn (what `run` does)
-          1  a alone (compute 1); the others a tick later
-          2  b alone (read count); the others a tick later
-        `choose K` takes one; `choose back` backs out of the last choice
+    #expect(
+      back.output == """
+          backed out of `choose 1`, and took back what came after it: `run`; the clock is at t=1
+          next open point: t=2, where a compute 1, b read count fall due
+          (who goes first matters: b's `read count` and a's later `write count` both touch variable count)
+            0  every due step in turn (what `run` does)
+            1  a alone (compute 1); the others a tick later
+            2  b alone (read count); the others a tick later
+          `choose K` takes one; `choose back` backs out of the last choice
 
-      """)
+        """)
     #expect(i.script.map(\.text).suffix(2) == ["op b does read count, compute 1, write count", "choose 1"])
     #expect(i.world.value(of: "count") == 0)
     // redo gives back the choice, then the run.

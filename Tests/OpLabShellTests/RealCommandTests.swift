@@ -15,7 +15,9 @@ import Testing
     return i
   }
 
-  @Test("Every command that changes the world becomes its call at its tick; waits from main block the main thread; taps, frames and cores are said not to be played")
+  @Test(
+    "Every command that changes the world becomes its call at its tick; waits from main block the main thread; taps, frames and cores are said not to be played"
+  )
   func script() throws {
     let i = Self.lab([
       "machine cores 2",
@@ -60,41 +62,43 @@ import Testing
     e.failsAfter = 1
     e.bailsIfDependencyCancelled = true
     let waited = try #require(i.swiftSource().entries.first { $0.text == "wait from main" })
-    #expect(script.actions == [
-      TimedAction(tick: 0, action: .makeQueue("q")),
-      TimedAction(tick: 0, action: .setMax("q", 1)),
-      TimedAction(tick: 0, action: .setQueueQoS("q", .utility)),
-      TimedAction(tick: 0, action: .makeOperation(a)),
-      TimedAction(tick: 0, action: .add("a", to: "q")),
-      TimedAction(tick: 0, action: .makeOperation(b)),
-      TimedAction(tick: 0, action: .addDependency("b", on: "a")),
-      TimedAction(tick: 0, action: .add("b", to: "q")),
-      TimedAction(tick: 0, action: .makeOperation(c)),
-      TimedAction(tick: 0, action: .makeQueue("queue")),
-      TimedAction(tick: 0, action: .add("c", to: "queue")),
-      TimedAction(tick: 0, action: .makeOperation(d)),
-      TimedAction(tick: 0, action: .makeOperation(e)),
-      TimedAction(tick: 1, action: .cancel("b")),
-      TimedAction(tick: 1, action: .add("d", to: "q")),
-      TimedAction(tick: 1, action: .addDependency("e", on: "d")),
-      TimedAction(tick: 1, action: .removeDependency("e", on: "d")),
-      TimedAction(tick: 1, action: .setPriority("d", .veryLow)),
-      TimedAction(tick: 1, action: .setQueueQoS("q", .userInitiated)),
-      TimedAction(tick: 1, action: .setOperationQoS("e", .background)),
-      TimedAction(tick: 1, action: .barrier("q", label: "q.barrier1", ticks: 1)),
-      TimedAction(tick: 1, action: .suspend("q")),
-      TimedAction(tick: 1, action: .resume("q")),
-      TimedAction(tick: 1, action: .setMax("q", nil)),
-      TimedAction(tick: 1, action: .cancelAll("q")),
-      TimedAction(tick: 1, action: .add("e", to: "queue")),
-      TimedAction(tick: 1, action: .onMainThread(.waitForQueue(nil), until: nil)),
-    ])
+    #expect(
+      script.actions == [
+        TimedAction(tick: 0, action: .makeQueue("q")),
+        TimedAction(tick: 0, action: .setMax("q", 1)),
+        TimedAction(tick: 0, action: .setQueueQoS("q", .utility)),
+        TimedAction(tick: 0, action: .makeOperation(a)),
+        TimedAction(tick: 0, action: .add("a", to: "q")),
+        TimedAction(tick: 0, action: .makeOperation(b)),
+        TimedAction(tick: 0, action: .addDependency("b", on: "a")),
+        TimedAction(tick: 0, action: .add("b", to: "q")),
+        TimedAction(tick: 0, action: .makeOperation(c)),
+        TimedAction(tick: 0, action: .makeQueue("queue")),
+        TimedAction(tick: 0, action: .add("c", to: "queue")),
+        TimedAction(tick: 0, action: .makeOperation(d)),
+        TimedAction(tick: 0, action: .makeOperation(e)),
+        TimedAction(tick: 1, action: .cancel("b")),
+        TimedAction(tick: 1, action: .add("d", to: "q")),
+        TimedAction(tick: 1, action: .addDependency("e", on: "d")),
+        TimedAction(tick: 1, action: .removeDependency("e", on: "d")),
+        TimedAction(tick: 1, action: .setPriority("d", .veryLow)),
+        TimedAction(tick: 1, action: .setQueueQoS("q", .userInitiated)),
+        TimedAction(tick: 1, action: .setOperationQoS("e", .background)),
+        TimedAction(tick: 1, action: .barrier("q", label: "q.barrier1", ticks: 1)),
+        TimedAction(tick: 1, action: .suspend("q")),
+        TimedAction(tick: 1, action: .resume("q")),
+        TimedAction(tick: 1, action: .setMax("q", nil)),
+        TimedAction(tick: 1, action: .cancelAll("q")),
+        TimedAction(tick: 1, action: .add("e", to: "queue")),
+        TimedAction(tick: 1, action: .onMainThread(.waitForQueue(nil), until: nil)),
+      ])
     #expect(waited.end > 1)
-    #expect(unplayed == [
-      "`machine cores 2`: the real machine has its own cores",
-      "`tap`: the lab plays the user and the display",
-      "`frames every 4`: the lab plays the user and the display",
-    ])
+    #expect(
+      unplayed == [
+        "`machine cores 2`: the real machine has its own cores",
+        "`tap`: the lab plays the user and the display",
+        "`frames every 4`: the lab plays the user and the display",
+      ])
   }
 
   @Test("The lab names a barrier as the real run does, so their rows meet")
@@ -142,7 +146,9 @@ import Testing
     #expect(i.script.map(\.text) == before.0 && i.world.trace.count == before.1)
   }
 
-  @Test("The direct calls become their real calls: addOperations for a list, start() by hand, a gate and its opening, a block added to a block operation (one added to a subclass is said not to be played)")
+  @Test(
+    "The direct calls become their real calls: addOperations for a list, start() by hand, a gate and its opening, a block added to a block operation (one added to a subclass is said not to be played)"
+  )
   func directCalls() {
     let i = Self.lab([
       "queue q2",
@@ -162,21 +168,22 @@ import Testing
     g.bailsUnlessDependenciesSucceeded = true
     var blk = RealWork("blk", ticks: 1)
     blk.blocks = [1]
-    #expect(script.actions == [
-      TimedAction(tick: 0, action: .makeQueue("q2")),
-      TimedAction(tick: 0, action: .makeOperation(RealWork("a", ticks: 1))),
-      TimedAction(tick: 0, action: .makeOperation(RealWork("b", ticks: 1))),
-      TimedAction(tick: 0, action: .addBatch(["a", "b"], to: "q2")),
-      TimedAction(tick: 0, action: .makeOperation(g)),
-      TimedAction(tick: 0, action: .addDependency("g", on: "a")),
-      TimedAction(tick: 0, action: .makeQueue("queue")),
-      TimedAction(tick: 0, action: .add("g", to: "queue")),
-      TimedAction(tick: 0, action: .makeOperation(RealWork("h", ticks: 2))),
-      TimedAction(tick: 0, action: .makeOperation(blk)),
-      TimedAction(tick: 0, action: .addBlock("blk", ticks: 2)),
-      TimedAction(tick: 0, action: .startByHand("h")),
-      TimedAction(tick: 0, action: .openGate("ready")),
-    ], "\(script.actions)")
+    #expect(
+      script.actions == [
+        TimedAction(tick: 0, action: .makeQueue("q2")),
+        TimedAction(tick: 0, action: .makeOperation(RealWork("a", ticks: 1))),
+        TimedAction(tick: 0, action: .makeOperation(RealWork("b", ticks: 1))),
+        TimedAction(tick: 0, action: .addBatch(["a", "b"], to: "q2")),
+        TimedAction(tick: 0, action: .makeOperation(g)),
+        TimedAction(tick: 0, action: .addDependency("g", on: "a")),
+        TimedAction(tick: 0, action: .makeQueue("queue")),
+        TimedAction(tick: 0, action: .add("g", to: "queue")),
+        TimedAction(tick: 0, action: .makeOperation(RealWork("h", ticks: 2))),
+        TimedAction(tick: 0, action: .makeOperation(blk)),
+        TimedAction(tick: 0, action: .addBlock("blk", ticks: 2)),
+        TimedAction(tick: 0, action: .startByHand("h")),
+        TimedAction(tick: 0, action: .openGate("ready")),
+      ], "\(script.actions)")
     #expect(unplayed == ["`blocks h +1`: its stand-in is an Operation subclass, not a BlockOperation"])
   }
 }
@@ -186,11 +193,13 @@ import Testing
 @Suite struct RealUnfinishedTextTests {
   @Test("The same stall on both sides is agreement; different ones are named side by side, never as 'too'")
   func unfinished() {
-    #expect(RealComparison.unfinishedText(lab: ["a", "m"], real: ["a", "m"])
-      == "Unfinished on the real queue too when the run ended: a, m (`why` says what each waits for).\n")
-    #expect(RealComparison.unfinishedText(lab: ["b", "m"], real: ["a", "m"])
-      == "Unfinished when the runs ended: in the lab b, m; on the real queue a, m (an order the real queue leaves open "
-      + "can decide which: `why` says what each waits for).\n")
+    #expect(
+      RealComparison.unfinishedText(lab: ["a", "m"], real: ["a", "m"])
+        == "Unfinished on the real queue too when the run ended: a, m (`why` says what each waits for).\n")
+    #expect(
+      RealComparison.unfinishedText(lab: ["b", "m"], real: ["a", "m"])
+        == "Unfinished when the runs ended: in the lab b, m; on the real queue a, m (an order the real queue leaves open "
+        + "can decide which: `why` says what each waits for).\n")
     #expect(RealComparison.unfinishedText(lab: ["b"], real: []).contains("in the lab b; on the real queue none"))
     #expect(RealComparison.unfinishedText(lab: [], real: []) == "")
   }

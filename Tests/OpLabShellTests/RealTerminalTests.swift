@@ -9,11 +9,12 @@ extension TerminalTests {
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-tty-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: state) }
     let started = ContinuousClock.now
-    let out = try session([
-      "platform linux\\r", "op m on main takes 580\\r", "run\\r",
-      "real\\r", "<WAIT playing on the real queue: t=>", "\\x03",
-      "<WAIT Stopped by Ctrl-C>", "status\\r", "<WAIT operationCount>", "\\x04",
-    ], state: state)
+    let out = try session(
+      [
+        "platform linux\\r", "op m on main takes 580\\r", "run\\r",
+        "real\\r", "<WAIT playing on the real queue: t=>", "\\x03",
+        "<WAIT Stopped by Ctrl-C>", "status\\r", "<WAIT operationCount>", "\\x04",
+      ], state: state)
     let seconds = (ContinuousClock.now - started).components.seconds
     #expect(out.contains("playing on the real queue: t="), "\(out)")
     #expect(out.contains("Stopped by Ctrl-C at t="), "\(out)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -85,8 +85,9 @@ import TestSupport
     let (trace, script) = (i.world.trace, i.script.map(\.text))
     let back = i.execute("back 4")
     #expect(back.error == nil)
-    #expect(unwrapped(back.output) == "  back at t=1; cut `step 2` short (kept as `run until 1`) and dropped `cancel d3`, "
-      + "`resume filters` and `run`: `redo` brings them back\n")
+    #expect(
+      unwrapped(back.output) == "  back at t=1; cut `step 2` short (kept as `run until 1`) and dropped `cancel d3`, "
+        + "`resume filters` and `run`: `redo` brings them back\n")
     #expect(i.script.map(\.text).suffix(1) == ["run until 1"])
     #expect(i.world.now == 1)
     _ = i.execute("status")  // looking changes nothing

@@ -40,8 +40,9 @@ import Testing
     let i = interpreter(width: 40, ascii: true)
     #expect(i.execute("queue q").error == nil)
     let reply = i.execute("max q 0")
-    #expect(warned(reply).map { $0.split(separator: "\n").map { String($0).trimmingWhitespace() }.joined(separator: " ") }
-      == ["note: with max 0 nothing on q will start until the limit is raised"])
+    #expect(
+      warned(reply).map { $0.split(separator: "\n").map { String($0).trimmingWhitespace() }.joined(separator: " ") }
+        == ["note: with max 0 nothing on q will start until the limit is raised"])
     #expect(reply.warnings.last?.upperBound == LabWarnings.lines(reply.output).count)
     #expect(i.execute("max q 2").warnings.isEmpty)
   }

@@ -124,7 +124,10 @@ import Testing
   @Test("The journal keeps what happened: commands as save writes them, time travel as typed, views not at all")
   func whatHappened() throws {
     let i = journalling()
-    for line in ["queue  q   max 1", "op a on q takes 3", "status", "step 2", "op bogus takes x", "back 1", "fork", "step 1", "unfork", "undo", "export events /nonexistent/x"] {
+    for line in [
+      "queue  q   max 1", "op a on q takes 3", "status", "step 2", "op bogus takes x", "back 1", "fork", "step 1", "unfork", "undo",
+      "export events /nonexistent/x",
+    ] {
       _ = i.execute(line)
     }
     #expect(i.takeJournal() == ["queue q max 1", "op a on q takes 3", "step 2", "back 1", "fork", "step 1", "unfork", "undo"])
@@ -162,7 +165,11 @@ import Testing
     #expect(whole.takeJournal() == ["op a takes 1", "op b takes 1", "step 1"])
     let stopped = journalling()
     var asked = 0
-    _ = stopped.execute("source \(file)", interrupt: { asked += 1; return asked > 3 })
+    _ = stopped.execute(
+      "source \(file)",
+      interrupt: {
+        asked += 1; return asked > 3
+      })
     #expect(stopped.takeJournal() == ["op a takes 1", "op b takes 1"])
   }
 

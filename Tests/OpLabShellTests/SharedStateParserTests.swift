@@ -23,8 +23,10 @@ import Testing
       ("var n = -3", .variable(name: "n", initial: -3)),
       ("lock K", .lock(name: "K")),
       ("op inc does read count, compute 1, write count", Self.steps("inc", [.read("count"), .compute(1), .write("count")])),
-      ("op inc does read count,compute -2,write total takes 5 on main",
-       Self.steps("inc", [.read("count"), .compute(-2), .write("total")], takes: 5, queue: "main")),
+      (
+        "op inc does read count,compute -2,write total takes 5 on main",
+        Self.steps("inc", [.read("count"), .compute(-2), .write("total")], takes: 5, queue: "main")
+      ),
       ("op s does lock L, unlock L", Self.steps("s", [.lock("L"), .unlock("L")])),
       ("op ui1 touches ui", Self.steps("ui1", [.touchUI])),
       ("op ui2 on main does touch ui touches ui takes 3", Self.steps("ui2", [.touchUI, .touchUI], takes: 3, queue: "main")),

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -38,7 +38,8 @@ extension LessonTests {
     let (out, finished) = walk(lesson, ["quit"], progress: ProgressStore(path: dir.appendingPathComponent("blocker/progress").path))
     #expect(!finished)
     #expect(!out.contains("Your place is kept"))
-    #expect(unwrapped(out).contains("warning: could not save progress: cannot write '\(dir.path)/blocker': a part of the path is a file, not a folder"))
+    #expect(
+      unwrapped(out).contains("warning: could not save progress: cannot write '\(dir.path)/blocker': a part of the path is a file, not a folder"))
     #expect(out.contains("Your place could not be kept (see the warning above): `oplab lesson "))
   }
 

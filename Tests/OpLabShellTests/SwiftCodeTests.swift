@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import OpLabSwift
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -43,10 +43,12 @@ import TestSupport
     return i
   }
 
-  @Test("export swift writes a main.swift for every example that type-checks in Swift 6 mode, warning-free", arguments: [
-    "pipeline.oplab", "cancel-all.oplab", "priorities.oplab", "frozen-ui.oplab", "two-cores.oplab", "linux-differences.oplab",
-    "direct-calls.oplab",
-  ])
+  @Test(
+    "export swift writes a main.swift for every example that type-checks in Swift 6 mode, warning-free",
+    arguments: [
+      "pipeline.oplab", "cancel-all.oplab", "priorities.oplab", "frozen-ui.oplab", "two-cores.oplab", "linux-differences.oplab",
+      "direct-calls.oplab",
+    ])
   func exportCompiles(example: String) throws {
     let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -64,18 +66,18 @@ import TestSupport
     defer { try? FileManager.default.removeItem(at: dir) }
     try code.write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
     try """
-      import Foundation
-      func work(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) / 1000) }
-      func sleep(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) / 1000) }
-      func startWork(ticks: Int, then done: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ticks)) { done() }
-      }
-      func startWork(ticks: Int, failing: Bool, then done: @escaping @Sendable (Error?) -> Void) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ticks)) { done(failing ? WorkError.failed : nil) }
-      }
-      enum WorkError: Error { case failed }
+    import Foundation
+    func work(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) / 1000) }
+    func sleep(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) / 1000) }
+    func startWork(ticks: Int, then done: @escaping @Sendable () -> Void) {
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ticks)) { done() }
+    }
+    func startWork(ticks: Int, failing: Bool, then done: @escaping @Sendable (Error?) -> Void) {
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ticks)) { done(failing ? WorkError.failed : nil) }
+    }
+    enum WorkError: Error { case failed }
 
-      """.write(to: dir.appendingPathComponent("standins.swift"), atomically: true, encoding: .utf8)
+    """.write(to: dir.appendingPathComponent("standins.swift"), atomically: true, encoding: .utf8)
     let result = try Swiftc.run(["-typecheck", "main.swift", "standins.swift"], in: dir)
     #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
   }
@@ -112,7 +114,9 @@ import TestSupport
     #expect(narrow.execute("swift").output.contains("\n      if isCancelled { return }  // checked every 1 tick\n"))
   }
 
-  @Test("set swift-echo on: each command that changes the world is followed by its Swift; a subclass is named, the clock and looking echo nothing; off stops it; set alone shows it")
+  @Test(
+    "set swift-echo on: each command that changes the world is followed by its Swift; a subclass is named, the clock and looking echo nothing; off stops it; set alone shows it"
+  )
   func echo() {
     var options = ShellOptions()
     options.width = 200
@@ -122,23 +126,26 @@ import TestSupport
     func echoed(_ line: String) -> [String] {
       i.execute(line).output.split(separator: "\n").map(String.init).filter { $0.hasPrefix("  swift: ") || $0.hasPrefix("         ") }
     }
-    #expect(echoed("queue downloads max 2") == [
-      "  swift: let downloads = OperationQueue()",
-      "         downloads.name = \"downloads\"",
-      "         downloads.maxConcurrentOperationCount = 2",
-    ])
-    #expect(echoed("op d1 on downloads takes 3") == [
-      "  swift: let d1 = BlockOperation { work(ticks: 3) }",
-      "         d1.name = \"d1\"",
-      "         downloads.addOperation(d1)",
-    ])
-    #expect(echoed("op d2 on downloads takes 4 cancel-check every 1 after d1") == [
-      "  swift: // D2Operation: an Operation subclass (`swift d2` shows it)",
-      "         let d2 = D2Operation()",
-      "         d2.name = \"d2\"",
-      "         d2.addDependency(d1)",
-      "         downloads.addOperation(d2)",
-    ])
+    #expect(
+      echoed("queue downloads max 2") == [
+        "  swift: let downloads = OperationQueue()",
+        "         downloads.name = \"downloads\"",
+        "         downloads.maxConcurrentOperationCount = 2",
+      ])
+    #expect(
+      echoed("op d1 on downloads takes 3") == [
+        "  swift: let d1 = BlockOperation { work(ticks: 3) }",
+        "         d1.name = \"d1\"",
+        "         downloads.addOperation(d1)",
+      ])
+    #expect(
+      echoed("op d2 on downloads takes 4 cancel-check every 1 after d1") == [
+        "  swift: // D2Operation: an Operation subclass (`swift d2` shows it)",
+        "         let d2 = D2Operation()",
+        "         d2.name = \"d2\"",
+        "         d2.addDependency(d1)",
+        "         downloads.addOperation(d2)",
+      ])
     #expect(echoed("step 2") == [])
     #expect(echoed("timeline") == [])
     #expect(echoed("cancel d2") == ["  swift: d2.cancel()  // only sets isCancelled: code stops where it checks it"])
@@ -149,39 +156,44 @@ import TestSupport
     #expect(!i.script.contains { $0.text.hasPrefix("set") })
   }
 
-  @Test("An asynchronous operation whose work fails: its callback gets the error; with forgets-finish the error path returns without finish(), and its export type-checks")
+  @Test(
+    "An asynchronous operation whose work fails: its callback gets the error; with forgets-finish the error path returns without finish(), and its export type-checks"
+  )
   func failingAsync() throws {
     let i = Interpreter()
     for line in ["queue net max 1", "op flaky on net fails at 1 async", "op lost on net takes 3 fails at 2 async forgets-finish", "op save on net"] {
       #expect(i.execute(line).error == nil, "\(line)")
     }
-    #expect(i.execute("swift lost").output == """
-      // op lost on net takes 3 fails at 2 async forgets-finish
-      final class LostOperation: AsyncOperation, @unchecked Sendable {
-        var error: Error?  // isFinished does not say whether it succeeded
-        override func start() {
-          guard !isCancelled else { finish(); return }
-          state = .executing
-          startWork(ticks: 2, failing: true) { [self] error in
-            if let error {
-              self.error = error
-              return  // ← forgets-finish: this error path never calls finish()
+    #expect(
+      i.execute("swift lost").output == """
+        // op lost on net takes 3 fails at 2 async forgets-finish
+        final class LostOperation: AsyncOperation, @unchecked Sendable {
+          var error: Error?  // isFinished does not say whether it succeeded
+          override func start() {
+            guard !isCancelled else { finish(); return }
+            state = .executing
+            startWork(ticks: 2, failing: true) { [self] error in
+              if let error {
+                self.error = error
+                return  // ← forgets-finish: this error path never calls finish()
+              }
+              finish()
             }
-            finish()
           }
         }
-      }
-      let lost = LostOperation()
-      lost.name = "lost"
-      net.addOperation(lost)
+        let lost = LostOperation()
+        lost.name = "lost"
+        net.addOperation(lost)
 
-      """)
-    #expect(i.execute("swift flaky").output.contains("""
-          startWork(ticks: 1, failing: true) { [self] error in
-            self.error = error
-            finish()
-          }
-      """))
+        """)
+    #expect(
+      i.execute("swift flaky").output.contains(
+        """
+            startWork(ticks: 1, failing: true) { [self] error in
+              self.error = error
+              finish()
+            }
+        """))
     // The lab: flaky fails at t=1, lost starts and its work fails at t=3 without finish(), save never starts.
     _ = i.execute("run")
     #expect(i.execute("status").output.contains("executing forever"))
@@ -198,12 +210,14 @@ import TestSupport
     for line in ["platform linux", "op export takes 3 hold", "cancel export", "start export", "op fresh takes 3 hold", "start fresh"] {
       #expect(i.execute(line).error == nil, "\(line)")
     }
-    #expect(i.execute("swift export").output.hasSuffix("""
-      // start export
-      // called on the main thread, for an operation in no queue
-      export.start()  // isCancelled is true: its work never runs
+    #expect(
+      i.execute("swift export").output.hasSuffix(
+        """
+        // start export
+        // called on the main thread, for an operation in no queue
+        export.start()  // isCancelled is true: its work never runs
 
-      """))
+        """))
     #expect(i.execute("swift fresh").output.contains("fresh.start()  // main() runs here, on the main thread, until it returns\n"))
   }
 
@@ -224,7 +238,9 @@ import TestSupport
   func runStalledOrIdle() {
     let idle = Interpreter()
     for line in ["queue q", "op a on q takes 1", "run"] { _ = idle.execute(line) }
-    #expect(idle.execute("swift").output.hasSuffix("// run\n// a program's work just goes on; a command-line tool waits for it:\nq.waitUntilAllOperationsAreFinished()\n"))
+    #expect(
+      idle.execute("swift").output.hasSuffix(
+        "// run\n// a program's work just goes on; a command-line tool waits for it:\nq.waitUntilAllOperationsAreFinished()\n"))
     let stalled = Interpreter()
     for line in ["queue q", "op f on q takes 1 async forgets-finish", "run"] { _ = stalled.execute(line) }
     let code = stalled.execute("swift").output
@@ -235,59 +251,66 @@ import TestSupport
 /// `swift` for a `run` that ends idle: a command-line tool must wait for the work, and
 /// with main-queue work or completion blocks a queue's wait is not that (#22).
 @Suite struct SwiftCodeRunTests {
-  @Test("A run with main-queue work and a completion block keeps the main run loop going until both are done, shown once as a helper; without them the wait stays one line")
+  @Test(
+    "A run with main-queue work and a completion block keeps the main run loop going until both are done, shown once as a helper; without them the wait stays one line"
+  )
   func runKeepsTheMainRunLoopGoing() {
     let i = Interpreter()
     for line in ["op a on main takes 1", "op b takes 1 completion 1", "run"] { #expect(i.execute(line).error == nil, "\(line)") }
     let code = i.execute("swift").output
-    #expect(code.contains("""
-      /// The completion blocks still to run: no queue waits for them, so each
-      /// one is counted in before its operation is added, and out when it ends.
-      let completionBlocks = DispatchGroup()
+    #expect(
+      code.contains(
+        """
+        /// The completion blocks still to run: no queue waits for them, so each
+        /// one is counted in before its operation is added, and out when it ends.
+        let completionBlocks = DispatchGroup()
 
-      /// Runs the main run loop, on the main thread, until the operations have
-      /// finished and every completion block has run: main-queue work runs here.
-      @MainActor func runMainLoop(untilFinished operations: [Operation]) {
-        while !operations.allSatisfy(\\.isFinished)
-          || completionBlocks.wait(timeout: .now()) == .timedOut
-        {
-          RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.01))
+        /// Runs the main run loop, on the main thread, until the operations have
+        /// finished and every completion block has run: main-queue work runs here.
+        @MainActor func runMainLoop(untilFinished operations: [Operation]) {
+          while !operations.allSatisfy(\\.isFinished)
+            || completionBlocks.wait(timeout: .now()) == .timedOut
+          {
+            RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.01))
+          }
         }
-      }
 
-      """), "\(code)")
-    #expect(code.hasSuffix("""
-      // op b takes 1 completion 1
-      let queue = OperationQueue()  // the lab's default queue
-      let b = BlockOperation { work(ticks: 1) }
-      b.name = "b"
-      // its completion block runs after it, on a thread you cannot count on
-      b.completionBlock = {
-        work(ticks: 1)
-        completionBlocks.leave()  // it has run
-      }
-      completionBlocks.enter()  // b's completion block is to run
-      queue.addOperation(b)
+        """), "\(code)")
+    #expect(
+      code.hasSuffix(
+        """
+        // op b takes 1 completion 1
+        let queue = OperationQueue()  // the lab's default queue
+        let b = BlockOperation { work(ticks: 1) }
+        b.name = "b"
+        // its completion block runs after it, on a thread you cannot count on
+        b.completionBlock = {
+          work(ticks: 1)
+          completionBlocks.leave()  // it has run
+        }
+        completionBlocks.enter()  // b's completion block is to run
+        queue.addOperation(b)
 
-      // run
-      // a command-line tool waits for the work itself. The main thread runs the
-      // main run loop, not a queue's wait: the main queue's work runs only there
-      // (or under dispatchMain()). No queue waits for completion blocks:
-      // completionBlocks counts them.
-      runMainLoop(untilFinished: [a, b])
+        // run
+        // a command-line tool waits for the work itself. The main thread runs the
+        // main run loop, not a queue's wait: the main queue's work runs only there
+        // (or under dispatchMain()). No queue waits for completion blocks:
+        // completionBlocks counts them.
+        runMainLoop(untilFinished: [a, b])
 
-      """), "\(code)")
+        """), "\(code)")
     // A view of one operation shows its lines, without the whole program's count.
-    #expect(i.execute("swift b").output == """
-      // op b takes 1 completion 1
-      let queue = OperationQueue()  // the lab's default queue
-      let b = BlockOperation { work(ticks: 1) }
-      b.name = "b"
-      // its completion block runs after it, on a thread you cannot count on
-      b.completionBlock = { work(ticks: 1) }
-      queue.addOperation(b)
+    #expect(
+      i.execute("swift b").output == """
+        // op b takes 1 completion 1
+        let queue = OperationQueue()  // the lab's default queue
+        let b = BlockOperation { work(ticks: 1) }
+        b.name = "b"
+        // its completion block runs after it, on a thread you cannot count on
+        b.completionBlock = { work(ticks: 1) }
+        queue.addOperation(b)
 
-      """)
+        """)
     // Main-queue work alone: the helper waits for the operations only, and nothing is counted.
     let main = Interpreter()
     for line in ["op a on main takes 1", "run"] { _ = main.execute(line) }
@@ -306,43 +329,50 @@ import TestSupport
     for line in ["queue q", "queue r", "op y on r takes 1 hold", "op a on q takes 1 does add y", "run"] {
       #expect(i.execute(line).error == nil, "\(line)")
     }
-    #expect(i.execute("swift").output.hasSuffix("""
-      // run
-      // a command-line tool waits for the work itself. A queue's wait can return
-      // before work that another queue's work adds is in it, so the main thread
-      // waits for the operations themselves.
-      runMainLoop(untilFinished: [a, y])
+    #expect(
+      i.execute("swift").output.hasSuffix(
+        """
+        // run
+        // a command-line tool waits for the work itself. A queue's wait can return
+        // before work that another queue's work adds is in it, so the main thread
+        // waits for the operations themselves.
+        runMainLoop(untilFinished: [a, y])
 
-      """))
+        """))
     // Work that adds to its own queue is still in that queue while it adds: one wait does.
     let same = Interpreter()
     for line in ["queue q", "op y on q takes 1 hold", "op a on q takes 1 does add y", "run"] { _ = same.execute(line) }
-    #expect(same.execute("swift").output.hasSuffix("// run\n// a program's work just goes on; a command-line tool waits for it:\nq.waitUntilAllOperationsAreFinished()\n"))
+    #expect(
+      same.execute("swift").output.hasSuffix(
+        "// run\n// a program's work just goes on; a command-line tool waits for it:\nq.waitUntilAllOperationsAreFinished()\n"))
   }
 
-  @Test("The Swift shown for a world whose run ends idle, built and run on the real queue, does all its work before it exits: main-queue work, completion blocks and what they add")
+  @Test(
+    "The Swift shown for a world whose run ends idle, built and run on the real queue, does all its work before it exits: main-queue work, completion blocks and what they add"
+  )
   func shownProgramDoesAllTheWork() throws {
     let i = try SwiftCodeTests.world(SwiftCodeTests.stepsFixture)
     let code = i.execute("swift").output
     let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
     // The stand-ins count the work done; the end says what finished.
-    try (code + """
+    try
+      (code + """
 
-      print("finished:", [aStepOnMain, showTheDownloadedThumbnails, hopToMain, ui].map(\\.isFinished))
-      print("work done:", worked.withLock { $0 })
-      """).write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+        print("finished:", [aStepOnMain, showTheDownloadedThumbnails, hopToMain, ui].map(\\.isFinished))
+        print("work done:", worked.withLock { $0 })
+        """).write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
     try """
-      import Foundation
-      import Synchronization
-      let worked = Mutex(0)
-      func work(ticks: Int) {
-        Thread.sleep(forTimeInterval: Double(ticks) / 100)
-        worked.withLock { $0 += ticks }
-      }
-      func sleep(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) / 100) }
+    import Foundation
+    import Synchronization
+    let worked = Mutex(0)
+    func work(ticks: Int) {
+      Thread.sleep(forTimeInterval: Double(ticks) / 100)
+      worked.withLock { $0 += ticks }
+    }
+    func sleep(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) / 100) }
 
-      """.write(to: dir.appendingPathComponent("standins.swift"), atomically: true, encoding: .utf8)
+    """.write(to: dir.appendingPathComponent("standins.swift"), atomically: true, encoding: .utf8)
     let built = try Swiftc.run(["main.swift", "standins.swift", "-o", "world"], in: dir)
     #expect(built.status == 0 && !built.said.contains("warning:"), "\(built.said)")
     guard built.status == 0 else { return }
@@ -354,7 +384,9 @@ import TestSupport
     #expect(ran.output.hasSuffix("finished: [true, true, true, true]\nwork done: 9\n"), "\(ran.output)")
   }
 
-  @Test("Every line of generated code fits 80 columns, even indented by a lesson's four: the whole world, each operation and queue, each echo, and the export")
+  @Test(
+    "Every line of generated code fits 80 columns, even indented by a lesson's four: the whole world, each operation and queue, each echo, and the export"
+  )
   func everyLineFits() throws {
     var options = ShellOptions()
     options.width = 500  // nothing is wrapped on the way: what is measured is what was made
@@ -386,7 +418,8 @@ import TestSupport
 extension SwiftCodeRunTests {
   @Test("A lesson's `swift` in a run: block is shown as laid out, indented but never re-wrapped like prose, even narrower than the code")
   func lessonShowsCodeAsIs() throws {
-    let lesson = try LessonParser.parse("""
+    let lesson = try LessonParser.parse(
+      """
       title: Code in a lesson
 
       run:
@@ -434,12 +467,15 @@ extension SwiftCodeRunTests {
     let echoing = Interpreter(options: options)
     _ = echoing.execute("set swift-echo on")
     let echoed = echoing.execute("op d1 takes 2 completion 1").output
-    #expect(echoed.contains("""
-               // its completion block runs after it, on a thread you cannot count on
-               d1.completionBlock = { work(ticks: 1) }
+    #expect(
+      echoed.contains(
+        """
+                 // its completion block runs after it, on a thread you cannot count on
+                 d1.completionBlock = { work(ticks: 1) }
 
-      """), "\(echoed)")
-    #expect(echoed.split(separator: "\n").filter { !$0.hasPrefix("  swift:") && !$0.hasPrefix(SwiftCode.echoIndent) }
-      .allSatisfy { $0.count <= 50 }, "\(echoed)")
+        """), "\(echoed)")
+    #expect(
+      echoed.split(separator: "\n").filter { !$0.hasPrefix("  swift:") && !$0.hasPrefix(SwiftCode.echoIndent) }
+        .allSatisfy { $0.count <= 50 }, "\(echoed)")
   }
 }

@@ -22,8 +22,10 @@ import Testing
       [.createOperation(OperationSpec(name: "a", duration: 2), dependencies: [], queue: w.queueID(named: "q"))]
     }
     try line("op b,c takes 1 hold") { _ in
-      [.createOperation(OperationSpec(name: "b"), dependencies: [], queue: nil),
-       .createOperation(OperationSpec(name: "c"), dependencies: [], queue: nil)]
+      [
+        .createOperation(OperationSpec(name: "b"), dependencies: [], queue: nil),
+        .createOperation(OperationSpec(name: "c"), dependencies: [], queue: nil),
+      ]
     }
     try line("step 1") { _ in [.step(1)] }
     try line("add b,c to q") { w in
@@ -47,18 +49,20 @@ import Testing
   func defaultQueueDeclared() {
     let lab = Interpreter()
     for line in ["max queue 2", "qos queue utility", "op a takes 1"] { _ = lab.execute(line) }
-    #expect(lab.execute("swift").output.contains("""
-      // max queue 2
-      let queue = OperationQueue()
-      queue.name = "queue"
-      queue.maxConcurrentOperationCount = 2
+    #expect(
+      lab.execute("swift").output.contains(
+        """
+        // max queue 2
+        let queue = OperationQueue()
+        queue.name = "queue"
+        queue.maxConcurrentOperationCount = 2
 
-      // qos queue utility
-      queue.qualityOfService = .utility
+        // qos queue utility
+        queue.qualityOfService = .utility
 
-      // op a takes 1
-      let a = BlockOperation { work(ticks: 1) }
-      """))
+        // op a takes 1
+        let a = BlockOperation { work(ticks: 1) }
+        """))
   }
 
   @Test("real names a line it cannot play once, with its text, however many actions it performed")
@@ -71,10 +75,11 @@ import Testing
       #expect(lab.execute(line).error == nil, "\(line)")
     }
     let (script, unplayed) = RealComparison.script(lab.swiftSource())
-    #expect(unplayed == [
-      "`machine cores 2`: the real machine has its own cores", "`order 1,0`", "`choose 1`",
-      "`tap`: the lab plays the user and the display",
-    ])
+    #expect(
+      unplayed == [
+        "`machine cores 2`: the real machine has its own cores", "`order 1,0`", "`choose 1`",
+        "`tap`: the lab plays the user and the display",
+      ])
     #expect(script.actions.contains(TimedAction(tick: 0, action: .makeVariable("n", 0))))
   }
 }

@@ -46,8 +46,11 @@ import Testing
     #expect(i.execute("resume q").error == nil)  // a starts first
     #expect(!TaskCoach.possible(t, in: i.world))
     let said = coach.judge(in: TaskCoach.Lab(i), clockMoved: false)
-    #expect(said == [.cannotSucceed(
-      "✗ This can no longer succeed: b must start before a. `undo` takes back `resume q` and returns to t=0.")])
+    #expect(
+      said == [
+        .cannotSucceed(
+          "✗ This can no longer succeed: b must start before a. `undo` takes back `resume q` and returns to t=0.")
+      ])
     #expect(said.allSatisfy { $0.isProse })
     #expect(coach.feedback.impossible && coach.feedback.wayOutTick == 0)
     // The same world again: nothing new to say.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -51,7 +51,8 @@ extension TerminalTests {
     // The first lab goes on only when the test says so (a file appears), not after a fixed
     // time: on a busy machine it may not even have started by then.
     let go = state.appendingPathComponent("go")
-    let first = try startSession(["op a takes 3\\r", "<WAIT a started>", "<FILE \(go.path)>", "step 1\\r", "op c after a\\r", "<WAIT c enqueued>", "<KILL>"], state: state)
+    let first = try startSession(
+      ["op a takes 3\\r", "<WAIT a started>", "<FILE \(go.path)>", "step 1\\r", "op c after a\\r", "<WAIT c enqueued>", "<KILL>"], state: state)
     try waitForJournal(in: state)
     let second = try session(["op b takes 1\\r", "\\x04"], state: state)
     _ = FileManager.default.createFile(atPath: go.path, contents: nil)
@@ -182,16 +183,17 @@ extension TerminalTests {
     let state = stateFolder()
     defer { try? FileManager.default.removeItem(at: state) }
     let list = "alpha  alps"
-    let out = try session([
-      "op alpha\\r", "<NEXT oplab t=0> >", "op alps\\r", "<NEXT oplab t=0> >",
-      "why alp\\t", "<NEXT \(list)>",  // listed once
-      "\\x15", "why alp", "<NEXT why alp>", "\\t", "<NEXT \(list)>",  // Ctrl-U, the same word again: listed again
-      "\\x15\\x19", "<NEXT why alp>", "ha\\r", "<NEXT alpha was created at t=0.>",  // Ctrl-U still keeps the line for Ctrl-Y
-      "why alp\\t", "<NEXT \(list)>",  // a new line: listed again
-      "\\x0c", "<NEXT why alp>", "\\t", "<NEXT \(list)>",  // Ctrl-L cleared the screen: listed again
-      "\\x15clear\\r", "<NEXT \u{1B}[3J>", "why alp\\t", "<NEXT \(list)>",  // after clear: listed again
-      "\\x03", "<NEXT oplab t=0> >", "\\x04",
-    ], state: state, environment: ["PTY_ROWS": "24", "PTY_COLS": "80"])
+    let out = try session(
+      [
+        "op alpha\\r", "<NEXT oplab t=0> >", "op alps\\r", "<NEXT oplab t=0> >",
+        "why alp\\t", "<NEXT \(list)>",  // listed once
+        "\\x15", "why alp", "<NEXT why alp>", "\\t", "<NEXT \(list)>",  // Ctrl-U, the same word again: listed again
+        "\\x15\\x19", "<NEXT why alp>", "ha\\r", "<NEXT alpha was created at t=0.>",  // Ctrl-U still keeps the line for Ctrl-Y
+        "why alp\\t", "<NEXT \(list)>",  // a new line: listed again
+        "\\x0c", "<NEXT why alp>", "\\t", "<NEXT \(list)>",  // Ctrl-L cleared the screen: listed again
+        "\\x15clear\\r", "<NEXT \u{1B}[3J>", "why alp\\t", "<NEXT \(list)>",  // after clear: listed again
+        "\\x03", "<NEXT oplab t=0> >", "\\x04",
+      ], state: state, environment: ["PTY_ROWS": "24", "PTY_COLS": "80"])
     #expect(out.components(separatedBy: list).count - 1 == 5, "\(out)")
     #expect(out.contains("alpha was created at t=0."), "\(out)")
     #expect(out.hasSuffix("\nexit 0\n"), "\(out)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Drives the interactive shell through a real pseudo-terminal, as a learner's keyboard
 /// would: Tab completion, history with Up, line editing, Ctrl-C and Ctrl-D.
@@ -39,14 +39,15 @@ import TestSupport
   func keys() throws {
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-tty-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: state) }
-    let out = try session([
-      "op alpha takes 2\\r",
-      "why al\\t", "\\r",  // Tab completes the operation name
-      "\\x1b[A", "\\r",  // Up recalls `why alpha`
-      "stp", "\\x7f\\x7ftep\\r",  // two backspaces, then the fix
-      "nonsense here", "\\x03",  // Ctrl-C drops the partial line
-      "\\x04",  // Ctrl-D on an empty line leaves
-    ], state: state)
+    let out = try session(
+      [
+        "op alpha takes 2\\r",
+        "why al\\t", "\\r",  // Tab completes the operation name
+        "\\x1b[A", "\\r",  // Up recalls `why alpha`
+        "stp", "\\x7f\\x7ftep\\r",  // two backspaces, then the fix
+        "nonsense here", "\\x03",  // Ctrl-C drops the partial line
+        "\\x04",  // Ctrl-D on an empty line leaves
+      ], state: state)
     #expect(out.hasSuffix("\nexit 0\n"), "output: \(out)")
     #expect(out.contains("oplab t=0> "))
     #expect(out.components(separatedBy: "alpha was created at t=0.").count - 1 == 2, "output: \(out)")

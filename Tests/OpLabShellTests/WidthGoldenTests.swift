@@ -1,7 +1,7 @@
 import Foundation
 import OpLabRender
-import Testing
 import TestSupport
+import Testing
 
 @testable import OpLabShell
 
@@ -107,13 +107,14 @@ struct WidthGoldenTests {
   func longTypedLine() throws {
     let line = "op fetch-the-thumbnail-image on downloads takes 3 cancel-check every 1 priority high"
     let error = try #require(Interpreter().execute(line).error)
-    #expect(error.pointed(prompt: 11, typed: line, width: 60) == """
-        …the-thumbnail-image on downloads takes 3 cancel-check ev…
-                                ^^^^^^^^^
-      error: there is no queue named 'downloads'
-      hint: create it first: queue downloads
+    #expect(
+      error.pointed(prompt: 11, typed: line, width: 60) == """
+          …the-thumbnail-image on downloads takes 3 cancel-check ev…
+                                  ^^^^^^^^^
+        error: there is no queue named 'downloads'
+        hint: create it first: queue downloads
 
-      """)
+        """)
     let short = "why nosuch"
     let other = try #require(Interpreter().execute(short).error)
     #expect(other.pointed(prompt: 11, typed: short, width: 60).hasPrefix(String(repeating: " ", count: 15) + "^^^^^^\nerror: "))

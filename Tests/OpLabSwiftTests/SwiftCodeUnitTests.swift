@@ -15,22 +15,27 @@ import Testing
     #expect(SwiftCode.literal("a\"b\\c") == "\"a\\\"b\\\\c\"")
   }
 
-  @Test("Code too wide is laid out, not wrapped like prose: comments go on as comment lines, a trailing comment goes above, a statement breaks after its `=`, a string literal is never broken")
+  @Test(
+    "Code too wide is laid out, not wrapped like prose: comments go on as comment lines, a trailing comment goes above, a statement breaks after its `=`, a string literal is never broken"
+  )
   func fitsLaidOut() {
     // The shown forms: a comment too wide goes on as comment lines, a trailing comment
     // goes above, a statement breaks after its `=`; a string literal is never broken.
-    #expect(SwiftCode.fit(["  x = f()  // " + String(repeating: "word ", count: 20)], width: 40) == [
-      "  // word word word word word word word",
-      "  // word word word word word word word",
-      "  // word word word word word word",
-      "  x = f()",
-    ])
-    #expect(SwiftCode.fit(["let aVeryLongName = \"a // b\" + anotherVeryLongName"], width: 40) == [
-      "let aVeryLongName =", "  \"a // b\" + anotherVeryLongName",
-    ])
-    #expect(SwiftCode.fit(["print(\"a string much longer than the width allows\")"], width: 20) == [
-      "print(\"a string much longer than the width allows\")",
-    ])
+    #expect(
+      SwiftCode.fit(["  x = f()  // " + String(repeating: "word ", count: 20)], width: 40) == [
+        "  // word word word word word word word",
+        "  // word word word word word word word",
+        "  // word word word word word word",
+        "  x = f()",
+      ])
+    #expect(
+      SwiftCode.fit(["let aVeryLongName = \"a // b\" + anotherVeryLongName"], width: 40) == [
+        "let aVeryLongName =", "  \"a // b\" + anotherVeryLongName",
+      ])
+    #expect(
+      SwiftCode.fit(["print(\"a string much longer than the width allows\")"], width: 20) == [
+        "print(\"a string much longer than the width allows\")"
+      ])
   }
 
   /// A world made by `lines`, each a typed line and its actions (given the world so far).
@@ -51,39 +56,44 @@ import Testing
   func fromActions() throws {
     let source = try Self.source([
       ("queue downloads max 2", { _ in [.createQueue(name: "downloads", maxConcurrent: 2, qualityOfService: nil)] }),
-      ("op fetch-image on downloads takes 3", { w in
-        [.createOperation(OperationSpec(name: "fetch-image", duration: 3), dependencies: [], queue: w.queueID(named: "downloads"))]
-      }),
+      (
+        "op fetch-image on downloads takes 3",
+        { w in
+          [.createOperation(OperationSpec(name: "fetch-image", duration: 3), dependencies: [], queue: w.queueID(named: "downloads"))]
+        }
+      ),
       ("step 1", { _ in [.step(1)] }),
       ("suspend downloads", { w in w.queueID(named: "downloads").map { [.suspend($0)] } ?? [] }),
       ("resume downloads", { w in w.queueID(named: "downloads").map { [.resume($0)] } ?? [] }),
       ("run", { _ in [.runUntilIdle] }),
     ])
     let code = SwiftCode.render(source)
-    #expect(code.hasSuffix("""
-      // queue downloads max 2
-      let downloads = OperationQueue()
-      downloads.name = "downloads"
-      downloads.maxConcurrentOperationCount = 2
+    #expect(
+      code.hasSuffix(
+        """
+        // queue downloads max 2
+        let downloads = OperationQueue()
+        downloads.name = "downloads"
+        downloads.maxConcurrentOperationCount = 2
 
-      // op fetch-image on downloads takes 3
-      let fetchImage = BlockOperation { work(ticks: 3) }
-      fetchImage.name = "fetch-image"
-      downloads.addOperation(fetchImage)
+        // op fetch-image on downloads takes 3
+        let fetchImage = BlockOperation { work(ticks: 3) }
+        fetchImage.name = "fetch-image"
+        downloads.addOperation(fetchImage)
 
-      sleep(ticks: 1)  // the clock is at t=1 now
+        sleep(ticks: 1)  // the clock is at t=1 now
 
-      // suspend downloads
-      downloads.isSuspended = true  // running work goes on; nothing new starts
+        // suspend downloads
+        downloads.isSuspended = true  // running work goes on; nothing new starts
 
-      // resume downloads
-      downloads.isSuspended = false
+        // resume downloads
+        downloads.isSuspended = false
 
-      // run
-      // a program's work just goes on; a command-line tool waits for it:
-      downloads.waitUntilAllOperationsAreFinished()
+        // run
+        // a program's work just goes on; a command-line tool waits for it:
+        downloads.waitUntilAllOperationsAreFinished()
 
-      """), "\(code)")
+        """), "\(code)")
     #expect(source.entries.map(\.subject) == ["downloads", "fetch-image", nil, nil, nil, nil])
     #expect(source.entries.map(\.waitsForTheWork) == [false, false, false, false, false, true])
   }

@@ -5,9 +5,9 @@ import OpLabCore
 import OpLabShell
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 enum Fuzz {

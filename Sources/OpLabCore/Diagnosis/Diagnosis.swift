@@ -78,7 +78,9 @@ extension StallCause {
     case .waitingOn(let op), .dependencyNotInQueue(let op), .mainThreadWaitingFor(let op): op
     case .waitingForLock(_, let holder): holder
     case .slotsHeld(_, let by): by.count == 1 ? by[0] : nil
-    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .countBelowZero, .notInQueue, .gateClosed, .heldBehindBarrier: nil
+    case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .countBelowZero, .notInQueue, .gateClosed,
+      .heldBehindBarrier:
+      nil
     }
   }
 }
@@ -343,7 +345,8 @@ extension World {
               component.append(OpID(Int(w)))
               if Int(w) == top.node { break }
             }
-            let selfLoop = component.count == 1
+            let selfLoop =
+              component.count == 1
               && edges.first(in: operations[top.node].dependencyList, where: { $0.slot == top.node }) != nil
             if component.count > 1 || selfLoop { cycles.append(component.sorted()) }
           }

@@ -245,7 +245,8 @@ extension World {
     let blocks: [Tick]
     switch r.spec.kind {
     case .blocks(let existing): blocks = existing
-    case .plain where r.spec.cancellation == .never && !r.spec.bailsIfDependencyCancelled
+    case .plain
+    where r.spec.cancellation == .never && !r.spec.bailsIfDependencyCancelled
       && !r.spec.bailsUnlessDependenciesSucceeded && r.spec.failsAt == nil && r.mainThreadWork == nil && !r.isBarrier:
       blocks = [r.spec.duration]
     default: throw .notABlockOperation(r.name)
@@ -311,7 +312,8 @@ extension World {
       readiness[op.slot].gateClosed = false
       guard readiness[op.slot].phase == .pending, readiness[op.slot].isReady, let q = operations[op.slot].queue else { continue }
       // The gate's own KVO (an asynchronous operation's ready posts its pair itself).
-      if case .async = operations[op.slot].spec.kind {} else {
+      if case .async = operations[op.slot].spec.kind {
+      } else {
         record(.kvoWillChange(.isReady), op: op, queue: q, reason: .gateOpened(Int32(g)))
         record(.kvoDidChange(.isReady), op: op, queue: q, reason: .gateOpened(Int32(g)))
       }

@@ -68,8 +68,9 @@ extension World {
     operations[op.slot].place = takePlace()
     setPhase(op, .pending)
     let unfinished = readiness[op.slot].ignoresDependencies ? 0 : readiness[op.slot].unfinishedCount
-    record(.enqueued, op: op, queue: q, from: .created, to: .pending,
-           reason: reason == .command && unfinished > 0 ? .waitingOnDependencies(unfinished) : reason)
+    record(
+      .enqueued, op: op, queue: q, from: .created, to: .pending,
+      reason: reason == .command && unfinished > 0 ? .waitingOnDependencies(unfinished) : reason)
     if let barrier = queues[q.slot].openBarrier, !operations[op.slot].isBarrier, operations[op.slot].mainThreadWork == nil,
       !operations[barrier.slot].isFinished
     {

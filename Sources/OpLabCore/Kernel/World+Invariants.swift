@@ -28,7 +28,8 @@ extension World {
       }
     }
     for q in queueIDs where staleReadyEntryCount(in: q) > queues[q.slot].possiblyStaleReadyEntries {
-      problems.append("\(queues[q.slot].name): \(staleReadyEntryCount(in: q)) stale ready entries, \(queues[q.slot].possiblyStaleReadyEntries) counted")
+      problems.append(
+        "\(queues[q.slot].name): \(staleReadyEntryCount(in: q)) stale ready entries, \(queues[q.slot].possiblyStaleReadyEntries) counted")
     }
     if queueNameHashes != queues.map({ NameIndex.hash($0.name) }) {
       problems.append("the queues' name hashes are not those of their names")
@@ -45,7 +46,8 @@ extension World {
     }
     for (key, surplus) in balance.sorted(by: { $0.key < $1.key }) where surplus != 0 {
       let dep = operations[Int(key >> 32)].name, op = operations[Int(Int32(truncatingIfNeeded: key))].name
-      problems.append("\(op) lists \(dep) as a dependency \(surplus > 0 ? "\(surplus) more" : "\(-surplus) fewer") times than \(dep) lists it as a dependent")
+      problems.append(
+        "\(op) lists \(dep) as a dependency \(surplus > 0 ? "\(surplus) more" : "\(-surplus) fewer") times than \(dep) lists it as a dependent")
     }
     for (i, r) in zip(readiness.indices, operations) {
       let unfinishedCount = readiness[i].unfinishedCount, isReady = readiness[i].isReady

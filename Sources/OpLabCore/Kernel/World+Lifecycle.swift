@@ -91,11 +91,13 @@ extension World {
     }
     if operations[op.slot].spec.bailsUnlessDependenciesSucceeded,
       // `dependencies` hides the queue's barrier operations (rule 7): only the learner's count.
-      let failed = edges.first(in: operations[op.slot].dependencyList, where: {
-        // Cancelled counts as not succeeded even when its work ran to the end (the README's
-        // definition, and the exported `succeeded(_:)`).
-        (operations[$0.slot].outcome != .succeeded || operations[$0.slot].isCancelled) && !operations[$0.slot].isBarrier
-      })
+      let failed = edges.first(
+        in: operations[op.slot].dependencyList,
+        where: {
+          // Cancelled counts as not succeeded even when its work ran to the end (the README's
+          // definition, and the exported `succeeded(_:)`).
+          (operations[$0.slot].outcome != .succeeded || operations[$0.slot].isCancelled) && !operations[$0.slot].isBarrier
+        })
     {
       schedule(.finishNow(op, .bailed, .dependencyDidNotSucceed(failed), generation: generation), at: now)
       return true

@@ -105,7 +105,8 @@ extension World {
       operations[op.slot].spec.priority = priority
       guard r.level != priority.rawValue else { return }
     case .linux:
-      let assumed = r.spec.priority?.rawValue
+      let assumed =
+        r.spec.priority?.rawValue
         ?? (queues[q.slot].effectiveMax != 0 ? r.spec.qualityOfService?.mappedPriority.rawValue : nil)
         ?? QueuePriority.normal.rawValue
       guard assumed != priority.rawValue else { return }
@@ -139,7 +140,8 @@ extension World {
     if edges.first(in: operations[op.slot].dependencyList, where: { $0 == dep }) != nil { return false }
     // A cycle holds only operations that wait for their dependencies: not one that has
     // started, finished, or was cancelled before starting (it ignores them, rule 13).
-    let mayCloseCycle = waitsForDependencies(op.slot) && waitsForDependencies(dep.slot)
+    let mayCloseCycle =
+      waitsForDependencies(op.slot) && waitsForDependencies(dep.slot)
       && (op == dep || hasDependents(op))
     let started = operations[op.slot].phase == .executing || operations[op.slot].isFinished || operations[op.slot].dispatched
     link(op, on: dep, reason: started ? .alreadyStarted : .command)
@@ -163,7 +165,8 @@ extension World {
     }
     removeDependent(op, from: dep)
     let r = operations[op.slot]
-    let waitsToStart = (r.phase == .created || r.phase == .pending || r.phase == .ready) && !r.dispatched
+    let waitsToStart =
+      (r.phase == .created || r.phase == .pending || r.phase == .ready) && !r.dispatched
       && !isDispatchedToMainThread(op)
     if operations[dep.slot].isFinished {
       guard platform == .linux, r.isCancelled, waitsToStart else {

@@ -88,11 +88,12 @@ extension World {
     // entries, as it always has, and the second is what may still be stale.
     var seen = Set<OpID>()
     var twins = 0
-    queues[q.slot].readyHeap = ReadyQueue(queues[q.slot].readyHeap.unordered.filter {
-      guard isCurrent($0, in: q) else { return false }
-      if !seen.insert($0.op).inserted { twins += 1 }
-      return true
-    })
+    queues[q.slot].readyHeap = ReadyQueue(
+      queues[q.slot].readyHeap.unordered.filter {
+        guard isCurrent($0, in: q) else { return false }
+        if !seen.insert($0.op).inserted { twins += 1 }
+        return true
+      })
     queues[q.slot].staleReadyEntries = 0
     queues[q.slot].possiblyStaleReadyEntries = twins
   }

@@ -366,7 +366,8 @@ extension World {
         if state.waiters[l].count > 1, var order = state.order {
           let candidates = [state.waiters[l][0]] + state.waiters[l].dropFirst().sorted()
           let chosen = order.nextChoice(options: candidates.count)
-          order.taken.append(OpenPoint(tick: now, kind: .lock(Int32(l)), options: candidates.count, chosen: chosen, candidates: candidates, steps: []))
+          order.taken.append(
+            OpenPoint(tick: now, kind: .lock(Int32(l)), options: candidates.count, chosen: chosen, candidates: candidates, steps: []))
           state.order = order
           index = state.waiters[l].firstIndex(of: candidates[chosen]) ?? 0
         }
@@ -399,8 +400,9 @@ extension World {
       if let back = shared { state = back }
     }
     if let (waiter, l) = released {
-      record(.lockAcquired(Int32(l)), op: waiter, queue: operations[waiter.slot].queue,
-             reason: chosenOverLongest ? .lockChosenAfter(op) : .lockReleasedBy(op))
+      record(
+        .lockAcquired(Int32(l)), op: waiter, queue: operations[waiter.slot].queue,
+        reason: chosenOverLongest ? .lockChosenAfter(op) : .lockReleasedBy(op))
       scheduleNextStep(waiter, after: state.runs[waiter]?.next ?? 0, of: stepList(of: waiter, inCompletion: false).count, inCompletion: false)
     }
   }

@@ -231,7 +231,9 @@ extension World {
     _ ops: [OpID], _ wait: Waiter, cap: Tick?, interrupt: Interrupt?
   ) -> (ActionResult, completed: Bool) {
     let limit = wait.until.map { t in cap.map { Swift.min($0, t) } ?? t } ?? cap
-    let v = wait.fromMain ? waitOnMainThread(for: ops, cap: limit, interrupt: interrupt)
+    let v =
+      wait.fromMain
+      ? waitOnMainThread(for: ops, cap: limit, interrupt: interrupt)
       : waitUntilFinished(ops, cap: limit, interrupt: interrupt)
     // Stopped at its own tick, it did what it says; stopped earlier by the cap, it was cut.
     if v == .capped, let t = wait.until, now == t { return (.verdict(.reached), true) }

@@ -145,9 +145,10 @@ extension World {
       // Every run may give the shortest replay, a repeated order too (its choices may be fewer).
       if outcome.isBad {
         func failed(_ o: Exploration.Outcome) -> Bool { o.deadlock || o.lostUpdate }
-        let better = result.shortestBad.map { best in
-          failed(outcome) != failed(best) ? failed(outcome) : outcome.choices.count < best.choices.count
-        } ?? true
+        let better =
+          result.shortestBad.map { best in
+            failed(outcome) != failed(best) ? failed(outcome) : outcome.choices.count < best.choices.count
+          } ?? true
         if better { result.shortestBad = outcome }
       }
       // The next order: the last choice point with an option left takes its next one.

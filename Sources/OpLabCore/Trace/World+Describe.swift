@@ -28,9 +28,10 @@ extension World {
       return e.reason == .alreadyFinished
         ? "gate \(gateName(g)) opened: no effect, it was open" : "gate \(gateName(g)) \(prose ? "opened" : "opens")"
     case .framesChanged(let every):
-      let text = every.map {
-        "the display \(prose ? "began to ask" : "asks") for a frame every \($0) \($0 == 1 ? "tick" : "ticks") (each needs the main thread)"
-      } ?? "the display \(prose ? "stopped" : "stops") asking for frames"
+      let text =
+        every.map {
+          "the display \(prose ? "began to ask" : "asks") for a frame every \($0) \($0 == 1 ? "tick" : "ticks") (each needs the main thread)"
+        } ?? "the display \(prose ? "stopped" : "stops") asking for frames"
       return e.reason == .command ? text : "\(text): \(explain(e.reason))"
     default: break
     }
@@ -117,7 +118,8 @@ extension World {
     case .lockReleased(let l): what = "unlocked \(lockName(l))"
     case .touchedUI: what = "touched the user interface" + (Self.isOnMainThread(e) ? " on the main thread" : " OFF the main thread")
     case .addRefused(let target):
-      what = "addOperation(\(name(target))) refused: \(name(target)) was added before, and an operation can be added only once (the real call raises NSInvalidArgumentException on Apple platforms and crashes on Linux; the lab skipped it)"
+      what =
+        "addOperation(\(name(target))) refused: \(name(target)) was added before, and an operation can be added only once (the real call raises NSInvalidArgumentException on Apple platforms and crashes on Linux; the lab skipped it)"
     }
     if prose, let clause = proseClause(e, subject: subject, what: what, whereText: whereText) {
       (subject, what) = clause
@@ -265,7 +267,8 @@ extension World {
         : "a step of \(World.possessive(name(adder))) work called addOperation"
     case .addedByMainThreadCall(let call):
       "\(name(call)), addOperations(_:waitUntilFinished: true) called on the main thread, added it when the main thread got to the call"
-    case .lockHeldBy(let holder): holder == op ? "it holds that lock itself, and an NSLock is not reentrant: it waits forever" : "\(name(holder)) holds it"
+    case .lockHeldBy(let holder):
+      holder == op ? "it holds that lock itself, and an NSLock is not reentrant: it waits forever" : "\(name(holder)) holds it"
     case .lockReleasedBy(let other): "\(name(other)) unlocked it, and it had waited longest"
     case .lockChosenAfter(let other):
       "\(name(other)) unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)"

@@ -18,9 +18,9 @@ enum RealComparison {
   /// The platform whose Foundation this process runs.
   static let hostPlatform: Platform = {
     #if os(Linux)
-      .linux
+    .linux
     #else
-      .apple
+    .apple
     #endif
   }()
 
@@ -157,7 +157,9 @@ enum RealComparison {
         case .step, .runUntil, .runUntilIdle, .runUntilFinished: break
         // The real queue is this machine's: a world imitating another platform is named.
         case .setPlatform(let platform) where platform != Self.hostPlatform:
-          unplay("the real queue is this machine's, " + (Self.hostPlatform == .linux ? "swift-corelibs-foundation on Linux" : "Foundation on an Apple platform"))
+          unplay(
+            "the real queue is this machine's, "
+              + (Self.hostPlatform == .linux ? "swift-corelibs-foundation on Linux" : "Foundation on an Apple platform"))
         case .setPlatform: break
         case .setCores: unplay("the real machine has its own cores")
         case .tap, .frames: unplay("the lab plays the user and the display")
@@ -207,9 +209,10 @@ enum RealComparison {
     for (q, ops) in queued.enumerated() {
       for op in ops where world.operation(op).mainThreadWork == nil {
         let name = world.name(op)
-        lanes.append(SideBySide.Lane(
-          name: name, queue: world.name(QueueID(q)), lab: lab[op] ?? .init(), real: real[name] ?? .init(),
-          orderIsOpen: Why.orderIsOpen(op, in: world)))
+        lanes.append(
+          SideBySide.Lane(
+            name: name, queue: world.name(QueueID(q)), lab: lab[op] ?? .init(), real: real[name] ?? .init(),
+            orderIsOpen: Why.orderIsOpen(op, in: world)))
       }
     }
     // Operations started by hand run where start() was called: on the main thread.
@@ -242,7 +245,8 @@ enum RealComparison {
     let estimate = Double(end + grace) * Double(ms) / 1000
     guard estimate <= wallLimitSeconds else {
       let fits = Int(wallLimitSeconds * 1000 / Double(end + grace))
-      let way = fits >= msRange.lowerBound
+      let way =
+        fits >= msRange.lowerBound
         ? "try `real \(fits)` (\(fits) ms a tick), or"
         : "it is too long even at \(msRange.lowerBound) ms a tick:"
       throw Diagnostic(
@@ -274,19 +278,23 @@ enum RealComparison {
     out += "\n" + SideBySide.render(lanes, end: shown, width: width, ascii: ascii) + "\n"
     let events = "\(matched) \(matched == 1 ? "event" : "events")"
     if differences.isEmpty {
-      out += "No differences\(open.isEmpty ? "" : " the lab is answerable for"): every start and finish on the real queue was within "
+      out +=
+        "No differences\(open.isEmpty ? "" : " the lab is answerable for"): every start and finish on the real queue was within "
         + "\(SideBySide.format(SideBySide.noise)) of a tick of the lab's (\(events); the largest drift \(SideBySide.format(drift)) "
         + "of a tick, timing noise).\n"
     } else {
-      out += "\(differences.count) \(differences.count == 1 ? "difference" : "differences") beyond timing noise "
+      out +=
+        "\(differences.count) \(differences.count == 1 ? "difference" : "differences") beyond timing noise "
         + "(more than \(SideBySide.format(SideBySide.noise)) of a tick), marked \(ascii ? "<>" : "≠"):\n"
       for d in differences { out += "  • \(d.text)\n" }
-      out += "Timing noise: \(events) matched within \(SideBySide.format(SideBySide.noise)) of a tick "
+      out +=
+        "Timing noise: \(events) matched within \(SideBySide.format(SideBySide.noise)) of a tick "
         + "(the largest drift \(SideBySide.format(drift))).\n"
       for why in reasons(world, lanes: lanes, run: run) { out += why + "\n" }
     }
     if !open.isEmpty {
-      out += "Where the real queue leaves the order open (one of several possible; `why OP` says which the lab chose), "
+      out +=
+        "Where the real queue leaves the order open (one of several possible; `why OP` says which the lab chose), "
         + "the runs may differ, and did:\n"
       for d in open { out += "  • \(d.text)\n" }
     }
@@ -310,8 +318,10 @@ enum RealComparison {
   /// named side by side. Nothing when both sides finished everything.
   static func unfinishedText(lab: [String], real: [String]) -> String {
     if lab == real {
-      return real.isEmpty ? "" : "Unfinished on the real queue too when the run ended: \(real.joined(separator: ", ")) "
-        + "(`why` says what each waits for).\n"
+      return real.isEmpty
+        ? ""
+        : "Unfinished on the real queue too when the run ended: \(real.joined(separator: ", ")) "
+          + "(`why` says what each waits for).\n"
     }
     func list(_ names: [String]) -> String { names.isEmpty ? "none" : names.joined(separator: ", ") }
     return "Unfinished when the runs ended: in the lab \(list(lab)); on the real queue \(list(real)) "
@@ -326,7 +336,8 @@ enum RealComparison {
     if !shared.variableNames.isEmpty {
       let lab = zip(shared.variableNames, shared.values).map { "\($0) = \($1)" }.joined(separator: ", ")
       let real = run.finalValues.map { "\($0.name) = \($0.value)" }.joined(separator: ", ")
-      out += "Shared variables at the end: in the lab \(lab); on the real queue \(real)"
+      out +=
+        "Shared variables at the end: in the lab \(lab); on the real queue \(real)"
         + (lab == real ? ".\n" : " (the threads' timing decides a racy one: `explore` shows the lab's other orders).\n")
     }
     var labTouches: [String] = []
@@ -337,12 +348,16 @@ enum RealComparison {
       labTouches.append(who + (World.isOnMainThread(e) ? " on main" : " off main"))
     }
     if !labTouches.isEmpty || !run.uiTouches.isEmpty {
-      let real = run.uiTouches.map { ($0.inCompletion ? "\(World.possessive($0.name)) completion block" : $0.name) + ($0.onMainThread ? " on main" : " off main") }
-      out += "User-interface calls: in the lab \(labTouches.isEmpty ? "none" : labTouches.joined(separator: ", ")); "
+      let real = run.uiTouches.map {
+        ($0.inCompletion ? "\(World.possessive($0.name)) completion block" : $0.name) + ($0.onMainThread ? " on main" : " off main")
+      }
+      out +=
+        "User-interface calls: in the lab \(labTouches.isEmpty ? "none" : labTouches.joined(separator: ", ")); "
         + "on the real queue \(real.isEmpty ? "none" : real.joined(separator: ", ")) (Thread.isMainThread at the call).\n"
     }
     if !run.refusedAdds.isEmpty {
-      out += "On the real queue an `add` step found \(run.refusedAdds.joined(separator: ", ")) already in a queue and skipped it "
+      out +=
+        "On the real queue an `add` step found \(run.refusedAdds.joined(separator: ", ")) already in a queue and skipped it "
         + "(the real addOperation would raise there).\n"
     }
     return out

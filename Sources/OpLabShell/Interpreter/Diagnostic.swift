@@ -33,7 +33,8 @@ public struct Diagnostic: Error, Hashable, Sendable {
   public func located(defaultFile: String, defaultLine: Int, width: Int = 80) -> String {
     let place = "\(Visible.escape(file ?? defaultFile)):\(line ?? defaultLine):\(column): error: "
     // A path too long to leave room for the message is not shortened: the line stays whole.
-    var text = Names.width(place) > width - 8
+    var text =
+      Names.width(place) > width - 8
       ? place + Visible.shown(message) + "\n" : Self.fitted(place, Visible.shown(message), width: width, hang: 2)
     if let hint { text += Self.fitted("  hint: ", Visible.shown(hint), width: width) }
     return text

@@ -1,10 +1,10 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 import OpLabRender
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Why a file could not be read or written, as a value: ``message`` phrases it for a
 /// person, and the interpreter places it under the path (``Diagnostic``).

@@ -206,10 +206,11 @@ enum FileIO {
           throw fail(code == ENOENT ? .danglingLink(linkTarget(path)) : .system(code))
         }
         if let refusal = refusal(followed) { throw fail(refusal) }
-        target = realpath(path, nil).map { pointer in
-          defer { free(pointer) }
-          return String(cString: pointer)
-        } ?? path
+        target =
+          realpath(path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+          } ?? path
         outcome = .replacedThroughLink(target)
         kept = followed
       } else {
@@ -325,7 +326,7 @@ enum FileIO {
     var base = Substring(target[(target.lastIndex(of: "/").map(target.index(after:)) ?? target.startIndex)...])
     while base.utf8.count > 200 { base = base.dropLast() }
     let folder = folder(of: target)
-    let template = Array((folder == "/" ? "/" : folder + "/") .utf8) + Array(".\(base).oplab-XXXXXX".utf8)
+    let template = Array((folder == "/" ? "/" : folder + "/").utf8) + Array(".\(base).oplab-XXXXXX".utf8)
     guard template.count < temporaryCapacity else {
       errno = ENAMETOOLONG
       return -1

@@ -32,10 +32,11 @@ enum Help {
   /// whole on one line when it wraps.
   static func glued(_ usage: String) -> String {
     var depth = 0
-    return String(usage.map { ch -> Character in
-      if ch == "[" { depth += 1 }
-      if ch == "]" { depth = max(0, depth - 1) }
-      return ch == " " && depth > 0 ? Wrap.glue : ch
-    })
+    return String(
+      usage.map { ch -> Character in
+        if ch == "[" { depth += 1 }
+        if ch == "]" { depth = max(0, depth - 1) }
+        return ch == " " && depth > 0 ? Wrap.glue : ch
+      })
   }
 }

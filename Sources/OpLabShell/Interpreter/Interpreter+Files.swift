@@ -32,7 +32,8 @@ extension Interpreter {
   func save(to file: String, line: String) throws -> Reply {
     let at = Lexer.tokens(line).last ?? Token(file, column: 1)
     try Self.refuseCommentInPath(line, at)
-    let header = "# OpLab session saved at t=\(world.now); replay with `oplab run \(Self.shellQuoted(file))`"
+    let header =
+      "# OpLab session saved at t=\(world.now); replay with `oplab run \(Self.shellQuoted(file))`"
       + " or `source \(Self.quotedIfNeeded(file))`\n"
     let text = header + script.map { $0.text + "\n" }.joined()
     let outcome: FileIO.WriteOutcome
@@ -65,9 +66,11 @@ extension Interpreter {
   /// when it holds only characters no shell treats specially, else in single quotes, a `'`
   /// written `'\''` (`oplab run 'it'\''s $HOME.oplab'`).
   static func shellQuoted(_ path: String) -> String {
-    let plain = !path.isEmpty && path.unicodeScalars.allSatisfy {
-      ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "_./-+:,=@%".unicodeScalars.contains($0)
-    }
+    let plain =
+      !path.isEmpty
+      && path.unicodeScalars.allSatisfy {
+        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "_./-+:,=@%".unicodeScalars.contains($0)
+      }
     return plain ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
   }
 
@@ -83,7 +86,6 @@ extension Interpreter {
       column: next + 1, length: 1, message: "`#` starts a comment, so the file name would stop at '\(path.text)'",
       hint: "quote the name to keep the `#` in it: \(Lexer.quotedIfNeeded(typed))")
   }
-
 
   /// Runs `body` with `file` (opened from `path`, as the learner `named` it) as the script
   /// being run: `oplab run` runs each of its files inside this.

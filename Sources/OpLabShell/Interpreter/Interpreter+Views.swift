@@ -47,7 +47,8 @@ extension Interpreter {
     for (n, k) in choices.enumerated() {
       guard let point = world.nextOpenPoint() else {
         if n == 0 {
-          throw Diagnostic(column: argumentColumn(line), length: 1, message: "no open point comes from here", hint: "`choose` alone says so; `run` goes on")
+          throw Diagnostic(
+            column: argumentColumn(line), length: 1, message: "no open point comes from here", hint: "`choose` alone says so; `run` goes on")
         }
         let unused = choices[n...].map(String.init).joined(separator: ",")
         out += "  no open point is left for \(choices.count - n == 1 ? "choice" : "choices") \(unused): not used\n"
@@ -84,9 +85,10 @@ extension Interpreter {
       return Reply(output: "  swift-echo \(options.swiftEcho ? "on" : "off"): `set swift-echo on|off` switches\n")
     }
     options.swiftEcho = echo
-    return Reply(output: echo
-      ? "  swift-echo on: each command that changes the world is followed by its Swift\n"
-      : "  swift-echo off\n")
+    return Reply(
+      output: echo
+        ? "  swift-echo on: each command that changes the world is followed by its Swift\n"
+        : "  swift-echo off\n")
   }
 
   /// `real [N]`: the world on Foundation's OperationQueue, N ms a tick.

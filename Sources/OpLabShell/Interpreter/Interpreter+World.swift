@@ -28,7 +28,8 @@ extension Interpreter {
     if to == nil, declared.count > 1 {
       throw Diagnostic(
         column: argumentColumn(line), length: names.joined(separator: ",").count,
-        message: "these operations were defined for different queues (\(declared.sorted().joined(separator: ", "))), and one addOperations call adds them all to one",
+        message:
+          "these operations were defined for different queues (\(declared.sorted().joined(separator: ", "))), and one addOperations call adds them all to one",
         hint: "say which: add \(names.joined(separator: ",")) to \(declared.sorted()[0])")
     }
     let target = try queue(to ?? declared.first ?? "queue")
@@ -80,11 +81,12 @@ extension Interpreter {
 
   /// `run [until T|OP]`: the clock runs until idle or stalled, a tick, or an operation finishing.
   func runClock(until target: RunTarget) throws -> Reply {
-    let action: Action = switch target {
-    case .idle: .runUntilIdle
-    case .tick(let t): .runUntil(t)
-    case .op(let name): .runUntilFinished(try op(name))
-    }
+    let action: Action =
+      switch target {
+      case .idle: .runUntilIdle
+      case .tick(let t): .runUntil(t)
+      case .op(let name): .runUntilFinished(try op(name))
+      }
     let (out, results) = try perform([action])
     if case .tick = target, results.first != .verdict(.interrupted) { return Reply(output: out + "  now t=\(world.now)\n") }
     return Reply(output: out + verdictText(results.first) + (Races.summary(world) ?? ""))

@@ -260,7 +260,8 @@ public final class Interpreter {
     var out = "  cores: \(world.cores.map(String.init) ?? "unlimited")\n"
     if let cores = world.cores {
       let load = world.cpuLoad
-      out += "  now: \(load.units) \(load.units == 1 ? "unit" : "units") of work running, "
+      out +=
+        "  now: \(load.units) \(load.units == 1 ? "unit" : "units") of work running, "
         + "\(Exporters.coresText(load.used)) of \(cores) \(cores == 1 ? "core" : "cores") busy\n"
     }
     out += "  weights: background 1, utility 2, default 4, userInitiated 8, userInteractive 16\n"
@@ -301,7 +302,9 @@ public final class Interpreter {
         }
         if group.count > 1 {
           let names = group.compactMap { $0.op.map { world.name($0) } }
-          let list = names.count > 4 ? names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
+          let list =
+            names.count > 4
+            ? names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
             : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
           out += "  t=\(e.tick)  \(list) run at \(Machine.describe(share)) each: \(world.explain(e.reason))\n"
           k += group.count
@@ -419,16 +422,18 @@ public final class Interpreter {
     case .races:
       return Reply(output: Races.render(world))
     case .explore(let limit):
-      return try explore(limit: limit)
+      return explore(limit: limit)
     case .choose(let choices):
       return try choose(choices, line: line)
     case .chooseBack:
       return Reply(output: try history.chooseBack(column: argumentColumn(line)))
     case .order(let choices) where choices.isEmpty:
-      return try orderInForce()
+      return orderInForce()
     case .order(let choices):
       let (out, _) = try perform([.setStepOrder(choices.allSatisfy { $0 == 0 } ? [] : choices)])
-      let text = choices.allSatisfy { $0 == 0 } ? "  the open points take the normal order again\n"
+      let text =
+        choices.allSatisfy { $0 == 0 }
+        ? "  the open points take the normal order again\n"
         : "  the next \(choices.count) open \(choices.count == 1 ? "point takes" : "points take") the choices \(choices.map(String.init).joined(separator: ","))\n"
       return Reply(output: text + out)
     case .graph:
@@ -439,7 +444,7 @@ public final class Interpreter {
       }
       return Reply(output: SwiftCode.render(swiftSource(), focus: name), preformatted: true)
     case .set(let echo):
-      return try setting(swiftEcho: echo)
+      return setting(swiftEcho: echo)
     case .real(let ms):
       return try real(msPerTick: ms, line: line)
     case .export(let kind, let file):

@@ -254,7 +254,8 @@ struct SessionHistory {
     guard let (entry, choice) = found, entry >= undoFloor, case .chooseNext(let taken) = sim.journal[choice] else {
       throw Diagnostic(
         column: column, length: 4,
-        message: found == nil ? "there is no choice to back out of" : "there is no choice of yours to back out of: the ones before yours are the lesson's",
+        message: found == nil
+          ? "there is no choice to back out of" : "there is no choice of yours to back out of: the ones before yours are the lesson's",
         hint: "`choose` shows the next open point and `choose K` makes a choice there; `undo` takes back other commands")
     }
     let start = entry == 0 ? 0 : script[entry - 1].journalEnd

@@ -50,7 +50,8 @@ struct Matcher {
       let optionalWords = furthest == i ? expected.compactMap { e -> String? in if case .word(let w) = e { w } else { nil } } : []
       let optionKeywords = unused.compactMap(\.leadingWord)
       // Options keep their table order; optional words (`until`) come first only when no option starts with them.
-      let keywords = optionalWords.filter { !optionKeywords.contains($0) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+      let keywords =
+        optionalWords.filter { !optionKeywords.contains($0) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         + optionKeywords
       let guess = Suggest.closest(to: t.text, in: keywords)
       let already = spec.options.compactMap(\.leadingWord).filter { !keywords.contains($0) }
@@ -85,7 +86,8 @@ struct Matcher {
         column: t.column, length: t.length, message: "unexpected '\(t.text)'; expected \(what)", hint: "did you mean '\(word)'?")
     }
     // A number where a number or a name may stand: the number's complaint is the useful one.
-    let numeric = Int(t.text) != nil || (t.text.dropFirst(t.text.first == "-" || t.text.first == "+" ? 1 : 0).allSatisfy(\.isNumber) && !t.text.isEmpty)
+    let numeric =
+      Int(t.text) != nil || (t.text.dropFirst(t.text.first == "-" || t.text.first == "+" ? 1 : 0).allSatisfy(\.isNumber) && !t.text.isEmpty)
     if numeric, let c = complaints.first(where: { $0.message.contains("too large") || $0.message.contains("too small") }) {
       return ParseError(column: t.column, length: t.length, message: c.message, hint: c.hint ?? usage)
     }
@@ -222,8 +224,9 @@ struct Matcher {
         if k == 0, complete, !part.isEmpty { break scan }  // a whole step, then no comma: the list is over
         if k > 0 {
           guard complete else {
-            fail(j, .value(.steps), complaint: "a step needs its word and what it acts on before the comma", hint: StepSyntax.hint,
-                 span: offset - 1..<offset)
+            fail(
+              j, .value(.steps), complaint: "a step needs its word and what it acts on before the comma", hint: StepSyntax.hint,
+              span: offset - 1..<offset)
             return nil
           }
           complete = false
@@ -231,15 +234,17 @@ struct Matcher {
         if !part.isEmpty {
           let piece = StepSyntax.Piece(text: part, token: j, offset: offset)
           if pieces.count % 2 == 0, key == .completionDoes, ["lock", "unlock"].contains(part.lowercased()) {
-            fail(j, .value(.steps), complaint: "a completion block in the lab takes no locks",
-                 hint: "take the lock in an operation's own work (`does`); a completion block's steps are read, compute, write, touch ui and add",
-                 span: offset..<offset + part.count)
+            fail(
+              j, .value(.steps), complaint: "a completion block in the lab takes no locks",
+              hint: "take the lock in an operation's own work (`does`); a completion block's steps are read, compute, write, touch ui and add",
+              span: offset..<offset + part.count)
             return nil
           }
           if pieces.count % 2 == 0, !StepSyntax.verbs.contains(part.lowercased()) {
             let guess = Suggest.closest(to: part, in: StepSyntax.verbs)
-            fail(j, .value(.steps), complaint: "'\(part)' is not a step", hint: guess.map { "did you mean '\($0)'?" } ?? StepSyntax.hint,
-                 span: offset..<offset + part.count)
+            fail(
+              j, .value(.steps), complaint: "'\(part)' is not a step", hint: guess.map { "did you mean '\($0)'?" } ?? StepSyntax.hint,
+              span: offset..<offset + part.count)
             return nil
           }
           if pieces.count % 2 == 1, let (message, hint) = StepSyntax.check(verb: pieces[pieces.count - 1].text, argument: part, context: context) {
@@ -281,7 +286,8 @@ struct Matcher {
     var offset = 0
     for item in t.text.split(separator: ",", omittingEmptySubsequences: false) {
       let text = String(item)
-      let refused = kind == .opList
+      let refused =
+        kind == .opList
         ? text.isEmpty || !context.isOperation(text)
         : Self.checkNumber(text, minimum: 0, maximum: OperationSpec.maxDuration) != nil
       if refused { return offset..<(offset + max(1, text.count)) }

@@ -28,8 +28,10 @@ enum StepVerb: String, CaseIterable, Sendable {
         )
       }
       if context.isHeld(argument) { return nil }
-      return ("\(argument) is already in a queue, and an operation can be added only once",
-              "define the one to add with `hold` (op \(argument)2 … hold), so this step is what adds it")
+      return (
+        "\(argument) is already in a queue, and an operation can be added only once",
+        "define the one to add with `hold` (op \(argument)2 … hold), so this step is what adds it"
+      )
     case .touch:
       return argument.lowercased() == "ui" ? nil : ("'touch' takes 'ui', not '\(argument)'", "write: touch ui")
     }

@@ -161,7 +161,7 @@ public enum Lexer {
     return (tokens, quote?.column, joins)
   }
 
-/// Unicode's White_Space, without the property tables for ASCII (tab to carriage
+  /// Unicode's White_Space, without the property tables for ASCII (tab to carriage
   /// return, and space): a script of many lines is mostly ASCII.
   static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
     if scalar.isASCII { return scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value) }

@@ -13,7 +13,9 @@ extension Matcher {
       return ("'\(s)' is not a valid gate name", "names use letters, digits, '-', '_' and '.', and start with a letter")
     case .gate:
       if context.gates.contains(s) { return nil }
-      return ("there is no gate named '\(s)'", didYouMean(context.gates) ?? "a gate is made by the first operation that waits for it: op NAME gate \(s)")
+      return (
+        "there is no gate named '\(s)'", didYouMean(context.gates) ?? "a gate is made by the first operation that waits for it: op NAME gate \(s)"
+      )
     case .newNames:
       var seen = Set<String>()
       for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
@@ -32,7 +34,10 @@ extension Matcher {
       }
       return ("'\(s)' is not a valid name", "names use letters, digits, '-', '_' and '.', and start with a letter")
     case .op where s.contains(","), .opOrQueue where s.contains(","):
-      return ("this takes one name, not the list '\(s)'", "give one name: lists go to `add` (`add \(s) wait` waits for them all), `depend … on` and `op … after`")
+      return (
+        "this takes one name, not the list '\(s)'",
+        "give one name: lists go to `add` (`add \(s) wait` waits for them all), `depend … on` and `op … after`"
+      )
     case .op:
       if context.isOperation(s) { return nil }
       if context.isQueue(s) { return ("'\(s)' is a queue, not an operation", nil) }
@@ -43,7 +48,9 @@ extension Matcher {
       return ("there is no queue named '\(s)'", didYouMean(context.queues) ?? "create it first: queue \(s)")
     case .opOrQueue:
       if context.isOperation(s) || context.isQueue(s) { return nil }
-      return ("there is no operation or queue named '\(s)'", didYouMean(context.operations + context.queues) ?? "create it first: queue \(s), or op \(s)")
+      return (
+        "there is no operation or queue named '\(s)'", didYouMean(context.operations + context.queues) ?? "create it first: queue \(s), or op \(s)"
+      )
     case .opList:
       for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
         if name.isEmpty { return ("an empty name in the list '\(s)'", "separate names with single commas") }
@@ -64,7 +71,9 @@ extension Matcher {
       return Self.checkNumber(s, minimum: 0, maximum: OperationSpec.maxDuration)
     case .plusDuration:
       guard s.hasPrefix("+") else {
-        return ("'\(s)' does not start with +", "write the new block's ticks after a plus sign, as in: blocks \(tokens.dropFirst().first?.text ?? "OP") +3")
+        return (
+          "'\(s)' does not start with +", "write the new block's ticks after a plus sign, as in: blocks \(tokens.dropFirst().first?.text ?? "OP") +3"
+        )
       }
       return Self.checkNumber(String(s.dropFirst()), minimum: 0, maximum: OperationSpec.maxDuration)
     case .tick, .ticks:
@@ -77,18 +86,24 @@ extension Matcher {
       }
       return nil
     case .priority:
-      return QueuePriority(name: s) != nil ? nil
+      return QueuePriority(name: s) != nil
+        ? nil
         : ("'\(s)' is not a priority", didYouMean(QueuePriority.allCases.map(\.description)) ?? "use veryLow, low, normal, high or veryHigh")
     case .qos:
-      return QualityOfService(name: s) != nil ? nil
-        : ("'\(s)' is not a quality of service",
-           didYouMean(QualityOfService.allCases.map(\.description)) ?? "use background, utility, default, userInitiated or userInteractive")
+      return QualityOfService(name: s) != nil
+        ? nil
+        : (
+          "'\(s)' is not a quality of service",
+          didYouMean(QualityOfService.allCases.map(\.description)) ?? "use background, utility, default, userInitiated or userInteractive"
+        )
     case .platform:
       return Platform(rawValue: s.lowercased()) != nil ? nil : ("'\(s)' is not a platform", "use apple or linux")
     case .file:
       if s.contains("\u{0}") {
-        return ("the path '\(s.replacingOccurrences(of: "\u{0}", with: "\\0"))' holds a NUL byte (shown as \\0), which no file name can",
-                "retype the path: a NUL usually comes from pasted binary text")
+        return (
+          "the path '\(s.replacingOccurrences(of: "\u{0}", with: "\\0"))' holds a NUL byte (shown as \\0), which no file name can",
+          "retype the path: a NUL usually comes from pasted binary text"
+        )
       }
       return s.isEmpty ? ("an empty path names no file", "give a file name, e.g. pipeline.oplab") : nil
     case .integer:
@@ -99,14 +114,18 @@ extension Matcher {
       if CommandTable.spec(named: s) != nil { return nil }
       // The queue every world starts with, not a keyword of one command.
       if s.lowercased() == "main" {
-        return ("'main' is not a command: it is the main queue (OperationQueue.main), serial, whose work runs on the main thread",
-                "see `help tap`, `help frames` and `help wait` (`wait … from main`); `op NAME on main` puts work there")
+        return (
+          "'main' is not a command: it is the main queue (OperationQueue.main), serial, whose work runs on the main thread",
+          "see `help tap`, `help frames` and `help wait` (`wait … from main`); `op NAME on main` puts work there"
+        )
       }
       // A keyword of a command (`help async`): the help is that command's.
       let owners = CommandTable.all.filter { $0.keywords.contains(s.lowercased()) }.map(\.name)
       if !owners.isEmpty {
-        return ("'\(s)' is not a command: it is a word of \(owners.map { "`\($0)`" }.joined(separator: ", "))",
-                "see " + owners.map { "`help \($0)`" }.joined(separator: ", "))
+        return (
+          "'\(s)' is not a command: it is a word of \(owners.map { "`\($0)`" }.joined(separator: ", "))",
+          "see " + owners.map { "`help \($0)`" }.joined(separator: ", ")
+        )
       }
       return ("there is no command '\(s)'", didYouMean(CommandTable.names))
     }
@@ -120,7 +139,8 @@ extension Matcher {
     }
     let digits = s.hasPrefix("-") ? s.dropFirst() : Substring(s)
     if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) {
-      return s.hasPrefix("-") ? ("\(s) is too small: use \(minimum) or more", nil)
+      return s.hasPrefix("-")
+        ? ("\(s) is too small: use \(minimum) or more", nil)
         : ("\(s) is too large (the largest is \(maximum))", nil)
     }
     return ("'\(s)' is not a whole number", nil)

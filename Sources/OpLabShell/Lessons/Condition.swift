@@ -84,13 +84,14 @@ public indirect enum Condition: Hashable, Sendable {
     case "outcome":
       let op = try word()
       let text = try word().lowercased()
-      let outcome: Outcome? = switch text {
-      case "success", "succeeded": .succeeded
-      case "cancelled": .cancelled
-      case "failed": .failed
-      case "bailed": .bailed
-      default: nil
-      }
+      let outcome: Outcome? =
+        switch text {
+        case "success", "succeeded": .succeeded
+        case "cancelled": .cancelled
+        case "failed": .failed
+        case "bailed": .bailed
+        default: nil
+        }
       guard let outcome else { throw fail("'\(text)' is not an outcome", at: i - 1, hint: "use success, cancelled, failed or bailed") }
       result = .outcome(op, outcome)
     case "state":
@@ -116,7 +117,11 @@ public indirect enum Condition: Hashable, Sendable {
     case "max":
       let q = try word()
       let text = try word()
-      if text == "default" || text == "-1" { result = .max(q, nil) } else if let n = Int(text), n >= 0 { result = .max(q, n) } else {
+      if text == "default" || text == "-1" {
+        result = .max(q, nil)
+      } else if let n = Int(text), n >= 0 {
+        result = .max(q, n)
+      } else {
         throw fail("'\(text)' is not a limit", at: i - 1)
       }
     case "depends":
@@ -145,9 +150,11 @@ public indirect enum Condition: Hashable, Sendable {
       result = .platform(p)
     default:
       let guess = Suggest.closest(to: head, in: keywords)
-      throw fail("unknown condition '\(head)'", at: i - 1, hint: guess.map { "did you mean '\($0)'?" } ?? "use one of: " + keywords.joined(separator: ", "))
+      throw fail(
+        "unknown condition '\(head)'", at: i - 1, hint: guess.map { "did you mean '\($0)'?" } ?? "use one of: " + keywords.joined(separator: ", "))
     }
-    if case .not = result {} else if i < t.count {
+    if case .not = result {
+    } else if i < t.count {
       throw fail("unexpected '\(t[i].text)' after the condition")
     }
     return result
@@ -215,10 +222,12 @@ public indirect enum Condition: Hashable, Sendable {
       return "locks are taken in opposite orders: " + (cycle + [cycle[0]]).joined(separator: " → ") + " (each taken while holding the one before)"
     case .uiOnMain:
       let off = world.raceReport().offMainThread.map { world.name($0.op) }
-      return off.isEmpty ? "nothing touched the user interface" : "the user interface was touched off the main thread by " + off.joined(separator: ", ")
+      return off.isEmpty
+        ? "nothing touched the user interface" : "the user interface was touched off the main thread by " + off.joined(separator: ", ")
     case .raceFree:
       let r = world.raceReport()
-      return "the race detector found \(r.races.count) data \(r.races.count == 1 ? "race" : "races") and \(r.lostUpdates.count) lost \(r.lostUpdates.count == 1 ? "update" : "updates") (`races` shows them)"
+      return
+        "the race detector found \(r.races.count) data \(r.races.count == 1 ? "race" : "races") and \(r.lostUpdates.count) lost \(r.lostUpdates.count == 1 ? "update" : "updates") (`races` shows them)"
     default: return nil
     }
   }

@@ -19,7 +19,9 @@ extension LessonChecker {
       if known { return nil }
       let guess = Suggest.closest(to: p.name, in: p.namesQueue ? world.allQueueNames : world.operationNames)
       return TextProblem(
-        offset: p.offset, message: "the placeholder {\(p.kind) \(p.name)} names '\(p.name)', and the world has no such \(p.namesQueue ? "queue" : "operation") where the text is shown",
+        offset: p.offset,
+        message:
+          "the placeholder {\(p.kind) \(p.name)} names '\(p.name)', and the world has no such \(p.namesQueue ? "queue" : "operation") where the text is shown",
         hint: guess.map { "did you mean '\($0)'?" } ?? "at t=\(world.now)")
     }
   }

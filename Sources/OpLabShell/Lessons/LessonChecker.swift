@@ -14,7 +14,8 @@ public enum LessonChecker {
       let c = lesson.counts
       let seconds = lesson.items.filter { if case .predict(let p) = $0 { p.again != nil } else { false } }.count
       let again = seconds == 0 ? "" : ", \(seconds) second case\(seconds == 1 ? "" : "s")"
-      let what = "\(c.predictions) prediction\(c.predictions == 1 ? "" : "s")\(again), \(c.tasks) task\(c.tasks == 1 ? "" : "s"), \(c.checkpoints) checkpoint\(c.checkpoints == 1 ? "" : "s")"
+      let what =
+        "\(c.predictions) prediction\(c.predictions == 1 ? "" : "s")\(again), \(c.tasks) task\(c.tasks == 1 ? "" : "s"), \(c.checkpoints) checkpoint\(c.checkpoints == 1 ? "" : "s")"
       return "lesson \(lesson.number) \(lesson.id): " + (ok ? "ok (\(what))" : "FAILED (\(failures.count) problem\(failures.count == 1 ? "" : "s"))")
     }
   }
@@ -43,8 +44,9 @@ public enum LessonChecker {
         // `real` plays the world on the real queue in real time: its drawing and its drift
         // change from run to run, so a lesson may only tell the learner when to type it.
         if c.text.split(separator: " ").first == "real" {
-          fail(c, "a lesson cannot run `real`: it plays the world in real time, so what it prints changes from run to run",
-               hint: "say in the narrative when to type `real`, and prove the answer with `verify:` on the lab's world")
+          fail(
+            c, "a lesson cannot run `real`: it plays the world in real time, so what it prints changes from run to run",
+            hint: "say in the narrative when to type `real`, and prove the answer with `verify:` on the lab's world")
           return false
         }
         let reply = interpreter.execute(c.text)
@@ -62,12 +64,14 @@ public enum LessonChecker {
         let world = interpreter.world
         if let missing = ops.first(where: { world.operationID(named: $0) == nil }) {
           let guess = Suggest.closest(to: missing, in: world.operationNames)
-          fail(c.source, "\(what) names '\(missing)', and there is no such operation: \(c.source.text)",
-               hint: guess.map { "did you mean '\($0)'?" } ?? "at t=\(world.now)")
+          fail(
+            c.source, "\(what) names '\(missing)', and there is no such operation: \(c.source.text)",
+            hint: guess.map { "did you mean '\($0)'?" } ?? "at t=\(world.now)")
         } else if let missing = queues.first(where: { world.queueID(named: $0) == nil }) {
           let guess = Suggest.closest(to: missing, in: world.allQueueNames)
-          fail(c.source, "\(what) names '\(missing)', and there is no such queue: \(c.source.text)",
-               hint: guess.map { "did you mean '\($0)'?" } ?? "at t=\(world.now)")
+          fail(
+            c.source, "\(what) names '\(missing)', and there is no such queue: \(c.source.text)",
+            hint: guess.map { "did you mean '\($0)'?" } ?? "at t=\(world.now)")
         }
       }
       for c in cs where !c.condition.holds(in: interpreter.world) {
@@ -75,14 +79,17 @@ public enum LessonChecker {
           c.condition.names.queues.allSatisfy({ interpreter.world.queueID(named: $0) != nil })
         else { continue }  // said above
         let seen = c.condition.observed(in: interpreter.world).map { ": \($0)" } ?? ""
-        fail(c.source, "\(what) does not hold: \(c.source.text)", hint: "at t=\(interpreter.world.now)\(seen); `events` in the lesson's world shows why")
+        fail(
+          c.source, "\(what) does not hold: \(c.source.text)", hint: "at t=\(interpreter.world.now)\(seen); `events` in the lesson's world shows why")
       }
       // The real queue leaves the order of a same-tick tie unspecified: nothing may grade one.
       for c in cs {
         guard let (a, b, tick) = c.condition.tie(in: interpreter.world) else { continue }
         guard case .order(let started, _) = c.condition.positive else { continue }
-        fail(c.source, "\(what) grades a tie: \(a) and \(b) both \(started ? "started" : "finished") at t=\(tick), and the real queue leaves their order unspecified: \(c.source.text)",
-             hint: "compare operations that \(started ? "start" : "finish") at different ticks, or make this an aside in the narrative")
+        fail(
+          c.source,
+          "\(what) grades a tie: \(a) and \(b) both \(started ? "started" : "finished") at t=\(tick), and the real queue leaves their order unspecified: \(c.source.text)",
+          hint: "compare operations that \(started ? "start" : "finish") at different ticks, or make this an aside in the narrative")
       }
     }
     /// A prediction (or its second case): its reveal, proof, and the tick its answer names.
@@ -90,16 +97,18 @@ public enum LessonChecker {
       if !run(p.reveal) { return false }
       holds(p.verify, "the \(what)'s proof")
       if p.verify.isEmpty {
-        failures.append(LessonError(
-          file: lesson.file, line: p.line, column: 1, message: "the \(what) has no verify: line, so nothing proves its answer",
-          hint: "add a condition that holds after the reveal, e.g. `verify: started f1 at 3`"))
+        failures.append(
+          LessonError(
+            file: lesson.file, line: p.line, column: 1, message: "the \(what) has no verify: line, so nothing proves its answer",
+            hint: "add a condition that holds after the reveal, e.g. `verify: started f1 at 3`"))
       }
       // A typed answer is checked against the world: a tick against the tick of the
       // operation the question names, an order against the order that ran.
       for problem in LessonChecker.typedAnswerProblems(p, in: interpreter.world) {
-        failures.append(LessonError(
-          file: lesson.file, line: problem.source?.line ?? p.line, column: problem.source?.column ?? 1,
-          message: problem.message, hint: problem.hint))
+        failures.append(
+          LessonError(
+            file: lesson.file, line: problem.source?.line ?? p.line, column: problem.source?.column ?? 1,
+            message: problem.message, hint: problem.hint))
       }
       let question = p.question.lowercased()
       // An answer that names one operation as "first" or "last" among choices that are
@@ -115,10 +124,12 @@ public enum LessonChecker {
         }
         let name = Answers.normalize(answer)
         if let t = tick(name), let other = p.choices.map(Answers.normalize).first(where: { $0 != name && tick($0) == t }) {
-          failures.append(LessonError(
-            file: lesson.file, line: p.line, column: 1,
-            message: "the \(what)'s answer rests on a tie: \(name) and \(other) both \(finishing ? "finished" : "started") at t=\(t), and the real queue leaves their order unspecified",
-            hint: "ask about operations that \(finishing ? "finish" : "start") at different ticks"))
+          failures.append(
+            LessonError(
+              file: lesson.file, line: p.line, column: 1,
+              message:
+                "the \(what)'s answer rests on a tie: \(name) and \(other) both \(finishing ? "finished" : "started") at t=\(t), and the real queue leaves their order unspecified",
+              hint: "ask about operations that \(finishing ? "finish" : "start") at different ticks"))
         }
       }
       // An answer that lists operations in order ("b d c a") must not order a same-tick tie.
@@ -128,14 +139,18 @@ public enum LessonChecker {
       if listed.count >= 2, listed.allSatisfy({ byName[$0] != nil }) {
         let finishing = question.contains("finish")
         let names = listed.compactMap { byName[$0] }
-        let ticks = names.map { finishing ? world.operationID(named: $0).flatMap { world.operation($0).finishedAt } : Condition.startTick($0, in: world) }
+        let ticks = names.map {
+          finishing ? world.operationID(named: $0).flatMap { world.operation($0).finishedAt } : Condition.startTick($0, in: world)
+        }
         outer: for i in names.indices {
           for j in names.indices where j > i {
             if let a = ticks[i], a == ticks[j] {
-              failures.append(LessonError(
-                file: lesson.file, line: p.line, column: 1,
-                message: "the \(what)'s answer orders a tie: \(names[i]) and \(names[j]) both \(finishing ? "finished" : "started") at t=\(a), and the real queue leaves their order unspecified",
-                hint: "ask about operations that \(finishing ? "finish" : "start") at different ticks"))
+              failures.append(
+                LessonError(
+                  file: lesson.file, line: p.line, column: 1,
+                  message:
+                    "the \(what)'s answer orders a tie: \(names[i]) and \(names[j]) both \(finishing ? "finished" : "started") at t=\(a), and the real queue leaves their order unspecified",
+                  hint: "ask about operations that \(finishing ? "finish" : "start") at different ticks"))
               break outer
             }
           }
@@ -176,10 +191,11 @@ public enum LessonChecker {
       case .predict(let p):
         // A run: before the question that already played what it asks gives the answer away.
         if let shown = lastRun, let what = LessonChecker.answerShown(p, in: interpreter.world) {
-          failures.append(LessonError(
-            file: lesson.file, line: shown.line, column: 1,
-            message: "this run: shows the answer to the prediction at line \(p.line) before it is asked (\(what))",
-            hint: "stop the run: before what the question asks about happens, and let the prediction's reveal: play it"))
+          failures.append(
+            LessonError(
+              file: lesson.file, line: shown.line, column: 1,
+              message: "this run: shows the answer to the prediction at line \(p.line) before it is asked (\(what))",
+              hint: "stop the run: before what the question asks about happens, and let the prediction's reveal: play it"))
         }
         asked(p, "prediction")
         if !prediction(p, "prediction") { return Report(lesson: lesson, failures: failures) }
@@ -195,33 +211,38 @@ public enum LessonChecker {
           prose(again.explain, line: again.line)
           _ = interpreter.execute("unfork")
           if state() != before {
-            failures.append(LessonError(
-              file: lesson.file, line: again.line, column: 1, message: "the second case changed the lesson's world",
-              hint: "its setup: and reveal: run in a what-if branch, which `unfork` must leave"))
+            failures.append(
+              LessonError(
+                file: lesson.file, line: again.line, column: 1, message: "the second case changed the lesson's world",
+                hint: "its setup: and reveal: run in a what-if branch, which `unfork` must leave"))
           }
         }
       case .task(let t):
         prose(t.goal, line: t.line)
         lastRun = nil
         if TaskCoach.done(t, in: interpreter.world) {
-          failures.append(LessonError(
-            file: lesson.file, line: t.line, column: 1, message: "the task is already done before the learner does anything",
-            hint: "its checks must fail until the learner acts"))
+          failures.append(
+            LessonError(
+              file: lesson.file, line: t.line, column: 1, message: "the task is already done before the learner does anything",
+              hint: "its checks must fail until the learner acts"))
         } else if let (move, tick) = LessonChecker.doNothingSolves(t, interpreter) {
-          failures.append(LessonError(
-            file: lesson.file, line: t.line, column: 1,
-            message: "the task is done by `\(move)` alone, at t=\(tick): a learner who does nothing it teaches passes",
-            hint: "add a check that only what the task teaches makes hold (e.g. `check: cancelled b`)"))
+          failures.append(
+            LessonError(
+              file: lesson.file, line: t.line, column: 1,
+              message: "the task is done by `\(move)` alone, at t=\(tick): a learner who does nothing it teaches passes",
+              hint: "add a check that only what the task teaches makes hold (e.g. `check: cancelled b`)"))
         }
         let namesBefore = Set(interpreter.world.operationNames + interpreter.world.allQueueNames)
         for c in t.checks where c.message == nil {
-          fail(c.source, "this check: has no else: message, so a learner who misses it would see the condition's raw words",
-               column: 1, hint: "write, on the next line, `else:` and what went wrong and the way out, in the lesson's words")
+          fail(
+            c.source, "this check: has no else: message, so a learner who misses it would see the condition's raw words",
+            column: 1, hint: "write, on the next line, `else:` and what went wrong and the way out, in the lesson's words")
         }
         if !t.hints.contains(where: LessonChecker.recovers) {
-          failures.append(LessonError(
-            file: lesson.file, line: t.line, column: 1, message: "no hint says how to get back to the task's starting state",
-            hint: "add one, e.g. hint: To start the task again from its starting state, type `restart`."))
+          failures.append(
+            LessonError(
+              file: lesson.file, line: t.line, column: 1, message: "no hint says how to get back to the task's starting state",
+              hint: "add one, e.g. hint: To start the task again from its starting state, type `restart`."))
         }
         let start = state()
         if !run(t.solution) { return Report(lesson: lesson, failures: failures) }
@@ -230,14 +251,18 @@ public enum LessonChecker {
         for hint in t.hints { prose(hint, line: t.line) }
         // A `not` check is met only once it can no longer change (`not skipped c` before c ran is not).
         for c in TaskCoach.unsettled(t, in: interpreter.world) {
-          fail(c.source, "after the solution, the task's check holds only for now, and could still change: \(c.source.text)",
-               hint: "at t=\(interpreter.world.now) the operation has not finished; a `not` check counts once it can no longer change, so the solution must run on (e.g. `run`)")
+          fail(
+            c.source, "after the solution, the task's check holds only for now, and could still change: \(c.source.text)",
+            hint:
+              "at t=\(interpreter.world.now) the operation has not finished; a `not` check counts once it can no longer change, so the solution must run on (e.g. `run`)"
+          )
         }
         for (verb, name) in LessonChecker.actsOnWhatOnlyTheSolutionMakes(t.goal, before: namesBefore, after: interpreter.world) {
-          failures.append(LessonError(
-            file: lesson.file, line: t.line, column: 1,
-            message: "the task asks to \(verb) \(name), which its world does not have: only its solution makes \(name)",
-            hint: "make \(name) in a run: block before the task, or ask the learner to make it"))
+          failures.append(
+            LessonError(
+              file: lesson.file, line: t.line, column: 1,
+              message: "the task asks to \(verb) \(name), which its world does not have: only its solution makes \(name)",
+              hint: "make \(name) in a run: block before the task, or ask the learner to make it"))
         }
         // The messages' placeholders name what the world has.
         for c in t.checks {
@@ -247,8 +272,9 @@ public enum LessonChecker {
             let known = p.namesQueue ? world.queueID(named: p.name) != nil : world.operationID(named: p.name) != nil
             if !known {
               let guess = Suggest.closest(to: p.name, in: p.namesQueue ? world.allQueueNames : world.operationNames)
-              fail(m, "the message names '\(p.name)', and there is no such \(p.namesQueue ? "queue" : "operation")",
-                   column: m.column + p.offset, hint: guess.map { "did you mean '\($0)'?" })
+              fail(
+                m, "the message names '\(p.name)', and there is no such \(p.namesQueue ? "queue" : "operation")",
+                column: m.column + p.offset, hint: guess.map { "did you mean '\($0)'?" })
             }
           }
         }
@@ -258,10 +284,12 @@ public enum LessonChecker {
           let after = state()
           for command in back { _ = interpreter.execute(command) }
           if state() != start {
-            failures.append(LessonError(
-              file: lesson.file, line: t.line, column: 1,
-              message: "the hint's \(back.map { "`\($0)`" }.joined(separator: ", ")) does not bring back the task's starting state after the solution (t=\(start.0), \(start.1.count) commands; it leaves t=\(interpreter.world.now), \(interpreter.script.count))",
-              hint: "`restart` always does"))
+            failures.append(
+              LessonError(
+                file: lesson.file, line: t.line, column: 1,
+                message:
+                  "the hint's \(back.map { "`\($0)`" }.joined(separator: ", ")) does not bring back the task's starting state after the solution (t=\(start.0), \(start.1.count) commands; it leaves t=\(interpreter.world.now), \(interpreter.script.count))",
+                hint: "`restart` always does"))
           }
           // Back to where the solution left the world, for what follows.
           if state() != after {
@@ -274,9 +302,10 @@ public enum LessonChecker {
       }
     }
     if lesson.counts.tasks == 0 {
-      failures.append(LessonError(
-        file: lesson.file, line: 1, column: 1, message: "the lesson has no task: a learner never does what it teaches",
-        hint: "add a `task:` with its `check:` lines, or fold this into a lesson that has one"))
+      failures.append(
+        LessonError(
+          file: lesson.file, line: 1, column: 1, message: "the lesson has no task: a learner never does what it teaches",
+          hint: "add a `task:` with its `check:` lines, or fold this into a lesson that has one"))
     }
     return Report(lesson: lesson, failures: failures)
   }

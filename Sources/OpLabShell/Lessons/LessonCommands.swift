@@ -53,11 +53,12 @@ extension Shell {
       say("The course (`oplab lesson N` starts or resumes lesson N):\n")
       for lesson in library.lessons {
         let status = progress.status(of: lesson.id)
-        let mark = switch status {
-        case .done: "done"
-        case .started: "started"
-        case .new: "new"
-        }
+        let mark =
+          switch status {
+          case .done: "done"
+          case .started: "started"
+          case .new: "new"
+          }
         let number = lesson.number < 10 ? " \(lesson.number)" : "\(lesson.number)"
         say("  \(number)  \(lesson.title)  [\(mark)]\n")
       }

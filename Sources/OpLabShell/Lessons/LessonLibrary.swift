@@ -22,9 +22,10 @@ public struct LessonLibrary: Sendable {
       do {
         text = try FileIO.readText(path)
       } catch {
-        let hint: String? = if case .notAFile = error.reason {
-          "a lesson must be a regular file: move or rename this one (it is skipped; the others load)"
-        } else { nil }
+        let hint: String? =
+          if case .notAFile = error.reason {
+            "a lesson must be a regular file: move or rename this one (it is skipped; the others load)"
+          } else { nil }
         errors.append(LessonError(file: path, line: 1, column: 1, message: error.message, hint: hint))
         continue
       }
@@ -41,13 +42,15 @@ public struct LessonLibrary: Sendable {
     for lesson in lessons.sorted(by: { $0.file < $1.file }) {
       let name = { (l: Lesson) in (l.file as NSString).lastPathComponent }
       if let other = byID[lesson.id] {
-        errors.append(LessonError(
-          file: lesson.file, line: 1, column: 1, message: "the id '\(lesson.id)' is also \(name(other))'s",
-          hint: "each lesson needs an id of its own (progress is kept by id): rename the file or add `id: NAME`"))
+        errors.append(
+          LessonError(
+            file: lesson.file, line: 1, column: 1, message: "the id '\(lesson.id)' is also \(name(other))'s",
+            hint: "each lesson needs an id of its own (progress is kept by id): rename the file or add `id: NAME`"))
       } else if lesson.number > 0, let other = byNumber[lesson.number] {
-        errors.append(LessonError(
-          file: lesson.file, line: 1, column: 1, message: "the number \(lesson.number) is also \(name(other))'s",
-          hint: "each lesson needs a number of its own (`oplab lesson N` finds it): renumber the file"))
+        errors.append(
+          LessonError(
+            file: lesson.file, line: 1, column: 1, message: "the number \(lesson.number) is also \(name(other))'s",
+            hint: "each lesson needs a number of its own (`oplab lesson N` finds it): renumber the file"))
       } else {
         byID[lesson.id] = lesson
         if lesson.number > 0 { byNumber[lesson.number] = lesson }

@@ -84,15 +84,18 @@ public enum LessonParser {
         if previous.trimmingWhitespace().isEmpty,
           let last = lines[..<(number - 1)].last(where: { !$0.trimmingWhitespace().isEmpty }), last.first == " " || last.first == "\t"
         {
-          throw fail(number - 1, 1, "a blank line ends a block, so the indented line after it has no block",
-                     hint: "remove the blank line (a block's lines follow one another)")
+          throw fail(
+            number - 1, 1, "a blank line ends a block, so the indented line after it has no block",
+            hint: "remove the blank line (a block's lines follow one another)")
         }
         throw fail(number, 1, "an indented line outside a block", hint: "indent only the lines under run:, predict:, task: or expect:")
       }
       if trimmed.count >= 3, trimmed.allSatisfy({ $0 == "-" }) { flush(); lesson.items.append(.pause); continue }
       // A line of a block at column 1 (`check: …` not indented under its `task:`).
       // (Only as the block's line is written, in lower case: "Hint: …" in a paragraph is narrative.)
-      if let (key, _, _) = directive(raw), raw.hasPrefix(key + ":"), let owner = ["predict", "task", "again"].first(where: { blockKeys[$0]?.contains(key) == true }) {
+      if let (key, _, _) = directive(raw), raw.hasPrefix(key + ":"),
+        let owner = ["predict", "task", "again"].first(where: { blockKeys[$0]?.contains(key) == true })
+      {
         throw fail(number, 1, "'\(key):' belongs inside a \(owner): block", hint: "indent it under its \(owner): line")
       }
       guard let (key, value, valueColumn) = directive(raw), key == "title" || key == "id" || blockKeys[key] != nil else {
@@ -151,8 +154,9 @@ public enum LessonParser {
         if j < lines.count {
           let next = lines[j]
           if next.first == " " || next.first == "\t" {
-            return fail(j, 1, "a blank line ends a block, so the indented line after it has no block",
-                        hint: "remove the blank line (a block's lines follow one another)")
+            return fail(
+              j, 1, "a blank line ends a block, so the indented line after it has no block",
+              hint: "remove the blank line (a block's lines follow one another)")
           }
           if let (k, _, _) = directive(next), next.hasPrefix(k + ":"), (blockKeys[key] ?? []).contains(k) {
             return fail(j + 1, 1, "'\(k):' belongs inside a \(key): block", hint: "indent it under its \(key): line")
@@ -183,16 +187,20 @@ public enum LessonParser {
         if choices.count > 8, let ninth = sources("choice").dropFirst(8).first {
           throw fail(ninth.line, 1, "a prediction has at most 8 choices (a to h)", hint: "drop some, or ask for a typed answer")
         }
-        guard let answer = sources("answer").first else { throw missing("\(key): needs an answer: line", hint: "the answer the learner's prediction is judged by") }
+        guard let answer = sources("answer").first else {
+          throw missing("\(key): needs an answer: line", hint: "the answer the learner's prediction is judged by")
+        }
         if !choices.isEmpty, !choices.contains(where: { Answers.matches(answer.text, $0) }) {
           throw fail(answer.line, answer.column, "the answer '\(answer.text)' is not one of the choices")
         }
         let verify = try conditions(sources("verify"))
         let explain = sources("explain").map(\.text).joined(separator: " ")
         if key == "predict" {
-          lesson.items.append(.predict(Prediction(
-            question: value, choices: choices, answer: answer.text, reveal: sources("reveal"),
-            verify: verify, explain: explain, line: number)))
+          lesson.items.append(
+            .predict(
+              Prediction(
+                question: value, choices: choices, answer: answer.text, reveal: sources("reveal"),
+                verify: verify, explain: explain, line: number)))
         } else {
           // A second case belongs to the prediction just above it.
           guard case .predict(var first)? = lesson.items.last else {
@@ -228,8 +236,9 @@ public enum LessonParser {
             continue
           }
           guard let last = checks.indices.last, checks[last].message == nil else {
-            throw fail(entry.line, max(1, entry.column - 6), checks.isEmpty ? "else: comes after the check: it explains" : "this check: has an else: already",
-                       hint: "write one else: line right under each check: line")
+            throw fail(
+              entry.line, max(1, entry.column - 6), checks.isEmpty ? "else: comes after the check: it explains" : "this check: has an else: already",
+              hint: "write one else: line right under each check: line")
           }
           do {
             _ = try LessonText.placeholders(in: s.text)

@@ -52,7 +52,9 @@ extension LessonRunner {
     let differs = p.verify.contains { !$0.condition.holds(in: interpreter.world) }
     if differs {
       let yours = said.isEmpty ? "" : "You predicted \(said). "
-      write(wrap("\(yours)In the lesson's world the answer is \(p.answer); your world went another way, so look at what it shows (`timeline`, `why`).") + "\n")
+      write(
+        wrap("\(yours)In the lesson's world the answer is \(p.answer); your world went another way, so look at what it shows (`timeline`, `why`).")
+          + "\n")
     } else if said.isEmpty {
       write("The answer: \(p.answer).\n")
     } else if Answers.matches(said, p.answer) {
@@ -87,7 +89,9 @@ extension LessonRunner {
         // It does not parse (and is no choice): its error says what is wrong; nothing changes.
         free(raw, prompt: "your prediction> ")
       } else if case .success = command {
-        write("That would change the world the question is about: it can wait until after your answer. `status`, `timeline`, `events`, `why OP` and `graph` work now.\n")
+        write(
+          "That would change the world the question is about: it can wait until after your answer. `status`, `timeline`, `events`, `why OP` and `graph` work now.\n"
+        )
       } else {
         return line  // a typed answer that happens to start with a command's name
       }
@@ -131,7 +135,8 @@ extension LessonRunner {
     let world = interpreter.world
     let names = Set(world.operationNames.map { $0.lowercased() })
     guard got.allSatisfy({ want.contains($0) || names.contains(String($0)) }) else { return nil }
-    return wrap("That names \(got.count) of the \(want.count) the question asks for: type all \(want.count), in order (or `skip` to see the answer).") + "\n"
+    return wrap("That names \(got.count) of the \(want.count) the question asks for: type all \(want.count), in order (or `skip` to see the answer).")
+      + "\n"
   }
 
   /// The line as a lab command, when its first word is a command's full name (not an

@@ -116,7 +116,9 @@ public final class LessonRunner {
     flushPage()
     progress.record(lesson.id, .done, position: 0)
     progress.removeWorld(lesson.id)
-    write("\n✓ Lesson \(lesson.number) complete. Explore freely: `export timeline FILE` keeps this timeline. Enter (or `quit`) ends the lesson; `oplab lesson` lists the others.\n")
+    write(
+      "\n✓ Lesson \(lesson.number) complete. Explore freely: `export timeline FILE` keeps this timeline. Enter (or `quit`) ends the lesson; `oplab lesson` lists the others.\n"
+    )
     handOver()
     while true {
       switch readLine(prompt: "lesson \(lesson.number)> ") {
@@ -179,7 +181,6 @@ public final class LessonRunner {
       }
     }
   }
-
 
   /// Runs one of the lesson's commands, echoed as if typed.
   /// - Parameter holdingWarnings: keep the lab's warnings for the next prediction's reveal.
@@ -317,7 +318,9 @@ public final class LessonRunner {
     if reply.clearScreen, reader.echoesLines { write(Shell.clearScreen) }
     write(reply.output)
     if interpreter.undoFloor < floor {
-      write("(That went back past the lesson's own commands, so the lesson's world is not all there. `back` alone returns to the previous step and rebuilds it.)\n")
+      write(
+        "(That went back past the lesson's own commands, so the lesson's world is not all there. `back` alone returns to the previous step and rebuilds it.)\n"
+      )
     }
     guard var e = reply.error else { return }
     if inTask, let hint = e.hint {
@@ -356,7 +359,6 @@ public final class LessonRunner {
     }
     return words
   }
-
 
   /// Records the learner's place, and the commands that made their world there.
   /// Keeps the learner's place and world; `false` (with a warning written) when it could not.
@@ -407,6 +409,5 @@ public final class LessonRunner {
     if index < lesson.items.count, case .pause = lesson.items[index] { return true }
     return false
   }
-
 
 }

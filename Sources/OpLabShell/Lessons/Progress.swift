@@ -79,7 +79,8 @@ public struct ProgressStore: Sendable {
   @discardableResult
   func saveWorld(_ id: String, commands: [String], position: Int, fingerprint: String, lessonsOwn: Int) -> String? {
     guard let file = worldPath(id) else { return nil }
-    let text = "# oplab lesson \(id) at position \(position) of \(fingerprint)\n# the lesson's own: \(lessonsOwn)\n"
+    let text =
+      "# oplab lesson \(id) at position \(position) of \(fingerprint)\n# the lesson's own: \(lessonsOwn)\n"
       + commands.map { $0 + "\n" }.joined()
     do throws(FileError) {
       try FileIO.makeFolders(FileIO.folder(of: file))

@@ -75,12 +75,15 @@ struct PromptCommand: Sendable {
     .init(.skip, at: .prediction, ["skip"], .own, help: "shows the answer"),
     .init(.skip, at: .task, ["skip"], .own, help: "to see one solution"),
 
-    .init(.restart, at: .pause, ["restart"],
+    .init(
+      .restart, at: .pause, ["restart"],
       .say("`restart` starts a task again, and there is no task here: `back` returns to the previous step.")),
-    .init(.restart, at: .prediction, ["restart"],
+    .init(
+      .restart, at: .prediction, ["restart"],
       .say("`restart` starts a task again, and this is a prediction: make your best guess (`skip` shows the answer).")),
     .init(.restart, at: .task, ["restart"], .own, help: "starts the task again"),
-    .init(.restart, at: .complete, ["restart"],
+    .init(
+      .restart, at: .complete, ["restart"],
       .say("`restart` starts a task again, and there is no task here: the lesson is complete.")),
 
     .init(.quit, at: .pause, ["quit", "exit"], .leave, help: "keeps your place"),

@@ -2,9 +2,9 @@ import CEditLine
 import Synchronization
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// Line editing on a terminal, with libedit's native (histedit) API.

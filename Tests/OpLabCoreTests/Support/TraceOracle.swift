@@ -43,10 +43,12 @@ struct TraceOracle {
     func dispatchOnMain() {
       guard mainInFlight == nil else { return }
       let waiting = (ready[.main] ?? []).filter { isMainOperation($0) && !started.contains($0) }
-      guard let best = waiting.max(by: { a, b in
-        let ka = key[a]!, kb = key[b]!
-        return ka.level != kb.level ? ka.level < kb.level : ka.place > kb.place
-      }) else { return }
+      guard
+        let best = waiting.max(by: { a, b in
+          let ka = key[a]!, kb = key[b]!
+          return ka.level != kb.level ? ka.level < kb.level : ka.place > kb.place
+        })
+      else { return }
       mainInFlight = best
       place += 1
       mainKey[best] = (0, place)
@@ -157,9 +159,11 @@ struct TraceOracle {
         if dispatched.contains(op), e.kind != .dispatched {
           // Already counted and checked when the queue dispatched it behind the barrier.
           if case .dispatchBarrierEnded = e.reason {} else { problems.append("\(at): a dispatched op started for another reason") }
-          if e.kind == .started { for d in deps[op] ?? [] where !finished.contains(d) {
-            problems.append("\(at): started before its dependency \(world.name(d)) finished")
-          } }
+          if e.kind == .started {
+            for d in deps[op] ?? [] where !finished.contains(d) {
+              problems.append("\(at): started before its dependency \(world.name(d)) finished")
+            }
+          }
           continue
         }
         if !(ready[q]?.contains(op) ?? false) { problems.append("\(at): started but was not ready") }
@@ -186,10 +190,12 @@ struct TraceOracle {
           candidates = candidates.filter { !isMainOperation($0) || $0 == mainInFlight }
           if let m = mainInFlight { keyOf[m] = mainKey[m] }
         }
-        if let k = keyOf[op], let better = candidates.first(where: { c in
-          guard let ck = keyOf[c] else { return false }
-          return ck.level > k.level || (ck.level == k.level && ck.place < k.place)
-        }) {
+        if let k = keyOf[op],
+          let better = candidates.first(where: { c in
+            guard let ck = keyOf[c] else { return false }
+            return ck.level > k.level || (ck.level == k.level && ck.place < k.place)
+          })
+        {
           problems.append("\(at): picked over the better \(world.name(better))")
         }
         ready[q]?.remove(op)

@@ -53,7 +53,8 @@ extension CommandTable {
       arguments: [],
       options: [],
       summary: "take back the last command that changed the world",
-      details: "Restores the world as it was before that command, even one given at the same tick. `redo` gives it back. Right after `back` or `goto`, it takes the time travel back instead, as `redo` does there.",
+      details:
+        "Restores the world as it was before that command, even one given at the same tick. `redo` gives it back. Right after `back` or `goto`, it takes the time travel back instead, as `redo` does there.",
       examples: ["undo"],
       build: { _ in .undo }),
     CommandSpec(

@@ -115,7 +115,8 @@ extension CommandTable {
       examples: ["add later", "add later to downloads", "add a,b,c to serial", "add a,b wait from main"],
       build: { m throws(ParseError) in
         let until = try m.get(.until, \.number)
-        return .add(ops: try m.need(.op, \.names), queue: try m.get(.to, \.name), wait: m.has("wait") ? WaitCaller(fromMain: m.has("main"), until: until) : nil)
+        return .add(
+          ops: try m.need(.op, \.names), queue: try m.get(.to, \.name), wait: m.has("wait") ? WaitCaller(fromMain: m.has("main"), until: until) : nil)
       }),
     CommandSpec(
       name: "depend", aliases: [],

@@ -29,13 +29,19 @@ enum OperationBuilder {
       s.kind = .blocks(blocks)
       // The blocks are the work: what describes an operation's own main() does not apply.
       let clashes: [(token: Token?, message: String, hint: String)] = [
-        (m.token(.takes), "a BlockOperation's work is its blocks, so it takes no `takes`",
-         "drop `takes`: the blocks' durations say how long each one works"),
-        (m.token(.failsAt), "a BlockOperation's blocks cannot fail in the lab",
-         "drop `fails at`, or make a plain operation: op NAME takes N fails at F"),
-        (m.token(.every) ?? (m.has("start") ? m.tokens.last { $0.text.lowercased() == "start" } : nil),
-         "a BlockOperation's blocks never check isCancelled: a cancel stops none of them",
-         "drop `cancel-check`; for cooperative cancellation make a plain operation with `cancel-check every N`"),
+        (
+          m.token(.takes), "a BlockOperation's work is its blocks, so it takes no `takes`",
+          "drop `takes`: the blocks' durations say how long each one works"
+        ),
+        (
+          m.token(.failsAt), "a BlockOperation's blocks cannot fail in the lab",
+          "drop `fails at`, or make a plain operation: op NAME takes N fails at F"
+        ),
+        (
+          m.token(.every) ?? (m.has("start") ? m.tokens.last { $0.text.lowercased() == "start" } : nil),
+          "a BlockOperation's blocks never check isCancelled: a cancel stops none of them",
+          "drop `cancel-check`; for cooperative cancellation make a plain operation with `cancel-check every N`"
+        ),
       ]
       for clash in clashes {
         if let t = clash.token { throw ParseError(column: t.column, length: t.length, message: clash.message, hint: clash.hint) }
