@@ -171,4 +171,19 @@ import Testing
     #expect(replayed.world.trace == i.world.trace)
     #expect(run(["undo", "undo"], i).contains("took back `\(line)`"))
   }
+
+  @Test(
+    "An error about a tick points at the number typed for it, not at the command's first word (#32)",
+    arguments: [
+      ("tap at 3", "3"), ("frames every 2 from 1", "1"), ("run until 2", "2"), ("goto 9", "9"),
+      ("wait from main until 1", "1"),
+    ])
+  func tickErrorPointsAtTheTick(line: String, number: String) throws {
+    let i = Interpreter()
+    #expect(i.execute("step 4").error == nil)
+    let error = try #require(i.execute(line).error, "\(line) should be refused at t=4")
+    let column = try #require(Lexer.tokens(line).last { $0.text == number }?.column)
+    #expect(error.column == column, "\(line): \(error.message)")
+    #expect(error.length == number.count)
+  }
 }

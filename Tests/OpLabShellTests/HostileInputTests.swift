@@ -104,11 +104,11 @@ import Testing
       "'x' is running on unlimited cores: limit the cores before work starts (undo back to there, or reset)"),
     Case([], "frames every 0", col: 14, "0 is too small: use 1 or more", hint: "usage: frames every N|off [from T] [to T]"),
     Case([], "frames", col: 8, "'frames' needs more: expected 'every' or 'off'", hint: "usage: frames every N|off [from T] [to T]"),
-    Case([], "frames every 2 from 5 to 3", col: 8, "the frames would end (t=3) before they start (t=5)"),
+    Case([], "frames every 2 from 5 to 3", col: 26, "the frames would end (t=3) before they start (t=5)"),
     Case(
       [], "frames every 1 to 200000", col: 8,
       "that is 200001 frames; the lab draws at most 100000 (use a longer period or an earlier end)"),
-    Case(["step 3"], "tap at 1", col: 5, "tick 1 is in the past (the clock is at 3)"),
+    Case(["step 3"], "tap at 1", col: 8, "tick 1 is in the past (the clock is at 3)"),
     Case(
       [], "tap at 99999999999999999999", col: 8, "99999999999999999999 is too large (the largest is 4611686018427387904)", hint: "usage: tap [at T]"),
     Case([], "wait nosuch from main", col: 6, "there is no operation or queue named 'nosuch'", hint: "create it first: queue nosuch, or op nosuch"),

@@ -102,6 +102,17 @@ public enum TickProblem: Hashable, Sendable {
   /// More frames than ``World/maxFrames``.
   case tooManyFrames(Tick)
 
+  /// The tick or number of ticks the problem is about, as typed.
+  public var tick: Tick? {
+    switch self {
+    case .inThePast(let t, _), .pastLastTick(let t), .negativeStep(let t), .negativeBack(let t), .stepPastLastTick(let t),
+      .framePeriod(let t):
+      t
+    case .framesEndBeforeStart(let until, _): until
+    case .beforeZero, .tooManyFrames: nil
+    }
+  }
+
   /// The sentence a learner reads.
   public var description: String {
     switch self {

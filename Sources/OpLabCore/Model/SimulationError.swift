@@ -51,6 +51,15 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
   /// No gate has that name.
   case unknownGate(String)
 
+  /// The tick the error is about, when it is about one: where a message points.
+  public var tick: Tick? {
+    switch self {
+    case .invalidTick(let problem): problem.tick
+    case .tickNotReached(let requested, _): requested
+    default: nil
+    }
+  }
+
   /// What to do instead, where a sentence helps beyond the ``description``.
   public var hint: String? {
     switch self {

@@ -183,7 +183,12 @@ public final class Interpreter {
       reply.pageable = command.traits.pages
       return reply
     } catch let error as SimulationError {
-      return Reply(error: Diagnostic(column: argumentColumn, length: argumentLength, message: error.description, hint: error.hint))
+      // An error about a tick points at the number typed for it (`tap at 3`: at the 3).
+      let about = error.tick.flatMap { t in tokens.dropFirst().last { $0.text == String(t) } }
+      return Reply(
+        error: Diagnostic(
+          column: about?.column ?? argumentColumn, length: about?.length ?? argumentLength, message: error.description,
+          hint: error.hint))
     } catch let error as Diagnostic {
       return Reply(error: error)
     } catch {
