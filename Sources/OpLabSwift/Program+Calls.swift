@@ -63,13 +63,7 @@ extension SwiftCode.Program {
     draft.shown = true
     draft.names.formUnion(ops)
     if fromMain { draft.names.insert("main") }
-    if forExport, !fromMain || until != nil {
-      draft.lines.append("sleep(ticks: \(entry.end - entry.tick))  // " + SwiftCode.waitedNote(fromMain: fromMain))
-    } else {
-      if fromMain { draft.lines.append("// called on the main thread: nothing else runs there until it returns") }
-      if until != nil { draft.lines.append("// (the lab stopped its clock before this wait returned)") }
-      for op in ops { draft.lines.append("\(SwiftCode.variable(op)).waitUntilFinished()") }
-    }
+    waitCalls(ops.map { "\(SwiftCode.variable($0)).waitUntilFinished()" }, fromMain: fromMain, until: until, entry: entry, into: &draft)
   }
 
   /// `waitUntilAllOperationsAreFinished()` on a queue, or (`nil`) on each queue given work.
@@ -81,12 +75,18 @@ extension SwiftCode.Program {
     draft.shown = true
     draft.names.formUnion(queues)
     if fromMain { draft.names.insert("main") }
+    waitCalls(queues.map { "\(queue($0)).waitUntilAllOperationsAreFinished()" }, fromMain: fromMain, until: until, entry: entry, into: &draft)
+  }
+
+  /// The lines of a wait: in an export from the lab's thread (or cut short), the time it
+  /// took; otherwise the `calls`, with what calling them from main means.
+  private func waitCalls(_ calls: [String], fromMain: Bool, until: Tick?, entry: SwiftSource.Entry, into draft: inout Draft) {
     if forExport, !fromMain || until != nil {
       draft.lines.append("sleep(ticks: \(entry.end - entry.tick))  // " + SwiftCode.waitedNote(fromMain: fromMain))
     } else {
       if fromMain { draft.lines.append("// called on the main thread: nothing else runs there until it returns") }
       if until != nil { draft.lines.append("// (the lab stopped its clock before this wait returned)") }
-      for q in queues { draft.lines.append("\(queue(q)).waitUntilAllOperationsAreFinished()") }
+      draft.lines += calls
     }
   }
 
