@@ -285,8 +285,33 @@ extension Why {
           ))
       }
     }
+    if let s = h.started, world.trace[s].kind == .started, case .picked(let trigger, _) = world.trace[s].reason,
+      Self.startedByWorker(trigger, readiness: h.ready.map { world.trace[$0].reason }),
+      let c = h.cancelRequests.first(where: { $0 > s && world.trace[$0].tick == world.trace[s].tick }),
+      world.trace[c].reason == .command
+    {
+      // A cancel typed at the tick a worker's finish let the operation start.
+      let tick = world.trace[s].tick
+      facts.append(
+        (
+          c,
+          "\(name) started at t=\(tick) and was cancelled at that same tick: the lab lets a tick's work happen (the finish "
+            + "that let \(name) start) before the commands typed at that tick, but in a real program the cancel() and that "
+            + "finish on a worker thread race, so the cancel may come first and \(name) be skipped; the order is one of several possible."
+        ))
+    }
     facts += lockRaces(of: op, in: world)
     return facts
+  }
+
+  /// Whether a start was caused by work on another thread (a finish freeing a slot or
+  /// making the operation ready), not by a command of the lab's own thread.
+  static func startedByWorker(_ trigger: StartTrigger, readiness: Reason?) -> Bool {
+    switch trigger {
+    case .slotFreed: true
+    case .becameReady: if case .dependencyFinished? = readiness { true } else { false }
+    case .enqueued, .resumed, .maxRaised, .cancelled: false
+    }
   }
 
   /// Locks the operation and another called lock() on at the same tick: which thread gets

@@ -73,6 +73,8 @@ extension World {
       }
     case .cancelRequested: what = "cancel requested"
     case .cancelObserved: what = "saw isCancelled"
+    // A dropped frame never ran: it did not finish anything.
+    case .finished(.dropped): what = "dropped, never drawn"
     case .finished(let outcome): what = "finished (\(outcome))"
     case .completionStarted: what = "completion block started"
     case .completionFinished: what = "completion block finished"
@@ -253,7 +255,7 @@ extension World {
     case .stalled: "nothing can make progress"
     case .tapped: "the user tapped: the tap needs the main thread"
     case .frameDue: "the display asked for a frame: it needs the main thread"
-    case .frameDropped: "it could not start before the next frame was due (the main thread was busy)"
+    case .frameDropped: "the main thread was still busy when the next frame was due"
     case .frameLimit: "the lab draws at most \(World.maxFrames) frames for one `frames` setting"
     case .waitReturned: "everything it waited for finished; the main thread is free again"
     case .unfinishedCountBelowZero:
