@@ -11,20 +11,26 @@ extension TerminalTests {
   /// What a terminal shows of `raw`: escape sequences and carriage returns removed, one
   /// string a line.
   static func screenLines(_ raw: String) -> [String] {
+    enum State { case text, escape, csi, osc }
     var text = ""
-    var escape = false
+    var state = State.text
     for scalar in raw.unicodeScalars {
-      if escape {
-        // A CSI sequence ends with a letter (or ~); a two-character escape ends at once.
-        if ("@"..."~").contains(scalar), scalar != "[" { escape = false }
-        continue
+      switch state {
+      case .text:
+        if scalar == "\u{1B}" {
+          state = .escape
+        } else if scalar != "\r", scalar != "\u{07}" {
+          text.unicodeScalars.append(scalar)
+        }
+      case .escape:
+        // ESC [ starts a control sequence, ESC ] an operating-system command; any other
+        // character ends a two-character escape (ESC =, ESC >).
+        state = scalar == "[" ? .csi : scalar == "]" ? .osc : .text
+      case .csi:
+        if ("@"..."~").contains(scalar) { state = .text }
+      case .osc:
+        if scalar == "\u{07}" { state = .text }
       }
-      if scalar == "\u{1B}" {
-        escape = true
-        continue
-      }
-      if scalar == "\r" || scalar == "\u{07}" { continue }
-      text.unicodeScalars.append(scalar)
     }
     return text.components(separatedBy: "\n")
   }

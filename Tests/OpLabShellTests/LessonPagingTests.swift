@@ -51,8 +51,13 @@ import Testing
     let (shown, paged) = try walk(rows: 16)
     #expect(paged.count == 1)
     let page = try #require(paged.first)
-    // The page is the narrative and commands up to the pause, in order, and nothing after it.
-    #expect(page.hasPrefix("  oplab> op a takes 3\n"), "\(page)")
+    // The page is the title and controls, then the narrative and commands up to the pause,
+    // in order, and nothing after it: the pager shows the title at its top, never scrolled
+    // off above it.
+    #expect(page.hasPrefix("━━ Lesson "), "\(page)")
+    #expect(page.contains("━━\n(Enter or `next` goes on"), "\(page)")
+    #expect(!shown.contains("━━ Lesson "), "the title was printed above the pager: \(shown)")
+    #expect(page.contains("\n  oplab> op a takes 3\n"), "\(page)")
     #expect(page.contains("\nIn the timeline above, b starts when a finishes.\n"), "\(page)")
     #expect(!page.contains("A short page."))
     #expect(!shown.contains("oplab> op a takes 3"))

@@ -40,3 +40,35 @@ import Testing
     )
   }
 }
+
+extension LessonTerminalTests {
+  @Test(
+    "At 80x24 a lesson opens with its title and controls at the top of the pager's first screen, and its prompt keeps a history shared with the lab's (Up finds a command; the lesson's own words stay out)"
+  )
+  func titleOnScreenAndHistory() throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-lesson-tty-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: state) }
+    let course = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Lessons")
+    let out = try TerminalTests().session(
+      [
+        "<WAIT next page>", "q", "<WAIT lesson 1>", "why download\\r", "<WAIT It was added>", "hint\\r", "<NEXT lesson 1>",
+        "\\x1b[A\\r", "<NEXT lesson 1>", "quit\\r",
+      ],
+      state: state, arguments: ["lesson", "1", "--folder", course.path],
+      environment: ["PTY_ROWS": "24", "PTY_COLS": "80", "PAGER": Pager.lessCommand])
+    let screen = TerminalTests.screenLines(out)
+    // What the pager showed first: its screen ends with its prompt naming the keys.
+    let prompt = try #require(screen.firstIndex(where: { $0.contains("next page") }), "\(out)")
+    let first = screen[..<prompt].suffix(23)
+    #expect(first.contains { $0.hasPrefix("━━ Lesson 1:") }, "the title is off the pager's first screen: \(first)")
+    #expect(first.contains { $0.hasPrefix("(Enter or `next` goes on") }, "\(first)")
+    // Up found `why download`, not `hint` (a lesson word): it ran again.
+    #expect(out.components(separatedBy: "It was added to main").count - 1 == 2, "\(out)")
+    // The lab's history file has the command, not the lesson's words.
+    let history = try String(contentsOf: state.appendingPathComponent("oplab/history"), encoding: .utf8)
+    #expect(history.contains("why\\040download") || history.contains("why download"), "\(history)")
+    #expect(!history.contains("hint") && !history.contains("quit"), "\(history)")
+    #expect(out.hasSuffix("\nexit 0\n"), "\(out.suffix(300))")
+  }
+}

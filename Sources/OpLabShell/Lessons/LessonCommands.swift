@@ -80,7 +80,10 @@ extension Shell {
     }
     // Tab completes at the lesson's prompts, through the runner (its world changes as the lesson goes).
     weak var current: LessonRunner?
-    let reader = LineReaders.makeDefault(completer: { prefix in current?.completions(for: prefix) ?? [] }, historyPath: nil)
+    // The lab's history: a command typed in a lesson is found again with Up in the lab, and
+    // the other way round.
+    let history = EditLineReader.defaultHistoryPath(environment: ProcessInfo.processInfo.environment)
+    let reader = LineReaders.makeDefault(completer: { prefix in current?.completions(for: prefix) ?? [] }, historyPath: history)
     let runner = LessonRunner(lesson: lesson, reader: reader, options: options, progress: progress) { Shell.writeOut($0) }
     if !inCourse { runner.resumeCommand = "oplab lesson \(key)" }
     // On a terminal, a page taller than the screen goes through the pager, as `help` does.
@@ -90,6 +93,7 @@ extension Shell {
     }
     current = runner
     runner.run()
+    if let warning = reader.saveHistory() { Shell.warn("oplab: warning: \(warning)\n") }
     return Status.ok
   }
 

@@ -28,13 +28,23 @@ extension LessonRunner {
   }
 
   /// Reads what the learner typed; a piped line too long to keep is said and skipped
-  /// (a fresh prompt follows, as after Ctrl-C).
-  func readLine(prompt: String) -> LineInput {
+  /// (a fresh prompt follows, as after Ctrl-C). A lab command goes into the history the lab
+  /// shares (Up and Ctrl-R find it at any prompt, in the lab too); the lesson's own words and,
+  /// with `remember` false, a prediction's answer do not.
+  func readLine(prompt: String, remember: Bool = true) -> LineInput {
     flushPage()
     let input = reader.readLine(prompt: prompt)
+    if remember, case .line(let line) = input, Self.isRemembered(line) { reader.addHistory(line) }
     guard case .tooLong(let start, let bytes) = input else { return input }
     write(indent("error: \(Visible.escape(LineInput.tooLongMessage(start: start, bytes: bytes)))\n"))
     return .interrupted
+  }
+
+  /// Whether a line typed at a lesson prompt belongs in the history: not a blank line, not
+  /// one of the lesson's own words (`next`, `hint`…).
+  static func isRemembered(_ line: String) -> Bool {
+    let word = String(line.filter { $0 != " " && $0 != "\t" }).lowercased()
+    return !word.isEmpty && PromptCommand.Word(rawValue: word) == nil
   }
 
   /// The learner takes over: `undo` takes back only what is typed from now on — or, just

@@ -16,7 +16,7 @@ extension LessonRunner {
     write(PromptCommand.predictionHelp(letters: p.choices.isEmpty ? nil : letterList) + "\n")
     var answer: String?
     while answer == nil {
-      switch readLine(prompt: "your prediction> ") {
+      switch readLine(prompt: "your prediction> ", remember: false) {
       case .endOfInput: return .quit
       case .interrupted, .tooLong: continue  // a too-long line was said by readLine
       case .line(let raw):

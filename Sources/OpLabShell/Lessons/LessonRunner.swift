@@ -58,6 +58,9 @@ public final class LessonRunner {
   public func run() -> Bool {
     let saved = progress.entries[lesson.id]
     var position = saved.map { $0.status == .done ? 0 : $0.position } ?? 0
+    // The title and the controls open the first page, so a pager shows them at its top
+    // instead of scrolling them off above it.
+    if screenRows != nil, showPage != nil { page = "" }
     write("━━ Lesson \(lesson.number): \(lesson.title) ━━\n")
     write(wrap(PromptCommand.lessonHelp) + "\n\n")
     if position > 0, position < lesson.items.count {
