@@ -81,7 +81,7 @@ public enum Diagnoses {
       if links.contains(where: { $0.op == next }) {
         text += ": a deadlock, so none of them can ever finish"
       } else if let since = world.operation(next).startedAt, world.operation(next).phase == .executing {
-        text += ", which is executing since t=\(since)"
+        text += ", which has been executing since t=\(since)"
       } else {
         text += ", which has not finished"
       }

@@ -23,6 +23,11 @@ public enum Status {
       var line = "\(queue.name): max \(max)"
       if queue.isSuspended { line += ", SUSPENDED" }
       line += ", qos \(queue.reportedQualityOfService)"
+      // A queue that never had an operation (the default `queue`, often) takes one line.
+      if all.isEmpty, !queue.isMain {
+        out += line + "; no operations yet\n"
+        continue
+      }
       out += line + "\n"
       out += "  operations: executing \(count(.executing)), ready \(count(.ready)), pending \(count(.pending)), finished \(count(.finished))\n"
       // What the real queue reports: operationCount and operations.
@@ -152,8 +157,12 @@ public enum Status {
   static func flags(_ op: OpID, in world: World) -> String? {
     let r = world.operation(op)
     guard r.mainThreadWork == nil, !r.isBarrier else { return nil }
+    // A finished operation's isReady, isExecuting and isFinished can read nothing else: its
+    // line keeps to what can differ, so a world at rest stays short.
     var parts = [
-      "isReady \(world.isReady(op)), isExecuting \(r.isExecuting), isFinished \(r.isFinished), isCancelled \(r.isCancelled)"
+      r.isFinished
+        ? "isFinished true, isCancelled \(r.isCancelled)"
+        : "isReady \(world.isReady(op)), isExecuting \(r.isExecuting), isFinished false, isCancelled \(r.isCancelled)"
     ]
     let deps = world.dependencies(of: op).filter { !world.operation($0).isBarrier }
     parts.append(deps.isEmpty ? "no dependencies" : "dependencies [\(deps.map { world.name($0) }.joined(separator: ", "))]")

@@ -236,8 +236,8 @@ import Testing
     let parse = try w.addOperation(OperationSpec(name: "parse"), to: q, dependencies: [fetch])
     try w.addOperation(OperationSpec(name: "show"), to: q, dependencies: [parse])
     try w.step(2)
-    #expect(try Self.now("show", in: w) == "Now: show waits on parse, which waits on fetch, which is executing since t=0.")
-    #expect(try Self.now("parse", in: w) == "Now: parse waits on fetch, which is executing since t=0.")
+    #expect(try Self.now("show", in: w) == "Now: show waits on parse, which waits on fetch, which has been executing since t=0.")
+    #expect(try Self.now("parse", in: w) == "Now: parse waits on fetch, which has been executing since t=0.")
   }
 
   @Test("why names each kind of root: a suspended queue, a cycle, an operation never added, a limit of 0")

@@ -32,6 +32,12 @@ import Testing
   /// is operationCount, and each finished one is listed.
   func expectCountsAddUp(_ status: String, sourceLocation: SourceLocation = #_sourceLocation) {
     for (queue, lines) in sections(status) where queue != "in no queue" {
+      // A queue that never had an operation is one line that says so, with nothing to count.
+      if lines.isEmpty {
+        let header = status.split(separator: "\n").first { $0.hasPrefix("\(queue): ") }
+        #expect(header?.hasSuffix("; no operations yet") == true, "\(queue): \(status)", sourceLocation: sourceLocation)
+        continue
+      }
       let counts = lines.first { $0.hasPrefix("  operations: ") }
       let match = counts?.firstMatch(of: /executing (\d+), ready (\d+), pending (\d+), finished (\d+)/)
       guard let match, let e = Int(match.1), let r = Int(match.2), let p = Int(match.3), let f = Int(match.4) else {
