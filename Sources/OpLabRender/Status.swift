@@ -157,8 +157,8 @@ public enum Status {
   static func flags(_ op: OpID, in world: World) -> String? {
     let r = world.operation(op)
     guard r.mainThreadWork == nil, !r.isBarrier else { return nil }
-    // A finished operation's isReady, isExecuting and isFinished can read nothing else: its
-    // line keeps to what can differ, so a world at rest stays short.
+    // Once an operation has finished, isExecuting is false and isReady tells nothing the
+    // queue still acts on: its line keeps to what differs, so a world at rest stays short.
     var parts = [
       r.isFinished
         ? "isFinished true, isCancelled \(r.isCancelled)"
