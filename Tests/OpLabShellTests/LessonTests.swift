@@ -637,7 +637,7 @@ import Testing
       ])
   }
 
-  @Test("The example lesson in Lessons/README.md passes lesson check")
+  @Test("The example lesson in Lessons/README.md passes lesson check, held to the course's standards")
   func readmeExample() throws {
     let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Lessons/README.md")
@@ -645,7 +645,7 @@ import Testing
     let start = try #require(text.range(of: "```\ntitle: "))
     let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
     let example = String(text[text.index(start.lowerBound, offsetBy: 4)..<end.lowerBound]) + "\n"
-    let report = LessonChecker.check(try LessonParser.parse(example, file: "README-example.lesson"))
+    let report = LessonChecker.check(try LessonParser.parse(example, file: "README-example.lesson"), standards: true)
     #expect(report.failures == [])
   }
 
@@ -698,7 +698,9 @@ import Testing
     #expect(fixed.contains("✓ You predicted at t=7, when the upload fails, and that is what happened."))
   }
 
-  @Test("Every lesson of the course parses and passes lesson check")
+  @Test(
+    "Every lesson of the course parses and passes lesson check, held to the course's standards (#29: each wrong choice has its own feedback; no answer shown before its question)"
+  )
   func theCourse() throws {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Lessons").path
@@ -706,7 +708,7 @@ import Testing
     #expect(library.errors == [])
     #expect(library.lessons.count >= 1)
     for lesson in library.lessons {
-      let report = LessonChecker.check(lesson)
+      let report = LessonChecker.check(lesson, standards: true)
       #expect(report.failures == [], "\(lesson.file)")
       let c = lesson.counts
       #expect(c.predictions >= 1 && c.tasks >= 1, "\(lesson.file) needs a prediction and a task")

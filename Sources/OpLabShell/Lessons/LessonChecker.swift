@@ -33,9 +33,14 @@ public enum LessonChecker {
   }
 
   /// Checks one lesson in a fresh world.
-  public static func check(_ lesson: Lesson, options: ShellOptions = ShellOptions()) -> Report {
+  /// - Parameter standards: also hold the lesson to the course's standards (see
+  ///   ``standardProblems``): each wrong choice has its own feedback, and nothing shown before
+  ///   a question holds its answer's words. `oplab lesson check` does.
+  public static func check(_ lesson: Lesson, options: ShellOptions = ShellOptions(), standards: Bool = false) -> Report {
     var interpreter = Interpreter(options: options)
     var failures: [LessonError] = []
+    // What the learner has been shown since the last question was asked (pages, the lab's replies, reveals).
+    var shown = ""
     func fail(_ s: SourceLine, _ message: String, column: Int? = nil, hint: String? = nil) {
       failures.append(LessonError(file: lesson.file, line: s.line, column: column ?? s.column, message: message, hint: hint))
     }
@@ -50,6 +55,7 @@ public enum LessonChecker {
           return false
         }
         let reply = interpreter.execute(c.text)
+        shown += "\n" + c.text + "\n" + reply.output
         if let e = reply.error {
           fail(c, e.message, column: c.column + e.column - 1, hint: e.hint)
           return false
@@ -57,8 +63,10 @@ public enum LessonChecker {
       }
       return true
     }
-    func holds(_ cs: [CheckedCondition], _ what: String) {
-      // A misspelt name makes a positive condition fail, but a `not` one pass: check names.
+    /// Whether every name the conditions use is in the world; each one that is not is said.
+    @discardableResult
+    func named(_ cs: [CheckedCondition], _ what: String) -> Bool {
+      let before = failures.count
       for c in cs {
         let (ops, queues) = c.condition.names
         let world = interpreter.world
@@ -74,6 +82,11 @@ public enum LessonChecker {
             hint: guess.map { "did you mean '\($0)'?" } ?? "at t=\(world.now)")
         }
       }
+      return failures.count == before
+    }
+    func holds(_ cs: [CheckedCondition], _ what: String) {
+      // A misspelt name makes a positive condition fail, but a `not` one pass: check names.
+      named(cs, what)
       for c in cs where !c.condition.holds(in: interpreter.world) {
         guard c.condition.names.operations.allSatisfy({ interpreter.world.operationID(named: $0) != nil }),
           c.condition.names.queues.allSatisfy({ interpreter.world.queueID(named: $0) != nil })
@@ -96,7 +109,16 @@ public enum LessonChecker {
     func prediction(_ p: Prediction, _ what: String) -> Bool {
       if !run(p.reveal) { return false }
       holds(p.verify, "the \(what)'s proof")
-      if p.verify.isEmpty {
+      // Each choice's claim (means:): the answer's holds after the reveal, and no other's.
+      if named(p.options.flatMap(\.means), "a choice's means: line") {
+        for problem in LessonChecker.choiceProblems(p, in: interpreter.world) {
+          failures.append(
+            LessonError(
+              file: lesson.file, line: problem.source?.line ?? p.line, column: problem.source?.column ?? 1,
+              message: "the \(what)'s " + problem.message, hint: problem.hint))
+        }
+      }
+      if p.verify.isEmpty, p.answerChoice?.means.isEmpty ?? true {
         failures.append(
           LessonError(
             file: lesson.file, line: p.line, column: 1, message: "the \(what) has no verify: line, so nothing proves its answer",
@@ -183,6 +205,7 @@ public enum LessonChecker {
       case .pause: break
       case .text(let paragraph):
         prose(paragraph, line: lesson.paragraphLines[index] ?? 1)
+        shown += "\n" + LessonText.fillProse(paragraph, world: interpreter.world)
       case .run(let commands):
         if !run(commands) { return Report(lesson: lesson, failures: failures) }
         if let first = commands.first, interpreter.world.trace.count > eventsAtLastQuestion {
@@ -198,8 +221,13 @@ public enum LessonChecker {
               hint: "stop the run: before what the question asks about happens, and let the prediction's reveal: play it"))
         }
         asked(p, "prediction")
+        if standards { failures += LessonChecker.standardProblems(p, "prediction", shown: shown, file: lesson.file) }
+        shown = ""
         if !prediction(p, "prediction") { return Report(lesson: lesson, failures: failures) }
         prose(p.explain, line: p.line)
+        shown += "\n" + LessonText.fillProse(p.explain, world: interpreter.world)
+        let shownBeforeAgain = shown
+        for choice in p.options { prose(choice.feedback, line: choice.source.line) }
         lastRun = nil
         eventsAtLastQuestion = interpreter.world.trace.count
         if let again = p.again {
@@ -207,8 +235,11 @@ public enum LessonChecker {
           let before = state()
           _ = interpreter.execute("fork")
           asked(again.prediction, "second case")
-          if !run(again.setup) || !prediction(again.prediction, "second case") { return Report(lesson: lesson, failures: failures) }
+          if !run(again.setup) { return Report(lesson: lesson, failures: failures) }
+          if standards { failures += LessonChecker.standardProblems(again.prediction, "second case", shown: shown, file: lesson.file) }
+          if !prediction(again.prediction, "second case") { return Report(lesson: lesson, failures: failures) }
           prose(again.explain, line: again.line)
+          for choice in again.options { prose(choice.feedback, line: choice.source.line) }
           _ = interpreter.execute("unfork")
           if state() != before {
             failures.append(
@@ -216,10 +247,12 @@ public enum LessonChecker {
                 file: lesson.file, line: again.line, column: 1, message: "the second case changed the lesson's world",
                 hint: "its setup: and reveal: run in a what-if branch, which `unfork` must leave"))
           }
+          shown = shownBeforeAgain
         }
       case .task(let t):
         prose(t.goal, line: t.line)
         lastRun = nil
+        defer { shown = "" }
         if TaskCoach.done(t, in: interpreter.world) {
           failures.append(
             LessonError(

@@ -39,7 +39,7 @@ extension Shell {
       }
       var passed = 0
       for lesson in chosen {
-        let report = LessonChecker.check(lesson, options: options)
+        let report = LessonChecker.check(lesson, options: options, standards: true)
         say(report.summary + "\n")
         for f in report.failures { warn(f.description + "\n") }
         if report.ok { passed += 1 }

@@ -49,7 +49,9 @@ extension LessonRunner {
     if said.isEmpty, answer?.isEmpty == false { said = answer ?? "" }
     // The answer was written for the lesson's world; the learner's own (a task solved
     // another way) may show something else, and then it is not theirs to be judged by.
-    let differs = p.verify.contains { !$0.condition.holds(in: interpreter.world) }
+    let differs =
+      p.verify.contains { !$0.condition.holds(in: interpreter.world) }
+      || p.answerChoice.map { !$0.means.isEmpty && !LessonChecker.claimHolds($0, in: interpreter.world) } == true
     if differs {
       let yours = said.isEmpty ? "" : "You predicted \(said). "
       write(
@@ -62,6 +64,10 @@ extension LessonRunner {
     } else {
       write(wrap("✗ You predicted \(said); the simulation shows \(p.answer).") + "\n")
       wrong = true
+    }
+    // The diagnosis of the belief behind the choice the learner picked, in the lesson's words.
+    if !differs, !said.isEmpty, let picked = p.options.first(where: { Answers.matches($0.text, said) }), !picked.feedback.isEmpty {
+      write(wrap(LessonText.fillProse(picked.feedback, world: interpreter.world)) + "\n")
     }
     if !p.explain.isEmpty { write(wrap(LessonText.fillProse(p.explain, world: interpreter.world)) + "\n") }
     write("\n")
