@@ -156,11 +156,12 @@ struct RunScripts: ParsableCommand {
   }
 }
 
-/// `oplab lesson [N | check [N...] [--all]]`.
+/// `oplab lesson [N | check [N...] [--all] | preview N]`.
 struct Lessons: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "lesson",
-    abstract: "List the lessons, take one (`oplab lesson 1`), or check them (`oplab lesson check --all`).",
+    abstract:
+      "List the lessons, take one (`oplab lesson 1`), check them (`oplab lesson check --all`), or preview one as a student sees it (`oplab lesson preview FILE --width 80`).",
     usage: usage(["oplab lesson"] + displayUsage + ["[--all]", "[--folder <folder>]", "[<arguments> ...]"]))
 
   @OptionGroup var display: DisplayOptions
@@ -174,7 +175,8 @@ struct Lessons: ParsableCommand {
   )
   var folder: String?
 
-  @Argument(help: "A lesson number, name or .lesson file; or `check` followed by lesson numbers, names or files.")
+  @Argument(
+    help: "A lesson number, name or .lesson file; or `check` followed by lesson numbers, names or files; or `preview` and one of them.")
   var arguments: [String] = []
 
   func run() throws {

@@ -120,4 +120,3 @@ import Testing
     #expect(!right.contains("believing"))
   }
 }
-

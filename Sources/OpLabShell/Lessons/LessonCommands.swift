@@ -19,6 +19,19 @@ extension Shell {
     let progress = ProgressStore(path: ProgressStore.defaultPath())
     if let warning = progress.warning { warn("oplab: warning: \(warning)\n") }
 
+    if arguments.first == "preview" {
+      guard arguments.count == 2, let key = arguments.last else {
+        warn("oplab: usage: oplab lesson preview FILE|N [--width N]: one lesson, every page as a student sees it\n")
+        return Status.usage
+      }
+      switch resolve(key, in: library) {
+      case .found(let lesson):
+        say(LessonPreview.render(lesson, options: options))
+        return Status.ok
+      case .broken: return Status.scriptError
+      case .missing: return Status.usage
+      }
+    }
     if arguments.first == "check" {
       let keys = Array(arguments.dropFirst())
       let chosen: [Lesson]

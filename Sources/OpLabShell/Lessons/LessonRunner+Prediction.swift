@@ -8,6 +8,7 @@ extension LessonRunner {
   /// the answer against what happened.
   /// - Returns: where the lesson goes next.
   func predict(_ p: Prediction) -> Move {
+    preview?.asked(p)
     write(wrap("? " + LessonText.fillProse(p.question, world: interpreter.world)) + "\n")
     let letters = Array("abcdefgh")
     for (i, choice) in p.choices.enumerated() where i < letters.count { write("   \(letters[i])) \(choice)\n") }

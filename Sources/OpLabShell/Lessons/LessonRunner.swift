@@ -33,6 +33,9 @@ public final class LessonRunner {
   var lastTimeline: (text: String, linesSince: Int)?
   var progress: ProgressStore
   let options: ShellOptions
+  /// `lesson preview`'s student, told each question and task as it comes; the preview
+  /// shows every task's messages filled in, and says nothing about keeping a place.
+  var preview: LessonPreview.Student?
   /// The lesson file's fingerprint: a kept world belongs to this very text.
   lazy var fingerprint: String = {
     let text = FileManager.default.contents(atPath: lesson.file).map { String(decoding: $0, as: UTF8.self) } ?? lesson.title
@@ -243,6 +246,16 @@ public final class LessonRunner {
   /// changes the world, with `hint`, `skip`, `restart` and `back` (see ``PromptCommand``).
   /// - Returns: where the lesson goes next.
   func task(_ t: LessonTask) -> Move {
+    if let student = preview {
+      write(wrap("(preview) What each check says to a learner who types `\(LessonPreview.typicalWrongAttempt)` now:") + "\n")
+      for (check, message) in LessonPreview.messages(t, interpreter) {
+        let measure = max(Wrap.narrowest, min(options.width, 80) - indentWidth)
+        for line in ["check: \(check)", message.map { "else: " + $0 } ?? "(holds after `\(LessonPreview.typicalWrongAttempt)`)"] {
+          write(indent(Wrap.paragraph(line, width: measure, ascii: options.ascii)), asIs: true)
+        }
+      }
+      student.set(t)
+    }
     write(wrap("★ Task: " + LessonText.fillProse(t.goal, world: interpreter.world)) + "\n" + PromptCommand.taskHelp + "\n")
     var hintsShown = 0
     handOver()
@@ -365,7 +378,7 @@ public final class LessonRunner {
   @discardableResult
   func keep(at index: Int) -> Bool {
     guard progress.path != nil else {
-      if !warnedNoState {
+      if !warnedNoState, preview == nil {
         write("warning: there is no state folder to keep your place in (set HOME or XDG_STATE_HOME to an absolute path)\n")
         warnedNoState = true
       }
