@@ -51,3 +51,59 @@ import Testing
     }
   }
 }
+
+/// A page taller than the screen is a warning of `lesson check`, and a `quiet:` block
+/// builds a world without showing it (#35).
+@Suite struct LessonPageTests {
+  func lesson(_ name: String) throws -> Lesson {
+    let url = LessonCheckerTests.fixtures.appendingPathComponent(name + ".lesson")
+    return try LessonParser.parse(String(contentsOf: url, encoding: .utf8), file: name + ".lesson")
+  }
+
+  @Test("A run: block that echoes ten operations and a status makes a page of four screens: a warning where the page begins")
+  func tallPage() throws {
+    let report = LessonChecker.check(try lesson("tall-page"), standards: true)
+    #expect(report.ok)
+    #expect(
+      report.warnings.map(\.warning) == [
+        "tall-page.lesson:3:1: warning: the page that begins here is 90 rows at 80 columns, taller than a 24-row screen: a learner reads it through the pager, 4 screens\n  hint: end it sooner with a `---` pause, show less (`timeline`, not `status`), or make the commands that only build the world a `quiet:` block, which shows nothing"
+      ])
+    // Only the course's standards measure pages.
+    #expect(LessonChecker.check(try lesson("tall-page")).warnings.isEmpty)
+  }
+
+  @Test("The same world built in a quiet: block (fork and unfork included) shows nothing of it, fits the screen, and is the same world")
+  func quietSetup() throws {
+    let quiet = try lesson("quiet-setup")
+    let report = LessonChecker.check(quiet, standards: true)
+    #expect(report.ok && report.warnings.isEmpty, "\(report.failures) \(report.warnings)")
+    var options = ShellOptions()
+    options.width = 80
+    let out = LessonPreview.render(quiet, options: options)
+    for hidden in ["fork", "op p1", "enqueued on photos", "queue photos"] { #expect(!out.contains(hidden), "\(hidden)") }
+    #expect(out.contains("  oplab> slots photos\n    photos: max 2, 2 slots used so far\n      slot 1: p1 t=0-now\n      slot 2: p2 t=0-now\n"))
+    // The world is the one the loud block builds: ten photos on photos, none forked away.
+    let loud = try lesson("tall-page").solved()
+    let built = quiet.solved()
+    #expect(built.world.operationNames == loud.world.operationNames)
+    #expect(built.world.trace.count == loud.world.trace.count)
+  }
+
+  @Test("A quiet: command that fails is shown to the learner, and lesson check points at it")
+  func quietError() throws {
+    let text = """
+      title: Quiet, broken
+
+      quiet:
+        queue q max 1
+        op a on q after nothing
+      """
+    let lesson = try LessonParser.parse(text, file: "q.lesson")
+    let failures = LessonChecker.check(lesson).failures
+    #expect(failures.first.map { "\($0.line):\($0.column)" } == "5:19", "at `nothing`: \(failures)")
+    var options = ShellOptions()
+    options.width = 80
+    let out = LessonPreview.render(lesson, options: options)
+    #expect(out.contains("error: `op a on q after nothing`: "), "\(out)")
+  }
+}

@@ -22,6 +22,9 @@ public struct Lesson: Sendable {
     case text(String)
     /// Lab commands the lesson runs and shows.
     case run([SourceLine])
+    /// Lab commands the lesson runs without showing them or their output (`quiet:`): the
+    /// plumbing that builds a world. Only an error is shown.
+    case quiet([SourceLine])
     /// A question the learner answers before the lab shows the truth.
     case predict(Prediction)
     /// Something the learner does with lab commands, checked against the simulator.
@@ -169,5 +172,10 @@ public struct LessonError: Error, Hashable, Sendable, CustomStringConvertible {
 
   public var description: String {
     "\(file):\(line):\(column): error: \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
+  }
+
+  /// The same, as a warning (it does not fail `lesson check`).
+  public var warning: String {
+    "\(file):\(line):\(column): warning: \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
   }
 }

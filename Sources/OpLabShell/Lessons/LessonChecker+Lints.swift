@@ -26,6 +26,33 @@ extension LessonChecker {
     }
   }
 
+  /// The screen `lesson check` measures pages against: 80 columns, 24 rows.
+  static let screen = (columns: 80, rows: 24)
+
+  /// Pages taller than ``screen`` (narrative and the lesson's commands between two prompts,
+  /// as a learner meets them): each is read through the pager, a screen at a time.
+  static func tallPageWarnings(_ lesson: Lesson, options: ShellOptions) -> [LessonError] {
+    var options = options
+    options.width = screen.columns
+    return LessonPreview.tallPages(lesson, options: options, rows: screen.rows).map { page in
+      var line = 1
+      switch lesson.items[page.item] {
+      case .text: line = lesson.paragraphLines[page.item] ?? 1
+      case .run(let commands), .quiet(let commands): line = commands.first?.line ?? 1
+      case .expect(let cs): line = cs.first?.source.line ?? 1
+      default: break
+      }
+      let screens = (page.rows + screen.rows - 2) / (screen.rows - 1)
+      return LessonError(
+        file: lesson.file, line: line, column: 1,
+        message:
+          "the page that begins here is \(page.rows) rows at \(screen.columns) columns, taller than a \(screen.rows)-row screen: a learner reads it through the pager, \(screens) screens",
+        hint:
+          "end it sooner with a `---` pause, show less (`timeline`, not `status`), or make the commands that only build the world a `quiet:` block, which shows nothing"
+      )
+    }
+  }
+
   /// Placeholders where none can be filled: a choice or an answer is compared with what
   /// the learner types, so it must be text as written.
   static func placeholderRefused(in text: String, what: String) -> TextProblem? {

@@ -7,6 +7,8 @@ public enum LessonChecker {
   public struct Report: Sendable {
     public var lesson: Lesson
     public var failures: [LessonError]
+    /// What the teacher should look at, which does not fail the check (a page taller than the screen).
+    public var warnings: [LessonError] = []
     public var ok: Bool { failures.isEmpty }
 
     /// One line for the summary.
@@ -44,7 +46,7 @@ public enum LessonChecker {
     func fail(_ s: SourceLine, _ message: String, column: Int? = nil, hint: String? = nil) {
       failures.append(LessonError(file: lesson.file, line: s.line, column: column ?? s.column, message: message, hint: hint))
     }
-    func run(_ commands: [SourceLine]) -> Bool {
+    func run(_ commands: [SourceLine], shownToTheLearner: Bool = true) -> Bool {
       for c in commands {
         // `real` plays the world on the real queue in real time: its drawing and its drift
         // change from run to run, so a lesson may only tell the learner when to type it.
@@ -55,7 +57,7 @@ public enum LessonChecker {
           return false
         }
         let reply = interpreter.execute(c.text)
-        shown += "\n" + c.text + "\n" + reply.output
+        if shownToTheLearner { shown += "\n" + c.text + "\n" + reply.output }
         if let e = reply.error {
           fail(c, e.message, column: c.column + e.column - 1, hint: e.hint)
           return false
@@ -206,8 +208,10 @@ public enum LessonChecker {
       case .text(let paragraph):
         prose(paragraph, line: lesson.paragraphLines[index] ?? 1)
         shown += "\n" + LessonText.fillProse(paragraph, world: interpreter.world)
-      case .run(let commands):
-        if !run(commands) { return Report(lesson: lesson, failures: failures) }
+      case .run(let commands), .quiet(let commands):
+        // A quiet: block shows nothing, but the world it leaves is the learner's to look at.
+        let loud = if case .run = item { true } else { false }
+        if !run(commands, shownToTheLearner: loud) { return Report(lesson: lesson, failures: failures) }
         if let first = commands.first, interpreter.world.trace.count > eventsAtLastQuestion {
           lastRun = (first.line, interpreter.world.trace.count)
         }
@@ -334,12 +338,14 @@ public enum LessonChecker {
         holds(cs, "the checkpoint")
       }
     }
+    var warnings: [LessonError] = []
+    if standards, failures.isEmpty { warnings = LessonChecker.tallPageWarnings(lesson, options: options) }
     if lesson.counts.tasks == 0 {
       failures.append(
         LessonError(
           file: lesson.file, line: 1, column: 1, message: "the lesson has no task: a learner never does what it teaches",
           hint: "add a `task:` with its `check:` lines, or fold this into a lesson that has one"))
     }
-    return Report(lesson: lesson, failures: failures)
+    return Report(lesson: lesson, failures: failures, warnings: warnings)
   }
 }

@@ -28,6 +28,7 @@
 public enum LessonParser {
   static let blockKeys: [String: [String]] = [
     "run": [],
+    "quiet": [],
     "predict": ["choice", "means", "feedback", "answer", "reveal", "verify", "explain"],
     "again": ["setup", "choice", "means", "feedback", "answer", "reveal", "verify", "explain"],
     "task": ["hint", "check", "else", "solution"],
@@ -112,7 +113,7 @@ public enum LessonParser {
         let indent = line.prefix { $0 == " " || $0 == "\t" }.count
         let content = String(line.dropFirst(indent)).trimmingWhitespace()
         if !content.isEmpty {
-          if key == "run" || key == "expect" {
+          if key == "run" || key == "quiet" || key == "expect" {
             body.append(("", content, i + 1, indent + 1))
           } else if let (k, v, c) = directive(String(line.dropFirst(indent))) {
             body.append((k, v, i + 1, indent + c))
@@ -122,7 +123,7 @@ public enum LessonParser {
         }
         i += 1
       }
-      for entry in body where key != "run" && key != "expect" {
+      for entry in body where key != "run" && key != "quiet" && key != "expect" {
         let allowed = blockKeys[key] ?? []
         if !allowed.contains(entry.key) {
           let guess = Suggest.closest(to: entry.key, in: allowed)
@@ -207,11 +208,11 @@ public enum LessonParser {
         sawTitle = true
       case "id":
         lesson.id = value
-      case "run":
+      case "run", "quiet":
         var commands = sources("")
         if !value.isEmpty { commands.insert(SourceLine(text: value, line: number, column: valueColumn), at: 0) }
-        guard !commands.isEmpty else { throw fail(number, 1, "run: has no commands", hint: "put them on the next lines, indented") }
-        lesson.items.append(.run(commands))
+        guard !commands.isEmpty else { throw fail(number, 1, "\(key): has no commands", hint: "put them on the next lines, indented") }
+        lesson.items.append(key == "run" ? .run(commands) : .quiet(commands))
       case "expect":
         var list = sources("")
         if !value.isEmpty { list.insert(SourceLine(text: value, line: number, column: valueColumn), at: 0) }

@@ -62,6 +62,19 @@ public enum LessonPreview {
     func saveHistory() -> String? { nil }
   }
 
+  /// The pages of a lesson taller than a screen of `rows` rows at `options.width`, as the
+  /// preview's student meets them: where each begins and how many rows it has.
+  static func tallPages(_ lesson: Lesson, options: ShellOptions, rows: Int) -> [(item: Int, rows: Int)] {
+    var found: [(Int, Int)] = []
+    let student = Student { _ in }
+    let runner = LessonRunner(lesson: lesson, reader: student, options: options, progress: ProgressStore(path: nil)) { _ in }
+    runner.preview = student
+    runner.screenRows = rows
+    runner.tallPage = { found.append(($0, $1)) }
+    runner.run()
+    return found
+  }
+
   /// The attempt whose world fills in a task's messages: doing nothing the task teaches.
   static let typicalWrongAttempt = "run"
 

@@ -36,6 +36,11 @@ public final class LessonRunner {
   /// `lesson preview`'s student, told each question and task as it comes; the preview
   /// shows every task's messages filled in, and says nothing about keeping a place.
   var preview: LessonPreview.Student?
+  /// Told of each page taller than ``screenRows`` (the lesson's item it began at, and its
+  /// rows), instead of showing it through ``showPage``: `lesson check` measures pages so.
+  var tallPage: ((_ item: Int, _ rows: Int) -> Void)?
+  /// The item the page being gathered began at.
+  var pageStart = 0
   /// The lesson file's fingerprint: a kept world belongs to this very text.
   lazy var fingerprint: String = {
     let text = FileManager.default.contents(atPath: lesson.file).map { String(decoding: $0, as: UTF8.self) } ?? lesson.title
@@ -90,7 +95,11 @@ public final class LessonRunner {
     while index < lesson.items.count {
       // Narrative and the lesson's commands are gathered into a page, shown at the next prompt.
       switch lesson.items[index] {
-      case .text, .run, .expect: if page == nil, screenRows != nil, showPage != nil { page = "" }
+      case .text, .run, .quiet, .expect:
+        if page == nil, screenRows != nil, showPage != nil || tallPage != nil {
+          page = ""
+          pageStart = index
+        }
       default: flushPage()
       }
       switch present(index) {
@@ -160,6 +169,9 @@ public final class LessonRunner {
       for c in commands { show(c.text, holdingWarnings: setsUpPrediction) }
       write("\n")
       return .next
+    case .quiet(let commands):
+      for c in commands { quietly(c.text) }
+      return .next
     case .expect:
       return .next
     case .pause:
@@ -211,6 +223,13 @@ public final class LessonRunner {
     if reply.colorable { lastTimeline = (indent(reply.output), reply.output.filter { $0 == "\n" }.count) }
     if let e = reply.error { write(indent("error: \(e.message)\n")) }
     return reply.error == nil
+  }
+
+  /// Runs one of the lesson's `quiet:` commands: nothing is shown but an error.
+  func quietly(_ command: String) {
+    interpreter.undoFloor = 0
+    let reply = interpreter.execute(command)
+    if let e = reply.error { write(indent("error: `\(command)`: \(e.message)\n")) }
   }
 
   /// Where the lesson's own commands ended in a world rebuilt on resume.
@@ -353,7 +372,7 @@ public final class LessonRunner {
   func replaySilently(upTo end: Int) {
     for item in lesson.items.prefix(end) {
       switch item {
-      case .run(let commands): for c in commands { _ = interpreter.execute(c.text) }
+      case .run(let commands), .quiet(let commands): for c in commands { _ = interpreter.execute(c.text) }
       case .predict(let p): for c in p.reveal { _ = interpreter.execute(c.text) }
       case .task(let t): if !TaskCoach.done(t, in: interpreter.world) { for c in t.solution { _ = interpreter.execute(c.text) } }
       default: break
