@@ -119,4 +119,53 @@ import Testing
     #expect(right.contains("✓ You predicted 3, and that is what happened. The download finished at t=3"), "\(right)")
     #expect(!right.contains("believing"))
   }
+  @Test(
+    "A means: naming an operation the world lacks is said (a `not` claim would hold by the misspelling); a second case's wrong choice needs its feedback too"
+  )
+  func namesAndSecondCase() throws {
+    let text = """
+      title: Names
+
+      run:
+        queue work max 1
+        op download on work takes 3
+        op filter on work takes 2 after download
+
+      predict: Does the filter run?
+        choice: yes
+          means: started filtr
+        choice: no
+          means: not started filtr
+          feedback: A dependency delays; it does not cancel.
+        answer: yes
+        reveal: run
+
+      again: And a second filter, added now?
+        setup: op filter2 on work takes 1
+        choice: yes
+        choice: no
+        answer: yes
+        reveal: run
+        verify: started filter2
+
+      run:
+        queue later max 1
+        op blocker on later takes 3
+        op spare on later takes 1
+
+      task: Make sure spare never runs.
+        hint: `restart` puts the world back as the task found it.
+        check: skipped spare
+        else: spare was not skipped.
+        solution: cancel spare
+        solution: run
+      """
+    let report = LessonChecker.check(try LessonParser.parse(text, file: "n.lesson"), standards: true)
+    #expect(
+      report.failures.map { "\($0.line):\($0.column): \($0.message)" } == [
+        "10:12: a choice's means: line names 'filtr', and there is no such operation: started filtr",
+        "12:12: a choice's means: line names 'filtr', and there is no such operation: not started filtr",
+        "20:11: the second case's wrong choice 'no' has no feedback: line, so a learner who picks it is told only the answer",
+      ])
+  }
 }
