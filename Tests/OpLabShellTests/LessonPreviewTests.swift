@@ -60,16 +60,42 @@ import Testing
     return try LessonParser.parse(String(contentsOf: url, encoding: .utf8), file: name + ".lesson")
   }
 
-  @Test("A run: block that echoes ten operations and a status makes a page of four screens: a warning where the page begins")
+  @Test("A run: block that echoes ten operations and a status makes a page of four screens: a warning at the block, offering a quiet: block")
   func tallPage() throws {
     let report = LessonChecker.check(try lesson("tall-page"), standards: true)
     #expect(report.ok)
     #expect(
       report.warnings.map(\.warning) == [
-        "tall-page.lesson:3:1: warning: the page that begins here is 90 rows at 80 columns, taller than a 24-row screen: a learner reads it through the pager, 4 screens\n  hint: end it sooner with a `---` pause, show less (`timeline`, not `status`), or make the commands that only build the world a `quiet:` block, which shows nothing"
+        "tall-page.lesson:6:1: warning: this run: block prints 77 rows at 80 columns, more than a 24-row screen, and its page is 90 rows: a learner reads it through the pager, 4 screens\n  hint: make the commands that only build the world a `quiet:` block, which shows nothing, and show what matters after it (`timeline`, `slots QUEUE`)"
       ])
     // Only the course's standards measure pages.
     #expect(LessonChecker.check(try lesson("tall-page")).warnings.isEmpty)
+  }
+
+  @Test("A page tall with narrative alone is a warning where it begins, with the ways to shorten it")
+  func tallNarrative() throws {
+    let paragraph = (1...30).map { "Line \($0) of a long page." }.joined(separator: "\n\n")
+    let text = """
+      title: Long
+
+      \(paragraph)
+
+      run:
+        queue later max 1
+        op blocker on later takes 3
+        op spare on later takes 1
+
+      task: Make sure spare never runs.
+        hint: `restart` puts the world back as the task found it.
+        check: skipped spare
+        else: spare was not skipped.
+        solution: cancel spare
+        solution: run
+      """
+    let report = LessonChecker.check(try LessonParser.parse(text, file: "long.lesson"), standards: true)
+    #expect(report.ok)
+    #expect(report.warnings.map { "\($0.line): \($0.message)" }.first?.hasPrefix("3: the page that begins here is ") == true, "\(report.warnings)")
+    #expect(report.warnings.first?.hint?.hasPrefix("end it sooner with a `---` pause") == true)
   }
 
   @Test("The same world built in a quiet: block (fork and unfork included) shows nothing of it, fits the screen, and is the same world")

@@ -43,6 +43,9 @@ public enum LessonChecker {
     var failures: [LessonError] = []
     // What the learner has been shown since the last question was asked (pages, the lab's replies, reveals).
     var shown = ""
+    // The rows each run: block prints at the screen's width, by item index.
+    var printed: [Int: Int] = [:]
+    var rows = 0
     func fail(_ s: SourceLine, _ message: String, column: Int? = nil, hint: String? = nil) {
       failures.append(LessonError(file: lesson.file, line: s.line, column: column ?? s.column, message: message, hint: hint))
     }
@@ -57,7 +60,10 @@ public enum LessonChecker {
           return false
         }
         let reply = interpreter.execute(c.text)
-        if shownToTheLearner { shown += "\n" + c.text + "\n" + reply.output }
+        if shownToTheLearner {
+          shown += "\n" + c.text + "\n" + reply.output
+          rows += 1 + LessonChecker.rows(of: reply.output)
+        }
         if let e = reply.error {
           fail(c, e.message, column: c.column + e.column - 1, hint: e.hint)
           return false
@@ -211,7 +217,9 @@ public enum LessonChecker {
       case .run(let commands), .quiet(let commands):
         // A quiet: block shows nothing, but the world it leaves is the learner's to look at.
         let loud = if case .run = item { true } else { false }
+        rows = 0
         if !run(commands, shownToTheLearner: loud) { return Report(lesson: lesson, failures: failures) }
+        if loud { printed[index] = rows }
         if let first = commands.first, interpreter.world.trace.count > eventsAtLastQuestion {
           lastRun = (first.line, interpreter.world.trace.count)
         }
@@ -339,7 +347,7 @@ public enum LessonChecker {
       }
     }
     var warnings: [LessonError] = []
-    if standards, failures.isEmpty { warnings = LessonChecker.tallPageWarnings(lesson, options: options) }
+    if standards, failures.isEmpty { warnings = LessonChecker.tallPageWarnings(lesson, options: options, printed: printed) }
     if lesson.counts.tasks == 0 {
       failures.append(
         LessonError(
