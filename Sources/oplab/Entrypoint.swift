@@ -156,12 +156,13 @@ struct RunScripts: ParsableCommand {
   }
 }
 
-/// `oplab lesson [N | check [N...] [--all]]`.
+/// `oplab lesson [N | check [N...] [--all] | preview N]`.
 struct Lessons: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "lesson",
-    abstract: "List the lessons, take one (`oplab lesson 1`), or check them (`oplab lesson check --all`).",
-    usage: usage(["oplab lesson"] + displayUsage + ["[--all]", "[--folder <folder>]", "[<arguments> ...]"]))
+    abstract:
+      "List the lessons, take one (`oplab lesson 1`), check them (`oplab lesson check --all`), or preview one as a student sees it (`oplab lesson preview FILE --width 80`).",
+    usage: usage(["oplab lesson"] + displayUsage + ["[--all]", "[--folder <folder>]", "[--add-folder <folder> ...]", "[<arguments> ...]"]))
 
   @OptionGroup var display: DisplayOptions
 
@@ -174,11 +175,19 @@ struct Lessons: ParsableCommand {
   )
   var folder: String?
 
-  @Argument(help: "A lesson number, name or .lesson file; or `check` followed by lesson numbers, names or files.")
+  @Option(
+    name: .customLong("add-folder"),
+    help:
+      "A folder of .lesson files added to the course (repeatable): `oplab lesson` lists its lessons after the course's, `oplab lesson NAME/N` takes one (NAME: the folder's name), and each keeps its own progress. $OPLAB_LESSONS may list such folders too, after the course's, separated by ':'."
+  )
+  var addedFolders: [String] = []
+
+  @Argument(
+    help: "A lesson number, name or .lesson file; or `check` followed by lesson numbers, names or files; or `preview` and one of them.")
   var arguments: [String] = []
 
   func run() throws {
-    let status = Shell.checked(Shell.lessons(arguments, all: all, options: display.shellOptions, folder: folder))
+    let status = Shell.checked(Shell.lessons(arguments, all: all, options: display.shellOptions, folder: folder, added: addedFolders))
     if status != 0 { throw ExitCode(status) }
   }
 }

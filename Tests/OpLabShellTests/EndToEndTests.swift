@@ -311,6 +311,50 @@ import Testing
     #expect(list.out.contains("An Operation's life: pending, ready, executing, finished  [done]"))
   }
 
+  @Test(
+    "A teacher's folder added to the course shows in oplab lesson with its own progress: its 09-visible-rows.lesson is not the course's lesson 9, and run by path or through the folder it keeps one record"
+  )
+  func teachersFolder() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-teacher-\(UUID().uuidString)")
+    let mine = root.appendingPathComponent("my-lessons")
+    let state = root.appendingPathComponent("state")
+    try FileManager.default.createDirectory(at: mine, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    let course = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Lessons").path
+    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/lessons/choices-proved.lesson")
+    let file = mine.appendingPathComponent("09-visible-rows.lesson").path
+    try FileManager.default.copyItem(atPath: fixture.path, toPath: file)
+    // The course's lesson 9 is done.
+    try FileManager.default.createDirectory(at: state.appendingPathComponent("oplab"), withIntermediateDirectories: true)
+    try "visible-rows\tdone\t0\n".write(toFile: state.appendingPathComponent("oplab/progress").path, atomically: true, encoding: .utf8)
+    let env = ["XDG_STATE_HOME": state.path]
+    let title = "Every choice says what it claims, and why a learner would pick it"
+
+    let listed = try oplab(["lesson", "--folder", course, "--add-folder", mine.path, "--width", "200"], environment: env)
+    #expect(listed.status == 0, "\(listed.err)")
+    #expect(listed.out.contains("   9  Load only what is on screen: the visible-rows pattern  [done]\n"), "the course's lesson 9: \(listed.out)")
+    #expect(listed.out.contains("Added from \(mine.path) (`oplab lesson my-lessons/N`):\n   9  \(title)  [new]\n"), "\(listed.out)")
+
+    // Started through the folder, at the prediction: its place is kept under the folder.
+    let started = try oplab(
+      ["lesson", "my-lessons/9", "--folder", course, "--add-folder", mine.path, "--width", "200"], stdin: "quit\n", environment: env)
+    #expect(started.out.contains("━━ Lesson 9: \(title)"), "\(started.out)")
+    #expect(started.out.contains("`oplab lesson my-lessons/9` resumes here."), "\(started.out)")
+    // OPLAB_LESSONS lists the course, then the teacher's folder: the same record.
+    let again = try oplab(["lesson", "--width", "200"], environment: env.merging(["OPLAB_LESSONS": course + ":" + mine.path]) { $1 })
+    #expect(again.out.contains("   9  \(title)  [started]\n"), "\(again.out)")
+    #expect(again.out.contains("   9  Load only what is on screen: the visible-rows pattern  [done]\n"), "\(again.out)")
+    // Run by its path, it resumes that record, and finishing it marks it done in the folder's list.
+    let byPath = try oplab(["lesson", file, "--folder", course, "--width", "200"], stdin: "b\ncancel spare\nrun\n\n", environment: env)
+    #expect(byPath.out.contains("Resuming where you left off."), "\(byPath.out)")
+    #expect(byPath.out.contains("✓ Lesson 9 complete."), "\(byPath.out)")
+    let done = try oplab(["lesson", "--folder", course, "--add-folder", mine.path, "--width", "200"], environment: env)
+    #expect(done.out.contains("   9  \(title)  [done]\n"), "\(done.out)")
+    let progress = try String(contentsOfFile: state.appendingPathComponent("oplab/progress").path, encoding: .utf8)
+    #expect(progress.split(separator: "\n").count == 2, "one record for the course's lesson 9, one for the teacher's: \(progress)")
+  }
+
   @Test("A teacher checks a lesson by its path; a lesson whose file is broken is named as broken, not missing")
   func lessonCheckByPathAndBroken() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-lessons-\(UUID().uuidString)")

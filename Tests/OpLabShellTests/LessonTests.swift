@@ -637,16 +637,24 @@ import Testing
       ])
   }
 
-  @Test("The example lesson in Lessons/README.md passes lesson check")
+  @Test("Each example lesson in Lessons/README.md (the first lesson and the format's) passes lesson check, held to the course's standards")
   func readmeExample() throws {
     let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Lessons/README.md")
     let text = try String(contentsOf: readme, encoding: .utf8)
-    let start = try #require(text.range(of: "```\ntitle: "))
-    let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
-    let example = String(text[text.index(start.lowerBound, offsetBy: 4)..<end.lowerBound]) + "\n"
-    let report = LessonChecker.check(try LessonParser.parse(example, file: "README-example.lesson"))
-    #expect(report.failures == [])
+    var examples: [String] = []
+    var from = text.startIndex
+    while let start = text.range(of: "```\ntitle: ", range: from..<text.endIndex) {
+      let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
+      examples.append(String(text[text.index(start.lowerBound, offsetBy: 4)..<end.lowerBound]) + "\n")
+      from = end.upperBound
+    }
+    #expect(examples.count == 2)
+    for (i, example) in examples.enumerated() {
+      let report = LessonChecker.check(try LessonParser.parse(example, file: "README-example-\(i + 1).lesson"), standards: true)
+      #expect(report.failures == [])
+      #expect(report.warnings == [], "no page taller than the screen")
+    }
   }
 
   @Test(
@@ -698,7 +706,9 @@ import Testing
     #expect(fixed.contains("✓ You predicted at t=7, when the upload fails, and that is what happened."))
   }
 
-  @Test("Every lesson of the course parses and passes lesson check")
+  @Test(
+    "Every lesson of the course parses and passes lesson check, held to the course's standards (#29: each wrong choice has its own feedback; no answer shown before its question)"
+  )
   func theCourse() throws {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Lessons").path
@@ -706,7 +716,7 @@ import Testing
     #expect(library.errors == [])
     #expect(library.lessons.count >= 1)
     for lesson in library.lessons {
-      let report = LessonChecker.check(lesson)
+      let report = LessonChecker.check(lesson, standards: true)
       #expect(report.failures == [], "\(lesson.file)")
       let c = lesson.counts
       #expect(c.predictions >= 1 && c.tasks >= 1, "\(lesson.file) needs a prediction and a task")

@@ -6,7 +6,7 @@ extension Lesson {
     let interpreter = Interpreter(options: options)
     for item in items {
       switch item {
-      case .run(let commands): for c in commands { _ = interpreter.execute(c.text) }
+      case .run(let commands), .quiet(let commands): for c in commands { _ = interpreter.execute(c.text) }
       case .predict(let p): for c in p.reveal { _ = interpreter.execute(c.text) }
       case .task(let t): for c in t.solution { _ = interpreter.execute(c.text) }
       default: break

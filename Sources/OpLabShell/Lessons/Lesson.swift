@@ -22,6 +22,9 @@ public struct Lesson: Sendable {
     case text(String)
     /// Lab commands the lesson runs and shows.
     case run([SourceLine])
+    /// Lab commands the lesson runs without showing them or their output (`quiet:`): the
+    /// plumbing that builds a world. Only an error is shown.
+    case quiet([SourceLine])
     /// A question the learner answers before the lab shows the truth.
     case predict(Prediction)
     /// Something the learner does with lab commands, checked against the simulator.
@@ -72,12 +75,35 @@ public struct CheckedCondition: Hashable, Sendable {
   }
 }
 
+/// One option of a multiple-choice prediction (`choice:`), with what it claims about the
+/// world (`means:`, proved by `lesson check`: the answer's holds after the reveal, no other
+/// does) and the diagnosis shown to a learner who picks it (`feedback:`).
+public struct Choice: Sendable {
+  /// The words shown, and compared with what the learner types.
+  public var text: String
+  /// What the choice claims, as conditions that all hold when it is true (empty: none stated).
+  public var means: [CheckedCondition] = []
+  /// The belief behind the choice and what the timeline shows instead (empty: none).
+  public var feedback: String = ""
+  /// Where the `choice:` line is.
+  public var source: SourceLine
+
+  public init(text: String, means: [CheckedCondition] = [], feedback: String = "", source: SourceLine) {
+    self.text = text
+    self.means = means
+    self.feedback = feedback
+    self.source = source
+  }
+}
+
 /// `predict:` — the learner commits to an answer, then the lab reveals the truth.
 public struct Prediction: Sendable {
   /// The question.
   public var question: String
-  /// Multiple-choice options (empty: a typed answer).
-  public var choices: [String]
+  /// Multiple-choice options, with their claims and feedback (empty: a typed answer).
+  public var options: [Choice]
+  /// The options' words (empty: a typed answer).
+  public var choices: [String] { options.map(\.text) }
   /// The right answer.
   public var answer: String
   /// Commands that show the truth.
@@ -88,6 +114,8 @@ public struct Prediction: Sendable {
   public var explain: String
   /// Where it starts in the file.
   public var line: Int
+  /// Where the `answer:` line is.
+  public var answerSource: SourceLine? = nil
   /// A second, similar case offered after a wrong prediction (`again:`), played in a
   /// what-if branch so the lesson's world goes on unchanged.
   public var again: SecondCase?
@@ -100,17 +128,24 @@ public struct SecondCase: Sendable {
   public var question: String
   /// Commands shown before the question (`setup:`).
   public var setup: [SourceLine]
-  public var choices: [String]
+  public var options: [Choice]
   public var answer: String
   public var reveal: [SourceLine]
   public var verify: [CheckedCondition]
   public var explain: String
   public var line: Int
+  public var answerSource: SourceLine? = nil
 
   /// The case as a prediction (without a further second case).
   public var prediction: Prediction {
-    Prediction(question: question, choices: choices, answer: answer, reveal: reveal, verify: verify, explain: explain, line: line)
+    Prediction(
+      question: question, options: options, answer: answer, reveal: reveal, verify: verify, explain: explain, line: line, answerSource: answerSource)
   }
+}
+
+extension Prediction {
+  /// The option the `answer:` names, if the prediction is multiple choice.
+  public var answerChoice: Choice? { options.first { Answers.matches($0.text, answer) } }
 }
 
 /// `task:` — a goal the learner reaches with lab commands; any path that makes the checks hold passes.
@@ -137,5 +172,10 @@ public struct LessonError: Error, Hashable, Sendable, CustomStringConvertible {
 
   public var description: String {
     "\(file):\(line):\(column): error: \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
+  }
+
+  /// The same, as a warning (it does not fail `lesson check`).
+  public var warning: String {
+    "\(file):\(line):\(column): warning: \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
   }
 }

@@ -1,4 +1,5 @@
 import OpLabCore
+import OpLabRender
 
 /// Lints of `lesson check` that read the lesson's prose and its order: placeholders that
 /// cannot be filled, and a `run:` that shows a prediction's answer before it is asked.
@@ -23,6 +24,60 @@ extension LessonChecker {
         message:
           "the placeholder {\(p.kind) \(p.name)} names '\(p.name)', and the world has no such \(p.namesQueue ? "queue" : "operation") where the text is shown",
         hint: guess.map { "did you mean '\($0)'?" } ?? "at t=\(world.now)")
+    }
+  }
+
+  /// The screen `lesson check` measures pages against: 80 columns, 24 rows.
+  static let screen = (columns: 80, rows: 24)
+
+  /// Pages taller than ``screen`` (narrative and the lesson's commands between two prompts,
+  /// as a learner meets them): each is read through the pager, a screen at a time.
+  /// - Parameter printed: the rows each `run:` block prints, by item index: a page whose
+  ///   `run:` block alone fills the screen is told to build its world in a `quiet:` block.
+  static func tallPageWarnings(_ lesson: Lesson, options: ShellOptions, printed: [Int: Int] = [:]) -> [LessonError] {
+    var options = options
+    options.width = screen.columns
+    return LessonPreview.tallPages(lesson, options: options, rows: screen.rows).map { page in
+      var line = 1
+      switch lesson.items[page.item] {
+      case .text: line = lesson.paragraphLines[page.item] ?? 1
+      case .run(let commands), .quiet(let commands): line = commands.first?.line ?? 1
+      case .expect(let cs): line = cs.first?.source.line ?? 1
+      default: break
+      }
+      let screens = (page.rows + screen.rows - 2) / (screen.rows - 1)
+      // The page runs to the next prompt: its loudest run: block.
+      let end =
+        lesson.items.indices.dropFirst(page.item).first { i in
+          switch lesson.items[i] {
+          case .pause, .predict, .task: true
+          default: false
+          }
+        } ?? lesson.items.count
+      let loudest = (page.item..<end).compactMap { i in printed[i].map { (item: i, rows: $0) } }.max { $0.rows < $1.rows }
+      if let loudest, loudest.rows > screen.rows - 1, case .run(let commands) = lesson.items[loudest.item], let first = commands.first {
+        return LessonError(
+          file: lesson.file, line: first.line, column: 1,
+          message:
+            "this run: block prints \(loudest.rows) rows at \(screen.columns) columns, more than a \(screen.rows)-row screen, and its page is \(page.rows) rows: a learner reads it through the pager, \(screens) screens",
+          hint:
+            "make the commands that only build the world a `quiet:` block, which shows nothing, and show what matters after it (`timeline`, `slots QUEUE`)"
+        )
+      }
+      return LessonError(
+        file: lesson.file, line: line, column: 1,
+        message:
+          "the page that begins here is \(page.rows) rows at \(screen.columns) columns, taller than a \(screen.rows)-row screen: a learner reads it through the pager, \(screens) screens",
+        hint:
+          "end it sooner with a `---` pause, show less (`timeline`, not `status`), or make the commands that only build the world a `quiet:` block, which shows nothing"
+      )
+    }
+  }
+
+  /// The rows `text` takes on the screen, indented as the lesson's replies are (4 columns).
+  static func rows(of text: String) -> Int {
+    text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0).reduce(0) { sum, line in
+      sum + max(1, (Names.width(String(line)) + 4 + screen.columns - 1) / screen.columns)
     }
   }
 

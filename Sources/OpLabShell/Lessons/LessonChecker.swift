@@ -7,6 +7,8 @@ public enum LessonChecker {
   public struct Report: Sendable {
     public var lesson: Lesson
     public var failures: [LessonError]
+    /// What the teacher should look at, which does not fail the check (a page taller than the screen).
+    public var warnings: [LessonError] = []
     public var ok: Bool { failures.isEmpty }
 
     /// One line for the summary.
@@ -33,13 +35,21 @@ public enum LessonChecker {
   }
 
   /// Checks one lesson in a fresh world.
-  public static func check(_ lesson: Lesson, options: ShellOptions = ShellOptions()) -> Report {
+  /// - Parameter standards: also hold the lesson to the course's standards (see
+  ///   ``standardProblems``): each wrong choice has its own feedback, and nothing shown before
+  ///   a question holds its answer's words. `oplab lesson check` does.
+  public static func check(_ lesson: Lesson, options: ShellOptions = ShellOptions(), standards: Bool = false) -> Report {
     var interpreter = Interpreter(options: options)
     var failures: [LessonError] = []
+    // What the learner has been shown since the last question was asked (pages, the lab's replies, reveals).
+    var shown = ""
+    // The rows each run: block prints at the screen's width, by item index.
+    var printed: [Int: Int] = [:]
+    var rows = 0
     func fail(_ s: SourceLine, _ message: String, column: Int? = nil, hint: String? = nil) {
       failures.append(LessonError(file: lesson.file, line: s.line, column: column ?? s.column, message: message, hint: hint))
     }
-    func run(_ commands: [SourceLine]) -> Bool {
+    func run(_ commands: [SourceLine], shownToTheLearner: Bool = true) -> Bool {
       for c in commands {
         // `real` plays the world on the real queue in real time: its drawing and its drift
         // change from run to run, so a lesson may only tell the learner when to type it.
@@ -50,6 +60,10 @@ public enum LessonChecker {
           return false
         }
         let reply = interpreter.execute(c.text)
+        if shownToTheLearner {
+          shown += "\n" + c.text + "\n" + reply.output
+          rows += 1 + LessonChecker.rows(of: reply.output)
+        }
         if let e = reply.error {
           fail(c, e.message, column: c.column + e.column - 1, hint: e.hint)
           return false
@@ -57,8 +71,10 @@ public enum LessonChecker {
       }
       return true
     }
-    func holds(_ cs: [CheckedCondition], _ what: String) {
-      // A misspelt name makes a positive condition fail, but a `not` one pass: check names.
+    /// Whether every name the conditions use is in the world; each one that is not is said.
+    @discardableResult
+    func named(_ cs: [CheckedCondition], _ what: String) -> Bool {
+      let before = failures.count
       for c in cs {
         let (ops, queues) = c.condition.names
         let world = interpreter.world
@@ -74,6 +90,11 @@ public enum LessonChecker {
             hint: guess.map { "did you mean '\($0)'?" } ?? "at t=\(world.now)")
         }
       }
+      return failures.count == before
+    }
+    func holds(_ cs: [CheckedCondition], _ what: String) {
+      // A misspelt name makes a positive condition fail, but a `not` one pass: check names.
+      named(cs, what)
       for c in cs where !c.condition.holds(in: interpreter.world) {
         guard c.condition.names.operations.allSatisfy({ interpreter.world.operationID(named: $0) != nil }),
           c.condition.names.queues.allSatisfy({ interpreter.world.queueID(named: $0) != nil })
@@ -96,7 +117,16 @@ public enum LessonChecker {
     func prediction(_ p: Prediction, _ what: String) -> Bool {
       if !run(p.reveal) { return false }
       holds(p.verify, "the \(what)'s proof")
-      if p.verify.isEmpty {
+      // Each choice's claim (means:): the answer's holds after the reveal, and no other's.
+      if named(p.options.flatMap(\.means), "a choice's means: line") {
+        for problem in LessonChecker.choiceProblems(p, in: interpreter.world) {
+          failures.append(
+            LessonError(
+              file: lesson.file, line: problem.source?.line ?? p.line, column: problem.source?.column ?? 1,
+              message: "the \(what)'s " + problem.message, hint: problem.hint))
+        }
+      }
+      if p.verify.isEmpty, p.answerChoice?.means.isEmpty ?? true {
         failures.append(
           LessonError(
             file: lesson.file, line: p.line, column: 1, message: "the \(what) has no verify: line, so nothing proves its answer",
@@ -183,8 +213,13 @@ public enum LessonChecker {
       case .pause: break
       case .text(let paragraph):
         prose(paragraph, line: lesson.paragraphLines[index] ?? 1)
-      case .run(let commands):
-        if !run(commands) { return Report(lesson: lesson, failures: failures) }
+        shown += "\n" + LessonText.fillProse(paragraph, world: interpreter.world)
+      case .run(let commands), .quiet(let commands):
+        // A quiet: block shows nothing, but the world it leaves is the learner's to look at.
+        let loud = if case .run = item { true } else { false }
+        rows = 0
+        if !run(commands, shownToTheLearner: loud) { return Report(lesson: lesson, failures: failures) }
+        if loud { printed[index] = rows }
         if let first = commands.first, interpreter.world.trace.count > eventsAtLastQuestion {
           lastRun = (first.line, interpreter.world.trace.count)
         }
@@ -198,8 +233,13 @@ public enum LessonChecker {
               hint: "stop the run: before what the question asks about happens, and let the prediction's reveal: play it"))
         }
         asked(p, "prediction")
+        if standards { failures += LessonChecker.standardProblems(p, "prediction", shown: shown, file: lesson.file) }
+        shown = ""
         if !prediction(p, "prediction") { return Report(lesson: lesson, failures: failures) }
         prose(p.explain, line: p.line)
+        shown += "\n" + LessonText.fillProse(p.explain, world: interpreter.world)
+        let shownBeforeAgain = shown
+        for choice in p.options { prose(choice.feedback, line: choice.source.line) }
         lastRun = nil
         eventsAtLastQuestion = interpreter.world.trace.count
         if let again = p.again {
@@ -207,8 +247,11 @@ public enum LessonChecker {
           let before = state()
           _ = interpreter.execute("fork")
           asked(again.prediction, "second case")
-          if !run(again.setup) || !prediction(again.prediction, "second case") { return Report(lesson: lesson, failures: failures) }
+          if !run(again.setup) { return Report(lesson: lesson, failures: failures) }
+          if standards { failures += LessonChecker.standardProblems(again.prediction, "second case", shown: shown, file: lesson.file) }
+          if !prediction(again.prediction, "second case") { return Report(lesson: lesson, failures: failures) }
           prose(again.explain, line: again.line)
+          for choice in again.options { prose(choice.feedback, line: choice.source.line) }
           _ = interpreter.execute("unfork")
           if state() != before {
             failures.append(
@@ -216,10 +259,12 @@ public enum LessonChecker {
                 file: lesson.file, line: again.line, column: 1, message: "the second case changed the lesson's world",
                 hint: "its setup: and reveal: run in a what-if branch, which `unfork` must leave"))
           }
+          shown = shownBeforeAgain
         }
       case .task(let t):
         prose(t.goal, line: t.line)
         lastRun = nil
+        defer { shown = "" }
         if TaskCoach.done(t, in: interpreter.world) {
           failures.append(
             LessonError(
@@ -301,12 +346,14 @@ public enum LessonChecker {
         holds(cs, "the checkpoint")
       }
     }
+    var warnings: [LessonError] = []
+    if standards, failures.isEmpty { warnings = LessonChecker.tallPageWarnings(lesson, options: options, printed: printed) }
     if lesson.counts.tasks == 0 {
       failures.append(
         LessonError(
           file: lesson.file, line: 1, column: 1, message: "the lesson has no task: a learner never does what it teaches",
           hint: "add a `task:` with its `check:` lines, or fold this into a lesson that has one"))
     }
-    return Report(lesson: lesson, failures: failures)
+    return Report(lesson: lesson, failures: failures, warnings: warnings)
   }
 }

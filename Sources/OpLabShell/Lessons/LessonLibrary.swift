@@ -64,7 +64,7 @@ public struct LessonLibrary: Sendable {
   /// The lessons folder: `$OPLAB_LESSONS`, else a `Lessons` folder beside or above the
   /// executable (a checkout's build), else `./Lessons`.
   public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-    if let explicit = environment["OPLAB_LESSONS"], !explicit.isEmpty { return explicit }
+    if let explicit = environment["OPLAB_LESSONS"]?.split(separator: ":").first, !explicit.isEmpty { return String(explicit) }
     // The executable's real path (/proc/self/exe on Linux): argv[0] is only the name typed
     // when the lab is found through PATH.
     let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments.first ?? ".")
@@ -83,6 +83,13 @@ public struct LessonLibrary: Sendable {
     return "Lessons"
   }
 
+  /// The lessons folders: the folders `$OPLAB_LESSONS` lists (separated by `:`; the first is
+  /// the course, the others are added to it), else the one ``locate(environment:)`` finds.
+  public static func locateAll(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    let listed = (environment["OPLAB_LESSONS"] ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }
+    return listed.isEmpty ? [locate(environment: environment)] : listed
+  }
+
   /// Finds a lesson by number (`3`), id (`priorities`, or its start), or file name
   /// (`05-priorities`, with or without `.lesson`).
   public func lesson(_ key: String) -> Lesson? {
@@ -92,5 +99,47 @@ public struct LessonLibrary: Sendable {
     return lessons.first { $0.id == key }
       ?? lessons.first { (($0.file as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased() == stem }
       ?? lessons.first { $0.id.hasPrefix(key) }
+  }
+}
+
+/// The course and the folders added to it (a teacher's own lessons): each folder is read as
+/// a ``LessonLibrary`` of its own, so numbers and ids need only be unique within a folder,
+/// and progress is kept by folder and id (``progressKey(of:)``).
+public struct LessonCourse: Sendable {
+  /// The folders' lessons, the course's first; never empty.
+  public var libraries: [LessonLibrary]
+
+  /// Reads each folder once (a folder named twice is read the first time).
+  public init(folders: [String]) {
+    var seen: Set<String> = []
+    var libraries: [LessonLibrary] = []
+    for folder in folders where seen.insert(Self.canonical(folder)).inserted {
+      libraries.append(LessonLibrary(folder: folder))
+    }
+    self.libraries = libraries.isEmpty ? [LessonLibrary(folder: "Lessons")] : libraries
+  }
+
+  /// The course: `oplab lesson N` finds its lessons.
+  public var main: LessonLibrary { libraries[0] }
+  /// The folders added to the course.
+  public var added: ArraySlice<LessonLibrary> { libraries.dropFirst() }
+
+  /// How `oplab lesson` names an added folder: its last path component (`my-lessons/9`).
+  public static func name(of library: LessonLibrary) -> String {
+    URL(fileURLWithPath: canonical(library.folder)).lastPathComponent
+  }
+
+  /// A path with `.`, `..` and symbolic links resolved.
+  static func canonical(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+
+  /// The key a lesson's progress is kept under: its id for a lesson of the course's folder;
+  /// else its id and its folder (`visible-rows@/home/t/my-lessons`), so a teacher's
+  /// `09-visible-rows.lesson` does not show the course's lesson 9's progress, and a file
+  /// keeps one record whether it is run by its path or through its folder.
+  public func progressKey(of lesson: Lesson) -> String {
+    let folder = Self.canonical(
+      (lesson.file as NSString).deletingLastPathComponent.isEmpty ? "." : (lesson.file as NSString).deletingLastPathComponent)
+    if folder == Self.canonical(main.folder) { return lesson.id }
+    return lesson.id + "@" + folder.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
   }
 }

@@ -28,8 +28,9 @@
 public enum LessonParser {
   static let blockKeys: [String: [String]] = [
     "run": [],
-    "predict": ["choice", "answer", "reveal", "verify", "explain"],
-    "again": ["setup", "choice", "answer", "reveal", "verify", "explain"],
+    "quiet": [],
+    "predict": ["choice", "means", "feedback", "answer", "reveal", "verify", "explain"],
+    "again": ["setup", "choice", "means", "feedback", "answer", "reveal", "verify", "explain"],
     "task": ["hint", "check", "else", "solution"],
     "expect": [],
   ]
@@ -112,7 +113,7 @@ public enum LessonParser {
         let indent = line.prefix { $0 == " " || $0 == "\t" }.count
         let content = String(line.dropFirst(indent)).trimmingWhitespace()
         if !content.isEmpty {
-          if key == "run" || key == "expect" {
+          if key == "run" || key == "quiet" || key == "expect" {
             body.append(("", content, i + 1, indent + 1))
           } else if let (k, v, c) = directive(String(line.dropFirst(indent))) {
             body.append((k, v, i + 1, indent + c))
@@ -122,7 +123,7 @@ public enum LessonParser {
         }
         i += 1
       }
-      for entry in body where key != "run" && key != "expect" {
+      for entry in body where key != "run" && key != "quiet" && key != "expect" {
         let allowed = blockKeys[key] ?? []
         if !allowed.contains(entry.key) {
           let guess = Suggest.closest(to: entry.key, in: allowed)
@@ -145,6 +146,42 @@ public enum LessonParser {
           }
         }
         return out
+      }
+      // The choices, each with the means: and feedback: lines right under it.
+      func choiceOptions(_ body: [(key: String, value: String, line: Int, column: Int)], under block: String) throws(LessonError) -> [Choice] {
+        var options: [Choice] = []
+        var previous = ""
+        for entry in body {
+          defer { previous = entry.key }
+          let s = SourceLine(text: entry.value, line: entry.line, column: entry.column)
+          switch entry.key {
+          case "choice":
+            options.append(Choice(text: entry.value, source: s))
+          case "means", "feedback":
+            guard let last = options.indices.last, ["choice", "means", "feedback"].contains(previous) else {
+              throw fail(
+                entry.line, max(1, entry.column - entry.key.count - 2),
+                options.isEmpty
+                  ? "\(entry.key): comes under the choice: it is about"
+                  : "\(entry.key): must follow its choice: (a line between them ends the choice)",
+                hint:
+                  "write it right under its `choice:` line, e.g.\n    choice: 5\n      means: started f1 at 5\n      feedback: why a learner would pick 5, and what happens instead"
+              )
+            }
+            if entry.key == "means" {
+              options[last].means += try conditions([s])
+            } else {
+              do {
+                _ = try LessonText.placeholders(in: s.text)
+              } catch {
+                throw fail(s.line, s.column + error.offset, error.message, hint: error.hint)
+              }
+              options[last].feedback += (options[last].feedback.isEmpty ? "" : " ") + s.text
+            }
+          default: break
+          }
+        }
+        return options
       }
       // A block that lacks a line it needs most often has it just below, cut off by a
       // blank line or not indented: say that, where it is.
@@ -171,11 +208,11 @@ public enum LessonParser {
         sawTitle = true
       case "id":
         lesson.id = value
-      case "run":
+      case "run", "quiet":
         var commands = sources("")
         if !value.isEmpty { commands.insert(SourceLine(text: value, line: number, column: valueColumn), at: 0) }
-        guard !commands.isEmpty else { throw fail(number, 1, "run: has no commands", hint: "put them on the next lines, indented") }
-        lesson.items.append(.run(commands))
+        guard !commands.isEmpty else { throw fail(number, 1, "\(key): has no commands", hint: "put them on the next lines, indented") }
+        lesson.items.append(key == "run" ? .run(commands) : .quiet(commands))
       case "expect":
         var list = sources("")
         if !value.isEmpty { list.insert(SourceLine(text: value, line: number, column: valueColumn), at: 0) }
@@ -183,7 +220,8 @@ public enum LessonParser {
         lesson.items.append(.expect(try conditions(list)))
       case "predict", "again":
         guard !value.isEmpty else { throw fail(number, 1, "\(key): needs a question after the colon") }
-        let choices = sources("choice").map(\.text)
+        let options = try choiceOptions(body, under: key)
+        let choices = options.map(\.text)
         if choices.count > 8, let ninth = sources("choice").dropFirst(8).first {
           throw fail(ninth.line, 1, "a prediction has at most 8 choices (a to h)", hint: "drop some, or ask for a typed answer")
         }
@@ -193,14 +231,21 @@ public enum LessonParser {
         if !choices.isEmpty, !choices.contains(where: { Answers.matches(answer.text, $0) }) {
           throw fail(answer.line, answer.column, "the answer '\(answer.text)' is not one of the choices")
         }
+        // What one choice claims, all do: then exactly one can be proved true.
+        if options.contains(where: { !$0.means.isEmpty }), let bare = options.first(where: { $0.means.isEmpty }) {
+          throw fail(
+            bare.source.line, max(1, bare.source.column - 8),
+            "the choice '\(bare.text)' has no means: line, though other choices of this \(key): have one",
+            hint: "give every choice a means: (so lesson check proves only the answer's holds), or none")
+        }
         let verify = try conditions(sources("verify"))
         let explain = sources("explain").map(\.text).joined(separator: " ")
         if key == "predict" {
           lesson.items.append(
             .predict(
               Prediction(
-                question: value, choices: choices, answer: answer.text, reveal: sources("reveal"),
-                verify: verify, explain: explain, line: number)))
+                question: value, options: options, answer: answer.text, reveal: sources("reveal"),
+                verify: verify, explain: explain, line: number, answerSource: answer)))
         } else {
           // A second case belongs to the prediction just above it.
           guard case .predict(var first)? = lesson.items.last else {
@@ -208,8 +253,8 @@ public enum LessonParser {
           }
           if first.again != nil { throw fail(number, 1, "a prediction has one again: block", hint: "the first one is above") }
           first.again = SecondCase(
-            question: value, setup: sources("setup"), choices: choices, answer: answer.text, reveal: sources("reveal"),
-            verify: verify, explain: explain, line: number)
+            question: value, setup: sources("setup"), options: options, answer: answer.text, reveal: sources("reveal"),
+            verify: verify, explain: explain, line: number, answerSource: answer)
           lesson.items[lesson.items.count - 1] = .predict(first)
         }
       case "task":

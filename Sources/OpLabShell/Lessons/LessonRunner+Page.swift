@@ -18,6 +18,12 @@ extension LessonRunner {
     guard let text = page else { return }
     page = nil
     if text.isEmpty { return }
+    if let rows = screenRows, let measure = tallPage {
+      let height = text.split(separator: "\n", omittingEmptySubsequences: false).count - (text.hasSuffix("\n") ? 1 : 0)
+      if Pager.isTaller(text, than: rows, width: options.width) { measure(pageStart, height) }
+      output(text)
+      return
+    }
     if let rows = screenRows, let show = showPage, Pager.isTaller(text, than: rows, width: options.width) {
       guard let failure = show(text) else { return }  // shown by the pager
       output(text)

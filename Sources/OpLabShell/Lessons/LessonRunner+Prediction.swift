@@ -8,6 +8,7 @@ extension LessonRunner {
   /// the answer against what happened.
   /// - Returns: where the lesson goes next.
   func predict(_ p: Prediction) -> Move {
+    preview?.asked(p)
     write(wrap("? " + LessonText.fillProse(p.question, world: interpreter.world)) + "\n")
     let letters = Array("abcdefgh")
     for (i, choice) in p.choices.enumerated() where i < letters.count { write("   \(letters[i])) \(choice)\n") }
@@ -49,7 +50,9 @@ extension LessonRunner {
     if said.isEmpty, answer?.isEmpty == false { said = answer ?? "" }
     // The answer was written for the lesson's world; the learner's own (a task solved
     // another way) may show something else, and then it is not theirs to be judged by.
-    let differs = p.verify.contains { !$0.condition.holds(in: interpreter.world) }
+    let differs =
+      p.verify.contains { !$0.condition.holds(in: interpreter.world) }
+      || p.answerChoice.map { !$0.means.isEmpty && !LessonChecker.claimHolds($0, in: interpreter.world) } == true
     if differs {
       let yours = said.isEmpty ? "" : "You predicted \(said). "
       write(
@@ -62,6 +65,10 @@ extension LessonRunner {
     } else {
       write(wrap("✗ You predicted \(said); the simulation shows \(p.answer).") + "\n")
       wrong = true
+    }
+    // The diagnosis of the belief behind the choice the learner picked, in the lesson's words.
+    if !differs, !said.isEmpty, let picked = p.options.first(where: { Answers.matches($0.text, said) }), !picked.feedback.isEmpty {
+      write(wrap(LessonText.fillProse(picked.feedback, world: interpreter.world)) + "\n")
     }
     if !p.explain.isEmpty { write(wrap(LessonText.fillProse(p.explain, world: interpreter.world)) + "\n") }
     write("\n")

@@ -33,6 +33,14 @@ public final class LessonRunner {
   var lastTimeline: (text: String, linesSince: Int)?
   var progress: ProgressStore
   let options: ShellOptions
+  /// `lesson preview`'s student, told each question and task as it comes; the preview
+  /// shows every task's messages filled in, and says nothing about keeping a place.
+  var preview: LessonPreview.Student?
+  /// Told of each page taller than ``screenRows`` (the lesson's item it began at, and its
+  /// rows), instead of showing it through ``showPage``: `lesson check` measures pages so.
+  var tallPage: ((_ item: Int, _ rows: Int) -> Void)?
+  /// The item the page being gathered began at.
+  var pageStart = 0
   /// The lesson file's fingerprint: a kept world belongs to this very text.
   lazy var fingerprint: String = {
     let text = FileManager.default.contents(atPath: lesson.file).map { String(decoding: $0, as: UTF8.self) } ?? lesson.title
@@ -90,7 +98,11 @@ public final class LessonRunner {
     while index < lesson.items.count {
       // Narrative and the lesson's commands are gathered into a page, shown at the next prompt.
       switch lesson.items[index] {
-      case .text, .run, .expect: if page == nil, screenRows != nil, showPage != nil { page = "" }
+      case .text, .run, .quiet, .expect:
+        if page == nil, screenRows != nil, showPage != nil || tallPage != nil {
+          page = ""
+          pageStart = index
+        }
       default: flushPage()
       }
       switch present(index) {
@@ -160,6 +172,9 @@ public final class LessonRunner {
       for c in commands { show(c.text, holdingWarnings: setsUpPrediction) }
       write("\n")
       return .next
+    case .quiet(let commands):
+      for c in commands { quietly(c.text) }
+      return .next
     case .expect:
       return .next
     case .pause:
@@ -213,6 +228,13 @@ public final class LessonRunner {
     return reply.error == nil
   }
 
+  /// Runs one of the lesson's `quiet:` commands: nothing is shown but an error.
+  func quietly(_ command: String) {
+    interpreter.undoFloor = 0
+    let reply = interpreter.execute(command)
+    if let e = reply.error { write(indent("error: `\(command)`: \(e.message)\n")) }
+  }
+
   /// Where the lesson's own commands ended in a world rebuilt on resume.
   var resumedFloor: Int?
   /// Whether the learner was told there is nowhere to keep their place (said once).
@@ -246,6 +268,16 @@ public final class LessonRunner {
   /// changes the world, with `hint`, `skip`, `restart` and `back` (see ``PromptCommand``).
   /// - Returns: where the lesson goes next.
   func task(_ t: LessonTask) -> Move {
+    if let student = preview {
+      write(wrap("(preview) What each check says to a learner who types `\(LessonPreview.typicalWrongAttempt)` now:") + "\n")
+      for (check, message) in LessonPreview.messages(t, interpreter) {
+        let measure = max(Wrap.narrowest, min(options.width, 80) - indentWidth)
+        for line in ["check: \(check)", message.map { "else: " + $0 } ?? "(holds after `\(LessonPreview.typicalWrongAttempt)`)"] {
+          write(indent(Wrap.paragraph(line, width: measure, ascii: options.ascii)), asIs: true)
+        }
+      }
+      student.set(t)
+    }
     write(wrap("★ Task: " + LessonText.fillProse(t.goal, world: interpreter.world)) + "\n" + PromptCommand.taskHelp + "\n")
     var hintsShown = 0
     handOver()
@@ -343,7 +375,7 @@ public final class LessonRunner {
   func replaySilently(upTo end: Int) {
     for item in lesson.items.prefix(end) {
       switch item {
-      case .run(let commands): for c in commands { _ = interpreter.execute(c.text) }
+      case .run(let commands), .quiet(let commands): for c in commands { _ = interpreter.execute(c.text) }
       case .predict(let p): for c in p.reveal { _ = interpreter.execute(c.text) }
       case .task(let t): if !TaskCoach.done(t, in: interpreter.world) { for c in t.solution { _ = interpreter.execute(c.text) } }
       default: break
@@ -368,7 +400,7 @@ public final class LessonRunner {
   @discardableResult
   func keep(at index: Int) -> Bool {
     guard progress.path != nil else {
-      if !warnedNoState {
+      if !warnedNoState, preview == nil {
         write("warning: there is no state folder to keep your place in (set HOME or XDG_STATE_HOME to an absolute path)\n")
         warnedNoState = true
       }
