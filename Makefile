@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps clean snapshots lesson bench fuzz install uninstall format
+.PHONY: run test test-long build release deps clean snapshots lesson bench fuzz install uninstall format
 
 # The folder of the built binaries (a test passes its own, with SWIFT=: to skip building).
 BIN ?= $$($(SWIFT) build --show-bin-path)
@@ -20,15 +20,23 @@ lesson: deps
 	@$(SWIFT) build --product oplab
 	@"$(BIN)/oplab" lesson $(N)
 
-## test: install what is missing, then run every test. The differential tests (real
-## OperationQueue in scaled real time) run on their own, so no other test competes with
-## them for libdispatch's worker threads.
+## test: install what is missing, then run every test, each seeded sweep on a share of its
+## worlds (make test-long runs them whole). The differential tests (real OperationQueue in
+## scaled real time) run on their own, so no other test competes with them for
+## libdispatch's worker threads.
 test: deps
 	$(SWIFT) build --build-tests
 	@echo "benchmark harness on a tiny world (the figures come from make bench):"
 	"$$($(SWIFT) build --show-bin-path)/oplab-bench" --ops 300 --compare
 	$(SWIFT) test --skip-build --skip OpLabDifferentialTests
 	$(SWIFT) test --skip-build --filter OpLabDifferentialTests
+
+## test-long: what make test leaves to CI: every seeded sweep whole (OPLAB_LONG_TESTS=1),
+## then make install into a scratch PREFIX and the installed oplab used from another folder
+## (a release build)
+test-long: deps
+	$(SWIFT) build --build-tests
+	OPLAB_LONG_TESTS=1 $(SWIFT) test --skip-build --filter 'RandomSweepTests|DeferredSharesTests|DiagnosisCountTests'
 	@echo "make install into a scratch PREFIX, then the installed oplab from another folder:"
 	Scripts/check-install.sh
 

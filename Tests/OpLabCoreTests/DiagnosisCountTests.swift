@@ -44,7 +44,7 @@ import Testing
     #expect(d.stuck == [StuckOperation(op: a, cause: .queueSuspended(q)), StuckOperation(op: held, cause: .notInQueue)])
   }
 
-  @Test("In random worlds, with waits from main, every diagnosis lists each unfinished operation once", arguments: RandomSweepTests.seeds.prefix(300))
+  @Test("In random worlds, with waits from main, every diagnosis lists each unfinished operation once", arguments: Sweep.seeds(quick: 100, long: 300))
   func diagnosisListsTheUnfinished(seed: UInt64) {
     let (sim, _, _) = RandomSweepTests.play(seed: seed, machine: true, cores: Int(seed % 3) + 1)
     let w = sim.world

@@ -4,9 +4,10 @@ import Testing
 
 /// Seeded sweeps: thousands of random worlds driven by random actions, checked after
 /// every action (state invariants) and at the end (an independent reading of the trace,
-/// determinism, and time travel). A failure names its seed.
+/// determinism, and time travel). A failure names its seed. `make test` runs a fifth of
+/// each sweep; `make test-long` all of it (``Sweep``).
 @Suite struct RandomSweepTests {
-  static let seeds: [UInt64] = Array(0..<3_000)
+  static let seeds = Sweep.seeds(quick: 600, long: 3_000)
 
   /// Plays a random session; returns the simulation and the specs it defined.
   static func play(
@@ -43,7 +44,7 @@ import Testing
 
   @Test(
     "With batched adds, waits on operations, start() by hand and added blocks, every random world keeps the invariants and the rules, and replays byte for byte",
-    arguments: seeds.prefix(1_000))
+    arguments: Sweep.seeds(quick: 200, long: 1_000))
   func callInvariantsHold(seed: UInt64) throws {
     let (sim, specs, problems) = Self.play(seed: seed, machine: seed % 2 == 0, calls: true)
     #expect(problems == [], "seed \(seed)")
@@ -55,7 +56,7 @@ import Testing
 
   @Test(
     "With limited cores, taps, frames and waits from main, every random world keeps the invariants, the rules and the load within the cores",
-    arguments: seeds.prefix(500))
+    arguments: Sweep.seeds(quick: 100, long: 500))
   func machineInvariantsHold(seed: UInt64) throws {
     let (sim, specs, problems) = Self.play(seed: seed, machine: true, cores: Int(seed % 3) + 1)
     #expect(problems == [], "seed \(seed)")
@@ -75,7 +76,7 @@ import Testing
   /// The CPU model ends all work due at one tick in one step, so simultaneous events may be
   /// recorded in another order than the plain kernel's one wake-up at a time; what happens
   /// and when is the same.
-  @Test("Cores enough for everything give the plain simulator's schedule: the same events at the same ticks", arguments: seeds.prefix(500))
+  @Test("Cores enough for everything give the plain simulator's schedule: the same events at the same ticks", arguments: Sweep.seeds(quick: 100, long: 500))
   func plentyOfCoresChangesNothing(seed: UInt64) throws {
     let (plain, _, _) = Self.play(seed: seed)
     var cpu = Simulation(world: World(platform: plain.world.platform))
@@ -101,7 +102,7 @@ import Testing
     #expect(unlimited.world.trace.filter { $0.kind != .machineChanged(cores: nil) } == Array(plain.world.trace), "seed \(seed)")
   }
 
-  @Test("The same actions give the same trace, byte for byte", arguments: seeds.prefix(300))
+  @Test("The same actions give the same trace, byte for byte", arguments: Sweep.seeds(quick: 100, long: 300))
   func replayIsDeterministic(seed: UInt64) throws {
     let (sim, _, _) = Self.play(seed: seed)
     var replay = World(platform: seed % 3 == 0 ? .linux : .apple)
@@ -110,7 +111,7 @@ import Testing
     #expect(replay.describeAll() == sim.world.describeAll(), "seed \(seed)")
   }
 
-  @Test("Going back to any tick gives exactly the trace up to that tick, and a consistent world", arguments: seeds.prefix(300))
+  @Test("Going back to any tick gives exactly the trace up to that tick, and a consistent world", arguments: Sweep.seeds(quick: 100, long: 300))
   func rewindMatchesHistory(seed: UInt64) throws {
     let (sim, _, _) = Self.play(seed: seed, actions: 60)
     var rng = SplitMix64(seed: seed)
