@@ -23,6 +23,7 @@ public enum Status {
       var line = "\(queue.name): max \(max)"
       if queue.isSuspended { line += ", SUSPENDED" }
       line += ", qos \(queue.reportedQualityOfService)"
+      if let d = queue.underlyingQueue { line += ", underlyingQueue \(world.dispatchQueueName(d)) (\(world.dispatchQueues[Int(d)].summary))" }
       out += line + "\n"
       out += "  operations: executing \(count(.executing)), ready \(count(.ready)), pending \(count(.pending)), finished \(count(.finished))\n"
       // What the real queue reports: operationCount and operations.
@@ -49,9 +50,24 @@ public enum Status {
         if let flags = flags(op, in: world) { out += "    " + flags + "\n" }
       }
     }
+    out += dispatchQueues(world)
     if world.runningCompletions > 0 { out += "completion blocks running: \(world.runningCompletions)\n" }
     out += sharedState(world)
     if let stall = Verdicts.stallLine(in: world) { out += stall }
+    return out
+  }
+
+  /// Each dispatch queue: what it is, the queues on it, and, serial, the work item running
+  /// there and the operations waiting behind it.
+  static func dispatchQueues(_ world: World) -> String {
+    var out = ""
+    for (i, d) in world.dispatchQueues.enumerated() {
+      let users = world.queueIDs.filter { world.queue($0).underlyingQueue == Int32(i) }.map { world.name($0) }
+      out += "dispatch queue \(d.name): \(d.summary); underlying queue of \(users.isEmpty ? "no queue" : users.joined(separator: ", "))\n"
+      guard !d.isConcurrent, let running = d.running else { continue }
+      out += "  running \(world.name(running))'s work item"
+      out += d.waiting.isEmpty ? "\n" : "; waiting: \(d.waiting.map { world.name($0) }.joined(separator: ", "))\n"
+    }
     return out
   }
 
@@ -179,12 +195,18 @@ public enum Status {
         : "Apple documents OperationQueue.current only as typically nil outside an operation a queue started"
       return "runs on the main thread (start() was called there), in no queue: \(current)"
     }
-    let thread = world.queue(q).isMain ? "the main thread" : "one of \(World.possessive(world.name(q))) threads, not the main thread"
+    var thread = world.queue(q).isMain ? "the main thread" : "one of \(World.possessive(world.name(q))) threads, not the main thread"
+    // OperationQueue.current?.underlyingQueue reads the dispatch queue the work runs on.
+    var current = world.name(q)
+    if let d = world.queue(q).underlyingQueue {
+      thread = "a thread of dispatch queue \(world.dispatchQueueName(d)), not the main thread"
+      current += " (its underlyingQueue is \(world.dispatchQueueName(d)))"
+    }
     if isAsync {
       return
-        "ran its start() on \(thread) with OperationQueue.current \(world.name(q)); the work it began runs elsewhere, where OperationQueue.current is nil"
+        "ran its start() on \(thread) with OperationQueue.current \(current); the work it began runs elsewhere, where OperationQueue.current is nil"
     }
-    return "runs on \(thread): OperationQueue.current is \(world.name(q))"
+    return "runs on \(thread): OperationQueue.current is \(current)"
   }
 
   /// One operation's state in a few words, e.g. `d2  executing since t=3 (cancel requested)`.
@@ -202,7 +224,9 @@ public enum Status {
       }
     case .ready:
       let queue = r.queue.map { world.queue($0) }
-      if r.dispatched {
+      if let d = world.dispatchQueueHolding(op) {
+        text += "dispatched, waiting on \(world.dispatchQueueName(d)) (serial) for the work item before it"
+      } else if r.dispatched {
         text += "dispatched, waiting behind a barrier block"
       } else if queue?.isSuspended == true {
         text += "ready, but its queue is suspended"

@@ -235,8 +235,23 @@ public enum Timeline {
       g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty,
       ui: ops.contains { world.operations[Int($0.index)].mainThreadWork == .tap || world.operations[Int($0.index)].mainThreadWork == .frame },
       sharedState: world.shared != nil,
-      behindBarrier: ops.contains { op in (lanes.segments[op] ?? []).contains { $0.state == .heldBehindBarrier } })
+      held: heldKinds(ops, lanes: lanes, in: world))
     return out
+  }
+
+  /// Whether the drawn operations held a slot without running, behind a barrier block, or
+  /// on a busy serial dispatch queue (their queue's underlyingQueue): the legend names each.
+  static func heldKinds(_ ops: [OpID], lanes: Lanes, in world: World) -> (barrier: Bool, dispatchQueue: Bool) {
+    let held = ops.filter { op in (lanes.segments[op] ?? []).contains { $0.state == .heldBehindBarrier } }
+    guard !held.isEmpty else { return (false, false) }
+    guard !world.dispatchQueues.isEmpty else { return (true, false) }
+    var kinds = (barrier: false, dispatchQueue: false)
+    let wanted = Set(held)
+    for e in world.trace where e.kind == .dispatched {
+      guard let op = e.op, wanted.contains(op) else { continue }
+      if case .dispatchQueueBusy = e.reason { kinds.dispatchQueue = true } else { kinds.barrier = true }
+    }
+    return kinds
   }
 
   /// One row for all taps (or all frames): waiting, running, answered or dropped; the note
@@ -341,7 +356,8 @@ public enum Timeline {
   }
 
   static func legend(
-    _ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false, sharedState: Bool = false, behindBarrier: Bool = false
+    _ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false, sharedState: Bool = false,
+    held: (barrier: Bool, dispatchQueue: Bool) = (false, false)
   ) -> String {
     var items = [
       "\(g.executing) executing", "\(g.cancelledExecuting) executing, cancel requested", "\(g.ready) ready, waiting for a slot",
@@ -354,7 +370,12 @@ public enum Timeline {
     }
     // Every item fits the narrowest timeline (40 columns), so no legend line is wider than `width`.
     if ui { items += ["taps/frames: \(g.ready) waiting (UI frozen)", "\(g.dropped) frame dropped"] }
-    if behindBarrier { items.append("\(g.behindBarrier) holds a slot, behind a barrier") }
+    switch held {
+    case (true, false): items.append("\(g.behindBarrier) holds a slot, behind a barrier")
+    case (false, true): items.append("\(g.behindBarrier) slot held, waiting on dispatch queue")
+    case (true, true): items.append("\(g.behindBarrier) slot held: barrier or dispatch queue")
+    case (false, false): break
+    }
     if sharedState {
       items += [
         "\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", "\(g.waitingForLock) waiting for a lock (slot kept)",
