@@ -257,10 +257,13 @@ public enum Status {
     }
     var notes: [String] = []
     // The effective quality of service, where it matters: set somewhere, or deciding CPU shares.
-    let qosSet = r.spec.qualityOfService != nil || r.queue.map { world.queue($0).qualityOfService != nil } ?? false
+    // An underlying dispatch queue's overrides its queue's (Darwin's documentation).
+    let dispatchQoS = r.queue.flatMap { world.queue($0).underlyingQueue }.flatMap { world.dispatchQueues[Int($0)].qualityOfService }
+    let qosSet = r.spec.qualityOfService != nil || dispatchQoS != nil || r.queue.map { world.queue($0).qualityOfService != nil } ?? false
     if r.mainThreadWork == nil, !r.isBarrier, qosSet || world.cores != nil {
       let qos = world.effectiveQualityOfService(of: op)
-      notes.append("qos \(qos)" + (r.spec.qualityOfService == nil ? " (its queue's)" : ""))
+      let whose = dispatchQoS != nil ? " (its underlying queue's)" : " (its queue's)"
+      notes.append("qos \(qos)" + (r.spec.qualityOfService == nil ? whose : ""))
     }
     if r.isCancelled {
       // A finished operation keeps its flag: one that never looked at it finished its work
