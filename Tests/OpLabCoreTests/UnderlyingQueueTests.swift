@@ -206,4 +206,21 @@ import Testing
     try sim.perform(.runUntilIdle)
     #expect(sim.world.lines() == whole)
   }
+
+  @Test("An operation waiting on a serial dispatch queue sees a cancel only when its item runs, and suspending its queue does not stop it")
+  func cancelAndSuspendWhileWaiting() throws {
+    var (w, q, _, mark) = try world(max: 2, concurrent: false)
+    try w.addOperation(spec("a", 2), to: q)
+    let b = try w.addOperation(spec("b", 2), to: q)
+    let c = try w.addOperation(spec("c", 1), to: q)
+    try w.step(1)
+    w.cancel(b)
+    try w.suspend(q)
+    w.runUntilIdle()
+    #expect(
+      w.lines(from: mark, only: ["dispatched", "started", "skipped", "finished", "cancelled", "suspended"]) == [
+        "0 a started", "0 b dispatched", "1 q suspended", "2 a finished", "2 b skipped", "2 b cancelled",
+      ])
+    #expect(w.operation(c).phase == .ready)  // the suspended queue hands nothing more over
+  }
 }

@@ -1,4 +1,7 @@
 import Foundation
+import OpLabCore
+import OpLabRender
+import OpLabShell
 import TestSupport
 import Testing
 
@@ -109,5 +112,41 @@ extension DifferentialTests {
       real 60
       """)
     Self.expectAgreement(text, names: ["a", "b", "c", "d"], lab: ["█✓", " █✓", "   █✓", "   █✓"])
+  }
+
+  @Test("OperationQueue.current?.underlyingQueue inside an operation is the dispatch queue status names, and nil after the reset")
+  func currentUnderlyingQueue() throws {
+    // The lab: what status says the running operation's code reads, before and after the reset.
+    let lab = Interpreter()
+    for line in ["dispatch x", "queue q", "underlying q x", "op a on q takes 2", "step 1"] { _ = lab.execute(line) }
+    let a0 = try #require(lab.world.operationID(named: "a"))
+    let before = try #require(Status.current(of: a0, in: lab.world))
+    for line in ["run", "underlying q nil", "op b on q takes 2", "step 1"] { _ = lab.execute(line) }
+    let b0 = try #require(lab.world.operationID(named: "b"))
+    let after = try #require(Status.current(of: b0, in: lab.world))
+    #expect(before.hasSuffix("OperationQueue.current is q (its underlyingQueue is x)"), "\(before)")
+    #expect(after.hasSuffix("OperationQueue.current is q"), "\(after)")
+    // The real queue: what an operation's main() reads there.
+    final class Reader: Operation, @unchecked Sendable {
+      private let lock = NSLock()
+      private var seen: (queue: String?, label: String?)
+      var read: (queue: String?, label: String?) { lock.withLock { seen } }
+      override func main() {
+        let current = OperationQueue.current
+        lock.withLock { seen = (current?.name, current?.underlyingQueue?.label) }
+      }
+    }
+    let q = OperationQueue()
+    q.name = "q"
+    q.underlyingQueue = DispatchQueue(label: "x")
+    let a = Reader()
+    q.addOperation(a)
+    q.waitUntilAllOperationsAreFinished()
+    q.underlyingQueue = nil
+    let b = Reader()
+    q.addOperation(b)
+    q.waitUntilAllOperationsAreFinished()
+    #expect(a.read.queue == "q" && a.read.label == "x")
+    #expect(b.read.queue == "q" && b.read.label == nil)
   }
 }
