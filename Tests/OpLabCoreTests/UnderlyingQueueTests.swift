@@ -223,4 +223,18 @@ import Testing
       ])
     #expect(w.operation(c).phase == .ready)  // the suspended queue hands nothing more over
   }
+
+  @Test("The invariants check a serial dispatch queue's line: a broken one is named")
+  func invariants() throws {
+    var (w, q, x, _) = try world(max: 2, concurrent: false)
+    try w.addOperation(spec("a", 2), to: q)
+    try w.addOperation(spec("b", 2), to: q)
+    #expect(w.invariantViolations().isEmpty)
+    var broken = w
+    broken.dispatchQueues[Int(x)].running = nil
+    #expect(broken.invariantViolations() == ["dispatch queue x is idle while 1 items wait"])
+    broken = w
+    broken.dispatchQueues[Int(x)].waiting.append(OpID(Int(w.operationID(named: "a")!.index)))
+    #expect(broken.invariantViolations() == ["a waits on dispatch queue x but is not a ready operation of a queue on it, dispatched with its slot"])
+  }
 }
