@@ -95,4 +95,19 @@ import Testing
     #expect(Parser.completions(for: "underlying queue i", context: lab.context) == ["images", "io"])
     #expect(Parser.completions(for: "dispatch net c", context: lab.context) == ["concurrent"])
   }
+
+  @Test("A barrier on a concurrent dispatch queue another queue shares says what the lab leaves out")
+  func sharedBarrierNote() {
+    let (out, errors) = run([
+      "dispatch pool concurrent", "queue q1", "queue q2", "underlying q1 pool", "underlying q2 pool", "op a on q1 takes 2",
+      "barrier q1",
+    ])
+    #expect(errors.isEmpty)
+    #expect(
+      out.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains(
+        "note: pool is also q2's underlying queue: on the real pool this barrier also holds back the work other queues submit"),
+      "\(out)")
+    let (alone, _) = run(["dispatch pool concurrent", "queue q1", "underlying q1 pool", "op a on q1 takes 2", "barrier q1"])
+    #expect(!alone.contains("note:"), "\(alone)")
+  }
 }

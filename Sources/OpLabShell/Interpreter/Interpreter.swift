@@ -361,7 +361,7 @@ public final class Interpreter {
     case .resume(let name):
       return Reply(output: try perform([.resume(try queue(name))]).0)
     case .barrier(let name, let takes):
-      return Reply(output: try perform([.addBarrier(try queue(name), duration: takes)]).0)
+      return Reply(output: try perform([.addBarrier(try queue(name), duration: takes)]).0 + LabWarnings.sharedBarrierNote(name, in: world))
     case .wait(let name, let fromMain, let until):
       return try wait(for: name, fromMain: fromMain, until: until)
     case .machine(let cores):
