@@ -194,6 +194,7 @@ public enum Exporters {
           case .executingShared: "executing on a shared core"
           case .waitingForLock: "waiting for a lock"
           case .heldBehindBarrier: "holding a slot, behind a barrier"
+          case .heldOnDispatchQueue: "holding a slot, waiting on a serial dispatch queue"
           }
         emit(
           #"{"name":\#(json(name)),"cat":\#(json(s.state.rawValue)),"ph":"X","ts":\#(micro(s.from)),"dur":\#(micro(s.to - s.from)),"pid":\#(p),"tid":\#(tid),"args":{"op":\#(json(r.name))}}"#
@@ -285,6 +286,7 @@ public enum Exporters {
             case .executingShared: ("executing, sharing a core", work)
             case .waitingForLock: ("waiting for a lock", work)
             case .heldBehindBarrier: ("holding a slot, behind a barrier", "")
+            case .heldOnDispatchQueue: ("holding a slot, waiting on a serial dispatch queue", "")
             }
           out.write("  \(mermaidLabel(r.name + " " + state)) :\(tag)o\(op.index)_\(i), \(s.from), \(s.to)\n")
         }

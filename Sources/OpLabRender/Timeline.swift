@@ -168,7 +168,7 @@ public enum Timeline {
             case .executingShared: (g.sharedExecuting, 5)
             case .executing: (g.executing, 6)
             case .waitingForLock: (g.waitingForLock, 4)
-            case .heldBehindBarrier: (g.behindBarrier, 3)
+            case .heldBehindBarrier, .heldOnDispatchQueue: (g.behindBarrier, 3)
             }
           // A completion block starts at its operation's finish, whose mark takes that
           // column: it is drawn just after the mark, whole (its steps' marks with it).
@@ -235,23 +235,15 @@ public enum Timeline {
       g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty,
       ui: ops.contains { world.operations[Int($0.index)].mainThreadWork == .tap || world.operations[Int($0.index)].mainThreadWork == .frame },
       sharedState: world.shared != nil,
-      held: heldKinds(ops, lanes: lanes, in: world))
+      held: heldKinds(ops, lanes: lanes))
     return out
   }
 
   /// Whether the drawn operations held a slot without running, behind a barrier block, or
   /// on a busy serial dispatch queue (their queue's underlyingQueue): the legend names each.
-  static func heldKinds(_ ops: [OpID], lanes: Lanes, in world: World) -> (barrier: Bool, dispatchQueue: Bool) {
-    let held = ops.filter { op in (lanes.segments[op] ?? []).contains { $0.state == .heldBehindBarrier } }
-    guard !held.isEmpty else { return (false, false) }
-    guard !world.dispatchQueues.isEmpty else { return (true, false) }
-    var kinds = (barrier: false, dispatchQueue: false)
-    let wanted = Set(held)
-    for e in world.trace where e.kind == .dispatched {
-      guard let op = e.op, wanted.contains(op) else { continue }
-      if case .dispatchQueueBusy = e.reason { kinds.dispatchQueue = true } else { kinds.barrier = true }
-    }
-    return kinds
+  static func heldKinds(_ ops: [OpID], lanes: Lanes) -> (barrier: Bool, dispatchQueue: Bool) {
+    let states = Set(ops.flatMap { (lanes.segments[$0] ?? []).map(\.state) })
+    return (states.contains(.heldBehindBarrier), states.contains(.heldOnDispatchQueue))
   }
 
   /// One row for all taps (or all frames): waiting, running, answered or dropped; the note

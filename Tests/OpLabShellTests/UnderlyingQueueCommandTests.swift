@@ -1,4 +1,5 @@
 import OpLabCore
+import OpLabRender
 import Testing
 
 @testable import OpLabShell
@@ -109,5 +110,18 @@ import Testing
       "\(out)")
     let (alone, _) = run(["dispatch pool concurrent", "queue q1", "underlying q1 pool", "op a on q1 takes 2", "barrier q1"])
     #expect(!alone.contains("note:"), "\(alone)")
+  }
+
+  @Test("The timeline's legend and the exports name a wait on a dispatch queue as such, not as a barrier's")
+  func drawnAndExported() {
+    let lab = Interpreter()
+    _ = run(Self.world + ["run"], lab)
+    let timeline = lab.execute("timeline").output
+    #expect(timeline.contains("  b      ▒▒██✓\n"), "\(timeline)")
+    #expect(timeline.contains("▒ slot held, waiting on dispatch queue"), "\(timeline)")
+    #expect(!timeline.contains("behind a barrier"), "\(timeline)")
+    #expect(Exporters.mermaid(lab.world).contains("b holding a slot, waiting on a serial dispatch queue"))
+    #expect(Exporters.chromeTrace(lab.world).contains(#""name":"holding a slot, waiting on a serial dispatch queue""#))
+    #expect(Exporters.eventsJSONLines(lab.world).contains(#""event":"underlyingQueueSet""#))
   }
 }
