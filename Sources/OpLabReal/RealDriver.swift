@@ -72,6 +72,7 @@ public enum RealDriver {
     var made: [String] = []
     var added: Set<String> = []
     var gates: [String: Gate] = [:]
+    var dispatchQueues: [String: DispatchQueue] = [:]
     func queue(_ name: String) -> OperationQueue {
       if name == "main" { return OperationQueue.main }
       if let q = queues[name] { return q }
@@ -136,6 +137,19 @@ public enum RealDriver {
         added.formUnion(names)
       case .makeVariable(let name, let value): memory.makeVariable(name, value)
       case .makeLock(let name): memory.makeLock(name)
+      case .makeDispatchQueue(let name, let concurrent, let qos):
+        dispatchQueues[name] = DispatchQueue(
+          label: name, qos: qos.map(DispatchQoS.init) ?? .unspecified, attributes: concurrent ? .concurrent : [])
+      case .setUnderlyingQueue(let q, let d):
+        // The main queue ignores the setter on Linux (`if !__mainQ`); Darwin documents that it
+        // cannot be set, so the driver leaves it alone.
+        // The setter crashes the process while the queue has operations: the lab set it when
+        // its queue was empty, so wait up to half a tick for the real one's last to leave, and
+        // leave it unset (a difference `real` then shows) rather than crash.
+        let target = queue(q)
+        let limit = log.elapsed + tickSeconds / 2
+        while target.operationCount > 0, log.elapsed < limit { Thread.sleep(forTimeInterval: 0.001) }
+        if q != "main", target.operationCount == 0 { target.underlyingQueue = d.flatMap { dispatchQueues[$0] } }
       case .startByHand(let name):
         guard let op = ops[name] else { break }
         if onMain {

@@ -130,4 +130,8 @@ public enum RealAction: Sendable, Equatable {
   case makeVariable(String, Int)
   /// An `NSLock` (`lock NAME`).
   case makeLock(String)
+  /// `DispatchQueue(label: name, qos: qos, attributes: .concurrent)` (serial unless `concurrent`).
+  case makeDispatchQueue(String, concurrent: Bool, QualityOfService?)
+  /// `queue.underlyingQueue = dispatchQueue` (`nil`: its own again).
+  case setUnderlyingQueue(String, String?)
 }

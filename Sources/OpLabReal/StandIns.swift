@@ -258,3 +258,16 @@ extension Foundation.QualityOfService {
     }
   }
 }
+
+extension DispatchQoS {
+  /// The dispatch quality of service for a simulator one (`DispatchQueue(label:qos:)`).
+  public init(_ qos: OpLabCore.QualityOfService) {
+    switch qos {
+    case .background: self = .background
+    case .utility: self = .utility
+    case .default: self = .default
+    case .userInitiated: self = .userInitiated
+    case .userInteractive: self = .userInteractive
+    }
+  }
+}

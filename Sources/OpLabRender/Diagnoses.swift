@@ -22,6 +22,10 @@ public enum Diagnoses {
     case .heldBehindBarrier(let q):
       return "\(name) holds a slot of \(world.name(q)), dispatched behind the barrier block running there: it "
         + (world.operation(op).isCancelled ? "is skipped" : "starts") + " when the block returns, suspended or not."
+    case .heldByDispatchQueue(let d, let behind):
+      return "\(name) holds a slot of its queue, dispatched to \(world.dispatchQueueName(d)), a serial dispatch queue: it "
+        + (world.operation(op).isCancelled ? "is skipped" : "starts")
+        + " when the work item\(behind.map { " of " + world.name($0) } ?? "") before it returns, whatever the queue's maxConcurrentOperationCount."
     case .queueMaxZero(let q):
       return "\(name) is ready, but \(world.name(q)) has maxConcurrentOperationCount 0, which runs nothing."
     case .slotsHeld(let q, let by):
@@ -106,6 +110,10 @@ public enum Diagnoses {
     case .heldBehindBarrier(let q):
       return "holds a slot of \(world.name(q)), dispatched behind the barrier block running there: it "
         + (world.operation(op).isCancelled ? "is skipped" : "starts") + " when the block returns, suspended or not"
+    case .heldByDispatchQueue(let d, let behind):
+      return "holds a slot of its queue, dispatched to \(world.dispatchQueueName(d)), a serial dispatch queue: it "
+        + (world.operation(op).isCancelled ? "is skipped" : "starts")
+        + " when the work item\(behind.map { " of " + world.name($0) } ?? "") before it returns"
     case .queueMaxZero(let q):
       return "is ready, but \(world.name(q)) has maxConcurrentOperationCount 0, which runs nothing"
     case .slotsHeld(let q, let by):

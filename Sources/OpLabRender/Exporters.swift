@@ -115,6 +115,8 @@ public enum Exporters {
     case .lockReleased: return "lockReleased"
     case .touchedUI: return "touchedUI"
     case .addRefused: return "addRefused"
+    case .dispatchQueueCreated: return "dispatchQueueCreated"
+    case .underlyingQueueSet: return "underlyingQueueSet"
     }
   }
 
@@ -131,7 +133,9 @@ public enum Exporters {
     case .cpuLoad(let used), .cpuShare(let used): coresText(used)
     case .tapScheduled(let t): String(t)
     case .framesChanged(let every): every.map(String.init) ?? "off"
-    case .ignoredOnMainQueue(let request): World.code(of: request)
+    case .ignoredOnMainQueue(let request): world.code(of: request)
+    case .dispatchQueueCreated(let d): "\(world.dispatchQueueName(d)) (\(world.dispatchQueues[Int(d)].summary))"
+    case .underlyingQueueSet(let d): d.map(world.dispatchQueueName) ?? "nil"
     case .executionBlockAdded(let t): String(t)
     case .gated(let g), .gateOpened(let g): world.gateName(g)
     case .variableCreated(let v, let value), .variableRead(let v, let value), .variableWritten(let v, let value):
@@ -190,6 +194,7 @@ public enum Exporters {
           case .executingShared: "executing on a shared core"
           case .waitingForLock: "waiting for a lock"
           case .heldBehindBarrier: "holding a slot, behind a barrier"
+          case .heldOnDispatchQueue: "holding a slot, waiting on a serial dispatch queue"
           }
         emit(
           #"{"name":\#(json(name)),"cat":\#(json(s.state.rawValue)),"ph":"X","ts":\#(micro(s.from)),"dur":\#(micro(s.to - s.from)),"pid":\#(p),"tid":\#(tid),"args":{"op":\#(json(r.name))}}"#
@@ -281,6 +286,7 @@ public enum Exporters {
             case .executingShared: ("executing, sharing a core", work)
             case .waitingForLock: ("waiting for a lock", work)
             case .heldBehindBarrier: ("holding a slot, behind a barrier", "")
+            case .heldOnDispatchQueue: ("holding a slot, waiting on a serial dispatch queue", "")
             }
           out.write("  \(mermaidLabel(r.name + " " + state)) :\(tag)o\(op.index)_\(i), \(s.from), \(s.to)\n")
         }

@@ -15,6 +15,9 @@ public struct Lanes: Sendable {
       case waitingForLock
       /// Given a slot of its queue, and waiting behind a running barrier block (rule 32).
       case heldBehindBarrier
+      /// Given a slot of its queue, and waiting on its serial underlying dispatch queue for the
+      /// work item before it (rule 45).
+      case heldOnDispatchQueue
     }
     public var state: State
     public var from: Tick
@@ -116,7 +119,8 @@ public struct Lanes: Sendable {
       switch e.kind {
       case .enqueued, .unready: begin(op, .pending, at: e.tick)
       case .ready: begin(op, .ready, at: e.tick)
-      case .dispatched: begin(op, .heldBehindBarrier, at: e.tick)
+      case .dispatched:
+        if case .dispatchQueueBusy = e.reason { begin(op, .heldOnDispatchQueue, at: e.tick) } else { begin(op, .heldBehindBarrier, at: e.tick) }
       case .started:
         begin(op, cancelled[Int(op.index)] ? .executingCancelled : .executing, at: e.tick)
       case .cpuShare(let share):

@@ -23,6 +23,7 @@ public enum Status {
       var line = "\(queue.name): max \(max)"
       if queue.isSuspended { line += ", SUSPENDED" }
       line += ", qos \(queue.reportedQualityOfService)"
+      if let d = queue.underlyingQueue { line += ", underlyingQueue \(world.dispatchQueueName(d)) (\(world.dispatchQueues[Int(d)].summary))" }
       // A queue that never had an operation (the default `queue`, often) takes one line.
       if all.isEmpty, !queue.isMain {
         out += line + "; no operations yet\n"
@@ -54,9 +55,24 @@ public enum Status {
         if let flags = flags(op, in: world) { out += "    " + flags + "\n" }
       }
     }
+    out += dispatchQueues(world)
     if world.runningCompletions > 0 { out += "completion blocks running: \(world.runningCompletions)\n" }
     out += sharedState(world)
     if let stall = Verdicts.stallLine(in: world) { out += stall }
+    return out
+  }
+
+  /// Each dispatch queue: what it is, the queues on it, and, serial, the work item running
+  /// there and the operations waiting behind it.
+  static func dispatchQueues(_ world: World) -> String {
+    var out = ""
+    for (i, d) in world.dispatchQueues.enumerated() {
+      let users = world.queueIDs.filter { world.queue($0).underlyingQueue == Int32(i) }.map { world.name($0) }
+      out += "dispatch queue \(d.name): \(d.summary); underlying queue of \(users.isEmpty ? "no queue" : users.joined(separator: ", "))\n"
+      guard !d.isConcurrent, let running = d.running else { continue }
+      out += "  running \(world.name(running))'s work item"
+      out += d.waiting.isEmpty ? "\n" : "; waiting: \(d.waiting.map { world.name($0) }.joined(separator: ", "))\n"
+    }
     return out
   }
 
@@ -188,12 +204,18 @@ public enum Status {
         : "Apple documents OperationQueue.current only as typically nil outside an operation a queue started"
       return "runs on the main thread (start() was called there), in no queue: \(current)"
     }
-    let thread = world.queue(q).isMain ? "the main thread" : "one of \(World.possessive(world.name(q))) threads, not the main thread"
+    var thread = world.queue(q).isMain ? "the main thread" : "one of \(World.possessive(world.name(q))) threads, not the main thread"
+    // OperationQueue.current?.underlyingQueue reads the dispatch queue the work runs on.
+    var current = world.name(q)
+    if let d = world.queue(q).underlyingQueue {
+      thread = "a thread of dispatch queue \(world.dispatchQueueName(d)), not the main thread"
+      current += " (its underlyingQueue is \(world.dispatchQueueName(d)))"
+    }
     if isAsync {
       return
-        "ran its start() on \(thread) with OperationQueue.current \(world.name(q)); the work it began runs elsewhere, where OperationQueue.current is nil"
+        "ran its start() on \(thread) with OperationQueue.current \(current); the work it began runs elsewhere, where OperationQueue.current is nil"
     }
-    return "runs on \(thread): OperationQueue.current is \(world.name(q))"
+    return "runs on \(thread): OperationQueue.current is \(current)"
   }
 
   /// One operation's state in a few words, e.g. `d2  executing since t=3 (cancel requested)`.
@@ -211,7 +233,9 @@ public enum Status {
       }
     case .ready:
       let queue = r.queue.map { world.queue($0) }
-      if r.dispatched {
+      if let d = world.dispatchQueueHolding(op) {
+        text += "dispatched, waiting on \(world.dispatchQueueName(d)) (serial) for the work item before it"
+      } else if r.dispatched {
         text += "dispatched, waiting behind a barrier block"
       } else if queue?.isSuspended == true {
         text += "ready, but its queue is suspended"
@@ -242,10 +266,13 @@ public enum Status {
     }
     var notes: [String] = []
     // The effective quality of service, where it matters: set somewhere, or deciding CPU shares.
-    let qosSet = r.spec.qualityOfService != nil || r.queue.map { world.queue($0).qualityOfService != nil } ?? false
+    // An underlying dispatch queue's overrides its queue's (Darwin's documentation).
+    let dispatchQoS = r.queue.flatMap { world.queue($0).underlyingQueue }.flatMap { world.dispatchQueues[Int($0)].qualityOfService }
+    let qosSet = r.spec.qualityOfService != nil || dispatchQoS != nil || r.queue.map { world.queue($0).qualityOfService != nil } ?? false
     if r.mainThreadWork == nil, !r.isBarrier, qosSet || world.cores != nil {
       let qos = world.effectiveQualityOfService(of: op)
-      notes.append("qos \(qos)" + (r.spec.qualityOfService == nil ? " (its queue's)" : ""))
+      let whose = dispatchQoS != nil ? " (its underlying queue's)" : " (its queue's)"
+      notes.append("qos \(qos)" + (r.spec.qualityOfService == nil ? whose : ""))
     }
     if r.isCancelled {
       // A finished operation keeps its flag: one that never looked at it finished its work

@@ -168,7 +168,7 @@ public enum Timeline {
             case .executingShared: (g.sharedExecuting, 5)
             case .executing: (g.executing, 6)
             case .waitingForLock: (g.waitingForLock, 4)
-            case .heldBehindBarrier: (g.behindBarrier, 3)
+            case .heldBehindBarrier, .heldOnDispatchQueue: (g.behindBarrier, 3)
             }
           // A completion block starts at its operation's finish, whose mark takes that
           // column: it is drawn just after the mark, whole (its steps' marks with it).
@@ -235,8 +235,15 @@ public enum Timeline {
       g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty,
       ui: ops.contains { world.operations[Int($0.index)].mainThreadWork == .tap || world.operations[Int($0.index)].mainThreadWork == .frame },
       sharedState: world.shared != nil,
-      behindBarrier: ops.contains { op in (lanes.segments[op] ?? []).contains { $0.state == .heldBehindBarrier } })
+      held: heldKinds(ops, lanes: lanes))
     return out
+  }
+
+  /// Whether the drawn operations held a slot without running, behind a barrier block, or
+  /// on a busy serial dispatch queue (their queue's underlyingQueue): the legend names each.
+  static func heldKinds(_ ops: [OpID], lanes: Lanes) -> (barrier: Bool, dispatchQueue: Bool) {
+    let states = Set(ops.flatMap { (lanes.segments[$0] ?? []).map(\.state) })
+    return (states.contains(.heldBehindBarrier), states.contains(.heldOnDispatchQueue))
   }
 
   /// One row for all taps (or all frames): waiting, running, answered or dropped; the note
@@ -341,7 +348,8 @@ public enum Timeline {
   }
 
   static func legend(
-    _ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false, sharedState: Bool = false, behindBarrier: Bool = false
+    _ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false, sharedState: Bool = false,
+    held: (barrier: Bool, dispatchQueue: Bool) = (false, false)
   ) -> String {
     var items = [
       "\(g.executing) executing", "\(g.cancelledExecuting) executing, cancel requested", "\(g.ready) ready, waiting for a slot",
@@ -354,7 +362,12 @@ public enum Timeline {
     }
     // Every item fits the narrowest timeline (40 columns), so no legend line is wider than `width`.
     if ui { items += ["taps/frames: \(g.ready) waiting (UI frozen)", "\(g.dropped) frame dropped"] }
-    if behindBarrier { items.append("\(g.behindBarrier) holds a slot, behind a barrier") }
+    switch held {
+    case (true, false): items.append("\(g.behindBarrier) holds a slot, behind a barrier")
+    case (false, true): items.append("\(g.behindBarrier) slot held, waiting on dispatch queue")
+    case (true, true): items.append("\(g.behindBarrier) slot held: barrier or dispatch queue")
+    case (false, false): break
+    }
     if sharedState {
       items += [
         "\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", "\(g.waitingForLock) waiting for a lock (slot kept)",

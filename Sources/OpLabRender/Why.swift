@@ -90,7 +90,16 @@ public enum Why {
               : ".")
         ))
     }
-    if let d = h.dispatched {
+    if let d = h.dispatched, case .dispatchQueueBusy(let dq, let running) = world.trace[d].reason {
+      facts.append(
+        (
+          d,
+          "It took a slot at \(at(d)), and its queue handed it to \(world.dispatchQueueName(dq)), its underlying dispatch queue, "
+            + "which is serial: it waited there, not executing, for \(World.possessive(world.name(running))) work item to return "
+            + "(one at a time, whatever maxConcurrentOperationCount). From then on it held its slot: suspending the queue could not "
+            + "stop it, a cancel was seen only when it started, and which operations got the slots was decided then, by priority at that moment."
+        ))
+    } else if let d = h.dispatched {
       let barrier = h.started.flatMap { s -> String? in
         if case .dispatchBarrierEnded(let b) = world.trace[s].reason { world.name(b) } else { nil }
       }

@@ -198,6 +198,8 @@ extension SwiftCode {
         code("let \(SwiftCode.variable(name)) = NSLock()")
       case .setStepOrder:
         code("// no code: the threads' speeds decide this order in a real program")
+      case .createDispatchQueue, .setUnderlyingQueue:
+        underlyingQueue(action, into: &draft)
       }
     }
 

@@ -29,7 +29,8 @@ import Testing
     .startCalled, .executionBlockAdded(0), .executionBlockAdded(1 << 40), .gated(0), .gateOpened(Int32.max),
     .variableCreated(0, value: Int.min), .lockCreated(Int32.max), .variableRead(2, value: -5),
     .computed(-1, result: Int.max), .variableWritten(1, value: 0), .lockAcquired(0), .lockWaiting(3), .lockReleased(1),
-    .touchedUI,
+    .touchedUI, .dispatchQueueCreated(0), .dispatchQueueCreated(Int32.max), .underlyingQueueSet(nil), .underlyingQueueSet(3),
+    .ignoredOnMainQueue(.underlyingQueue(nil)), .ignoredOnMainQueue(.underlyingQueue(Int32.max)),
   ]
 
   /// One of every `Reason` case, and every start trigger with and without a beaten op.
@@ -48,6 +49,7 @@ import Testing
       .startedByHand(op), .asyncStartReturned, .dependencyDidNotSucceed(other),
       .startNoLongerPossible(op), .gateOpened(2),
       .step(0), .step(Int32.max), .lockHeldBy(op), .lockReleasedBy(other),
+      .dispatchQueueBusy(0, running: op), .dispatchQueueBusy(Int32.max, running: other), .dispatchQueueFreed(2, after: op),
     ]
     let triggers: [StartTrigger] = [.enqueued, .becameReady, .slotFreed(op), .resumed, .maxRaised, .cancelled]
     for t in triggers { all += [.picked(t, beat: nil), .picked(t, beat: other)] }

@@ -92,13 +92,14 @@ extension DifferentialTests {
   /// cancelAllOperations loop racing a dependent it released (the order is open), and
   /// two-cores.oplab is about the lab's 2-core machine, which a program cannot set.
   static let deterministicExamples: Set<String> = [
-    "pipeline.oplab", "priorities.oplab", "frozen-ui.oplab", "linux-differences.oplab",
+    "pipeline.oplab", "priorities.oplab", "frozen-ui.oplab", "linux-differences.oplab", "underlying-queue.oplab",
   ]
 
   @Test(
     "Every example's export builds and runs on the real OperationQueue to its end; the deterministic ones start and finish every operation as the lab did, within a tick",
     arguments: [
       "pipeline.oplab", "cancel-all.oplab", "priorities.oplab", "frozen-ui.oplab", "two-cores.oplab", "linux-differences.oplab",
+      "underlying-queue.oplab",
     ])
   func exportedExampleRuns(file: String) throws {
     let lab = Interpreter()

@@ -13,7 +13,7 @@ import Testing
   /// defines itself are left out for that example (see ``lab(for:)``).
   static let setup = [
     "queue downloads max 2", "queue filters max 1", "queue serial max 1", "queue network", "queue thumbnails",
-    "var count", "lock countLock",
+    "var count", "lock countLock", "dispatch io",
     "op d1 on downloads takes 5", "op d2 on downloads takes 8", "op f2 on filters takes 2 after d2", "op f3 on filters takes 2",
     "op later takes 2 hold", "op a takes 1 hold", "op b blocks 1,2 hold", "op c takes 1 hold",
     "op show on main touches ui hold", "op gated takes 1 gate network",

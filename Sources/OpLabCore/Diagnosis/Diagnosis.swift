@@ -63,6 +63,9 @@ public enum StallCause: Hashable, Sendable {
   /// Dispatched while a barrier block ran: it holds a slot on the queue's dispatch queue and
   /// waits behind the block, which suspending the queue does not change (rule 32).
   case heldBehindBarrier(QueueID)
+  /// Dispatched to its queue's serial underlying queue (an index into
+  /// ``World/dispatchQueues``): it holds a slot and waits there for `behind`'s work item.
+  case heldByDispatchQueue(Int32, behind: OpID?)
   /// Executing, and waiting in a `lock` step for a lock (its index in
   /// ``SharedState/lockNames``) that this operation holds (itself, for a second `lock()`;
   /// `nil` never happens while it waits, but a view must not trap on it).
@@ -77,6 +80,7 @@ extension StallCause {
     switch self {
     case .waitingOn(let op), .dependencyNotInQueue(let op), .mainThreadWaitingFor(let op): op
     case .waitingForLock(_, let holder): holder
+    case .heldByDispatchQueue(_, let behind): behind
     case .slotsHeld(_, let by): by.count == 1 ? by[0] : nil
     case .neverCallsFinish, .queueSuspended, .queueMaxZero, .inCycle, .strandedByRemoveDependency, .countBelowZero, .notInQueue, .gateClosed,
       .heldBehindBarrier:
@@ -234,6 +238,9 @@ extension World {
     switch r.phase {
     case .ready, .executing:
       let queue = queues[q.slot]
+      if r.dispatched, r.phase == .ready, let d = dispatchQueueHolding(op) {
+        return .heldByDispatchQueue(d, behind: dispatchQueues[Int(d)].running)
+      }
       if r.dispatched, r.phase == .ready { return .heldBehindBarrier(q) }
       if queue.isSuspended { return .queueSuspended(q) }
       if queue.effectiveMax == 0 { return .queueMaxZero(q) }

@@ -27,6 +27,7 @@ extension World {
         problems.append("\(operations[m.slot].name) is a member of \(q.name) but belongs elsewhere")
       }
     }
+    problems += dispatchQueueViolations()
     for q in queueIDs where staleReadyEntryCount(in: q) > queues[q.slot].possiblyStaleReadyEntries {
       problems.append(
         "\(queues[q.slot].name): \(staleReadyEntryCount(in: q)) stale ready entries, \(queues[q.slot].possiblyStaleReadyEntries) counted")
@@ -131,4 +132,25 @@ extension World {
 
   /// The largest world checked after every action (see ``isInvariantCheckDue(size:actionsSinceCheck:)``).
   static let invariantCheckSize = 256
+
+  /// A serial dispatch queue's running item executes, and it is busy while items wait; each
+  /// waiting operation is dispatched, ready, holds its slot, and its queue is on that
+  /// dispatch queue; a concurrent one keeps no line.
+  func dispatchQueueViolations() -> [String] {
+    var problems: [String] = []
+    for (i, d) in dispatchQueues.enumerated() {
+      if d.isConcurrent, d.running != nil || !d.waiting.isEmpty { problems.append("dispatch queue \(d.name) is concurrent but keeps a line") }
+      if let r = d.running, operations[r.slot].phase != .executing {
+        problems.append("dispatch queue \(d.name) runs \(operations[r.slot].name)'s work item, which is \(operations[r.slot].phase)")
+      }
+      if d.running == nil, !d.waiting.isEmpty { problems.append("dispatch queue \(d.name) is idle while \(d.waiting.count) items wait") }
+      for w in d.waiting {
+        let r = operations[w.slot]
+        if !r.dispatched || r.phase != .ready || !r.holdsSlot || r.queue.flatMap({ queues[$0.slot].underlyingQueue }) != Int32(i) {
+          problems.append("\(r.name) waits on dispatch queue \(d.name) but is not a ready operation of a queue on it, dispatched with its slot")
+        }
+      }
+    }
+    return problems
+  }
 }

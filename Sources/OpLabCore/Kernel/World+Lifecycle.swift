@@ -18,6 +18,10 @@ extension World {
   ///   queue picked) or none (started by hand, a corelibs empty-queue barrier).
   mutating func start(_ op: OpID, reason: Reason, holdsSlot: Bool) {
     let from = beginExecuting(op, holdsSlot: holdsSlot)
+    if holdsSlot, !dispatchQueues.isEmpty { occupyDispatchQueue(with: op) }
+    // An asynchronous operation's start() returns at once: a serial dispatch queue it runs
+    // on goes on to its next work item now, while the operation still executes.
+    defer { if case .async = operations[op.slot].spec.kind, !dispatchQueues.isEmpty { workItemReturned(op) } }
     prepareRelease(startingNow: op)
     if operations[op.slot].isCancelled {
       skipCancelled(op, from: from, reason: reason)
@@ -41,8 +45,10 @@ extension World {
     setPhase(op, .executing)
     // A barrier is dispatched as a dispatch barrier (rule 40): what the queue dispatches
     // while it runs waits behind it, and operations added from now on no longer depend on it.
+    // On a serial underlying queue it is one item among the others, and an empty-queue
+    // barrier (corelibs) runs on the queue's backing queue, not on its underlying one.
     if operations[op.slot].isBarrier, let q {
-      queues[q.slot].dispatchBarrier = op
+      if barrierHoldsDispatches(on: q), holdsSlot || queues[q.slot].underlyingQueue == nil { queues[q.slot].dispatchBarrier = op }
       if queues[q.slot].openBarrier == op { queues[q.slot].openBarrier = nil }
     }
     return from
@@ -160,8 +166,11 @@ extension World {
   /// 4. its completion block is submitted (``startCompletion(_:)``);
   /// 5. a call on the main thread that waited for it may return (``releaseMainThreadCall(after:)``);
   /// 6. its slot is freed and its own queue picks (``freeSlot(of:in:wasExecuting:holdsSlot:)``);
-  /// 7. a `wait … from main` on its queue may return (``endMainThreadWaitIfOver(after:in:)``).
+  /// 7. a `wait … from main` on its queue may return (``endMainThreadWaitIfOver(after:in:)``);
+  /// 8. its work item returns: a serial dispatch queue it ran on starts its next item
+  ///    (``workItemReturned(_:)``), behind what step 6 dispatched there.
   mutating func finish(_ op: OpID, outcome: Outcome, reason: Reason) {
+    defer { if !dispatchQueues.isEmpty { workItemReturned(op) } }
     let holdsSlot = operations[op.slot].holdsSlot
     let wasExecuting = markFinished(op, outcome: outcome, reason: reason) == .executing
     startHeldBehindBarrier(op)

@@ -5,7 +5,9 @@ extension World {
   @inline(__always) func checkNewName(_ name: String, hash: Int? = nil) throws(SimulationError) {
     guard Self.isValidName(name) else { throw .invalidName(name) }
     let hash = hash ?? NameIndex.hash(name)
-    if opNames.find(name, hash: hash, in: operations) != nil || isQueueName(name, hash: hash) || shared?.hasName(name) == true {
+    if opNames.find(name, hash: hash, in: operations) != nil || isQueueName(name, hash: hash) || shared?.hasName(name) == true
+      || (!dispatchQueues.isEmpty && dispatchQueueIndex(named: name) != nil)
+    {
       throw .duplicateName(name)
     }
   }

@@ -96,7 +96,9 @@ extension World {
       setPhase(id, .ready)
       record(.enqueued, op: id, queue: q, from: .created, to: .pending, reason: .emptyQueueBarrier)
       record(.ready, op: id, queue: q, from: .pending, to: .ready, reason: .noUnfinishedDependencies)
-      queues[q.slot].dispatchBarrier = id
+      // With an underlying queue it goes to the backing queue all the same (`addBarrierBlock`
+      // calls `_synthesizeBackingQueue()`): what the queue dispatches is not held behind it.
+      if queues[q.slot].underlyingQueue == nil { queues[q.slot].dispatchBarrier = id }
       start(id, reason: .emptyQueueBarrier, holdsSlot: false)
     } else {
       for member in waitFor { link(id, on: member, reason: .barrier) }

@@ -17,7 +17,7 @@ extension World {
       if let barrier = queues[q.slot].dispatchBarrier, !operations[barrier.slot].isFinished {
         dispatchBehindBarrier(op, on: q, reason: .picked(trigger, beat: beat))
       } else {
-        start(op, reason: .picked(trigger, beat: beat), holdsSlot: true)
+        dispatchOrStart(op, on: q, reason: .picked(trigger, beat: beat))
       }
     }
   }

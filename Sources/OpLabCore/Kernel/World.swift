@@ -48,6 +48,8 @@ public struct World: Sendable {
   /// When OperationQueue.main dispatched each of its operations to the main thread (rule
   /// 42): from then on it waits there in the order work became runnable on the main thread.
   public internal(set) var mainThreadDispatches: [OpID: Tick] = [:]
+  /// The dispatch queues made for `underlyingQueue`, in creation order (see ``DispatchQueueRecord``).
+  public internal(set) var dispatchQueues: [DispatchQueueRecord] = []
   /// Shared variables and locks, once a `var` or a `lock` is created (see ``SharedState``).
   public internal(set) var shared: SharedState?
   /// The most that all the `compute` steps of the world's operations and completion blocks

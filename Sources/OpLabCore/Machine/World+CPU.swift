@@ -33,6 +33,13 @@ extension World {
     let r = operations[op.slot]
     if let own = r.spec.qualityOfService { return own }
     if r.mainThreadWork != nil { return .userInteractive }
+    // An underlying dispatch queue's quality of service overrides the queue's (Darwin's
+    // documentation of underlyingQueue; an empty-queue barrier runs on the backing queue).
+    if let q = r.queue, let d = queues[q.slot].underlyingQueue, let qos = dispatchQueues[Int(d)].qualityOfService,
+      !r.isBarrier || r.holdsSlot
+    {
+      return qos
+    }
     return r.queue.map { queues[$0.slot].reportedQualityOfService } ?? .default
   }
 

@@ -50,6 +50,9 @@ public struct QueueRecord: Sendable {
   var dispatchedOperation: OpID?
   /// Barriers created so far, for naming.
   var barrierCount = 0
+  /// `underlyingQueue`: the index in ``World/dispatchQueues`` of the dispatch queue its
+  /// operations run on, or `nil` for its own backing queue (`main`: the main thread's).
+  public internal(set) var underlyingQueue: Int32?
 
   init(name: String, maxConcurrent: Int?, qualityOfService: QualityOfService?, isMain: Bool) {
     self.name = name

@@ -50,6 +50,8 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
   case gateAfterDefinition(String)
   /// No gate has that name.
   case unknownGate(String)
+  /// `underlyingQueue` set while the queue has operations.
+  case underlyingQueueNotEmpty(queue: String, operationCount: Int, platform: Platform)
 
   /// The tick the error is about, when it is about one: where a message points.
   public var tick: Tick? {
@@ -66,6 +68,7 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
     case .cannotEnqueue: "define a new operation with `op` instead"
     case .tickNotReached: "use `step` or `run` to move forward"
     case .invalidCores: "e.g. `machine cores 4`, or `machine unlimited` for a core per running piece of work"
+    case .underlyingQueueNotEmpty(let q, _, _): "set it before adding operations, or after `wait \(q)` (or `undo` back to there)"
     default: nil
     }
   }
@@ -124,6 +127,11 @@ public enum SimulationError: Error, Hashable, Sendable, CustomStringConvertible 
     case .gateAfterDefinition(let name):
       "'\(name)' is already defined: a gate is part of its class (its isReady override), so give it with `op \(name) … gate G`"
     case .unknownGate(let name): "there is no gate named '\(name)'"
+    case .underlyingQueueNotEmpty(let q, let count, let platform):
+      "\(q) has \(count) unfinished \(count == 1 ? "operation" : "operations"): setting its underlyingQueue now "
+        + (platform == .apple
+          ? "raises NSInvalidArgumentException (Apple's documentation: only while operationCount is 0)"
+          : "crashes the process (fatalError: \"operation queue must be empty in order to change underlying dispatch queue\")")
     case .blockAfterStart(let name, let phase, let platform):
       "'\(name)' is \(phase == .finished ? "finished" : "executing"): adding an execution block now "
         + (platform == .apple

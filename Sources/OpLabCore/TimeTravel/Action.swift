@@ -76,6 +76,10 @@ public enum Action: Hashable, Sendable {
   case setStepOrder([Int])
   /// ``World/chooseNext(_:)``: `choose K`, the choice at the next open point.
   case chooseNext(Int)
+  /// ``World/createDispatchQueue(name:concurrent:qualityOfService:)``: a `DispatchQueue`.
+  case createDispatchQueue(name: String, concurrent: Bool, qualityOfService: QualityOfService?)
+  /// ``World/setUnderlyingQueue(_:to:)``: `underlyingQueue`, a dispatch queue's index or `nil`.
+  case setUnderlyingQueue(QueueID, Int32?)
 
   /// Whether this is a wait (from anywhere). A wait records its start, so one cut short by
   /// an interrupt or by time travel is replaced in the journal from the state before it
@@ -222,6 +226,9 @@ extension World {
     case .setCompletionSteps(let op, let steps): try setCompletionSteps(op, steps)
     case .setStepOrder(let script): setStepOrder(script)
     case .chooseNext(let k): chooseNext(k)
+    case .createDispatchQueue(let name, let concurrent, let qos):
+      try createDispatchQueue(name: name, concurrent: concurrent, qualityOfService: qos)
+    case .setUnderlyingQueue(let q, let d): try setUnderlyingQueue(q, to: d)
     }
     return (.done, true)
   }

@@ -145,6 +145,10 @@ public enum EventKind: Hashable, Sendable {
   /// A step of ``Event/op`` called `addOperation` on this operation, which was already in a
   /// queue: the real call raises (Apple) or crashes (Linux); the lab skipped it.
   case addRefused(OpID)
+  /// A `DispatchQueue` was made (its index in ``World/dispatchQueues``).
+  case dispatchQueueCreated(Int32)
+  /// The queue's `underlyingQueue` was set to a dispatch queue (its index), or to `nil`.
+  case underlyingQueueSet(Int32?)
 }
 
 /// A setter or call on `OperationQueue.main` that does nothing there (rules 26, 31, 33, 41).
@@ -163,6 +167,8 @@ public enum MainQueueRequest: Hashable, Sendable {
   case qualityOfService(QualityOfService)
   /// `cancelAllOperations()`.
   case cancelAll
+  /// `underlyingQueue = …` (a dispatch queue's index, or `nil`).
+  case underlyingQueue(Int32?)
 }
 
 /// Why an ``Event`` happened: the cause `why` explains.
@@ -277,6 +283,11 @@ public enum Reason: Hashable, Sendable {
   /// This `addOperations(_:waitUntilFinished: true)` call on the main thread added it, when
   /// the main thread got to the call.
   case addedByMainThreadCall(OpID)
+  /// Dispatched to its queue's serial underlying queue (an index into
+  /// ``World/dispatchQueues``) while the work item of `running` runs there: it waits, holding its slot.
+  case dispatchQueueBusy(Int32, running: OpID)
+  /// Its serial underlying queue went on to it when the work item before it, `after`'s, returned.
+  case dispatchQueueFreed(Int32, after: OpID)
 }
 
 extension Reason {

@@ -107,6 +107,11 @@ enum Codec {
     case .lockReleased(let l): w.signed(Int64(l)); return 59
     case .touchedUI: return 60
     case .addRefused(let op): w.signed(Int64(op.index)); return 61
+    case .dispatchQueueCreated(let d): w.signed(Int64(d)); return 62
+    case .underlyingQueueSet(nil): return 63
+    case .underlyingQueueSet(let d?): w.signed(Int64(d)); return 64
+    case .ignoredOnMainQueue(.underlyingQueue(nil)): return 65
+    case .ignoredOnMainQueue(.underlyingQueue(let d?)): w.signed(Int64(d)); return 66
     }
   }
 
@@ -174,6 +179,11 @@ enum Codec {
     case 59: .lockReleased(r.int32())
     case 60: .touchedUI
     case 61: .addRefused(r.op())
+    case 62: .dispatchQueueCreated(r.int32())
+    case 63: .underlyingQueueSet(nil)
+    case 64: .underlyingQueueSet(r.int32())
+    case 65: .ignoredOnMainQueue(.underlyingQueue(nil))
+    case 66: .ignoredOnMainQueue(.underlyingQueue(r.int32()))
     default: corrupt("event kind", code)
     }
   }
@@ -250,6 +260,8 @@ enum Codec {
     case .addedByStep(let op, true): w.signed(Int64(op.index)); return 63
     case .lockChosenAfter(let op): w.signed(Int64(op.index)); return 64
     case .addedByMainThreadCall(let op): w.signed(Int64(op.index)); return 65
+    case .dispatchQueueBusy(let d, let op): w.signed(Int64(d)); w.signed(Int64(op.index)); return 66
+    case .dispatchQueueFreed(let d, let op): w.signed(Int64(d)); w.signed(Int64(op.index)); return 67
     }
   }
 
@@ -321,6 +333,12 @@ enum Codec {
     case 63: return .addedByStep(r.op(), completion: true)
     case 64: return .lockChosenAfter(r.op())
     case 65: return .addedByMainThreadCall(r.op())
+    case 66:
+      let d = r.int32()
+      return .dispatchQueueBusy(d, running: r.op())
+    case 67:
+      let d = r.int32()
+      return .dispatchQueueFreed(d, after: r.op())
     default: corrupt("reason", code)
     }
   }

@@ -61,7 +61,12 @@ extension World {
     case .enqueued: what = "enqueued\(whereText)"
     case .ready: what = "ready"
     case .unready: what = "not ready any more"
-    case .dispatched: what = "dispatched\(whereText), waiting behind the barrier block"
+    case .dispatched:
+      if case .dispatchQueueBusy(let d, _) = e.reason {
+        what = "dispatched\(whereText), waiting on its underlying queue \(dispatchQueueName(d))"
+      } else {
+        what = "dispatched\(whereText), waiting behind the barrier block"
+      }
     case .started where isRunLoopWork(e.op): what = "began on the main thread"
     case .started: what = "started\(whereText)"
     case .skipped:
@@ -102,7 +107,7 @@ extension World {
     case .tapScheduled(let t): what = "a tap is coming at t=\(t)"
     case .framesChanged(let every):
       what = every.map { "the display asks for a frame every \($0) \($0 == 1 ? "tick" : "ticks")" } ?? "the display stops asking for frames"
-    case .ignoredOnMainQueue(let request): what = "\(Self.code(of: request)) ignored"
+    case .ignoredOnMainQueue(let request): what = "\(code(of: request)) ignored"
     case .startCalled: what = "start() called by hand"
     case .gated(let g): what = "isReady also waits for gate \(gateName(g))" + (gates[Int(g)].isOpen ? " (open)" : " (closed)")
     case .gateOpened(let g): what = "gate \(gateName(g)) opened"
@@ -122,6 +127,13 @@ extension World {
     case .addRefused(let target):
       what =
         "addOperation(\(name(target))) refused: \(name(target)) was added before, and an operation can be added only once (the real call raises NSInvalidArgumentException on Apple platforms and crashes on Linux; the lab skipped it)"
+    case .dispatchQueueCreated(let d):
+      subject = nil
+      what = "dispatch queue \(dispatchQueueName(d)) created (\(dispatchQueues[Int(d)].summary))"
+    case .underlyingQueueSet(let d):
+      what =
+        d.map { "underlyingQueue = \(dispatchQueueName($0)) (\(dispatchQueues[Int($0)].summary))" }
+        ?? "underlyingQueue = nil (its own dispatch queue again)"
     }
     if prose, let clause = proseClause(e, subject: subject, what: what, whereText: whereText) {
       (subject, what) = clause
@@ -175,6 +187,7 @@ extension World {
     case .cancelRequested: return (subject, "had cancel() called")
     case .completionStarted, .completionFinished, .blockStarted, .blockFinished, .workEnded: return (owner, what)
     case .kvoWillChange, .kvoDidChange: return (subject, "sent " + what)
+    case .underlyingQueueSet: return (owner, what.replacing(" = ", with: " was set to "))
     case .maxChanged(let max): return (owner, "maxConcurrentOperationCount was set to \(max.map(String.init) ?? "default")")
     case .priorityChanged(let p): return (owner, "queuePriority was set to \(p)")
     case .qualityOfServiceChanged(let q): return (owner, "qualityOfService was set to \(q)")
@@ -189,7 +202,7 @@ extension World {
     case .platformChanged, .machineChanged: return (nil, "the " + what.replacing(" set to ", with: " was set to "))
     case .cpuLoad(let used): return (nil, used == 0 ? "the CPU became idle" : "the CPU was busy: \(Machine.describe(used))")
     case .cpuShare(let share): return (subject, "ran at \(Machine.describe(share))")
-    case .ignoredOnMainQueue(let request): return (owner, "\(Self.code(of: request)) was ignored")
+    case .ignoredOnMainQueue(let request): return (owner, "\(code(of: request)) was ignored")
     case .startCalled: return (subject, "had start() called by hand")
     case .gated(let g):
       return (subject, "was given an isReady that also waits for gate \(gateName(g))" + (gates[Int(g)].isOpen ? " (open)" : " (closed)"))
@@ -290,6 +303,10 @@ extension World {
     case .gateOpened(let g): "gate \(gateName(g)) opened: its isReady override now reads true, and KVO told the queue"
     case .startNoLongerPossible(let target):
       "by the time the main thread got to it, \(name(target)) could not be started any more (the real call raises there); nothing started"
+    case .dispatchQueueBusy(let d, let running):
+      "its underlying queue \(dispatchQueueName(d)) is serial and runs \(World.possessive(name(running))) work item: it holds its slot and waits there, one at a time"
+    case .dispatchQueueFreed(let d, let after):
+      "\(World.possessive(name(after))) work item returned, so its serial underlying queue \(dispatchQueueName(d)) ran the next"
     case .cpuShared(let units, let cores):
       if let cores {
         "\(units) running \(units == 1 ? "job" : "jobs") on \(cores) \(cores == 1 ? "core" : "cores")"
@@ -329,7 +346,14 @@ extension World {
     case .maxConcurrent(let n): "maxConcurrentOperationCount = \(n.map(String.init) ?? "default")"
     case .qualityOfService(let q): "qualityOfService = .\(q)"
     case .cancelAll: "cancelAllOperations()"
+    case .underlyingQueue(let d): "underlyingQueue = " + (d == nil ? "nil" : "a dispatch queue")
     }
+  }
+
+  /// The Swift of a request the main queue ignores, naming the dispatch queue it was given.
+  public func code(of request: MainQueueRequest) -> String {
+    if case .underlyingQueue(let d?) = request { return "underlyingQueue = \(dispatchQueueName(d))" }
+    return Self.code(of: request)
   }
 
   /// Why the main queue ignores a request on a platform (rules 26, 31, 33, 41).
@@ -343,6 +367,8 @@ extension World {
       "the main queue's quality of service is userInteractive and cannot be changed (Darwin's documentation)"
     case (.apple, .suspend), (.apple, .resume):
       "Darwin's documentation does not say what suspending the main queue does; the lab keeps it running, as corelibs does"
+    case (.apple, .underlyingQueue):
+      "the main queue's underlying queue is the main thread's dispatch queue and cannot be set to another (Darwin's documentation of OperationQueue.main)"
     case (.apple, .cancelAll):
       "the lab ignored it"  // not recorded: Darwin's cancelAllOperations() cancels on the main queue too
     }

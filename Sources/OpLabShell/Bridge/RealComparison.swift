@@ -154,6 +154,11 @@ enum RealComparison {
           if wait.fromMain { script.at(t, .onMainThread(.waitForOperations(ops.map(world.name)), until: wait.until)) }
         case .createVariable(let name, let initial): script.at(t, .makeVariable(name, initial))
         case .createLock(let name): script.at(t, .makeLock(name))
+        case .createDispatchQueue(let name, let concurrent, let qos):
+          script.at(t, .makeDispatchQueue(name, concurrent: concurrent, qos))
+        case .setUnderlyingQueue(let q, let d):
+          use(world.name(q), at: t)
+          script.at(t, .setUnderlyingQueue(world.name(q), d.map(world.dispatchQueueName)))
         case .step, .runUntil, .runUntilIdle, .runUntilFinished: break
         // The real queue is this machine's: a world imitating another platform is named.
         case .setPlatform(let platform) where platform != Self.hostPlatform:

@@ -13,13 +13,35 @@ extension Interpreter {
       if actions.isEmpty {
         let queue = world.queue(q)
         let max = queue.isMain ? "1 (main)" : queue.maxConcurrent.map(String.init) ?? "default"
-        return Reply(output: "  queue \(name) exists: max \(max), qos \(queue.reportedQualityOfService)\(queue.isSuspended ? ", suspended" : "")\n")
+        let on = queue.underlyingQueue.map { " on \(world.dispatchQueueName($0)) (\(world.dispatchQueues[Int($0)].summary))" } ?? ""
+        return Reply(
+          output: "  queue \(name) exists: max \(max), qos \(queue.reportedQualityOfService)\(on)\(queue.isSuspended ? ", suspended" : "")\n")
       }
       return Reply(output: try perform(actions).0)
     }
     let (out, _) = try perform([.createQueue(name: name, maxConcurrent: max?.value, qualityOfService: qos)])
     let shown = max.map { m in m.value.map(String.init) ?? "default" } ?? "default"
     return Reply(output: "  queue \(name) created (max \(shown)\(qos.map { ", qos \($0)" } ?? ""))\n" + out)
+  }
+
+  /// The things of the world besides queues and operations: `var`, `lock`, `dispatch`, and
+  /// `underlying`, which puts a queue on a dispatch queue.
+  func worldObjectCommand(_ command: Command) throws -> Reply {
+    let action: Action
+    switch command {
+    case .variable(let name, let initial): action = .createVariable(name: name, initial: initial)
+    case .lock(let name): action = .createLock(name: name)
+    case .dispatchQueue(let name, let concurrent, let qos):
+      action = .createDispatchQueue(name: name, concurrent: concurrent, qualityOfService: qos)
+    case .underlying(let name, let d):
+      let index = try d.map { d throws in
+        guard let index = world.dispatchQueueIndex(named: d) else { throw SimulationError.unknownQueue(d) }
+        return index
+      }
+      action = .setUnderlyingQueue(try queue(name), index)
+    default: return Reply()
+    }
+    return Reply(output: try perform([action]).0)
   }
 
   /// `add OP[,OP…]`: `addOperation`, or `addOperations(_:waitUntilFinished:)` for a list or a wait.

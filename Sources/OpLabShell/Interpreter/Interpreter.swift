@@ -361,7 +361,7 @@ public final class Interpreter {
     case .resume(let name):
       return Reply(output: try perform([.resume(try queue(name))]).0)
     case .barrier(let name, let takes):
-      return Reply(output: try perform([.addBarrier(try queue(name), duration: takes)]).0)
+      return Reply(output: try perform([.addBarrier(try queue(name), duration: takes)]).0 + LabWarnings.sharedBarrierNote(name, in: world))
     case .wait(let name, let fromMain, let until):
       return try wait(for: name, fromMain: fromMain, until: until)
     case .machine(let cores):
@@ -371,10 +371,8 @@ public final class Interpreter {
     case .tap(let at):
       let (out, _) = try perform([.tap(at: at ?? world.now)])
       return Reply(output: out)
-    case .variable(let name, let initial):
-      return Reply(output: try perform([.createVariable(name: name, initial: initial)]).0)
-    case .lock(let name):
-      return Reply(output: try perform([.createLock(name: name)]).0)
+    case .variable, .lock, .dispatchQueue, .underlying:
+      return try worldObjectCommand(command)
     case .frames(let every, let from, let to):
       let (out, _) = try perform([.frames(every: every, from: from, until: to)])
       return Reply(output: out)

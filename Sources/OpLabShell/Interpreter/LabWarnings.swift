@@ -14,6 +14,18 @@ enum LabWarnings {
     "  note: with max 0 nothing on \(queue) will start until the limit is raised"
   }
 
+  /// The note a barrier adds on a queue whose concurrent underlying dispatch queue another
+  /// queue uses too: the lab holds back only this queue's operations behind it, where the
+  /// real dispatch barrier holds every item submitted to that dispatch queue meanwhile.
+  static func sharedBarrierNote(_ queue: String, in world: World) -> String {
+    guard let q = world.queueID(named: queue), let d = world.queue(q).underlyingQueue, world.dispatchQueues[Int(d)].isConcurrent,
+      let other = world.queueIDs.first(where: { $0 != q && world.queue($0).underlyingQueue == d })
+    else { return "" }
+    let name = world.dispatchQueueName(d)
+    return "  note: \(name) is also \(World.possessive(world.name(other))) underlying queue: on the real \(name) this barrier "
+      + "also holds back the work other queues submit to it while it runs; the lab holds back only \(World.possessive(queue)) (not modelled)\n"
+  }
+
   /// The warnings `command` raised, in the order its reply shows them, each as the one
   /// line it is before the reply is fitted to the width: a dependency cycle closed (an
   /// event of `events`, echoed as the interpreter echoes events), and a queue set to start

@@ -110,6 +110,10 @@ public enum Command: Hashable, Sendable {
   case choose([Int])
   /// `choose back`: take back the last choice made at an open point, and show that point again.
   case chooseBack
+  /// `dispatch NAME [serial|concurrent] [qos Q]`: a `DispatchQueue`.
+  case dispatchQueue(name: String, concurrent: Bool, qos: QualityOfService?)
+  /// `underlying QUEUE DISPATCHQ|nil`: the queue's `underlyingQueue`.
+  case underlying(queue: String, dispatchQueue: String?)
 }
 
 /// A `maxConcurrentOperationCount` setting.
@@ -254,7 +258,7 @@ extension Command {
   public var traits: CommandTraits {
     switch self {
     case .queue, .op, .add, .depend, .undepend, .priority, .qos, .max, .cancel, .cancelAll, .suspend, .resume,
-      .barrier, .wait, .start, .blocks, .open, .tap, .frames, .step, .run, .variable, .lock:
+      .barrier, .wait, .start, .blocks, .open, .tap, .frames, .step, .run, .variable, .lock, .dispatchQueue, .underlying:
       CommandTraits(effect: .changesWorld)
     case .order(let choices):
       CommandTraits(effect: choices.isEmpty ? .looks : .changesWorld)

@@ -9,7 +9,7 @@
 /// traits; `CommandTableTests` walks every entry's examples.
 public enum CommandTable {
   /// Every command, in the order `help` lists them.
-  public static let all: [CommandSpec] = operations + control + machine + clock + views + session + sharedState
+  public static let all: [CommandSpec] = operations + dispatch + control + machine + clock + views + session + sharedState
 
   /// Finds a command by name or alias.
   public static func spec(named name: String) -> CommandSpec? {

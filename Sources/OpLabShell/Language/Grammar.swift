@@ -52,6 +52,8 @@ public enum ValueKind: Hashable, Sendable {
   case steps
   /// Choices at open points, separated by commas (`order 1,0,2`).
   case choices
+  /// An existing dispatch queue (made by `dispatch`).
+  case dispatchQueue
 
   /// How the value is named in usage lines and messages.
   public var placeholder: String {
@@ -75,6 +77,7 @@ public enum ValueKind: Hashable, Sendable {
     case .integer: "N"
     case .steps: "STEP[,STEP...]"
     case .choices: "C[,C...]"
+    case .dispatchQueue: "DISPATCHQ"
     }
   }
 
@@ -103,6 +106,7 @@ public enum ValueKind: Hashable, Sendable {
     case .integer: "a whole number"
     case .steps: "steps separated by commas (read VAR, compute N, write VAR, lock L, unlock L, touch ui, add OP)"
     case .choices: "choices separated by commas (0 or more each)"
+    case .dispatchQueue: "a dispatch queue's name (made by `dispatch NAME`)"
     }
   }
 }
@@ -159,7 +163,7 @@ public indirect enum Pattern: Sendable {
 /// closed set, so a typo is a compile error rather than a value silently missing.
 public enum ArgumentKey: String, Hashable, Sendable {
   case after, at, block, blocks, choices, command, completion, completionDoes, cores, dep, deps, does
-  case every, failsAt, file, from, gate, limit, max, ms, name, on, op, platform, priority, qos, queue
+  case dispatch, every, failsAt, file, from, gate, limit, max, ms, name, on, op, platform, priority, qos, queue
   case queues, takes, target, tick, ticks, to, until, value
 }
 

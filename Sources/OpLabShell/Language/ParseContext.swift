@@ -88,6 +88,13 @@ public struct ParseContext: Sendable {
     }
     set { listedLocks = newValue }
   }
+  /// Dispatch queue names (`dispatch`), in creation order.
+  public var dispatchQueues: [String] {
+    switch source {
+    case .lists: []
+    case .world(let world): world.dispatchQueues.map(\.name)
+    }
+  }
   /// Whether a shared variable or a lock has this name.
   public func isShared(_ name: String) -> Bool { variables.contains(name) || locks.contains(name) }
 

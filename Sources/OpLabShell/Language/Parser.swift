@@ -71,6 +71,7 @@ public enum Parser {
     case .platform: Platform.allCases.map(\.rawValue)
     case .command: CommandTable.all.map(\.name)
     case .gateName, .gate: context.gates
+    case .dispatchQueue: context.dispatchQueues
     case .newName, .newNames, .count, .positive, .duration, .tick, .ticks, .runTarget, .durations, .file, .plusDuration, .integer, .choices: []
     case .steps: StepSyntax.verbs
     }

@@ -11,6 +11,10 @@ extension Matcher {
     case .gateName:
       if World.isValidName(s) { return nil }
       return ("'\(s)' is not a valid gate name", "names use letters, digits, '-', '_' and '.', and start with a letter")
+    case .dispatchQueue:
+      if context.dispatchQueues.contains(s) { return nil }
+      if context.isQueue(s) { return ("'\(s)' is an OperationQueue, not a dispatch queue", "make one with `dispatch NAME`, e.g. dispatch \(s)-dq") }
+      return ("there is no dispatch queue named '\(s)'", didYouMean(context.dispatchQueues) ?? "make it first: dispatch \(s)")
     case .gate:
       if context.gates.contains(s) { return nil }
       return (
@@ -154,7 +158,7 @@ extension Matcher {
       return parts.contains(nil) ? nil : parts.compactMap { $0 }
     }
     switch kind {
-    case .newName, .op, .queue, .opOrQueue, .gateName, .gate, .file: return .name(s)
+    case .newName, .op, .queue, .opOrQueue, .gateName, .gate, .file, .dispatchQueue: return .name(s)
     case .command: return CommandTable.spec(named: s).map { .name($0.name) }
     case .newNames, .opList: return .names(s.split(separator: ",").map(String.init))
     case .count, .positive, .duration, .tick, .ticks, .runTarget, .integer: return Int(s).map { .number($0) }

@@ -73,6 +73,9 @@ extension World {
     case .lockReleased(let l): "unlocked:\(world.lockName(l))"
     case .touchedUI: "ui"
     case .addRefused(let op): "addRefused:\(world.name(op))"
+    case .dispatchQueueCreated(let d): "dispatchQueue:\(world.dispatchQueueName(d))"
+    case .underlyingQueueSet(let d): "underlying=\(d.map { world.dispatchQueueName($0) } ?? "nil")"
+    case .ignoredOnMainQueue(.underlyingQueue(let d)): "ignored:underlying=\(d.map { world.dispatchQueueName($0) } ?? "nil")"
     }
   }
 
