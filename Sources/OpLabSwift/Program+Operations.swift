@@ -87,8 +87,13 @@ extension SwiftCode.Program {
     let made = gate.map { "(gate: \(SwiftCode.variable($0)))" } ?? "()"
     switch spec.kind {
     case .blocks(let blocks):
-      lines.append("let \(v) = BlockOperation { work(ticks: \(blocks.first ?? 0)) }")
-      for b in blocks.dropFirst() { lines.append("\(v).addExecutionBlock { work(ticks: \(b)) }") }
+      if gate != nil {
+        lines += gatedBlockOperation(spec.name, gated: gated, made: made)
+        for b in blocks { lines.append("\(v).addExecutionBlock { work(ticks: \(b)) }") }
+      } else {
+        lines.append("let \(v) = BlockOperation { work(ticks: \(blocks.first ?? 0)) }")
+        for b in blocks.dropFirst() { lines.append("\(v).addExecutionBlock { work(ticks: \(b)) }") }
+      }
     case .async(let forgets):
       needsAsyncBase = true
       asyncOperations.insert(spec.name)
@@ -99,7 +104,7 @@ extension SwiftCode.Program {
         gated + [
           "  override func start() {",
           "    guard !isCancelled else { finish(); return }",
-          "    state = .executing",
+          "    begin()",
         ]
       if let ticks = spec.failsAt {
         // Work that fails calls back with its error: the error path is where a finish() goes missing.
@@ -123,9 +128,15 @@ extension SwiftCode.Program {
         ]
       }
       lines += ["    }", "  }", "}", "let \(v) = \(type)\(made)"]
+      if spec.failsAt != nil { reporting.append((type, ["if error != nil { return .failed }", "return .succeeded"])) }
     case .steps(let steps):
-      lines.append("let \(v) = BlockOperation {")
-      lines += stepLines(steps, rest: spec.duration - Tick(steps.count))
+      if gate != nil {
+        lines += gatedBlockOperation(spec.name, gated: gated, made: made)
+        lines.append("\(v).addExecutionBlock {")
+      } else {
+        lines.append("let \(v) = BlockOperation {")
+      }
+      lines += stepLines(steps, rest: spec.duration - Tick(steps.count), onMain: queueName == "main")
       lines.append("}")
     case .plain:
       let simple =
@@ -173,9 +184,18 @@ extension SwiftCode.Program {
         }
         if spec.failsAt != nil { lines.append("    error = WorkError.failed  // fails at \(ticks)") }
         lines += ["  }", "}", "let \(v) = \(type)\(made)"]
+        reporting.append(
+          (
+            type,
+            (spec.failsAt != nil ? ["if error != nil { return .failed }"] : [])
+              + (spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded
+                ? ["if bailed { return .returnedEarly }"] : [])
+              + (spec.cancellation != .never ? ["if stopped { return .cancelled }"] : []) + ["return .succeeded"]
+          ))
       }
     }
     lines.append("\(v).name = \(SwiftCode.literal(spec.name))")
+    if forExport { lines.append("Lab.watch(\(v))  // the harness prints its start and finish") }
     if let gate { lines.append("\(SwiftCode.variable(gate)).add(\(v))") }
     if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
     if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
@@ -194,8 +214,17 @@ extension SwiftCode.Program {
     return lines
   }
 
-  /// The body of a closure written as steps: the thread's register, then a line a step.
-  mutating func stepLines(_ steps: [OpLabCore.Step], rest: Tick) -> [String] {
+  /// A BlockOperation whose isReady also waits for its gate, made without blocks yet.
+  func gatedBlockOperation(_ name: String, gated: [String], made: String) -> [String] {
+    let type = SwiftCode.typeName(name)
+    return ["final class \(type): BlockOperation, @unchecked Sendable {"] + gated + ["}", "let \(SwiftCode.variable(name)) = \(type)\(made)"]
+  }
+
+  /// The body of a closure written as steps: the thread's register, then each step as
+  /// the lab plays it, a tick of the thread's time whose access comes as the tick ends.
+  /// - Parameter onMain: the closure runs on the main thread (an operation of the main
+  ///   queue), where a call into the user interface is allowed.
+  mutating func stepLines(_ steps: [OpLabCore.Step], rest: Tick, onMain: Bool = false) -> [String] {
     var lines: [String] = []
     // The register, declared so the compiler warns about nothing: `let` when nothing
     // changes it, and read at the end when nothing writes it back.
@@ -205,15 +234,25 @@ extension SwiftCode.Program {
       lines.append("  \(changes ? "var" : "let") register = 0  // a local variable of this thread")
     }
     for step in steps {
+      lines.append("  work(ticks: 1)  // a step takes a tick")
       switch step {
-      case .read(let name): lines.append("  register = \(SwiftCode.variable(name))  // read")
+      case .read(let name): lines.append("  register = \(SwiftCode.variable(name)).withLock { $0 }  // read")
       case .compute(let n): lines.append("  register \(n < 0 ? "-=" : "+=") \(n.magnitude)  // compute")
-      case .write(let name): lines.append("  \(SwiftCode.variable(name)) = register  // write")
+      case .write(let name): lines.append("  \(SwiftCode.variable(name)).withLock { $0 = register }  // write")
       case .lock(let name): lines.append("  \(SwiftCode.variable(name)).lock()")
       case .unlock(let name): lines.append("  \(SwiftCode.variable(name)).unlock()")
       case .touchUI:
         needsUserInterface = true
-        lines.append("  updateUserInterface()  // e.g. tableView.reloadData(): main thread only")
+        if onMain {
+          lines.append("  MainActor.assumeIsolated { updateUserInterface() }  // on main: allowed")
+        } else {
+          needsOffMainTouch = true
+          lines += [
+            "  // updateUserInterface() is @MainActor: Swift refuses to call it here, off",
+            "  // the main thread. The lab lets the call happen, to show what it does:",
+            "  userInterfaceTouchedOffMain()",
+          ]
+        }
       case .add(let name, let queueName):
         lines += submitting([name], to: queueName, indent: "  ")
         lines.append("  \(queue(queueName)).addOperation(\(SwiftCode.variable(name)))")

@@ -23,9 +23,19 @@ extension SwiftCode {
     var gatesDeclared: Set<String> = []
     /// Whether a step touches the user interface: the stand-in for that call is declared.
     var needsUserInterface = false
+    /// Whether a step touches the user interface off the main thread.
+    var needsOffMainTouch = false
     /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
     /// the main thread stays free for main-queue work, as in the lab.
     var forExport = false
+    /// What the program cannot express (the lab's cores, a platform not this one, an
+    /// order of steps chosen by hand): said in the export's header and in its output.
+    var notes: [String] = []
+    /// Whether a shared variable is declared: `Mutex` comes from Synchronization.
+    var needsSynchronization = false
+    /// For the export: each operation subclass that says how it ended, with the
+    /// expression of its ending (see the harness's `Reporting`).
+    var reporting: [(type: String, ending: [String])] = []
     /// Whether a `run` ends idle in the steps of the whole program: it must wait for
     /// completion blocks, so each one is counted in `completionBlocks` (not in a view of
     /// one name, nor an echo, nor the export, whose end watches every operation).
@@ -66,7 +76,13 @@ extension SwiftCode {
     /// Adds the piece for `entry` (after a `sleep(ticks:)` when the clock moved on).
     mutating func add(_ entry: SwiftSource.Entry) {
       if entry.tick > now {
-        pieces.append(Piece(lines: ["sleep(ticks: \(entry.tick - now))  // the clock is at t=\(entry.tick) now"], names: []))
+        pieces.append(
+          Piece(
+            lines: [
+              forExport
+                ? "Lab.at(tick: \(entry.tick))  // the lab's next command is at t=\(entry.tick)"
+                : "sleep(ticks: \(entry.tick - now))  // the clock is at t=\(entry.tick) now"
+            ], names: []))
         now = entry.tick
       }
       var draft = Draft(lines: ["// \(entry.text)"])
@@ -182,23 +198,50 @@ extension SwiftCode {
         wait(for: ops.map(world.name), fromMain: waiter.fromMain, until: waiter.until, entry: entry, into: &draft)
       case .runUntilIdle:
         runUntilIdle(entry, into: &draft)
-      case .step, .runUntil, .runUntilFinished, .chooseNext:
+      case .chooseNext:
+        if forExport { note("the lab chose the next work by hand; here the threads decide") }
+      case .step, .runUntil, .runUntilFinished:
         break  // the clock moving on: the next line's `sleep(ticks:)` says by how much
       case .setCores(let cores):
-        code("// no code: the lab's machine has \(cores.map { "\($0) cores" } ?? "a core for every piece of work")")
-      case .tap:
-        code("// no code: the user taps; UIKit handles it on the main thread (1 tick)", about: "main")
-      case .frames:
-        code("// no code: the display asks the main thread for frames", about: "main")
+        let machine = cores.map { "\($0) cores" } ?? "a core for every piece of work"
+        code("// no code: the lab's machine has \(machine)")
+        if forExport { note("the lab's machine has \(machine); this one has its own") }
+      case .tap(let t):
+        if forExport {
+          code("Lab.tap(atTick: \(t))  // the user taps: UIKit handles it on the main thread (1 tick)", about: "main")
+        } else {
+          code("// no code: the user taps; UIKit handles it on the main thread (1 tick)", about: "main")
+        }
+      case .frames(let every, let from, let until):
+        if forExport, let every {
+          let first = from ?? entry.tick
+          code(
+            "Lab.frames(every: \(every), from: \(first), until: \(until ?? first + 100))  // the display asks main for frames",
+            about: "main")
+        } else {
+          code("// no code: the display asks the main thread for frames", about: "main")
+        }
       case .setPlatform(let p):
         code("// no code: the lab imitates \(p == .linux ? "swift-corelibs-foundation on Linux" : "Apple platforms")")
+        if forExport, p == .apple {
+          note("the lab imitates Apple platforms; Linux's Foundation may differ")
+        }
       case .createVariable(let name, let initial):
-        code("nonisolated(unsafe) var \(SwiftCode.variable(name)) = \(initial)  // shared by every operation")
+        needsSynchronization = true
+        let v = SwiftCode.variable(name)
+        code("let \(v) = Mutex(\(initial))  // var \(name) = \(initial): each read and write is whole")
+        if forExport { code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).withLock { $0 } }") }
       case .createLock(let name):
         code("let \(SwiftCode.variable(name)) = NSLock()")
       case .setStepOrder:
         code("// no code: the threads' speeds decide this order in a real program")
+        if forExport { note("the lab chose an order of steps by hand; here the threads decide") }
       }
+    }
+
+    /// Notes what the program cannot express, once.
+    mutating func note(_ text: String) {
+      if !notes.contains(text) { notes.append(text) }
     }
 
     /// `cancelAllOperations()` on each queue cancelled: one named, or every queue the

@@ -171,7 +171,7 @@ import Testing
           var error: Error?  // isFinished does not say whether it succeeded
           override func start() {
             guard !isCancelled else { finish(); return }
-            state = .executing
+            begin()
             startWork(ticks: 2, failing: true) { [self] error in
               if let error {
                 self.error = error
@@ -377,11 +377,13 @@ import Testing
     #expect(built.status == 0 && !built.said.contains("warning:"), "\(built.said)")
     guard built.status == 0 else { return }
     let ran = try Programs.run(dir.appendingPathComponent("world").path, in: dir)
-    // Ticks of work: a-step-on-main 1, increment's tick after its steps 1, load 2,
-    // with-a-long-completion-block 1 and its completion block 2 (which no queue waits
-    // for), the two ops added to main by other work 1 each: 9.
+    // Ticks of work, a step taking a tick of its own: a-step-on-main 1, increment's five
+    // steps and its tick after them 6, refresh's three steps 3, load 2 and its completion
+    // block's four steps 4, with-a-long-completion-block 1 and its completion block 2
+    // (which no queue waits for), ui's step 1, the two ops added to main by other work
+    // 1 each: 22.
     #expect(ran.status == 0, "\(ran.output)")
-    #expect(ran.output.hasSuffix("finished: [true, true, true, true]\nwork done: 9\n"), "\(ran.output)")
+    #expect(ran.output.hasSuffix("finished: [true, true, true, true]\nwork done: 22\n"), "\(ran.output)")
   }
 
   @Test(
