@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps clean snapshots lesson bench fuzz install uninstall format
+.PHONY: run test test-swift build release deps clean snapshots lesson bench fuzz install uninstall format
 
 # The folder of the built binaries (a test passes its own, with SWIFT=: to skip building).
 BIN ?= $$($(SWIFT) build --show-bin-path)
@@ -31,6 +31,13 @@ test: deps
 	$(SWIFT) test --skip-build --filter OpLabDifferentialTests
 	@echo "make install into a scratch PREFIX, then the installed oplab from another folder:"
 	Scripts/check-install.sh
+
+## test-swift: build and run the Swift export of every example, every lesson world and 30
+## seeded random worlds, with plain swiftc and under Swift 6's strictest checking, each run
+## checked against the lab (a few minutes; make test sweeps a representative few)
+test-swift: deps
+	$(SWIFT) build --build-tests
+	OPLAB_SWIFT_SWEEP=full $(SWIFT) test --skip-build --filter exportsAgreeWithTheLab
 
 ## format: lay out every Swift file by .swift-format (swift-format ships with the toolchain)
 format:

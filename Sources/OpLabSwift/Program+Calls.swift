@@ -14,7 +14,7 @@ extension SwiftCode.Program {
     draft.lines.insert(contentsOf: declare(queueName), at: 1)
     draft.lines += submitting(ops, to: queueName)
     if ops.count == 1, wait == nil {
-      draft.lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(ops[0])))")
+      draft.lines.append("\(queue(queueName)).addOperation(\(names.variable(ops[0])))")
     } else {
       let list = "[" + ops.map(SwiftCode.variable).joined(separator: ", ") + "]"
       if let wait {
@@ -43,11 +43,11 @@ extension SwiftCode.Program {
     draft.lines += submitting([op], to: nil)
     if forExport {
       // The lab's own commands go on meanwhile: the call runs when the main thread gets to it.
-      draft.lines.append("DispatchQueue.main.async { \(SwiftCode.variable(op)).start() }  // runs when the main thread is free")
+      draft.lines.append("DispatchQueue.main.async { \(names.variable(op)).start() }  // runs when the main thread is free")
       return
     }
     draft.lines.append(
-      "\(SwiftCode.variable(op)).start()  "
+      "\(names.variable(op)).start()  "
         + (cancelled.contains(op)
           ? "// isCancelled is true: its work never runs"
           : asyncOperations.contains(op)
@@ -63,7 +63,7 @@ extension SwiftCode.Program {
     draft.shown = true
     draft.names.formUnion(ops)
     if fromMain { draft.names.insert("main") }
-    waitCalls(ops.map { "\(SwiftCode.variable($0)).waitUntilFinished()" }, fromMain: fromMain, until: until, entry: entry, into: &draft)
+    waitCalls(ops.map { "\(names.variable($0)).waitUntilFinished()" }, fromMain: fromMain, until: until, entry: entry, into: &draft)
   }
 
   /// `waitUntilAllOperationsAreFinished()` on a queue, or (`nil`) on each queue given work.
@@ -133,18 +133,18 @@ extension SwiftCode.Program {
     draft.names.formUnion(busy)
   }
 
-  /// Records that `names` are given to `queueName` (or, with none, started by hand): a
+  /// Records that `ops` are given to `queueName` (or, with none, started by hand): a
   /// `run` waits for them. Each completion block among them is counted in first, so the
   /// count cannot reach zero before it has run.
   /// - Parameter indent: for a step of a closure, which the operation that runs it
   ///   accounts for (`addsOf`).
-  mutating func submitting(_ names: [String], to queueName: String?, indent: String = "") -> [String] {
-    for name in names where indent.isEmpty && !submitted.contains(name) { submitted.append(name) }
+  mutating func submitting(_ ops: [String], to queueName: String?, indent: String = "") -> [String] {
+    for name in ops where indent.isEmpty && !submitted.contains(name) { submitted.append(name) }
     if queueName == "main" { mainWork = true }
     guard tracksCompletionBlocks else { return [] }
-    return names.filter(withCompletion.contains).map { name in
+    return ops.filter(withCompletion.contains).map { name in
       needsCompletionGroup = true
-      return "\(indent)completionBlocks.enter()  // \(World.possessive(SwiftCode.variable(name))) completion block is to run"
+      return "\(indent)completionBlocks.enter()  // \(World.possessive(names.variable(name))) completion block is to run"
     }
   }
 

@@ -5,6 +5,8 @@ extension SwiftCode {
   struct Program {
     /// The world the actions made: the names their identifiers stand for.
     let world: World
+    /// Each of the world's names as one Swift identifier, kept apart from every other.
+    let names = SwiftNames()
     var pieces: [Piece] = []
     var declared: Set<String> = ["main"]
     /// The queues that have been given work, for a final `run`.
@@ -36,6 +38,11 @@ extension SwiftCode {
     /// For the export: each operation subclass that says how it ended, with the
     /// expression of its ending (see the harness's `Reporting`).
     var reporting: [(type: String, ending: [String])] = []
+    /// Each operation type that can fail or return early, with the test of its having
+    /// done its work (for `succeeded(_:)`).
+    var didItsWork: [(type: String, test: String)] = []
+    /// The Operation subclass of each kind of operation declared so far (see `operation`).
+    var kinds: [String: String] = [:]
     /// Whether a `run` ends idle in the steps of the whole program: it must wait for
     /// completion blocks, so each one is counted in `completionBlocks` (not in a view of
     /// one name, nor an echo, nor the export, whose end watches every operation).
@@ -123,7 +130,7 @@ extension SwiftCode {
         let name = world.name(op)
         code(about: name)
         draft.lines += gateDeclaration(gate)
-        code("\(SwiftCode.variable(gate)).add(\(SwiftCode.variable(name)))  // its isReady waits for the gate too")
+        code("\(names.gate(gate)).add(\(names.variable(name)))  // its isReady waits for the gate too")
       case .setCompletionSteps(let op, let steps) where definition.defines(world.name(op)):
         definition.completionSteps[world.name(op)] = steps
       case .setCompletionSteps(let op, let steps):
@@ -131,7 +138,7 @@ extension SwiftCode {
         withCompletion.insert(name)
         code(about: name)
         draft.lines +=
-          ["\(SwiftCode.variable(name)).completionBlock = {"]
+          ["\(names.variable(name)).completionBlock = {"]
           + stepLines(steps, rest: (world.operation(op).spec.completion ?? 0) - Tick(steps.count)) + ["}"]
       case .enqueue(let op, let q) where definition.defines(world.name(op)):
         definition.queue = world.name(q)
@@ -144,24 +151,24 @@ extension SwiftCode {
       case .start(let op):
         start(world.name(op), into: &draft)
       case .openGate(let gate):
-        code("\(SwiftCode.variable(gate)).open()  // KVO on isReady tells each waiting operation's queue")
+        code("\(names.gate(gate)).open()  // KVO on isReady tells each waiting operation's queue")
       case .addExecutionBlock(let op, let ticks):
         let name = world.name(op)
         code(
-          "\(SwiftCode.variable(name)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, it raises",
+          "\(names.variable(name)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, it raises",
           about: name)
       case .addDependency(let op, let dependency):
         let (name, d) = (world.name(op), world.name(dependency))
-        code("\(SwiftCode.variable(name)).addDependency(\(SwiftCode.variable(d)))", about: name, d)
+        code("\(names.variable(name)).addDependency(\(names.variable(d)))", about: name, d)
       case .removeDependency(let op, let dependency):
         let (name, d) = (world.name(op), world.name(dependency))
-        code("\(SwiftCode.variable(name)).removeDependency(\(SwiftCode.variable(d)))", about: name, d)
+        code("\(names.variable(name)).removeDependency(\(names.variable(d)))", about: name, d)
       case .setPriority(let op, let priority):
         let name = world.name(op)
-        code("\(SwiftCode.variable(name)).queuePriority = .\(priority)", about: name)
+        code("\(names.variable(name)).queuePriority = .\(priority)", about: name)
       case .setOperationQualityOfService(let op, let qos):
         let name = world.name(op)
-        code("\(SwiftCode.variable(name)).qualityOfService = .\(qos)", about: name)
+        code("\(names.variable(name)).qualityOfService = .\(qos)", about: name)
       case .setQueueQualityOfService(let q, let qos):
         let name = world.name(q)
         draft.lines += declareByName(name)
@@ -175,7 +182,7 @@ extension SwiftCode {
       case .cancel(let op):
         let name = world.name(op)
         cancelled.insert(name)
-        code("\(SwiftCode.variable(name)).cancel()  // only sets isCancelled: code stops where it checks it", about: name)
+        code("\(names.variable(name)).cancel()  // only sets isCancelled: code stops where it checks it", about: name)
       case .cancelAll(let q):
         cancelledQueues.append(world.name(q))
       case .suspend(let q):
@@ -228,11 +235,11 @@ extension SwiftCode {
         }
       case .createVariable(let name, let initial):
         needsSynchronization = true
-        let v = SwiftCode.variable(name)
+        let v = names.shared(name)
         code("let \(v) = Mutex(\(initial))  // var \(name) = \(initial): each read and write is whole")
         if forExport { code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).withLock { $0 } }") }
       case .createLock(let name):
-        code("let \(SwiftCode.variable(name)) = NSLock()")
+        code("let \(names.shared(name)) = NSLock()")
       case .setStepOrder:
         code("// no code: the threads' speeds decide this order in a real program")
         if forExport { note("the lab chose an order of steps by hand; here the threads decide") }
@@ -260,7 +267,7 @@ extension SwiftCode {
     mutating func declareByName(_ name: String) -> [String] {
       guard !declared.contains(name) else { return [] }
       declared.insert(name)
-      return ["let \(SwiftCode.variable(name)) = OperationQueue()", "\(SwiftCode.variable(name)).name = \(SwiftCode.literal(name))"]
+      return ["let \(names.variable(name)) = OperationQueue()", "\(names.variable(name)).name = \(SwiftCode.literal(name))"]
     }
 
     /// `let NAME = OperationQueue()` the first time a queue is used (the lab's `queue` has
@@ -268,9 +275,9 @@ extension SwiftCode {
     mutating func declare(_ name: String) -> [String] {
       guard !declared.contains(name) else { return [] }
       declared.insert(name)
-      return ["let \(SwiftCode.variable(name)) = OperationQueue()  // the lab's default queue"]
+      return ["let \(names.variable(name)) = OperationQueue()  // the lab's default queue"]
     }
 
-    func queue(_ name: String) -> String { name == "main" ? "OperationQueue.main" : SwiftCode.variable(name) }
+    func queue(_ name: String) -> String { name == "main" ? "OperationQueue.main" : names.variable(name) }
   }
 }

@@ -180,8 +180,7 @@ extension SwiftCode {
         while true {
           let unfinished = look()
           let last = Double(state.withLock { $0.lastTick })
-          let mainIdle = OperationQueue.main.operationCount == 0
-          if unfinished.isEmpty, mainIdle, now() > last { finish(stalled: []) }
+          if unfinished.isEmpty, now() > last { finish(stalled: []) }
           if now() > last + Double(grace) { finish(stalled: unfinished) }
           Thread.sleep(forTimeInterval: 0.001)
         }

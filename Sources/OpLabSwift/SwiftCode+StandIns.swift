@@ -53,17 +53,20 @@ extension SwiftCode {
   ]
 
   /// Whether an operation did its work, for `only-if-deps-succeeded`: finished, not
-  /// cancelled, and neither failed (`error`) nor returned early (`bailed`). A stand-in: a real
-  /// app would pass the result itself (the downloaded image) from one operation to the next.
+  /// cancelled, and, for an operation that can fail or return early, neither (its
+  /// `DidItsWork` conformance says, typed, with no reflection). A stand-in: a real app would
+  /// pass the result itself (the downloaded image) from one operation to the next.
   static let succeededHelper = [
+    "/// An operation that can fail or return early says whether it did its work.",
+    "protocol DidItsWork: AnyObject {",
+    "  var didItsWork: Bool { get }",
+    "}",
+    "",
     "/// Whether an operation did its work: finished, not cancelled, no error,",
     "/// not returned early.",
     "func succeeded(_ op: Operation) -> Bool {",
     "  guard op.isFinished, !op.isCancelled else { return false }",
-    "  return !Mirror(reflecting: op).children.contains {",
-    "    ($0.label == \"error\" && \"\\($0.value)\" != \"nil\")",
-    "      || ($0.label == \"bailed\" && \"\\($0.value)\" == \"true\")",
-    "  }",
+    "  return (op as? any DidItsWork)?.didItsWork ?? true",
     "}",
   ]
 

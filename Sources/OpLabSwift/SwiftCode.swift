@@ -57,7 +57,12 @@ extension SwiftCode.Program {
   func declarations(mainLoop: Bool) -> String {
     var out = ""
     if needsAsyncBase { out += SwiftCode.asyncBase.joined(separator: "\n") + "\n\n" }
-    if needsSucceeded { out += SwiftCode.succeededHelper.joined(separator: "\n") + "\n\n" }
+    if needsSucceeded {
+      out += SwiftCode.succeededHelper.joined(separator: "\n") + "\n\n"
+      for (type, test) in didItsWork {
+        out += "extension \(type): DidItsWork {\n  var didItsWork: Bool { \(test) }\n}\n\n"
+      }
+    }
     if needsGate { out += SwiftCode.gateBase.joined(separator: "\n") + "\n\n" }
     if needsUserInterface { out += SwiftCode.userInterfaceStandIn.joined(separator: "\n") + "\n\n" }
     if needsOffMainTouch { out += SwiftCode.offMainTouchStandIn.joined(separator: "\n") + "\n\n" }

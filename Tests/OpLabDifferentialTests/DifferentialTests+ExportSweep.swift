@@ -104,11 +104,12 @@ extension DifferentialTests {
     }
   }
 
-  /// Checks a program's printed run against the lab's world: the same operations, a stall
-  /// exactly when the lab has unfinished work, the same values at the end and, for a world
-  /// the real queue plays one way only, each start and finish within `slack` ticks and the
-  /// same ending.
-  static func expectAgrees(_ world: SweptWorld, _ text: String, slack: Double) {
+  /// What in a program's printed run disagrees with the lab's world: other operations, a
+  /// stall where the lab has none or none where it has one, other values at the end and, for
+  /// a world the real queue plays one way only, a start or finish more than `slack` ticks
+  /// from the lab's (after the whole run's shift, at most a tick: the process starting late
+  /// on a busy machine moves every event alike) or another ending.
+  static func disagreements(_ world: SweptWorld, _ text: String, slack: Double) -> [String] {
     let lab = world.lab.world
     let printed = Printed(text)
     var starts: [String: Double] = [:]
@@ -130,23 +131,30 @@ extension DifferentialTests {
       default: break
       }
     }
-    let context = "\(world.name) (\(world.lab.script.map(\.text).joined(separator: "; "))):\n\(text)"
+    var problems: [String] = []
     let unfinished = lab.unfinishedOperations().filter { lab.operation($0).mainThreadWork == nil }
-    #expect(printed.stalled == !unfinished.isEmpty, "stall: \(context)")
-    #expect(Set(printed.finishes.keys) == Set(finishes.keys), "finished: \(context)")
-    if let shared = lab.shared, !shared.variableNames.isEmpty, world.deterministic {
-      let values = shared.variableNames.enumerated().map { "\($1) = \(shared.values[$0])" }.joined(separator: ", ")
-      #expect(printed.values == values, "values: \(context)")
+    if printed.stalled != !unfinished.isEmpty { problems.append("a stall: the lab has \(unfinished.count) unfinished") }
+    if Set(printed.finishes.keys) != Set(finishes.keys) {
+      problems.append("finished \(printed.finishes.keys.sorted()), the lab \(finishes.keys.sorted())")
     }
-    guard world.deterministic else { return }
-    for (name, tick) in starts {
-      #expect(abs((printed.starts[name] ?? -99) - tick) <= slack, "\(name) started at \(tick): \(context)")
+    guard world.deterministic else { return problems }
+    if let shared = lab.shared, !shared.variableNames.isEmpty {
+      let values = shared.variableNames.enumerated().map { "\($1) = \(shared.values[$0])" }.joined(separator: ", ")
+      if printed.values != values { problems.append("values \(printed.values), the lab \(values)") }
+    }
+    let shifts = starts.compactMap { name, tick in printed.starts[name].map { $0 - tick } }.sorted()
+    let shift = shifts.isEmpty ? 0 : Swift.min(1, Swift.max(0, shifts[shifts.count / 2]))
+    for (name, tick) in starts where abs((printed.starts[name] ?? -99) - shift - tick) > slack {
+      problems.append("\(name) started at \(printed.starts[name] ?? -1), the lab at \(tick) (shift \(shift))")
     }
     for (name, end) in finishes {
       let real = printed.finishes[name]
-      #expect(real?.how == end.how, "\(name) ended \(end.how): \(context)")
-      #expect(abs((real?.tick ?? -99) - end.tick) <= slack, "\(name) finished at \(end.tick): \(context)")
+      if real?.how != end.how { problems.append("\(name) ended \(real?.how ?? "-"), the lab \(end.how)") }
+      if abs((real?.tick ?? -99) - shift - end.tick) > slack {
+        problems.append("\(name) finished at \(real?.tick ?? -1), the lab at \(end.tick) (shift \(shift))")
+      }
     }
+    return problems
   }
 
   @Test(
@@ -178,10 +186,20 @@ extension DifferentialTests {
       #expect(b.plain.status == 0 && !b.plain.said.contains("warning:"), "\(world.name), plain swiftc: \(b.plain.said)")
       #expect(b.strict.status == 0, "\(world.name), swiftc \(Swiftc.strict.joined(separator: " ")): \(b.strict.said)")
       guard b.plain.status == 0 else { continue }
-      // One program at a time: nothing else competes for libdispatch's threads.
-      let ran = try Programs.run(
-        "/usr/bin/env", ["OPLAB_EXACT_TICKS=1", dir.appendingPathComponent("w\(i)/world").path], errors: .discarded)
-      Self.expectAgrees(world, ran.output, slack: 0.25)
+      // One program at a time: nothing else competes for libdispatch's threads. A run that
+      // disagrees is run once more: a busy machine's hiccup (a thread woken a tick late)
+      // seldom comes twice, a disagreement of the program's own always does.
+      var problems: [String] = []
+      var output = ""
+      for _ in 0..<2 {
+        output = try Programs.run(
+          "/usr/bin/env", ["OPLAB_EXACT_TICKS=1", dir.appendingPathComponent("w\(i)/world").path], errors: .discarded
+        ).output
+        problems = Self.disagreements(world, output, slack: 0.25)
+        if problems.isEmpty { break }
+      }
+      let script = world.lab.script.map(\.text).joined(separator: "; ")
+      #expect(problems.isEmpty, "\(world.name) (\(script)): \(problems.joined(separator: "; "))\n\(output)")
     }
   }
 }
