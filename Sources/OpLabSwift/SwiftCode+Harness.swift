@@ -87,9 +87,9 @@ extension SwiftCode {
       /// The lab's next command is at `tick`: the main thread runs its run
       /// loop (main-queue work, calls queued to it, taps, frames) until then.
       /// A command at T comes before the work's own steps at T in the lab, so
-      /// it is made a quarter of a tick early.
+      /// it is made a tenth of a tick early.
       static func at(tick: Int) {
-        let until = date(Double(tick) - 0.25)
+        let until = date(Double(tick) - 0.1)
         repeat {
           let before = Date()
           let slice = min(until, before.addingTimeInterval(0.01))
@@ -115,7 +115,7 @@ extension SwiftCode {
           returned.withLock { $0 = true }
         }.start()
         while !returned.withLock({ $0 }) {
-          if let tick, now() >= Double(tick) - 0.25 {
+          if let tick, now() >= Double(tick) - 0.1 {
             say("a wait never returned: the lab stops it here too")
             return
           }
