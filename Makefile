@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-long build release deps clean snapshots lesson bench fuzz install uninstall format
+.PHONY: run test test-long test-swift build release deps clean snapshots lesson bench fuzz install uninstall format
 
 # The folder of the built binaries (a test passes its own, with SWIFT=: to skip building).
 BIN ?= $$($(SWIFT) build --show-bin-path)
@@ -32,13 +32,21 @@ test: deps
 	$(SWIFT) test --skip-build --filter OpLabDifferentialTests
 
 ## test-long: what make test leaves to CI: every seeded sweep whole (OPLAB_LONG_TESTS=1),
-## then make install into a scratch PREFIX and the installed oplab used from another folder
-## (a release build)
+## the Swift export of every world built and run (as make test-swift), then make install
+## into a scratch PREFIX and the installed oplab used from another folder (a release build)
 test-long: deps
 	$(SWIFT) build --build-tests
 	OPLAB_LONG_TESTS=1 $(SWIFT) test --skip-build --filter 'RandomSweepTests|DeferredSharesTests|DiagnosisCountTests'
+	OPLAB_SWIFT_SWEEP=full $(SWIFT) test --skip-build --filter exportsAgreeWithTheLab
 	@echo "make install into a scratch PREFIX, then the installed oplab from another folder:"
 	Scripts/check-install.sh
+
+## test-swift: build and run the Swift export of every example, every lesson world and 30
+## seeded random worlds, with plain swiftc and under Swift 6's strictest checking, each run
+## checked against the lab (a few minutes; make test sweeps a representative few)
+test-swift: deps
+	$(SWIFT) build --build-tests
+	OPLAB_SWIFT_SWEEP=full $(SWIFT) test --skip-build --filter exportsAgreeWithTheLab
 
 ## format: lay out every Swift file by .swift-format (swift-format ships with the toolchain)
 format:

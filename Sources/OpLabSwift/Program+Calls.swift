@@ -14,14 +14,14 @@ extension SwiftCode.Program {
     draft.lines.insert(contentsOf: declare(queueName), at: 1)
     draft.lines += submitting(ops, to: queueName)
     if ops.count == 1, wait == nil {
-      draft.lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(ops[0])))")
+      draft.lines.append("\(queue(queueName)).addOperation(\(names.variable(ops[0])))")
     } else {
       let list = "[" + ops.map(SwiftCode.variable).joined(separator: ", ") + "]"
       if let wait {
         now = entry.end  // the call returns when the work is done
-        if forExport, !wait.fromMain || wait.until != nil {
-          draft.lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)")
-          draft.lines.append("sleep(ticks: \(entry.end - entry.tick))  // " + SwiftCode.waitedNote(fromMain: wait.fromMain))
+        if forExport {
+          let call = "\(queue(queueName)).addOperations(\(list), waitUntilFinished: true)"
+          draft.lines += exportedWait([call], fromMain: wait.fromMain, entry: entry)
         } else {
           if wait.fromMain { draft.lines.append("// called on the main thread: nothing else runs there until it returns") }
           if wait.until != nil { draft.lines.append("// (the lab stopped its clock before this wait returned)") }
@@ -43,11 +43,11 @@ extension SwiftCode.Program {
     draft.lines += submitting([op], to: nil)
     if forExport {
       // The lab's own commands go on meanwhile: the call runs when the main thread gets to it.
-      draft.lines.append("DispatchQueue.main.async { \(SwiftCode.variable(op)).start() }  // runs when the main thread is free")
+      draft.lines.append("DispatchQueue.main.async { \(names.variable(op)).start() }  // runs when the main thread is free")
       return
     }
     draft.lines.append(
-      "\(SwiftCode.variable(op)).start()  "
+      "\(names.variable(op)).start()  "
         + (cancelled.contains(op)
           ? "// isCancelled is true: its work never runs"
           : asyncOperations.contains(op)
@@ -63,7 +63,7 @@ extension SwiftCode.Program {
     draft.shown = true
     draft.names.formUnion(ops)
     if fromMain { draft.names.insert("main") }
-    waitCalls(ops.map { "\(SwiftCode.variable($0)).waitUntilFinished()" }, fromMain: fromMain, until: until, entry: entry, into: &draft)
+    waitCalls(ops.map { "\(names.variable($0)).waitUntilFinished()" }, fromMain: fromMain, until: until, entry: entry, into: &draft)
   }
 
   /// `waitUntilAllOperationsAreFinished()` on a queue, or (`nil`) on each queue given work.
@@ -81,8 +81,8 @@ extension SwiftCode.Program {
   /// The lines of a wait: in an export from the lab's thread (or cut short), the time it
   /// took; otherwise the `calls`, with what calling them from main means.
   private func waitCalls(_ calls: [String], fromMain: Bool, until: Tick?, entry: SwiftSource.Entry, into draft: inout Draft) {
-    if forExport, !fromMain || until != nil {
-      draft.lines.append("sleep(ticks: \(entry.end - entry.tick))  // " + SwiftCode.waitedNote(fromMain: fromMain))
+    if forExport {
+      draft.lines += exportedWait(calls, fromMain: fromMain, entry: entry)
     } else {
       if fromMain { draft.lines.append("// called on the main thread: nothing else runs there until it returns") }
       if until != nil { draft.lines.append("// (the lab stopped its clock before this wait returned)") }
@@ -90,13 +90,42 @@ extension SwiftCode.Program {
     }
   }
 
+  /// The real blocking `calls` in an export, made on the thread the lab says: from main,
+  /// queued to the main thread, which makes them when it gets to them (after the
+  /// main-queue work already waiting), blocking it meanwhile; else on the lab's own
+  /// thread, the program going on when they return. Never the lab's predicted wait.
+  /// A wait from the lab's thread that the lab found could never return is given up at
+  /// the tick the lab stopped it, as the lab does (saying so), so the commands after it come.
+  func exportedWait(_ calls: [String], fromMain: Bool, entry: SwiftSource.Entry) -> [String] {
+    func closure(_ head: String) -> [String] {
+      let one = "\(head) { \(calls.first ?? "") }"
+      return calls.count == 1 && one.count <= SwiftCode.columns ? [one] : ["\(head) {"] + calls.map { "  " + $0 } + ["}"]
+    }
+    if fromMain {
+      return ["// called on the main thread when it gets to it: nothing else runs there until it returns"]
+        + closure("DispatchQueue.main.async")
+    }
+    guard entry.waitStalled else {
+      return ["// the lab's own thread waits; the main thread runs its run loop meanwhile"]
+        + closure("Lab.waitOnTheLabsThread")
+    }
+    return [
+      "// the lab's own thread waits; the lab found this wait can never return and",
+      "// stopped it at t=\(entry.end): the harness gives it up then, as the lab does",
+    ] + closure("Lab.waitOnTheLabsThread(givingUpAt: \(entry.end))")
+  }
+
   /// A run until idle: the program waits for the work, or says it would hang.
   mutating func runUntilIdle(_ entry: SwiftSource.Entry, into draft: inout Draft) {
-    now = entry.end
     draft.shown = true
     if forExport {
-      draft.lines.append("sleep(ticks: \(entry.end - entry.tick))  // the work goes on until nothing is left")
-    } else if entry.stalled {
+      // Not a call that returns: the lab's clock moves on, and the next command's Lab.at waits for its tick.
+      draft.lines.append("// the work goes on until nothing is left: the next Lab.at, or the end, waits")
+      draft.names.formUnion(busy)
+      return
+    }
+    now = entry.end
+    if entry.stalled {
       draft.lines.append("// stalled: some work never finishes, so a wait for it would hang")
     } else {
       draft.lines += waitForTheWork()
@@ -104,18 +133,18 @@ extension SwiftCode.Program {
     draft.names.formUnion(busy)
   }
 
-  /// Records that `names` are given to `queueName` (or, with none, started by hand): a
+  /// Records that `ops` are given to `queueName` (or, with none, started by hand): a
   /// `run` waits for them. Each completion block among them is counted in first, so the
   /// count cannot reach zero before it has run.
   /// - Parameter indent: for a step of a closure, which the operation that runs it
   ///   accounts for (`addsOf`).
-  mutating func submitting(_ names: [String], to queueName: String?, indent: String = "") -> [String] {
-    for name in names where indent.isEmpty && !submitted.contains(name) { submitted.append(name) }
+  mutating func submitting(_ ops: [String], to queueName: String?, indent: String = "") -> [String] {
+    for name in ops where indent.isEmpty && !submitted.contains(name) { submitted.append(name) }
     if queueName == "main" { mainWork = true }
     guard tracksCompletionBlocks else { return [] }
-    return names.filter(withCompletion.contains).map { name in
+    return ops.filter(withCompletion.contains).map { name in
       needsCompletionGroup = true
-      return "\(indent)completionBlocks.enter()  // \(World.possessive(SwiftCode.variable(name))) completion block is to run"
+      return "\(indent)completionBlocks.enter()  // \(World.possessive(names.variable(name))) completion block is to run"
     }
   }
 

@@ -13,7 +13,7 @@ extension SwiftCode.Program {
         gateDeclaration(gate)
         + operation(spec, queue: definition.queue, gate: gate, completionSteps: definition.completionSteps[spec.name])
       for d in dependencies {
-        draft.lines.append("\(SwiftCode.variable(spec.name)).addDependency(\(SwiftCode.variable(d)))")
+        draft.lines.append("\(names.variable(spec.name)).addDependency(\(names.variable(d)))")
       }
     }
     guard let queueName = definition.queue else {
@@ -24,7 +24,7 @@ extension SwiftCode.Program {
     draft.lines.insert(contentsOf: declare(queueName), at: 1)
     draft.lines += submitting(all, to: queueName)
     if all.count == 1 {
-      draft.lines.append("\(queue(queueName)).addOperation(\(SwiftCode.variable(all[0])))")
+      draft.lines.append("\(queue(queueName)).addOperation(\(names.variable(all[0])))")
     } else {
       let list = "[" + all.map(SwiftCode.variable).joined(separator: ", ") + "]"
       draft.lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
@@ -34,8 +34,8 @@ extension SwiftCode.Program {
 
   /// Whether the steps of operations defined in no queue add to another queue than the
   /// one they are given now (`nil`: started by hand, in no queue at all).
-  mutating func given(_ names: [String], to queueName: String?) {
-    for name in names {
+  mutating func given(_ ops: [String], to queueName: String?) {
+    for name in ops {
       guard let adds = heldAdds.removeValue(forKey: name) else { continue }
       if adds.contains(where: { $0 != queueName }) { crossQueueAdds = true }
     }
@@ -46,7 +46,7 @@ extension SwiftCode.Program {
     guard let gate, !gatesDeclared.contains(gate) else { return [] }
     gatesDeclared.insert(gate)
     needsGate = true
-    return ["let \(SwiftCode.variable(gate)) = Gate()  // a condition besides the dependencies, closed for now"]
+    return ["let \(names.gate(gate)) = Gate()  // a condition besides the dependencies, closed for now"]
   }
 
   /// The operation's declaration: a BlockOperation when its work is one plain call, else
@@ -56,7 +56,7 @@ extension SwiftCode.Program {
   mutating func operation(
     _ spec: OperationSpec, queue queueName: String?, gate: String? = nil, completionSteps: [OpLabCore.Step]? = nil
   ) -> [String] {
-    let v = SwiftCode.variable(spec.name)
+    let v = names.variable(spec.name)
     var lines: [String] = []
     // A queue a step adds to is declared before the closure that names it.
     var bodySteps: [OpLabCore.Step] = []
@@ -84,22 +84,27 @@ extension SwiftCode.Program {
           "  }",
         ]
       } ?? []
-    let made = gate.map { "(gate: \(SwiftCode.variable($0)))" } ?? "()"
+    let made = gate.map { "(gate: \(names.gate($0)))" } ?? "()"
     switch spec.kind {
     case .blocks(let blocks):
-      lines.append("let \(v) = BlockOperation { work(ticks: \(blocks.first ?? 0)) }")
-      for b in blocks.dropFirst() { lines.append("\(v).addExecutionBlock { work(ticks: \(b)) }") }
+      if gate != nil {
+        lines += gatedBlockOperation(spec.name, gated: gated, made: made)
+        for b in blocks { lines.append("\(v).addExecutionBlock { work(ticks: \(b)) }") }
+      } else {
+        lines.append("let \(v) = BlockOperation { work(ticks: \(blocks.first ?? 0)) }")
+        for b in blocks.dropFirst() { lines.append("\(v).addExecutionBlock { work(ticks: \(b)) }") }
+      }
     case .async(let forgets):
       needsAsyncBase = true
       asyncOperations.insert(spec.name)
-      let type = SwiftCode.typeName(spec.name)
+      let type = names.typeName(spec.name)
       lines += ["final class \(type): AsyncOperation, @unchecked Sendable {"]
       if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
       lines +=
         gated + [
           "  override func start() {",
           "    guard !isCancelled else { finish(); return }",
-          "    state = .executing",
+          "    begin()",
         ]
       if let ticks = spec.failsAt {
         // Work that fails calls back with its error: the error path is where a finish() goes missing.
@@ -123,9 +128,18 @@ extension SwiftCode.Program {
         ]
       }
       lines += ["    }", "  }", "}", "let \(v) = \(type)\(made)"]
+      if spec.failsAt != nil {
+        reporting.append((type, ["if error != nil { return .failed }", "return .succeeded"]))
+        didItsWork.append((type, "error == nil"))
+      }
     case .steps(let steps):
-      lines.append("let \(v) = BlockOperation {")
-      lines += stepLines(steps, rest: spec.duration - Tick(steps.count))
+      if gate != nil {
+        lines += gatedBlockOperation(spec.name, gated: gated, made: made)
+        lines.append("\(v).addExecutionBlock {")
+      } else {
+        lines.append("let \(v) = BlockOperation {")
+      }
+      lines += stepLines(steps, rest: spec.duration - Tick(steps.count), onMain: queueName == "main")
       lines.append("}")
     case .plain:
       let simple =
@@ -134,9 +148,35 @@ extension SwiftCode.Program {
       if simple {
         lines.append("let \(v) = BlockOperation { work(ticks: \(spec.duration)) }")
       } else {
-        let type = SwiftCode.typeName(spec.name)
+        // One class for each kind of operation, its ticks a parameter: operations alike
+        // but for their length share it (one DownloadOperation(ticks:), not one per row).
+        let ticks = spec.failsAt ?? spec.duration
+        let key =
+          "\(spec.cancellation)|\(spec.bailsIfDependencyCancelled)|\(spec.bailsUnlessDependenciesSucceeded)|\(spec.failsAt != nil)|\(gate != nil)"
+        let argument = "(ticks: \(ticks)" + (gate.map { ", gate: \(names.gate($0))" } ?? "") + ")"
+        if let type = kinds[key] {
+          lines.append("let \(v) = \(type)\(argument)")
+          return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps, counted: counted)
+        }
+        let type = names.kindType(SwiftCode.stem(spec.name), name: spec.name)
+        kinds[key] = type
         lines.append("final class \(type): Operation, @unchecked Sendable {")
-        lines += gated
+        lines.append("  let ticks: Int  // how long its work takes")
+        if gate != nil {
+          lines += [
+            "  let gate: Gate",
+            "  init(ticks: Int, gate: Gate) {",
+            "    self.ticks = ticks",
+            "    self.gate = gate",
+            "    super.init()",
+            "  }",
+            "  override var isReady: Bool {",
+            "    super.isReady && (gate.isOpen || isCancelled)",
+            "  }",
+          ]
+        } else {
+          lines += ["  init(ticks: Int) {", "    self.ticks = ticks", "    super.init()", "  }"]
+        }
         if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
         if spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded {
           lines.append(
@@ -155,28 +195,50 @@ extension SwiftCode.Program {
           needsSucceeded = true
           lines.append("    if !dependencies.allSatisfy(succeeded) { bailed = true; return }  // e.g. no image to filter")
         }
-        let ticks = spec.failsAt ?? spec.duration
         switch spec.cancellation {
         case .never:
-          lines.append("    work(ticks: \(ticks))")
+          lines.append("    work(ticks: ticks)")
         case .atStart:
-          lines += ["    guard !isCancelled else { \(stop) }", "    work(ticks: \(ticks))"]
+          lines += ["    guard !isCancelled else { \(stop) }", "    work(ticks: ticks)"]
         case .every(let n):
           lines += [
             "    var done = 0",
-            "    while done < \(ticks) {",
+            "    while done < ticks {",
             "      if isCancelled { \(stop) }  // checked every \(n) \(n == 1 ? "tick" : "ticks")",
-            "      work(ticks: min(\(n), \(ticks) - done))",
+            "      work(ticks: min(\(n), ticks - done))",
             "      done += \(n)",
             "    }",
           ]
         }
-        if spec.failsAt != nil { lines.append("    error = WorkError.failed  // fails at \(ticks)") }
-        lines += ["  }", "}", "let \(v) = \(type)\(made)"]
+        if spec.failsAt != nil { lines.append("    error = WorkError.failed  // its work failed") }
+        lines += ["  }", "}", "let \(v) = \(type)\(argument)"]
+        let bails = spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded
+        if spec.failsAt != nil || bails {
+          didItsWork.append(
+            (type, [spec.failsAt != nil ? "error == nil" : nil, bails ? "!bailed" : nil].compactMap { $0 }.joined(separator: " && ")))
+        }
+        reporting.append(
+          (
+            type,
+            (spec.failsAt != nil ? ["if error != nil { return .failed }"] : [])
+              + (spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded
+                ? ["if bailed { return .returnedEarly }"] : [])
+              + (spec.cancellation != .never ? ["if stopped { return .cancelled }"] : []) + ["return .succeeded"]
+          ))
       }
     }
+    return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps, counted: counted)
+  }
+
+  /// The lines after an operation is made: its name, gate, priority, QoS and completion block.
+  mutating func finish(
+    _ made: [String], spec: OperationSpec, gate: String?, completionSteps: [OpLabCore.Step]?, counted: [String]
+  ) -> [String] {
+    var lines = made
+    let v = names.variable(spec.name)
     lines.append("\(v).name = \(SwiftCode.literal(spec.name))")
-    if let gate { lines.append("\(SwiftCode.variable(gate)).add(\(v))") }
+    if forExport { lines.append("Lab.watch(\(v))  // the harness prints its start and finish") }
+    if let gate { lines.append("\(names.gate(gate)).add(\(v))") }
     if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
     if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
     if let steps = completionSteps {
@@ -194,8 +256,17 @@ extension SwiftCode.Program {
     return lines
   }
 
-  /// The body of a closure written as steps: the thread's register, then a line a step.
-  mutating func stepLines(_ steps: [OpLabCore.Step], rest: Tick) -> [String] {
+  /// A BlockOperation whose isReady also waits for its gate, made without blocks yet.
+  func gatedBlockOperation(_ name: String, gated: [String], made: String) -> [String] {
+    let type = names.typeName(name)
+    return ["final class \(type): BlockOperation, @unchecked Sendable {"] + gated + ["}", "let \(names.variable(name)) = \(type)\(made)"]
+  }
+
+  /// The body of a closure written as steps: the thread's register, then each step as
+  /// the lab plays it, a tick of the thread's time whose access comes as the tick ends.
+  /// - Parameter onMain: the closure runs on the main thread (an operation of the main
+  ///   queue), where a call into the user interface is allowed.
+  mutating func stepLines(_ steps: [OpLabCore.Step], rest: Tick, onMain: Bool = false) -> [String] {
     var lines: [String] = []
     // The register, declared so the compiler warns about nothing: `let` when nothing
     // changes it, and read at the end when nothing writes it back.
@@ -205,18 +276,28 @@ extension SwiftCode.Program {
       lines.append("  \(changes ? "var" : "let") register = 0  // a local variable of this thread")
     }
     for step in steps {
+      lines.append("  work(ticks: 1)  // a step takes a tick")
       switch step {
-      case .read(let name): lines.append("  register = \(SwiftCode.variable(name))  // read")
+      case .read(let name): lines.append("  register = \(names.shared(name)).withLock { $0 }  // read")
       case .compute(let n): lines.append("  register \(n < 0 ? "-=" : "+=") \(n.magnitude)  // compute")
-      case .write(let name): lines.append("  \(SwiftCode.variable(name)) = register  // write")
-      case .lock(let name): lines.append("  \(SwiftCode.variable(name)).lock()")
-      case .unlock(let name): lines.append("  \(SwiftCode.variable(name)).unlock()")
+      case .write(let name): lines.append("  \(names.shared(name)).withLock { $0 = register }  // write")
+      case .lock(let name): lines.append("  \(names.shared(name)).lock()")
+      case .unlock(let name): lines.append("  \(names.shared(name)).unlock()")
       case .touchUI:
         needsUserInterface = true
-        lines.append("  updateUserInterface()  // e.g. tableView.reloadData(): main thread only")
+        if onMain {
+          lines.append("  MainActor.assumeIsolated { updateUserInterface() }  // on main: allowed")
+        } else {
+          needsOffMainTouch = true
+          lines += [
+            "  // updateUserInterface() is @MainActor: Swift refuses to call it here, off",
+            "  // the main thread. The lab lets the call happen, to show what it does:",
+            "  userInterfaceTouchedOffMain()",
+          ]
+        }
       case .add(let name, let queueName):
         lines += submitting([name], to: queueName, indent: "  ")
-        lines.append("  \(queue(queueName)).addOperation(\(SwiftCode.variable(name)))")
+        lines.append("  \(queue(queueName)).addOperation(\(names.variable(name)))")
       }
     }
     if changes, !stores { lines.append("  _ = register  // computed, never written back") }

@@ -5,6 +5,8 @@ extension SwiftCode {
   struct Program {
     /// The world the actions made: the names their identifiers stand for.
     let world: World
+    /// Each of the world's names as one Swift identifier, kept apart from every other.
+    let names = SwiftNames()
     var pieces: [Piece] = []
     var declared: Set<String> = ["main"]
     /// The queues that have been given work, for a final `run`.
@@ -23,9 +25,24 @@ extension SwiftCode {
     var gatesDeclared: Set<String> = []
     /// Whether a step touches the user interface: the stand-in for that call is declared.
     var needsUserInterface = false
+    /// Whether a step touches the user interface off the main thread.
+    var needsOffMainTouch = false
     /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
     /// the main thread stays free for main-queue work, as in the lab.
     var forExport = false
+    /// What the program cannot express (the lab's cores, a platform not this one, an
+    /// order of steps chosen by hand): said in the export's header and in its output.
+    var notes: [String] = []
+    /// Whether a shared variable is declared: `Mutex` comes from Synchronization.
+    var needsSynchronization = false
+    /// For the export: each operation subclass that says how it ended, with the
+    /// expression of its ending (see the harness's `Reporting`).
+    var reporting: [(type: String, ending: [String])] = []
+    /// Each operation type that can fail or return early, with the test of its having
+    /// done its work (for `succeeded(_:)`).
+    var didItsWork: [(type: String, test: String)] = []
+    /// The Operation subclass of each kind of operation declared so far (see `operation`).
+    var kinds: [String: String] = [:]
     /// Whether a `run` ends idle in the steps of the whole program: it must wait for
     /// completion blocks, so each one is counted in `completionBlocks` (not in a view of
     /// one name, nor an echo, nor the export, whose end watches every operation).
@@ -66,7 +83,13 @@ extension SwiftCode {
     /// Adds the piece for `entry` (after a `sleep(ticks:)` when the clock moved on).
     mutating func add(_ entry: SwiftSource.Entry) {
       if entry.tick > now {
-        pieces.append(Piece(lines: ["sleep(ticks: \(entry.tick - now))  // the clock is at t=\(entry.tick) now"], names: []))
+        pieces.append(
+          Piece(
+            lines: [
+              forExport
+                ? "Lab.at(tick: \(entry.tick))  // the lab's next command is at t=\(entry.tick)"
+                : "sleep(ticks: \(entry.tick - now))  // the clock is at t=\(entry.tick) now"
+            ], names: []))
         now = entry.tick
       }
       var draft = Draft(lines: ["// \(entry.text)"])
@@ -107,7 +130,7 @@ extension SwiftCode {
         let name = world.name(op)
         code(about: name)
         draft.lines += gateDeclaration(gate)
-        code("\(SwiftCode.variable(gate)).add(\(SwiftCode.variable(name)))  // its isReady waits for the gate too")
+        code("\(names.gate(gate)).add(\(names.variable(name)))  // its isReady waits for the gate too")
       case .setCompletionSteps(let op, let steps) where definition.defines(world.name(op)):
         definition.completionSteps[world.name(op)] = steps
       case .setCompletionSteps(let op, let steps):
@@ -115,7 +138,7 @@ extension SwiftCode {
         withCompletion.insert(name)
         code(about: name)
         draft.lines +=
-          ["\(SwiftCode.variable(name)).completionBlock = {"]
+          ["\(names.variable(name)).completionBlock = {"]
           + stepLines(steps, rest: (world.operation(op).spec.completion ?? 0) - Tick(steps.count)) + ["}"]
       case .enqueue(let op, let q) where definition.defines(world.name(op)):
         definition.queue = world.name(q)
@@ -128,24 +151,24 @@ extension SwiftCode {
       case .start(let op):
         start(world.name(op), into: &draft)
       case .openGate(let gate):
-        code("\(SwiftCode.variable(gate)).open()  // KVO on isReady tells each waiting operation's queue")
+        code("\(names.gate(gate)).open()  // KVO on isReady tells each waiting operation's queue")
       case .addExecutionBlock(let op, let ticks):
         let name = world.name(op)
         code(
-          "\(SwiftCode.variable(name)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, it raises",
+          "\(names.variable(name)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, it raises",
           about: name)
       case .addDependency(let op, let dependency):
         let (name, d) = (world.name(op), world.name(dependency))
-        code("\(SwiftCode.variable(name)).addDependency(\(SwiftCode.variable(d)))", about: name, d)
+        code("\(names.variable(name)).addDependency(\(names.variable(d)))", about: name, d)
       case .removeDependency(let op, let dependency):
         let (name, d) = (world.name(op), world.name(dependency))
-        code("\(SwiftCode.variable(name)).removeDependency(\(SwiftCode.variable(d)))", about: name, d)
+        code("\(names.variable(name)).removeDependency(\(names.variable(d)))", about: name, d)
       case .setPriority(let op, let priority):
         let name = world.name(op)
-        code("\(SwiftCode.variable(name)).queuePriority = .\(priority)", about: name)
+        code("\(names.variable(name)).queuePriority = .\(priority)", about: name)
       case .setOperationQualityOfService(let op, let qos):
         let name = world.name(op)
-        code("\(SwiftCode.variable(name)).qualityOfService = .\(qos)", about: name)
+        code("\(names.variable(name)).qualityOfService = .\(qos)", about: name)
       case .setQueueQualityOfService(let q, let qos):
         let name = world.name(q)
         draft.lines += declareByName(name)
@@ -159,7 +182,7 @@ extension SwiftCode {
       case .cancel(let op):
         let name = world.name(op)
         cancelled.insert(name)
-        code("\(SwiftCode.variable(name)).cancel()  // only sets isCancelled: code stops where it checks it", about: name)
+        code("\(names.variable(name)).cancel()  // only sets isCancelled: code stops where it checks it", about: name)
       case .cancelAll(let q):
         cancelledQueues.append(world.name(q))
       case .suspend(let q):
@@ -182,25 +205,52 @@ extension SwiftCode {
         wait(for: ops.map(world.name), fromMain: waiter.fromMain, until: waiter.until, entry: entry, into: &draft)
       case .runUntilIdle:
         runUntilIdle(entry, into: &draft)
-      case .step, .runUntil, .runUntilFinished, .chooseNext:
+      case .chooseNext:
+        if forExport { note("the lab chose the next work by hand; here the threads decide") }
+      case .step, .runUntil, .runUntilFinished:
         break  // the clock moving on: the next line's `sleep(ticks:)` says by how much
       case .setCores(let cores):
-        code("// no code: the lab's machine has \(cores.map { "\($0) cores" } ?? "a core for every piece of work")")
-      case .tap:
-        code("// no code: the user taps; UIKit handles it on the main thread (1 tick)", about: "main")
-      case .frames:
-        code("// no code: the display asks the main thread for frames", about: "main")
+        let machine = cores.map { "\($0) cores" } ?? "a core for every piece of work"
+        code("// no code: the lab's machine has \(machine)")
+        if forExport { note("the lab's machine has \(machine); this one has its own") }
+      case .tap(let t):
+        if forExport {
+          code("Lab.tap(atTick: \(t))  // the user taps: UIKit handles it on the main thread (1 tick)", about: "main")
+        } else {
+          code("// no code: the user taps; UIKit handles it on the main thread (1 tick)", about: "main")
+        }
+      case .frames(let every, let from, let until):
+        if forExport, let every {
+          let first = from ?? entry.tick
+          code(
+            "Lab.frames(every: \(every), from: \(first), until: \(until ?? first + 100))  // the display asks main for frames",
+            about: "main")
+        } else {
+          code("// no code: the display asks the main thread for frames", about: "main")
+        }
       case .setPlatform(let p):
         code("// no code: the lab imitates \(p == .linux ? "swift-corelibs-foundation on Linux" : "Apple platforms")")
+        if forExport, p == .apple {
+          note("the lab imitates Apple platforms; Linux's Foundation may differ")
+        }
       case .createVariable(let name, let initial):
-        code("nonisolated(unsafe) var \(SwiftCode.variable(name)) = \(initial)  // shared by every operation")
+        needsSynchronization = true
+        let v = names.shared(name)
+        code("let \(v) = Mutex(\(initial))  // var \(name) = \(initial): each read and write is whole")
+        if forExport { code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).withLock { $0 } }") }
       case .createLock(let name):
-        code("let \(SwiftCode.variable(name)) = NSLock()")
+        code("let \(names.shared(name)) = NSLock()")
       case .setStepOrder:
         code("// no code: the threads' speeds decide this order in a real program")
+        if forExport { note("the lab chose an order of steps by hand; here the threads decide") }
       case .createDispatchQueue, .setUnderlyingQueue:
         underlyingQueue(action, into: &draft)
       }
+    }
+
+    /// Notes what the program cannot express, once.
+    mutating func note(_ text: String) {
+      if !notes.contains(text) { notes.append(text) }
     }
 
     /// `cancelAllOperations()` on each queue cancelled: one named, or every queue the
@@ -219,7 +269,7 @@ extension SwiftCode {
     mutating func declareByName(_ name: String) -> [String] {
       guard !declared.contains(name) else { return [] }
       declared.insert(name)
-      return ["let \(SwiftCode.variable(name)) = OperationQueue()", "\(SwiftCode.variable(name)).name = \(SwiftCode.literal(name))"]
+      return ["let \(names.variable(name)) = OperationQueue()", "\(names.variable(name)).name = \(SwiftCode.literal(name))"]
     }
 
     /// `let NAME = OperationQueue()` the first time a queue is used (the lab's `queue` has
@@ -227,9 +277,9 @@ extension SwiftCode {
     mutating func declare(_ name: String) -> [String] {
       guard !declared.contains(name) else { return [] }
       declared.insert(name)
-      return ["let \(SwiftCode.variable(name)) = OperationQueue()  // the lab's default queue"]
+      return ["let \(names.variable(name)) = OperationQueue()  // the lab's default queue"]
     }
 
-    func queue(_ name: String) -> String { name == "main" ? "OperationQueue.main" : SwiftCode.variable(name) }
+    func queue(_ name: String) -> String { name == "main" ? "OperationQueue.main" : names.variable(name) }
   }
 }

@@ -1,63 +1,72 @@
 /// The stand-ins and helpers a program declares once, before its pieces.
 extension SwiftCode {
-  /// The comment on a wait the export plays as the clock running on.
-  static func waitedNote(fromMain: Bool) -> String {
-    fromMain
-      ? "the lab stopped its clock during this wait from main; here the clock runs on"
-      : "the lab waited on its own thread; here the clock runs on"
-  }
-
-  /// The stand-in for a call into UIKit or AppKit (`touch ui`): it says when it is made
-  /// off the main thread.
+  /// The stand-in for a call into UIKit or AppKit (`touch ui`): main-actor isolated, as
+  /// UIKit's views are, so a call off the main thread does not compile.
   static let userInterfaceStandIn = [
-    "/// A call into UIKit or AppKit (tableView.reloadData()): allowed only on",
-    "/// the main thread.",
-    "func updateUserInterface() {",
-    "  if !Thread.isMainThread {",
-    "    print(\"warning: the user interface was touched off the main thread\")",
-    "  }",
+    "/// A call into UIKit or AppKit (tableView.reloadData()): @MainActor, as",
+    "/// UIKit's views are, so Swift refuses a call to it off the main thread.",
+    "@MainActor func updateUserInterface() {}",
+  ]
+
+  /// What a call into the user interface off the main thread does, for the lab's
+  /// `touch ui` on a worker thread (Swift refuses the call itself).
+  static let offMainTouchStandIn = [
+    "/// Stands for updateUserInterface() called off the main thread, which Swift",
+    "/// refuses to compile: in an app, a corrupted view or a crash, at random.",
+    "func userInterfaceTouchedOffMain() {",
+    "  print(\"warning: the user interface was touched off the main thread\")",
     "}",
   ]
 
-  /// The asynchronous operation's state machine, with the KVO the queue watches; shown once.
+  /// The asynchronous operation's state machine, with the KVO the queue watches; shown
+  /// once. Its state is under a lock (other threads read isExecuting and isFinished),
+  /// the KVO is sent outside it, and only for the properties it overrides.
   static let asyncBase = [
     "/// An asynchronous operation: start() begins the work and returns;",
-    "/// finish() ends it.",
+    "/// finish() ends it. Other threads read isExecuting and isFinished, so the",
+    "/// state is under a lock, and the KVO the queue watches is sent outside it.",
     "class AsyncOperation: Operation, @unchecked Sendable {",
-    "  enum State: String {",
-    "    case ready = \"isReady\"",
-    "    case executing = \"isExecuting\"",
-    "    case finished = \"isFinished\"",
-    "  }",
-    "  var state = State.ready {",
-    "    willSet {",
-    "      willChangeValue(forKey: newValue.rawValue)",
-    "      willChangeValue(forKey: state.rawValue)",
-    "    }",
-    "    didSet {",
-    "      didChangeValue(forKey: oldValue.rawValue)",
-    "      didChangeValue(forKey: state.rawValue)",
-    "    }",
-    "  }",
+    "  private enum State { case ready, executing, finished }",
+    "  private let lock = NSLock()",
+    "  private var state = State.ready",
     "  override var isAsynchronous: Bool { true }",
-    "  override var isExecuting: Bool { state == .executing }",
-    "  override var isFinished: Bool { state == .finished }",
-    "  func finish() { state = .finished }",
+    "  override var isExecuting: Bool { lock.withLock { state == .executing } }",
+    "  override var isFinished: Bool { lock.withLock { state == .finished } }",
+    "",
+    "  /// Moves to `new`, with KVO for isExecuting and isFinished.",
+    "  private func move(to new: State) {",
+    "    willChangeValue(forKey: \"isExecuting\")",
+    "    willChangeValue(forKey: \"isFinished\")",
+    "    lock.withLock { state = new }",
+    "    didChangeValue(forKey: \"isFinished\")",
+    "    didChangeValue(forKey: \"isExecuting\")",
+    "  }",
+    "",
+    "  /// Marks it executing: call it in start(), before the work begins.",
+    "  func begin() { move(to: .executing) }",
+    "  /// Marks it finished, once: its queue moves on, its dependents may start.",
+    "  func finish() {",
+    "    guard !isFinished else { return }",
+    "    move(to: .finished)",
+    "  }",
     "}",
   ]
 
   /// Whether an operation did its work, for `only-if-deps-succeeded`: finished, not
-  /// cancelled, and neither failed (`error`) nor returned early (`bailed`). A stand-in: a real
-  /// app would pass the result itself (the downloaded image) from one operation to the next.
+  /// cancelled, and, for an operation that can fail or return early, neither (its
+  /// `DidItsWork` conformance says, typed, with no reflection). A stand-in: a real app would
+  /// pass the result itself (the downloaded image) from one operation to the next.
   static let succeededHelper = [
+    "/// An operation that can fail or return early says whether it did its work.",
+    "protocol DidItsWork: AnyObject {",
+    "  var didItsWork: Bool { get }",
+    "}",
+    "",
     "/// Whether an operation did its work: finished, not cancelled, no error,",
     "/// not returned early.",
     "func succeeded(_ op: Operation) -> Bool {",
     "  guard op.isFinished, !op.isCancelled else { return false }",
-    "  return !Mirror(reflecting: op).children.contains {",
-    "    ($0.label == \"error\" && \"\\($0.value)\" != \"nil\")",
-    "      || ($0.label == \"bailed\" && \"\\($0.value)\" == \"true\")",
-    "  }",
+    "  return (op as? any DidItsWork)?.didItsWork ?? true",
     "}",
   ]
 

@@ -43,7 +43,7 @@ public enum SwiftCode {
       out += "// that calls back when done (with failing: true, back with its error),\n"
       out += "// sleep(ticks:) the lab's clock moving on, and WorkError.failed the\n"
       out += "// error of work that fails.\n"
-      out += "import Foundation\n\n"
+      out += "import Foundation\n" + (code.needsSynchronization ? "import Synchronization\n" : "") + "\n"
       out += code.declarations(mainLoop: true)
     }
     out += pieces.map { fit($0.lines).joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
@@ -57,9 +57,15 @@ extension SwiftCode.Program {
   func declarations(mainLoop: Bool) -> String {
     var out = ""
     if needsAsyncBase { out += SwiftCode.asyncBase.joined(separator: "\n") + "\n\n" }
-    if needsSucceeded { out += SwiftCode.succeededHelper.joined(separator: "\n") + "\n\n" }
+    if needsSucceeded {
+      out += SwiftCode.succeededHelper.joined(separator: "\n") + "\n\n"
+      for (type, test) in didItsWork {
+        out += "extension \(type): DidItsWork {\n  var didItsWork: Bool { \(test) }\n}\n\n"
+      }
+    }
     if needsGate { out += SwiftCode.gateBase.joined(separator: "\n") + "\n\n" }
     if needsUserInterface { out += SwiftCode.userInterfaceStandIn.joined(separator: "\n") + "\n\n" }
+    if needsOffMainTouch { out += SwiftCode.offMainTouchStandIn.joined(separator: "\n") + "\n\n" }
     guard mainLoop else { return out }
     if needsCompletionGroup { out += SwiftCode.completionGroup.joined(separator: "\n") + "\n\n" }
     if needsMainLoop {

@@ -26,6 +26,9 @@ public struct SwiftSource: Sendable {
     public var end: Tick
     /// For a run until idle: it stopped stalled, with work that can never finish.
     public var stalled: Bool
+    /// A wait of the line could never return: the lab stopped it at `end` (the real call
+    /// would block for ever).
+    public var waitStalled = false
 
     /// Creates an entry.
     public init(text: String, actions: [Action], tick: Tick, end: Tick, stalled: Bool = false) {
@@ -76,10 +79,13 @@ public struct SwiftSource: Sendable {
     for (text, end) in script {
       let actions = end > start ? journal.elements(from: start, to: end) : []
       let tick = world.now
+      let traced = world.trace.endIndex
       // The journal replays as it ran: the core is deterministic, so nothing throws here.
       for action in actions { _ = try? world.perform(action) }
       let stalled = actions.contains(.runUntilIdle) && !world.unfinishedOperations().isEmpty
-      entries.append(Entry(text: text, actions: actions, tick: tick, end: world.now, stalled: stalled))
+      var entry = Entry(text: text, actions: actions, tick: tick, end: world.now, stalled: stalled)
+      entry.waitStalled = world.trace.events(from: traced).contains { $0.kind == .waitStalled }
+      entries.append(entry)
       start = Swift.max(start, end)
     }
     self.init(entries: entries, world: world)

@@ -1,4 +1,5 @@
 import Foundation
+import OpLabCore
 import OpLabSwift
 import TestSupport
 import Testing
@@ -140,8 +141,8 @@ import Testing
       ])
     #expect(
       echoed("op d2 on downloads takes 4 cancel-check every 1 after d1") == [
-        "  swift: // D2Operation: an Operation subclass (`swift d2` shows it)",
-        "         let d2 = D2Operation()",
+        "  swift: // DOperation: an Operation subclass (`swift d2` shows it)",
+        "         let d2 = DOperation(ticks: 4)",
         "         d2.name = \"d2\"",
         "         d2.addDependency(d1)",
         "         downloads.addOperation(d2)",
@@ -171,7 +172,7 @@ import Testing
           var error: Error?  // isFinished does not say whether it succeeded
           override func start() {
             guard !isCancelled else { finish(); return }
-            state = .executing
+            begin()
             startWork(ticks: 2, failing: true) { [self] error in
               if let error {
                 self.error = error
@@ -377,11 +378,13 @@ import Testing
     #expect(built.status == 0 && !built.said.contains("warning:"), "\(built.said)")
     guard built.status == 0 else { return }
     let ran = try Programs.run(dir.appendingPathComponent("world").path, in: dir)
-    // Ticks of work: a-step-on-main 1, increment's tick after its steps 1, load 2,
-    // with-a-long-completion-block 1 and its completion block 2 (which no queue waits
-    // for), the two ops added to main by other work 1 each: 9.
+    // Ticks of work, a step taking a tick of its own: a-step-on-main 1, increment's five
+    // steps and its tick after them 6, refresh's three steps 3, load 2 and its completion
+    // block's four steps 4, with-a-long-completion-block 1 and its completion block 2
+    // (which no queue waits for), ui's step 1, the two ops added to main by other work
+    // 1 each: 22.
     #expect(ran.status == 0, "\(ran.output)")
-    #expect(ran.output.hasSuffix("finished: [true, true, true, true]\nwork done: 9\n"), "\(ran.output)")
+    #expect(ran.output.hasSuffix("finished: [true, true, true, true]\nwork done: 22\n"), "\(ran.output)")
   }
 
   @Test(
@@ -477,5 +480,83 @@ extension SwiftCodeRunTests {
     #expect(
       echoed.split(separator: "\n").filter { !$0.hasPrefix("  swift:") && !$0.hasPrefix(SwiftCode.echoIndent) }
         .allSatisfy { $0.count <= 50 }, "\(echoed)")
+  }
+}
+
+/// Names the lab accepts become Swift that compiles: one mangler knows Swift's keywords, the
+/// harness's and Foundation's names, and keeps names that fold to one identifier apart (#28).
+@Suite struct SwiftNameTests {
+  /// Exports `lines`' world and type-checks it with plain swiftc and under the strict flags.
+  static func expectExportCompiles(_ lines: [String], _ context: String) throws {
+    let lab = Interpreter()
+    for line in lines {
+      let reply = lab.execute(line)
+      try #require(reply.error == nil, "\(context): \(line): \(reply.error?.message ?? "")")
+    }
+    let dir = try Swiftc.scratchFolder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    try SwiftCode.export(lab.swiftSource()).write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+    let plain = try Swiftc.plain(["-typecheck", "main.swift"], in: dir)
+    #expect(plain.status == 0 && !plain.said.contains("warning:"), "\(context), plain swiftc: \(plain.said)")
+    let strict = try Swiftc.plain(Swiftc.strict + ["-typecheck", "main.swift"], in: dir)
+    #expect(strict.status == 0, "\(context), strict: \(strict.said)")
+  }
+
+  @Test(
+    "The names that ran in the lab and then did not compile now do: ops fold to one name, keywords, the harness's and Foundation's names, a queue OperationQueue, a gate Gate or named like an op, vars completionBlocks and register"
+  )
+  func namesThatCollided() throws {
+    try Self.expectExportCompiles(
+      [
+        "queue OperationQueue", "var completionBlocks = 1", "var register = 2", "lock Thread-lock",
+        "op fetch-image on OperationQueue takes 1", "op fetchImage on OperationQueue takes 1",
+        "op a takes 2 cancel-check every 1", "op A takes 2 cancel-check every 1",
+        "op async takes 3 does read register, compute 1, write register",
+        "op work takes 1 gate Gate", "op watcher takes 1 gate async", "op say takes 1 gate register",
+        "op origin takes 1", "op deadline takes 1", "op print takes 1", "op Thread takes 1", "op Date takes 1",
+        "op _ takes 1", "op Self takes 1", "op Any takes 1", "op ⸯ takes 1", "op block blocks 1,1",
+        "op Lab takes 3 does lock Thread-lock, read completionBlocks, unlock Thread-lock", "open Gate", "run",
+      ], "the issue's names")
+    // The register a closure declares is its own: a var named register is the world's.
+    let lab = Interpreter()
+    for line in ["var register = 2", "op inc takes 3 does read register, compute 1, write register", "run"] {
+      _ = lab.execute(line)
+    }
+    let code = SwiftCode.export(lab.swiftSource())
+    #expect(code.contains("register = registerOp.withLock { $0 }  // read"), "\(code)")
+  }
+
+  @Test(
+    "Property: every random name the lab accepts, for an op, a queue, a var, a lock and a gate, yields an export that type-checks",
+    arguments: [UInt64(1), 2, 3])
+  func randomNamesCompile(seed: UInt64) throws {
+    var rng = SplitMix64(seed: seed)
+    let pool = Array("abcXYZ_-.09éßあ") + ["i", "n", "t", "e", "s", "l", "f", "y", "p", "o"]
+    let words = ["self", "Self", "any", "async", "init", "type", "lab", "work", "gate", "register", "main", "Int"]
+    var used: Set<String> = []
+    func name() -> String {
+      while true {
+        var text = rng.next() % 3 == 0 ? words[Int(rng.next() % UInt64(words.count))] : ""
+        for _ in 0..<(1 + Int(rng.next() % 6)) { text.append(pool[Int(rng.next() % UInt64(pool.count))]) }
+        if rng.next() % 4 == 0 { text = String(text.prefix(Int(rng.next() % 3) + 1)) }
+        if World.isValidName(text), used.insert(text.lowercased()).inserted { return text }
+      }
+    }
+    let (queue, variable, lock, gate) = (name(), name(), name(), name())
+    var lines = ["queue \(queue) max 2", "var \(variable) = 1", "lock \(lock)"]
+    var ops: [String] = []
+    for i in 0..<8 {
+      let op = name()
+      let body =
+        switch i % 4 {
+        case 0: "takes 3 does read \(variable), compute 1, write \(variable)"
+        case 1: "takes 2 cancel-check every 1 gate \(gate)"
+        case 2: "takes 3 does lock \(lock), touch ui, unlock \(lock)"
+        default: "takes 1 async" + (ops.isEmpty ? "" : " after \(ops[0])")
+        }
+      lines.append("op \(op) on \(queue) \(body)")
+      ops.append(op)
+    }
+    try Self.expectExportCompiles(lines + ["open \(gate)", "wait \(ops[0]) from main", "run"], "seed \(seed): \(lines)")
   }
 }

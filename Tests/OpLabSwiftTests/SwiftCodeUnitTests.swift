@@ -8,10 +8,17 @@ import Testing
   func names() {
     #expect(SwiftCode.variable("fetch-image") == "fetchImage")
     #expect(SwiftCode.variable("load.v2") == "loadV2")
-    #expect(SwiftCode.variable("class") == "`class`")
+    #expect(SwiftCode.variable("class") == "classOp")
     #expect(SwiftCode.variable("main.tap1") == "mainTap1")
     #expect(SwiftCode.typeName("fetch-image") == "FetchImageOperation")
-    #expect(SwiftCode.typeName("class") == "ClassOperation")
+    #expect(SwiftCode.typeName("class") == "ClassOpOperation")
+    // Contextual keywords, the harness's and Foundation's names, and what is no identifier.
+    #expect(
+      ["async", "Self", "Any", "work", "Thread", "print", "register", "Gate"].map(SwiftCode.variable) == [
+        "asyncOp", "SelfOp", "AnyOp", "workOp", "ThreadOp", "printOp", "registerOp", "GateOp",
+      ])
+    #expect(SwiftCode.variable("_") == "op1" && SwiftCode.variable("2x") == "op2x")
+    #expect(SwiftCode.variable("ⸯ") == "u2E2F" && SwiftCode.variable("block") == "blockOp")
     #expect(SwiftCode.literal("a\"b\\c") == "\"a\\\"b\\\\c\"")
   }
 

@@ -31,6 +31,15 @@ public enum Swiftc {
     return (result.status, result.output)
   }
 
+  /// Runs plain `swiftc` (the language mode a learner gets by default) with `arguments` in `folder`.
+  public static func plain(_ arguments: [String], in folder: URL) throws -> (status: Int32, said: String) {
+    let result = try Programs.run("/usr/bin/env", ["swiftc"] + arguments, in: folder)
+    return (result.status, result.output)
+  }
+
+  /// The flags of the strictest build the lab promises: Swift 6, complete checking, no warnings.
+  public static let strict = ["-swift-version", "6", "-strict-concurrency=complete", "-warnings-as-errors"]
+
   /// A fresh scratch folder; the caller removes it.
   public static func scratchFolder() throws -> URL {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-swift-\(UUID().uuidString)")

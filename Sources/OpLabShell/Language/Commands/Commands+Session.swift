@@ -12,12 +12,17 @@ extension CommandTable {
       summary: "write the timeline, events (JSON Lines), a trace (Perfetto/Chrome JSON), Mermaid or a Swift program to a file",
       details: """
         timeline: the text of `timeline`, without colour. events: JSON Lines, one object per
-        event (see the README for the schema). trace: Chrome trace-event JSON that
+        event (keys t, seq, event, op, queue, from, to, reason, outcome, detail;
+        docs/guide.md describes each). trace: Chrome trace-event JSON that
         ui.perfetto.dev opens (1 tick = 1 ms). mermaid: a gantt chart, a section per queue,
-        each outcome that is not success marked crit. swift: a main.swift that runs this
-        world on the real OperationQueue (the `swift` view's code, one tick = 50 ms) and
-        prints each start and finish as an event line: swiftc -swift-version 6 -O main.swift
-        -o world && ./world (Swift 6 mode: the code relies on its main-actor rules).
+        each outcome that is not success marked crit. swift: a main.swift that plays this
+        world on the real OperationQueue, one tick = 50 ms, as `real` does: each command at
+        its tick, a step a tick on real shared variables and locks, each wait the real call on
+        the thread the lab says, taps and frames on the main run loop. It prints each start
+        and finish as an event line, the shared variables at the end and a stall, so it can
+        disagree with the lab; what it cannot express (cores, an Apple platform on Linux) it
+        says. The program comes first, OpLab's harness after a marker. Build it with plain
+        swiftc main.swift -o world && ./world, or under Swift 6 with complete checking.
         The file is written
         whole or not at all, and only a regular file: a folder, a device or a FIFO is
         refused, a symbolic link is written through to its file (the link stays), and a

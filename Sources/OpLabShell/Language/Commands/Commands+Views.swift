@@ -83,7 +83,9 @@ extension CommandTable {
         BlockOperation, or an Operation subclass whose main() shows how it checks isCancelled,
         bails or fails; `async` the asynchronous pattern with its KVO, a forgotten finish()
         marked; dependencies, priorities, cancel, suspend, barriers and waits as their calls.
-        work(ticks:) stands for the real work and sleep(ticks:) for the clock moving on. A `run`
+        Steps take a tick each on shared variables held in a Mutex; a call into the user
+        interface is @MainActor, as in an app. work(ticks:) stands for the real work and
+        sleep(ticks:) for the clock moving on. A `run`
         that ends idle waits as a command-line tool must: with waitUntilAllOperationsAreFinished(),
         or, when main-queue work or completion blocks are involved, by running the main run loop
         until they are done (no queue waits for a completion block). Taps, frames and cores have

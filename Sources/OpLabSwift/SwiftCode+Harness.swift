@@ -1,0 +1,274 @@
+/// The export's harness: the lab's clock and the stand-ins, after the program, apart from it.
+///
+/// It plays the world as `real` does (OpLabReal's RealDriver): the program's commands come at
+/// their ticks on the main thread, which runs the main run loop meanwhile, so main-queue work,
+/// calls made "from main", taps and frames run there as they would in an app; the lab's own
+/// waits are the real calls, made on a thread of their own; libdispatch's pool is woken before
+/// tick 0. Nothing in it is main-actor isolated, so top-level code calls it under plain `swiftc`
+/// (Swift 5 mode, where top-level code is nonisolated) and under Swift 6 alike.
+extension SwiftCode {
+  /// The line between the program and the harness in a one-file export.
+  public static let harnessMarker = "// MARK: - OpLab's harness: the lab's clock and stand-ins (not the program)"
+
+  /// The harness's text, a tick being `tickSeconds`, with a watchdog that ends the program
+  /// `grace` ticks after the lab's last one.
+  static func harness(tickSeconds: Double) -> String {
+    """
+    \(harnessMarker)
+    //
+    // Everything below stands in for what the lab plays: the clock (Lab.at), an
+    // operation's real work (work, startWork), the user and the display (taps,
+    // frames), and the printer of events, which watches each operation and ends
+    // the program, saying what never finished, when the work is done or the
+    // lab's time is long past.
+
+    /// The lab's clock and what it plays, on the main thread unless said.
+    enum Lab {
+      /// The real seconds one tick of the lab's clock takes.
+      static let tickSeconds = \(tickSeconds)
+      /// Ticks past the lab's last command before unfinished work is called
+      /// stalled.
+      static let grace = 20
+      private struct Watched {
+        let op: Operation
+        var started = false, skipped = false, finished = false
+      }
+      private struct State {
+        var lastTick = 0
+        var watched: [Watched] = []
+        var values: [(name: String, read: @Sendable () -> Int)] = []
+        var notes: [String] = []
+        var ended = false
+      }
+      private static let state = Mutex(State())
+      private static let origin = Mutex(Date())
+
+      /// Wakes libdispatch's worker threads (a cold pool starts work late),
+      /// starts the clock at t=0 and the watcher, which ends the program
+      /// `grace` ticks after `lastTick` if the work is not done by then.
+      static func start(lastTick: Int, notes: [String] = []) {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let warm = OperationQueue()
+        warm.maxConcurrentOperationCount = cores * 2
+        for _ in 0..<cores * 2 {
+          warm.addOperation { Thread.sleep(forTimeInterval: 0.002) }
+        }
+        warm.waitUntilAllOperationsAreFinished()
+        origin.withLock { $0 = Date() }
+        state.withLock {
+          $0.lastTick = lastTick
+          $0.notes = notes
+        }
+        for note in notes { print("note: \\(note)") }
+        Thread { watching() }.start()
+      }
+
+      /// The lab's clock now, in ticks since t=0.
+      static func now() -> Double {
+        Date().timeIntervalSince(origin.withLock { $0 }) / tickSeconds
+      }
+
+      /// The date of `tick` (and a fraction) on the real clock.
+      static func date(_ tick: Double) -> Date {
+        origin.withLock { $0 }.addingTimeInterval(tick * tickSeconds)
+      }
+
+      /// With OPLAB_EXACT_TICKS set, event lines end with the tick to 1/100.
+      static let exact =
+        ProcessInfo.processInfo.environment["OPLAB_EXACT_TICKS"] != nil
+
+      /// Prints an event line at the present tick.
+      static func say(_ text: String) {
+        let t = now()
+        let exactly = exact ? "  @\\((t * 100).rounded() / 100)" : ""
+        print("t=\\(Int(t.rounded()))  \\(text)\\(exactly)")
+      }
+
+      /// The lab's next command is at `tick`: the main thread runs its run
+      /// loop (main-queue work, calls queued to it, taps, frames) until then.
+      /// A command at T comes before the work's own steps at T in the lab, so
+      /// it is made a tenth of a tick early.
+      static func at(tick: Int) {
+        let until = date(Double(tick) - 0.1)
+        repeat {
+          let before = Date()
+          let slice = min(until, before.addingTimeInterval(0.01))
+          _ = RunLoop.main.run(mode: .default, before: slice)
+          if Date().timeIntervalSince(before) < 0.001, Date() < until {
+            // nothing to wait on in the run loop
+            Thread.sleep(forTimeInterval: 0.001)
+          }
+        } while Date() < until
+      }
+
+      /// A wait the lab makes on its own thread (`wait q`, `add … wait`): the
+      /// real call, made on a thread of its own while the main thread runs its
+      /// run loop, and the program goes on when it returns.
+      /// With `givingUpAt`, a wait the lab found could never return: the
+      /// program goes on at that tick, saying so, and the call stays blocked.
+      static func waitOnTheLabsThread(
+        givingUpAt tick: Int? = nil, _ call: @escaping @Sendable () -> Void
+      ) {
+        let returned = Mutex(false)
+        Thread {
+          call()
+          returned.withLock { $0 = true }
+        }.start()
+        while !returned.withLock({ $0 }) {
+          if let tick, now() >= Double(tick) - 0.1 {
+            say("a wait never returned: the lab stops it here too")
+            return
+          }
+          turnTheRunLoop(0.002)
+        }
+      }
+
+      /// The user taps at `tick`: UIKit handles it on the main thread, a
+      /// tick of work.
+      static func tap(atTick tick: Int) {
+        at(Double(tick)) { work(ticks: 1) }
+      }
+
+      /// Runs `event` on the main thread's run loop at `tick`.
+      static func at(_ tick: Double, _ event: @escaping @Sendable () -> Void) {
+        let timer = Timer(fire: date(tick), interval: 0, repeats: false) { _ in
+          event()
+        }
+        RunLoop.main.add(timer, forMode: .default)
+      }
+
+      /// Turns the main run loop once, for at most `seconds`.
+      static func turnTheRunLoop(_ seconds: Double) {
+        let until = Date(timeIntervalSinceNow: seconds)
+        _ = RunLoop.main.run(mode: .default, before: until)
+      }
+
+      /// The display asks the main thread for a frame every `every` ticks from
+      /// `from` to `until`: a tick of drawing each, dropped when the main
+      /// thread cannot start it before the next one is due.
+      static func frames(every: Int, from: Int, until: Int) {
+        for tick in stride(from: from, through: until, by: every) {
+          at(Double(tick)) {
+            if now() < Double(tick + every) - 0.5 { work(ticks: 1) }
+          }
+        }
+      }
+
+      /// Prints the value of a shared variable at the end, as the lab does.
+      static func printsAtTheEnd(
+        _ name: String, _ read: @escaping @Sendable () -> Int
+      ) {
+        state.withLock { $0.values.append((name, read)) }
+      }
+
+      /// Prints each operation's start and finish as event lines.
+      static func watch(_ op: Operation) {
+        state.withLock { $0.watched.append(Watched(op: op)) }
+      }
+
+      /// The end of the program: the main thread runs its run loop until the
+      /// work is done; the watcher ends the program then, or says what never
+      /// finished.
+      static func end() -> Never {
+        while true { turnTheRunLoop(0.005) }
+      }
+
+      /// The watcher, on a thread of its own: every millisecond, the
+      /// operations' starts and finishes; at the end the variables, and a
+      /// stall if any.
+      private static func watching() {
+        while true {
+          let unfinished = look()
+          let last = Double(state.withLock { $0.lastTick })
+          if unfinished.isEmpty, now() > last { finish(stalled: []) }
+          if now() > last + Double(grace) { finish(stalled: unfinished) }
+          Thread.sleep(forTimeInterval: 0.001)
+        }
+      }
+
+      private static func finish(stalled: [String]) -> Never {
+        // A moment more, for what finishes just after (a completion block).
+        Thread.sleep(forTimeInterval: tickSeconds / 2)
+        if !stalled.isEmpty {
+          say("stalled: \\(stalled.joined(separator: ", ")) never finished")
+        }
+        let values = state.withLock { $0.values }
+        if !values.isEmpty {
+          let shown = values.map { "\\($0.name) = \\($0.read())" }
+          print("at the end: " + shown.joined(separator: ", "))
+        }
+        for note in state.withLock({ $0.notes }) { print("note: \\(note)") }
+        exit(0)
+      }
+
+      /// Looks once: prints what started or finished; returns the names of the
+      /// operations not finished yet.
+      private static func look() -> [String] {
+        let (events, unfinished) = state.withLock { s in
+          var events: [String] = []
+          var unfinished: [String] = []
+          for i in s.watched.indices {
+            let op = s.watched[i].op
+            let name = op.name ?? "?"
+            if !s.watched[i].started, op.isExecuting || op.isFinished {
+              s.watched[i].started = true
+              if op.isExecuting || !op.isCancelled {
+                events.append("\\(name) started")
+              } else {
+                s.watched[i].skipped = true  // cancelled before it started
+              }
+            }
+            if !s.watched[i].finished, op.isFinished {
+              s.watched[i].finished = true
+              let ending = (op as? any Reporting)?.ending ?? .succeeded
+              // Cancelled work that did not stop ran to the end: success.
+              let how = s.watched[i].skipped ? .cancelled : ending
+              events.append("\\(name) finished (\\(how.rawValue))")
+            }
+            if !s.watched[i].finished { unfinished.append(name) }
+          }
+          return (events, unfinished)
+        }
+        for event in events { say(event) }
+        return unfinished
+      }
+    }
+
+    /// How an operation ended, when isFinished alone does not say.
+    enum Ending: String, Sendable {
+      case succeeded, failed, cancelled
+      case returnedEarly = "returned early"
+    }
+
+    /// An operation that says how it ended.
+    protocol Reporting: AnyObject {
+      var ending: Ending { get }
+    }
+
+    /// An operation's real work: here, it takes its time.
+    func work(ticks: Int) {
+      Thread.sleep(forTimeInterval: Double(ticks) * Lab.tickSeconds)
+    }
+
+    /// Work that calls back when it is done (a network request, say).
+    func startWork(ticks: Int, then done: @escaping @Sendable () -> Void) {
+      let later = DispatchTime.now() + Double(ticks) * Lab.tickSeconds
+      DispatchQueue.global().asyncAfter(deadline: later) { done() }
+    }
+
+    /// Work that calls back when it is done, with its error if it failed.
+    func startWork(
+      ticks: Int, failing: Bool, then done: @escaping @Sendable (Error?) -> Void
+    ) {
+      let later = DispatchTime.now() + Double(ticks) * Lab.tickSeconds
+      DispatchQueue.global().asyncAfter(deadline: later) {
+        done(failing ? WorkError.failed : nil)
+      }
+    }
+
+    /// The error of work that fails.
+    enum WorkError: Error { case failed }
+
+    """
+  }
+}
