@@ -278,7 +278,7 @@ import Testing
         """)
     let swift = run(["swift fetch"], i)
     #expect(swift.contains("  override var isReady: Bool {\n    super.isReady && (gate.isOpen || isCancelled)\n  }\n"))
-    #expect(swift.contains("let fetch = FetchOperation(gate: reachable)\n"))
+    #expect(swift.contains("let fetch = FetchOperation(ticks: 2, gate: reachable)\n"))
     let unknown = try #require(i.execute("open nowhere").error)
     #expect(unknown.message == "there is no gate named 'nowhere'")
     let blocks = try #require(i.execute("op b blocks 1 gate reachable").error)

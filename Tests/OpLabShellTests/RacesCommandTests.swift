@@ -222,8 +222,10 @@ import Testing
     let result = try Swiftc.run(["-typecheck", "main.swift"], in: dir)
     #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
     let code = try String(contentsOf: dir.appendingPathComponent("main.swift"), encoding: .utf8)
-    #expect(code.contains("  register -= 1  // compute\n  c = register  // write\n  work(ticks: 1)\n"))
-    #expect(code.contains("  L.lock()\n  L.unlock()\n"))
+    // A step takes a tick, its access as the tick ends, as in the lab; the variable is a Mutex.
+    let step = "  work(ticks: 1)  // a step takes a tick\n"
+    #expect(code.contains("  register -= 1  // compute\n" + step + "  c.withLock { $0 = register }  // write\n  work(ticks: 1)\n"))
+    #expect(code.contains(step + "  L.lock()\n" + step + "  L.unlock()\n"))
   }
 
   @Test("choose plays the scheduler: it shows the next open point, makes a choice there, and undo takes it back")

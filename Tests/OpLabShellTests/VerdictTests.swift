@@ -54,9 +54,7 @@ import Testing
           operationCount 0, operations []
           main thread, besides operations: 1 wait (running)
           main.wait1  blocking the main thread since t=0, waiting for every queue
-        queue: max default, qos default
-          operations: executing 0, ready 0, pending 0, finished 0
-          operationCount 0, operations []
+        queue: max default, qos default; no operations yet
         work: max 1, SUSPENDED, qos default
           operations: executing 0, ready 1, pending 1, finished 0
           operationCount 2, operations [a, c]
