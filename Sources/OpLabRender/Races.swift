@@ -150,6 +150,29 @@ extension Races {
 }
 
 extension Races {
+  /// `explore expect …`: how many distinct orders broke the learner's invariant.
+  public static func expectationText(_ e: Exploration, _ expectation: ExploreExpectation) -> String {
+    let what: String
+    switch expectation {
+    case .value(let name, let comparison, let n): what = "\(name) \(comparison.rawValue) \(n)"
+    case .noDeadlock: what = "no deadlock"
+    case .noRace: what = "no race"
+    case .noLostUpdate: what = "no lost update"
+    }
+    guard e.broken > 0 else {
+      let all = e.complete ? "every one of the \(e.orders) distinct \(e.orders == 1 ? "order" : "orders")" : "each of the \(e.orders) orders met"
+      return "  expect \(what): holds in \(all)\n"
+    }
+    var out = "  expect \(what): broken in \(e.broken) of \(e.orders) distinct \(e.orders == 1 ? "order" : "orders")"
+    if let o = e.shortestBroken {
+      out +=
+        o.choices.isEmpty ? ", the normal one among them" : ", with the fewest choices in order \(o.choices.map(String.init).joined(separator: ","))"
+    }
+    return out + "\n"
+  }
+}
+
+extension Races {
   /// `choose`: the next open point and its choices, or that none comes.
   public static func openPointText(_ point: OpenPoint?, in world: World) -> String {
     guard let point else { return "  no open point comes from here: `run` goes on\n" }

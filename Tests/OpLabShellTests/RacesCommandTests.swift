@@ -94,7 +94,7 @@ import Testing
     // Only a locks L, so the lock orders nothing; a's read and write and b's (after five
     // ticks of compute) fall in 4 distinct orders: a's read-write before b's or after it
     // (both keep both updates), or both reads before either write, a or b writing last
-    // (both lose one). The choices reach them in many more runs: a held back at tick 2, 3, …
+    // (both lose one). The runs reach them more than once: a held back at tick 2, 3, …
     let setup = [
       "var count = 0", "lock L", "op a does lock L, read count, compute 1, write count, unlock L",
       "op b does compute 0, compute 0, compute 0, compute 0, compute 0, read count, compute 1, write count",
@@ -104,7 +104,7 @@ import Testing
     #expect(
       out.contains(
         """
-          explored 4 distinct orders (115 runs): all there are
+          explored 4 distinct orders (54 runs): all there are
           (runs that differ only in steps that commute are one order: every two conflicting steps came in the same order)
           4 with a data race, 2 with a lost update
           final values: count = 1 in 2 orders; count = 2 in 2 orders
@@ -128,6 +128,38 @@ import Testing
     #expect(normal.contains("shared: count = 2 (was 0)\n"))
   }
 
+  @Test("explore expect counts the orders that break the invariant and loads the one of fewest choices; redo gives the world back")
+  func exploreExpect() throws {
+    var options = ShellOptions()
+    options.width = 1000
+    options.widthGiven = true
+    let interpreter = Interpreter(options: options)
+    for line in Self.racy + ["run"] { #expect(interpreter.execute(line).error == nil) }
+    #expect(interpreter.world.value(of: "count") == 1)  // the normal order loses an update
+    // Two of the four orders keep both updates (ExploreTests): they break `count = 1`.
+    let reply = interpreter.execute("explore expect count = 1")
+    #expect(reply.error == nil)
+    #expect(reply.output.contains("expect count = 1: broken in 2 of 4 distinct orders, with the fewest choices in order "))
+    #expect(reply.output.contains("loaded it: the commands again from the start, after `order`, and `run`"))
+    #expect(interpreter.world.value(of: "count") == 2)
+    let lines = interpreter.script.map(\.text)
+    #expect(lines.count == 5 && lines[0].hasPrefix("order ") && Array(lines[1...3]) == Self.racy && lines[4] == "run", "\(lines)")
+    // The script replays it.
+    let (replay, _) = run(lines + ["status"])
+    #expect(replay.contains("shared: count = 2 (was 0)\n"))
+    #expect(interpreter.execute("redo").error == nil)
+    #expect(interpreter.world.value(of: "count") == 1)
+    // Kept everywhere: nothing loaded, nothing changed.
+    let kept = interpreter.execute("explore expect count >= 1")
+    #expect(kept.output.contains("expect count >= 1: holds in every one of the 4 distinct orders\n"))
+    #expect(interpreter.world.value(of: "count") == 1 && interpreter.script.map(\.text) == Self.racy + ["run"])
+    // An unknown variable is refused where it was typed, with a suggestion.
+    let unknown = interpreter.execute("explore expect coutn = 1")
+    #expect(unknown.error?.message == "no variable is named 'coutn'" && unknown.error?.hint == "did you mean 'count'?")
+    #expect(unknown.error?.column == 16)
+    #expect(interpreter.execute("explore expect no deadlock").output.contains("expect no deadlock: holds in every one of the 4 distinct orders\n"))
+  }
+
   @Test("explore says when one order is all there is, and when the cap stopped it")
   func exploreExtent() {
     // One operation alone: no open point, one run.
@@ -141,15 +173,15 @@ import Testing
 
         """))
     // Two increments have 4 distinct orders (see ExploreTests). The first run is the normal
-    // order (both read at t=1, both write at t=3, a then b); the second differs only at t=3,
-    // where a writes alone and b a tick later: b still writes last, the same order.
+    // order (both read at t=1, both write at t=3, a then b); the second, where the two writes
+    // conflict, lets b write alone at t=3 and a a tick later: a writes last, another order.
     let (capped, _) = run(Self.racy + ["explore 2"])
     #expect(
       capped.contains(
         """
-          explored 1 distinct order (2 runs, the cap): more may remain, and the counts below are of these; `explore N` runs up to N
-          1 with a data race, 1 with a lost update
-          final values: count = 1 in 1 order
+          explored 2 distinct orders (2 runs, the cap): more may remain, and the counts below are of these; `explore N` runs up to N
+          2 with a data race, 2 with a lost update
+          final values: count = 1 in 2 orders
 
         """))
   }
