@@ -133,4 +133,27 @@ import Testing
         all.first ?? .init(choices: [], race: false, lostUpdate: false, deadlock: false, offMainThread: false, finalValues: []), variables: ["count"])
     )
   }
+
+  @Test("preemptions K: only orders with at most K choices other than the normal one; enough of them is the whole space")
+  func preemptionBound() {
+    let inc = SharedStateTests.increment
+    let three = ExploreTests.setup([("a", inc), ("b", inc), ("c", inc)])
+    let none = World.explore(three, from: World(), preemptions: 0)
+    #expect(none.complete && none.runs == 1 && none.orders == 1 && none.preemptionBound == 0)
+    #expect(none.openPoints > 0 && none.shortestBad?.preemptions == 0)
+    var last = 1
+    for k in 1...3 {
+      let e = World.explore(three, from: World(), preemptions: k)
+      #expect(e.complete && e.orders >= last && e.orders <= 36, "k \(k): \(e.orders)")
+      #expect(e.sameOrderOtherEnd == 0)
+      last = e.orders
+    }
+    #expect(last > 1)
+    let all = World.explore(three, from: World(), limit: 10_000, preemptions: 100)
+    #expect(all.complete && all.orders == 36 && all.runs == World.explore(three, from: World(), limit: 10_000, search: .everyChoice).runs)
+    // Two increments: keeping both updates needs one of them to hold back: one preemption at least.
+    let two = ExploreTests.setup([("a", inc), ("b", inc)])
+    let kept = World.explore(two, from: World(), expect: .value(variable: "count", .equal, 1))
+    #expect((kept.shortestBroken?.preemptions ?? 0) >= 1)
+  }
 }

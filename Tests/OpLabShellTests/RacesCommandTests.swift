@@ -108,7 +108,7 @@ import Testing
           (runs that differ only in steps that commute are one order: every two conflicting steps came in the same order)
           4 with a data race, 2 with a lost update
           final values: count = 1 in 2 orders; count = 2 in 2 orders
-          shortest order that goes wrong (a lost update, a data race): order 2,2,2
+          shortest order that goes wrong (a lost update, a data race): order 2,2,2, 1 preemption
           a script that replays it:
             order 2,2,2
             var count = 0
@@ -160,6 +160,24 @@ import Testing
     #expect(interpreter.execute("explore expect no deadlock").output.contains("expect no deadlock: holds in every one of the 4 distinct orders\n"))
   }
 
+  @Test("explore preemptions K: the bounded search says its bound, the cap offers it, the shortest bad order says what it needed")
+  func explorePreemptions() {
+    let (none, noneErrors) = run(Self.racy + ["explore preemptions 0"])
+    #expect(noneErrors.isEmpty)
+    #expect(none.contains("  explored 1 distinct order (1 run): all there are with at most 0 preemptions (choices other than the normal one)\n"))
+    // b held back until a has written (three open points, one switch) keeps both updates.
+    let (one, _) = run(Self.racy + ["explore expect count = 1 preemptions 1"])
+    #expect(one.contains("all there are with at most 1 preemption (choices other than the normal one)\n"))
+    #expect(one.contains("expect count = 1: broken in "), "\(one)")
+    let (capped, _) = run(Self.racy + ["explore 2"])
+    #expect(
+      capped.contains(
+        "(the normal order alone has 2 open points: `explore preemptions 2` tries only the orders that hold a thread back at most twice)\n"),
+      "\(capped)")
+    let (_, badErrors) = run(Self.racy + ["explore preemptions -1"])
+    #expect(badErrors.first?.message == "preemptions takes 0 or more, not -1")
+  }
+
   @Test("explore says when one order is all there is, and when the cap stopped it")
   func exploreExtent() {
     // One operation alone: no open point, one run.
@@ -180,6 +198,7 @@ import Testing
       capped.contains(
         """
           explored 2 distinct orders (2 runs, the cap): more may remain, and the counts below are of these; `explore N` runs up to N
+          (the normal order alone has 2 open points: `explore preemptions 2` tries only the orders that hold a thread back at most twice)
           2 with a data race, 2 with a lost update
           final values: count = 1 in 2 orders
 

@@ -19,6 +19,11 @@ public struct Exploration: Hashable, Sendable {
     public var offMainThread: Bool
     /// The variables' values at the end, in creation order.
     public var finalValues: [Int]
+    /// Its preemptions: the open points where it took another choice than the normal one
+    /// (threads held back while they could go on, or a lock given to another waiter), the
+    /// same choice at consecutive open points counted once (one operation going on alone
+    /// while the others wait is one switch, however many ticks it lasts).
+    public var preemptions: Int { Exploration.preemptions(choices) }
     /// Whether anything went wrong.
     public var isBad: Bool { race || lostUpdate || deadlock || offMainThread }
   }
@@ -41,6 +46,10 @@ public struct Exploration: Hashable, Sendable {
   public var shortestBad: Outcome?
   /// The order without choices.
   public var first: Outcome?
+  /// The most preemptions an order may have (`explore preemptions K`), if bounded.
+  public var preemptionBound: Int?
+  /// The open points the first run (the normal order) met: how wide the space is.
+  public var openPoints = 0
   /// The learner's invariant checked at the end of each order (`explore expect …`), if any.
   public var expectation: ExploreExpectation?
   /// How many distinct orders broke it.
@@ -51,6 +60,13 @@ public struct Exploration: Hashable, Sendable {
   /// deadlock where the first had none): 0 when the fingerprint is right, which tests check.
   var sameOrderOtherEnd = 0
 
+  /// The preemptions of these choices (see ``Outcome/preemptions``).
+  public static func preemptions(_ choices: [Int]) -> Int {
+    var n = 0
+    for i in choices.indices where choices[i] != 0 && (i == 0 || choices[i - 1] != choices[i]) { n += 1 }
+    return n
+  }
+
   /// An exploration that ran nothing.
   public init() {}
 
@@ -58,7 +74,8 @@ public struct Exploration: Hashable, Sendable {
     a.runs == b.runs && a.orders == b.orders && a.complete == b.complete && a.races == b.races && a.lostUpdates == b.lostUpdates
       && a.deadlocks == b.deadlocks && a.offMainThread == b.offMainThread && a.finals.map(\.values) == b.finals.map(\.values)
       && a.finals.map(\.count) == b.finals.map(\.count) && a.shortestBad == b.shortestBad && a.first == b.first
-      && a.expectation == b.expectation && a.broken == b.broken && a.shortestBroken == b.shortestBroken
+      && a.preemptionBound == b.preemptionBound && a.openPoints == b.openPoints && a.expectation == b.expectation && a.broken == b.broken
+      && a.shortestBroken == b.shortestBroken
   }
   public func hash(into h: inout Hasher) {
     h.combine(runs)
@@ -132,6 +149,8 @@ extension World {
   /// ``StepOrder``), depth first, up to `limit` runs; each run ends with a run until idle.
   /// - Parameter base: the world the actions start from (a ``Simulation/origin``).
   /// - Parameter search: which choices to try: ``ExploreSearch/races`` (the reduction) unless told.
+  /// - Parameter bound: at most this many preemptions an order (``Exploration/Outcome/preemptions``):
+  ///   every choice is tried within it (the brute force, bounded), whatever `search` says.
   /// - Parameter interrupt: asked between runs and, during each, between ticks; `true`
   ///   stops the exploration with what it found so far.
   /// - Parameter progress: told after each run the runs made and the distinct orders found
@@ -144,10 +163,12 @@ extension World {
   /// - Complexity: O(limit · the cost of one run).
   public static func explore(
     _ actions: [Action], from base: World, limit: Int = World.exploreLimit, search: ExploreSearch = .races,
-    expect expectation: ExploreExpectation? = nil, interrupt: Interrupt? = nil, progress: ((_ runs: Int, _ orders: Int) -> Void)? = nil
+    expect expectation: ExploreExpectation? = nil, preemptions bound: Int? = nil, interrupt: Interrupt? = nil,
+    progress: ((_ runs: Int, _ orders: Int) -> Void)? = nil
   ) -> Exploration {
     var result = Exploration()
     result.expectation = expectation
+    result.preemptionBound = bound.map { Swift.max(0, $0) }
     var script: [Int] = []
     var seen: [OrderFingerprint: Exploration.Outcome] = [:]
     var accessors: [OrderFingerprint.Accessor: Int] = [:]
@@ -183,7 +204,10 @@ extension World {
         choices: choices, race: !report.races.isEmpty, lostUpdate: !report.lostUpdates.isEmpty, deadlock: deadlock,
         offMainThread: !report.offMainThread.isEmpty, finalValues: world.shared?.values ?? [])
       result.runs += 1
-      if result.first == nil { result.first = outcome }
+      if result.first == nil {
+        result.first = outcome
+        result.openPoints = taken.count
+      }
       // The same order as a run before (other choices, same conflicting accesses in the same
       // order) ends the same way: counted once.
       let fingerprint = world.orderFingerprint(from: base.trace.count, ending: verdict, numbering: &accessors)
@@ -219,6 +243,26 @@ extension World {
         result.shortestBroken.map({ outcome.choices.count < $0.choices.count }) ?? true
       {
         result.shortestBroken = outcome
+      }
+      if let bound = result.preemptionBound {
+        // Bounded (as CHESS does): every choice, but no order with more than `bound`
+        // preemptions. A choice after this point's costs one, unless the point before took
+        // the same (the same operation going on); the points after it take 0, which costs none.
+        var before = 0
+        var next: (point: Int, choice: Int)?
+        for i in taken.indices {
+          let cheap = i > 0 ? taken[i - 1].chosen : 0
+          if let c = (taken[i].chosen + 1..<taken[i].options).first(where: { before + ($0 == cheap ? 0 : 1) <= bound }) {
+            next = (i, c)
+          }
+          if taken[i].chosen != 0, taken[i].chosen != cheap { before += 1 }
+        }
+        guard let next else {
+          result.complete = true
+          return result
+        }
+        script = taken[..<next.point].map(\.chosen) + [next.choice]
+        continue
       }
       switch search {
       case .everyChoice:

@@ -23,12 +23,12 @@ extension Interpreter {
   /// `explore [N] [expect …]`: every order of the open points, with a progress line on a
   /// terminal; with `expect`, the order of fewest choices that breaks it is loaded (see
   /// ``SessionHistory/loadOrder(_:)``).
-  func explore(limit: Int?, expect expectation: ExploreExpectation? = nil) -> Reply {
+  func explore(limit: Int?, expect expectation: ExploreExpectation? = nil, preemptions bound: Int? = nil) -> Reply {
     guard world.shared != nil else { return Reply(output: Races.explorationText(Exploration(), in: world, script: [])) }
     defer { progress?(nil) }
     let started = ContinuousClock.now
     let e = World.explore(
-      Array(sim.journal), from: sim.origin, limit: limit ?? World.exploreLimit, expect: expectation, interrupt: interrupt,
+      Array(sim.journal), from: sim.origin, limit: limit ?? World.exploreLimit, expect: expectation, preemptions: bound, interrupt: interrupt,
       progress: progress.map { report in
         { runs, orders in
           let elapsed = (ContinuousClock.now - started).components

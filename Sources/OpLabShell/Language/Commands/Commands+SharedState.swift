@@ -65,7 +65,8 @@ extension CommandTable {
               .value(.integer, key: .value),
             ]),
           ]),
-        ])
+        ]),
+        .seq([.word("preemptions"), .value(.count, key: .preemptions)]),
       ],
       summary: "run this world in every order its threads could take (at most N runs, default 20000) and count what goes wrong",
       details: """
@@ -96,8 +97,19 @@ extension CommandTable {
         counts the distinct orders that break it, and loads the one with the fewest choices
         into the world, as `order` choices before the commands that made it, so `timeline`,
         `events` and `why` show it at once (`redo` gives back the world before).
+
+        `preemptions K` tries only the orders with at most K preemptions: open points where
+        the choice is not the normal one (threads held back while they could go on, or a lock
+        given to another waiter; the same choice at consecutive open points counts once),
+        every choice within that (as CHESS and Loom bound their search: most real bugs need
+        one or two). The summary says how many the shortest bad
+        order needed. When the cap stops a search, it says how many open points the normal
+        order has and offers the bound.
         """,
-      examples: ["explore", "explore 200", "explore expect count = 2", "explore expect count >= 1", "explore expect no deadlock"],
+      examples: [
+        "explore", "explore 200", "explore expect count = 2", "explore expect count >= 1", "explore expect no deadlock",
+        "explore preemptions 2", "explore expect count = 2 preemptions 1",
+      ],
       build: { m throws(ParseError) in
         var expectation: ExploreExpectation?
         if m.has("deadlock") {
@@ -116,7 +128,11 @@ extension CommandTable {
           let comparison = ExploreExpectation.Comparison.allCases.first { m.has($0.rawValue) } ?? .equal
           expectation = .value(variable: name, comparison, try m.need(.value, \.number))
         }
-        return .explore(limit: try m.get(.limit, \.number), expect: expectation)
+        let bound = try m.get(.preemptions, \.number)
+        if let bound, bound < 0, let t = m.token(.preemptions) {
+          throw ParseError(column: t.column, length: t.length, message: "preemptions takes 0 or more, not \(bound)", hint: "explore preemptions 2")
+        }
+        return .explore(limit: try m.get(.limit, \.number), expect: expectation, preemptions: bound)
       }),
     CommandSpec(
       name: "order", aliases: [],
