@@ -109,6 +109,13 @@ extension Races {
       out = counted + " (\(runs)) before Ctrl-C stopped it: more may remain, and the counts below are of these\n"
     } else if !e.complete {
       out = counted + " (\(runs), the cap): more may remain, and the counts below are of these; `explore N` runs up to N\n"
+      if e.preemptionBound == nil {
+        out +=
+          "  (the normal order alone has \(e.openPoints) open \(e.openPoints == 1 ? "point" : "points"): `explore preemptions 2` tries only the orders that hold a thread back at most twice)\n"
+      }
+    } else if let bound = e.preemptionBound {
+      let most = "at most \(bound) \(bound == 1 ? "preemption" : "preemptions")"
+      out = counted + " (\(runs)): all there are with \(most) (choices other than the normal one)\n"
     } else if e.orders == 1 {
       out = counted + " (\(runs)): the only one" + (e.runs == 1 ? ", no steps conflict" : "") + "\n"
     } else {
@@ -141,11 +148,36 @@ extension Races {
       out += "  shortest order that goes wrong (\(what.joined(separator: ", "))): the normal one, which `run` takes\n"
       return out
     }
-    out += "  shortest order that goes wrong (\(what.joined(separator: ", "))): order \(choices)\n"
+    let needed = worst.preemptions
+    out +=
+      "  shortest order that goes wrong (\(what.joined(separator: ", "))): order \(choices), \(needed) \(needed == 1 ? "preemption" : "preemptions")\n"
     out += "  a script that replays it:\n"
     let replay = ["order \(choices)"] + script.filter({ !$0.hasPrefix("order ") }) + ["run"]
     for line in replay { out += "    \(line)\n" }
     return out
+  }
+}
+
+extension Races {
+  /// `explore expect …`: how many distinct orders broke the learner's invariant.
+  public static func expectationText(_ e: Exploration, _ expectation: ExploreExpectation) -> String {
+    let what: String
+    switch expectation {
+    case .value(let name, let comparison, let n): what = "\(name) \(comparison.rawValue) \(n)"
+    case .noDeadlock: what = "no deadlock"
+    case .noRace: what = "no race"
+    case .noLostUpdate: what = "no lost update"
+    }
+    guard e.broken > 0 else {
+      let all = e.complete ? "every one of the \(e.orders) distinct \(e.orders == 1 ? "order" : "orders")" : "each of the \(e.orders) orders met"
+      return "  expect \(what): holds in \(all)\n"
+    }
+    var out = "  expect \(what): broken in \(e.broken) of \(e.orders) distinct \(e.orders == 1 ? "order" : "orders")"
+    if let o = e.shortestBroken {
+      out +=
+        o.choices.isEmpty ? ", the normal one among them" : ", with the fewest choices in order \(o.choices.map(String.init).joined(separator: ","))"
+    }
+    return out + "\n"
   }
 }
 

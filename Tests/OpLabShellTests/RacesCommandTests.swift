@@ -94,7 +94,7 @@ import Testing
     // Only a locks L, so the lock orders nothing; a's read and write and b's (after five
     // ticks of compute) fall in 4 distinct orders: a's read-write before b's or after it
     // (both keep both updates), or both reads before either write, a or b writing last
-    // (both lose one). The choices reach them in many more runs: a held back at tick 2, 3, …
+    // (both lose one). The runs reach them more than once: a held back at tick 2, 3, …
     let setup = [
       "var count = 0", "lock L", "op a does lock L, read count, compute 1, write count, unlock L",
       "op b does compute 0, compute 0, compute 0, compute 0, compute 0, read count, compute 1, write count",
@@ -104,11 +104,11 @@ import Testing
     #expect(
       out.contains(
         """
-          explored 4 distinct orders (115 runs): all there are
+          explored 4 distinct orders (54 runs): all there are
           (runs that differ only in steps that commute are one order: every two conflicting steps came in the same order)
           4 with a data race, 2 with a lost update
           final values: count = 1 in 2 orders; count = 2 in 2 orders
-          shortest order that goes wrong (a lost update, a data race): order 2,2,2
+          shortest order that goes wrong (a lost update, a data race): order 2,2,2, 1 preemption
           a script that replays it:
             order 2,2,2
             var count = 0
@@ -128,6 +128,56 @@ import Testing
     #expect(normal.contains("shared: count = 2 (was 0)\n"))
   }
 
+  @Test("explore expect counts the orders that break the invariant and loads the one of fewest choices; redo gives the world back")
+  func exploreExpect() throws {
+    var options = ShellOptions()
+    options.width = 1000
+    options.widthGiven = true
+    let interpreter = Interpreter(options: options)
+    for line in Self.racy + ["run"] { #expect(interpreter.execute(line).error == nil) }
+    #expect(interpreter.world.value(of: "count") == 1)  // the normal order loses an update
+    // Two of the four orders keep both updates (ExploreTests): they break `count = 1`.
+    let reply = interpreter.execute("explore expect count = 1")
+    #expect(reply.error == nil)
+    #expect(reply.output.contains("expect count = 1: broken in 2 of 4 distinct orders, with the fewest choices in order "))
+    #expect(reply.output.contains("loaded it: the commands again from the start, after `order`, and `run`"))
+    #expect(interpreter.world.value(of: "count") == 2)
+    let lines = interpreter.script.map(\.text)
+    #expect(lines.count == 5 && lines[0].hasPrefix("order ") && Array(lines[1...3]) == Self.racy && lines[4] == "run", "\(lines)")
+    // The script replays it.
+    let (replay, _) = run(lines + ["status"])
+    #expect(replay.contains("shared: count = 2 (was 0)\n"))
+    #expect(interpreter.execute("redo").error == nil)
+    #expect(interpreter.world.value(of: "count") == 1)
+    // Kept everywhere: nothing loaded, nothing changed.
+    let kept = interpreter.execute("explore expect count >= 1")
+    #expect(kept.output.contains("expect count >= 1: holds in every one of the 4 distinct orders\n"))
+    #expect(interpreter.world.value(of: "count") == 1 && interpreter.script.map(\.text) == Self.racy + ["run"])
+    // An unknown variable is refused where it was typed, with a suggestion.
+    let unknown = interpreter.execute("explore expect coutn = 1")
+    #expect(unknown.error?.message == "no variable is named 'coutn'" && unknown.error?.hint == "did you mean 'count'?")
+    #expect(unknown.error?.column == 16)
+    #expect(interpreter.execute("explore expect no deadlock").output.contains("expect no deadlock: holds in every one of the 4 distinct orders\n"))
+  }
+
+  @Test("explore preemptions K: the bounded search says its bound, the cap offers it, the shortest bad order says what it needed")
+  func explorePreemptions() {
+    let (none, noneErrors) = run(Self.racy + ["explore preemptions 0"])
+    #expect(noneErrors.isEmpty)
+    #expect(none.contains("  explored 1 distinct order (1 run): all there are with at most 0 preemptions (choices other than the normal one)\n"))
+    // b held back until a has written (three open points, one switch) keeps both updates.
+    let (one, _) = run(Self.racy + ["explore expect count = 1 preemptions 1"])
+    #expect(one.contains("all there are with at most 1 preemption (choices other than the normal one)\n"))
+    #expect(one.contains("expect count = 1: broken in "), "\(one)")
+    let (capped, _) = run(Self.racy + ["explore 2"])
+    #expect(
+      capped.contains(
+        "(the normal order alone has 2 open points: `explore preemptions 2` tries only the orders that hold a thread back at most twice)\n"),
+      "\(capped)")
+    let (_, badErrors) = run(Self.racy + ["explore preemptions -1"])
+    #expect(badErrors.first?.message == "preemptions takes 0 or more, not -1")
+  }
+
   @Test("explore says when one order is all there is, and when the cap stopped it")
   func exploreExtent() {
     // One operation alone: no open point, one run.
@@ -141,15 +191,16 @@ import Testing
 
         """))
     // Two increments have 4 distinct orders (see ExploreTests). The first run is the normal
-    // order (both read at t=1, both write at t=3, a then b); the second differs only at t=3,
-    // where a writes alone and b a tick later: b still writes last, the same order.
+    // order (both read at t=1, both write at t=3, a then b); the second, where the two writes
+    // conflict, lets b write alone at t=3 and a a tick later: a writes last, another order.
     let (capped, _) = run(Self.racy + ["explore 2"])
     #expect(
       capped.contains(
         """
-          explored 1 distinct order (2 runs, the cap): more may remain, and the counts below are of these; `explore N` runs up to N
-          1 with a data race, 1 with a lost update
-          final values: count = 1 in 1 order
+          explored 2 distinct orders (2 runs, the cap): more may remain, and the counts below are of these; `explore N` runs up to N
+          (the normal order alone has 2 open points: `explore preemptions 2` tries only the orders that hold a thread back at most twice)
+          2 with a data race, 2 with a lost update
+          final values: count = 1 in 2 orders
 
         """))
   }

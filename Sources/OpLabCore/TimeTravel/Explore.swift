@@ -19,6 +19,11 @@ public struct Exploration: Hashable, Sendable {
     public var offMainThread: Bool
     /// The variables' values at the end, in creation order.
     public var finalValues: [Int]
+    /// Its preemptions: the open points where it took another choice than the normal one
+    /// (threads held back while they could go on, or a lock given to another waiter), the
+    /// same choice at consecutive open points counted once (one operation going on alone
+    /// while the others wait is one switch, however many ticks it lasts).
+    public var preemptions: Int { Exploration.preemptions(choices) }
     /// Whether anything went wrong.
     public var isBad: Bool { race || lostUpdate || deadlock || offMainThread }
   }
@@ -41,9 +46,26 @@ public struct Exploration: Hashable, Sendable {
   public var shortestBad: Outcome?
   /// The order without choices.
   public var first: Outcome?
+  /// The most preemptions an order may have (`explore preemptions K`), if bounded.
+  public var preemptionBound: Int?
+  /// The open points the first run (the normal order) met: how wide the space is.
+  public var openPoints = 0
+  /// The learner's invariant checked at the end of each order (`explore expect …`), if any.
+  public var expectation: ExploreExpectation?
+  /// How many distinct orders broke it.
+  public var broken = 0
+  /// The order that broke it with the fewest choices, if any did.
+  public var shortestBroken: Outcome?
   /// Runs whose order was met before but that ended otherwise (other values, a race, a
   /// deadlock where the first had none): 0 when the fingerprint is right, which tests check.
   var sameOrderOtherEnd = 0
+
+  /// The preemptions of these choices (see ``Outcome/preemptions``).
+  public static func preemptions(_ choices: [Int]) -> Int {
+    var n = 0
+    for i in choices.indices where choices[i] != 0 && (i == 0 || choices[i - 1] != choices[i]) { n += 1 }
+    return n
+  }
 
   /// An exploration that ran nothing.
   public init() {}
@@ -52,6 +74,8 @@ public struct Exploration: Hashable, Sendable {
     a.runs == b.runs && a.orders == b.orders && a.complete == b.complete && a.races == b.races && a.lostUpdates == b.lostUpdates
       && a.deadlocks == b.deadlocks && a.offMainThread == b.offMainThread && a.finals.map(\.values) == b.finals.map(\.values)
       && a.finals.map(\.count) == b.finals.map(\.count) && a.shortestBad == b.shortestBad && a.first == b.first
+      && a.preemptionBound == b.preemptionBound && a.openPoints == b.openPoints && a.expectation == b.expectation && a.broken == b.broken
+      && a.shortestBroken == b.shortestBroken
   }
   public func hash(into h: inout Hasher) {
     h.combine(runs)
@@ -61,35 +85,95 @@ public struct Exploration: Hashable, Sendable {
   }
 }
 
+/// What the learner expects of every order's end (`explore expect …`).
+public enum ExploreExpectation: Hashable, Sendable {
+  /// A variable's final value compared with a number (`likes = 2`, `balance >= 0`).
+  case value(variable: String, Comparison, Int)
+  /// No order deadlocks.
+  case noDeadlock
+  /// No order has a data race.
+  case noRace
+  /// No order loses an update.
+  case noLostUpdate
+
+  /// How a value is compared.
+  public enum Comparison: String, Hashable, Sendable, CaseIterable {
+    case equal = "=", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+
+    /// Whether `a` compares so with `b`.
+    public func holds(_ a: Int, _ b: Int) -> Bool {
+      switch self {
+      case .equal: a == b
+      case .notEqual: a != b
+      case .less: a < b
+      case .lessOrEqual: a <= b
+      case .greater: a > b
+      case .greaterOrEqual: a >= b
+      }
+    }
+  }
+
+  /// Whether an order that ended so keeps it. `variables` are the world's variable names,
+  /// in creation order (an unknown variable keeps nothing: the shell refuses it before).
+  public func holds(_ outcome: Exploration.Outcome, variables: [String]) -> Bool {
+    switch self {
+    case .value(let name, let comparison, let n):
+      guard let i = variables.firstIndex(of: name), i < outcome.finalValues.count else { return false }
+      return comparison.holds(outcome.finalValues[i], n)
+    case .noDeadlock: return !outcome.deadlock
+    case .noRace: return !outcome.race
+    case .noLostUpdate: return !outcome.lostUpdate
+    }
+  }
+}
+
+/// How `explore` picks the runs to make.
+public enum ExploreSearch: Hashable, Sendable {
+  /// Every choice at every open point, depth first: the brute force, kept as the oracle the
+  /// reduction is checked against (runs are far more than orders).
+  case everyChoice
+  /// Dynamic partial-order reduction (Flanagan and Godefroid, POPL 2005, adapted to the
+  /// lab's ticks): a run tries another choice at an open point only where one of its own
+  /// pairs of dependent accesses (see ``World/dependentPairs(from:)``) could come the
+  /// other way round by it. Sound (tests check it meets every order the brute force
+  /// meets, with the same outcomes), not optimal: without sleep sets or wake-up trees, two
+  /// choices can still reach one order.
+  case races
+}
+
 extension World {
-  /// How many runs `explore` makes unless told: every order of three short step-by-step
-  /// operations several times over (three increments take 2,320 runs); a release build makes
-  /// about 30,000 runs a second of a lesson-sized world.
+  /// How many runs `explore` makes unless told.
   public static let exploreLimit = 20_000
 
   /// Runs the actions again in every distinct order of their open points (see
   /// ``StepOrder``), depth first, up to `limit` runs; each run ends with a run until idle.
   /// - Parameter base: the world the actions start from (a ``Simulation/origin``).
+  /// - Parameter search: which choices to try: ``ExploreSearch/races`` (the reduction) unless told.
+  /// - Parameter bound: at most this many preemptions an order (``Exploration/Outcome/preemptions``):
+  ///   every choice is tried within it (the brute force, bounded), whatever `search` says.
   /// - Parameter interrupt: asked between runs and, during each, between ticks; `true`
   ///   stops the exploration with what it found so far.
   /// - Parameter progress: told after each run the runs made and the distinct orders found
   ///   so far (the caller decides how often to show them).
   ///
-  /// Only steps that conflict are permuted (a partial-order reduction: steps that touch
-  /// different variables, or only read, commute), so the orders run are the ones that
-  /// can differ. Still, different choices can give the same order (one thread held back
-  /// at one tick or at the next, before a step that no other touches): a run whose
-  /// ``orderFingerprint(from:ending:numbering:)`` was met before adds to ``Exploration/runs`` only,
-  /// and the counts are over distinct orders. Each run starts from `base`.
+  /// Different choices can give the same order (one thread held back at one tick or at the
+  /// next, before a step that no other touches): a run whose
+  /// ``orderFingerprint(from:ending:numbering:)`` was met before adds to ``Exploration/runs``
+  /// only, and the counts are over distinct orders. Each run starts from `base`.
   /// - Complexity: O(limit · the cost of one run).
   public static func explore(
-    _ actions: [Action], from base: World, limit: Int = World.exploreLimit, interrupt: Interrupt? = nil,
+    _ actions: [Action], from base: World, limit: Int = World.exploreLimit, search: ExploreSearch = .races,
+    expect expectation: ExploreExpectation? = nil, preemptions bound: Int? = nil, interrupt: Interrupt? = nil,
     progress: ((_ runs: Int, _ orders: Int) -> Void)? = nil
   ) -> Exploration {
     var result = Exploration()
+    result.expectation = expectation
+    result.preemptionBound = bound.map { Swift.max(0, $0) }
     var script: [Int] = []
     var seen: [OrderFingerprint: Exploration.Outcome] = [:]
     var accessors: [OrderFingerprint.Accessor: Int] = [:]
+    // The reduction's stack: per open point of the run, the choices still to try and those tried.
+    var nodes: [(backtrack: Set<Int>, done: Set<Int>)] = []
     while result.runs < Swift.max(1, limit) {
       if result.runs > 0, interrupt?() == true {
         result.interrupted = true
@@ -120,7 +204,10 @@ extension World {
         choices: choices, race: !report.races.isEmpty, lostUpdate: !report.lostUpdates.isEmpty, deadlock: deadlock,
         offMainThread: !report.offMainThread.isEmpty, finalValues: world.shared?.values ?? [])
       result.runs += 1
-      if result.first == nil { result.first = outcome }
+      if result.first == nil {
+        result.first = outcome
+        result.openPoints = taken.count
+      }
       // The same order as a run before (other choices, same conflicting accesses in the same
       // order) ends the same way: counted once.
       let fingerprint = world.orderFingerprint(from: base.trace.count, ending: verdict, numbering: &accessors)
@@ -135,6 +222,7 @@ extension World {
         if outcome.lostUpdate { result.lostUpdates += 1 }
         if outcome.deadlock { result.deadlocks += 1 }
         if outcome.offMainThread { result.offMainThread += 1 }
+        if let expectation, !expectation.holds(outcome, variables: world.shared?.variableNames ?? []) { result.broken += 1 }
         if let i = result.finals.firstIndex(where: { $0.values == outcome.finalValues }) {
           result.finals[i].count += 1
         } else {
@@ -151,14 +239,169 @@ extension World {
           } ?? true
         if better { result.shortestBad = outcome }
       }
-      // The next order: the last choice point with an option left takes its next one.
-      guard let i = taken.indices.last(where: { taken[$0].chosen + 1 < taken[$0].options }) else {
-        result.complete = true
-        return result
+      if let expectation, !expectation.holds(outcome, variables: world.shared?.variableNames ?? []),
+        result.shortestBroken.map({ outcome.choices.count < $0.choices.count }) ?? true
+      {
+        result.shortestBroken = outcome
       }
-      script = taken[..<i].map(\.chosen) + [taken[i].chosen + 1]
+      if let bound = result.preemptionBound {
+        // Bounded (as CHESS does): every choice, but no order with more than `bound`
+        // preemptions. A choice after this point's costs one, unless the point before took
+        // the same (the same operation going on); the points after it take 0, which costs none.
+        var before = 0
+        var next: (point: Int, choice: Int)?
+        for i in taken.indices {
+          let cheap = i > 0 ? taken[i - 1].chosen : 0
+          if let c = (taken[i].chosen + 1..<taken[i].options).first(where: { before + ($0 == cheap ? 0 : 1) <= bound }) {
+            next = (i, c)
+          }
+          if taken[i].chosen != 0, taken[i].chosen != cheap { before += 1 }
+        }
+        guard let next else {
+          result.complete = true
+          return result
+        }
+        script = taken[..<next.point].map(\.chosen) + [next.choice]
+        continue
+      }
+      switch search {
+      case .everyChoice:
+        // The next order: the last choice point with an option left takes its next one.
+        guard let i = taken.indices.last(where: { taken[$0].chosen + 1 < taken[$0].options }) else {
+          result.complete = true
+          return result
+        }
+        script = taken[..<i].map(\.chosen) + [taken[i].chosen + 1]
+      case .races:
+        // The open points met for the first time: their own choice is tried; at an unlock
+        // with waiters every choice is (who takes a lock is not a step's order).
+        for point in taken[Swift.min(nodes.count, taken.count)...] {
+          if case .lock = point.kind {
+            nodes.append((Set(0..<point.options), [point.chosen]))
+          } else {
+            nodes.append(([point.chosen], [point.chosen]))
+          }
+        }
+        for (first, second) in world.dependentPairs(from: base.trace.count) {
+          Self.addBacktrack(first: first, second: second, taken: taken, nodes: &nodes)
+        }
+        var next: (point: Int, choice: Int)?
+        for i in nodes.indices.reversed() {
+          if let c = nodes[i].backtrack.subtracting(nodes[i].done).min() {
+            next = (i, c)
+            break
+          }
+        }
+        guard let next else {
+          result.complete = true
+          return result
+        }
+        nodes[next.point].done.insert(next.choice)
+        nodes.removeLast(nodes.count - next.point - 1)
+        script = taken[..<next.point].map(\.chosen) + [next.choice]
+      }
     }
     return result
+  }
+
+  /// Makes the open point that could reverse a pair of dependent accesses try the choice
+  /// that would: the last step choice made before the first access (at its tick, or before
+  /// it for a start, which happens before the tick's steps), where the second access's
+  /// operation steps alone if it has a step due there, else every choice there (the
+  /// classic rule of dynamic partial-order reduction: where the other is not enabled, try
+  /// all that are).
+  private static func addBacktrack(
+    first: DependentAccess, second: DependentAccess, taken: [OpenPoint], nodes: inout [(backtrack: Set<Int>, done: Set<Int>)]
+  ) {
+    var i = Swift.min(taken.count, nodes.count) - 1
+    while i >= 0 {
+      let point = taken[i]
+      if case .steps = point.kind, first.isStart ? point.tick < first.tick : point.tick <= first.tick { break }
+      i -= 1
+    }
+    guard i >= 0 else { return }
+    if let k = taken[i].candidates.firstIndex(of: second.op) {
+      nodes[i].backtrack.insert(k + 1)
+    } else {
+      nodes[i].backtrack.formUnion(0..<taken[i].options)
+    }
+  }
+}
+
+/// An access a run made that another's order with can matter (see ``World/dependentPairs(from:)``).
+struct DependentAccess: Hashable, Sendable {
+  var tick: Tick
+  var op: OpID
+  var isStart = false
+}
+
+extension World {
+  /// The pairs of accesses in this run (from the trace's event `start`) by two operations
+  /// whose order can matter, first one first: for each access and each other operation, the
+  /// last earlier access of that operation it depends on. Two accesses are dependent when
+  /// they are by different operations and
+  /// - are to one variable, and one of them writes it;
+  /// - are to one lock: taking it, waiting for it, releasing it (a hand-off included);
+  /// - both touch the user interface;
+  /// - both are starts of operations written as steps (which a queue's slot or a
+  ///   dependency lets in first depends on when others finish, and the lost-update check
+  ///   replays them in the order they started);
+  /// - either is a step's `add` (what it adds changes which operations are ready and which
+  ///   slots are free): dependent with everything.
+  /// Nothing else is a shared access: `compute` touches only the operation's own register.
+  /// - Complexity: O(accesses · operations).
+  func dependentPairs(from start: Int) -> [(DependentAccess, DependentAccess)] {
+    guard shared != nil else { return [] }
+    enum Resource: Hashable { case variable(Int32), lock(Int32), ui, starts }
+    // Per resource, per operation, its last access and its last write (for variables).
+    var last: [Resource: [OpID: (access: DependentAccess, write: DependentAccess?)]] = [:]
+    var everything: [OpID: DependentAccess] = [:]  // every operation's last access of any kind
+    var adds: [OpID: DependentAccess] = [:]  // every operation's last `add`
+    var pairs: [(DependentAccess, DependentAccess)] = []
+    for e in trace.events(from: start) {
+      guard let op = e.op else { continue }
+      var access = DependentAccess(tick: e.tick, op: op)
+      let resource: Resource
+      var writes = true
+      switch e.kind {
+      case .variableRead(let v, _):
+        resource = .variable(v)
+        writes = false
+      case .variableWritten(let v, _): resource = .variable(v)
+      case .lockAcquired(let l), .lockWaiting(let l), .lockReleased(let l): resource = .lock(l)
+      case .touchedUI: resource = .ui
+      case .started where isStepped(op):
+        resource = .starts
+        access.isStart = true
+      case .enqueued, .addRefused:
+        guard case .addedByStep(let adder, _) = e.reason else { continue }
+        access.op = adder
+        for (other, a) in everything where other != adder { pairs.append((a, access)) }
+        adds[adder] = access
+        everything[adder] = access
+        continue
+      default: continue
+      }
+      for (other, a) in adds where other != op { pairs.append((a, access)) }
+      var byOp = last[resource] ?? [:]
+      for (other, before) in byOp where other != op {
+        if writes {
+          pairs.append((before.access, access))
+        } else if let w = before.write {
+          pairs.append((w, access))
+        }
+      }
+      byOp[op] = (access, writes ? access : byOp[op]?.write)
+      last[resource] = byOp
+      everything[op] = access
+    }
+    return pairs
+  }
+
+  /// Whether the operation's `main()` or completion block is written as steps.
+  private func isStepped(_ op: OpID) -> Bool {
+    if case .steps = operations[op.slot].spec.kind { return true }
+    return shared?.completionSteps[op] != nil
   }
 }
 

@@ -20,13 +20,15 @@ extension Interpreter {
     return Reply(output: text, colorable: true)
   }
 
-  /// `explore [N]`: every order of the open points, with a progress line on a terminal.
-  func explore(limit: Int?) -> Reply {
+  /// `explore [N] [expect …]`: every order of the open points, with a progress line on a
+  /// terminal; with `expect`, the order of fewest choices that breaks it is loaded (see
+  /// ``SessionHistory/loadOrder(_:)``).
+  func explore(limit: Int?, expect expectation: ExploreExpectation? = nil, preemptions bound: Int? = nil) -> Reply {
     guard world.shared != nil else { return Reply(output: Races.explorationText(Exploration(), in: world, script: [])) }
     defer { progress?(nil) }
     let started = ContinuousClock.now
     let e = World.explore(
-      Array(sim.journal), from: sim.origin, limit: limit ?? World.exploreLimit, interrupt: interrupt,
+      Array(sim.journal), from: sim.origin, limit: limit ?? World.exploreLimit, expect: expectation, preemptions: bound, interrupt: interrupt,
       progress: progress.map { report in
         { runs, orders in
           let elapsed = (ContinuousClock.now - started).components
@@ -35,7 +37,18 @@ extension Interpreter {
           report("exploring: \(orders) distinct \(orders == 1 ? "order" : "orders") in \(runs) runs\(rate); Ctrl-C keeps what was found")
         }
       })
-    return Reply(output: Races.explorationText(e, in: world, script: script.map(\.text)))
+    var out = Races.explorationText(e, in: world, script: script.map(\.text))
+    if let expectation {
+      out += Races.expectationText(e, expectation)
+      if let broken = e.shortestBroken {
+        do {
+          out += try history.loadOrder(broken.choices)
+        } catch {
+          out += "  (not loaded: \(error))\n"
+        }
+      }
+    }
+    return Reply(output: out)
   }
 
   /// `choose [K,…]`: shows the next open point, or makes the choices there one after another.

@@ -424,8 +424,8 @@ public final class Interpreter {
       return Reply(output: Status.render(world))
     case .races:
       return Reply(output: Races.render(world))
-    case .explore(let limit):
-      return explore(limit: limit)
+    case .explore(let limit, let expectation, let bound):
+      return explore(limit: limit, expect: expectation, preemptions: bound)
     case .choose(let choices):
       return try choose(choices, line: line)
     case .chooseBack:

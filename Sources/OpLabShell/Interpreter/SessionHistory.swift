@@ -235,6 +235,60 @@ struct SessionHistory {
     return try afterRewind(cut: try sim.rewind(to: tick), before: before)
   }
 
+  /// `explore expect …` found an order that breaks the learner's invariant: the world that
+  /// order gives, as time travel makes it (`redo` gives the present back). Starts again from
+  /// the world the journal starts from with the order set (`order C,…`), performs again the
+  /// actions of every command but their own `order` and `choose`, each kept under its text,
+  /// and runs until idle (`run`): what each of `explore`'s runs does.
+  /// - Returns: what to print.
+  /// - Throws: a ``SimulationError`` from an action (not expected: each ran on the same
+  ///   world before, and `explore` ran them again); the world is then as it was.
+  mutating func loadOrder(_ choices: [Int]) throws -> String {
+    let before = present()
+    let travel = beforeTravel
+    let oldJournal = Array(sim.journal)
+    var fresh = Simulation(world: sim.origin)
+    var entries: [Entry] = []
+    var kept = undoFloor
+    do {
+      if !choices.isEmpty {
+        try fresh.perform(.setStepOrder(choices))
+        entries.append(("order " + choices.map(String.init).joined(separator: ","), fresh.journal.count))
+        if kept > 0 { kept += 1 }
+      }
+      var start = 0
+      for (i, entry) in script.enumerated() {
+        var performed = false
+        for action in oldJournal[start..<Swift.min(entry.journalEnd, oldJournal.count)] {
+          if case .setStepOrder = action { continue }
+          if case .chooseNext = action { continue }
+          try fresh.perform(action)
+          performed = true
+        }
+        start = entry.journalEnd
+        if performed {
+          entries.append((entry.text, fresh.journal.count))
+        } else if i < undoFloor {
+          kept -= 1  // a lesson's own `order`: gone
+        }
+      }
+      if fresh.world.nextEventTick != nil {
+        try fresh.perform(.runUntilIdle)
+        entries.append(("run", fresh.journal.count))
+      }
+    } catch {
+      restore(before)
+      beforeTravel = travel
+      throw error
+    }
+    sim = fresh
+    script = SharedLog(entries)
+    travelCut = nil
+    undoFloor = Swift.max(0, kept)
+    if beforeTravel == nil { beforeTravel = before }
+    return "  loaded it: the commands again from the start, after `order`, and `run`; `redo` gives back the world before\n"
+  }
+
   /// `choose back`: the world as it was just before the last choice made at an open point
   /// (`choose K`), with its open point shown again. Undoes the way `undo` does (the journal
   /// cut to before the choice, replayed from a checkpoint): the commands after the choice go

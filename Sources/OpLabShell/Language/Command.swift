@@ -103,7 +103,7 @@ public enum Command: Hashable, Sendable {
   /// `races`: the race detector's report.
   case races
   /// `explore [N]`: every order of the open points, up to N (default ``World/exploreLimit``).
-  case explore(limit: Int?)
+  case explore(limit: Int?, expect: ExploreExpectation?, preemptions: Int?)
   /// `order C[,C...]`: the choices at the open points from now on.
   case order([Int])
   /// `choose [K[,K...]]`: show the next open point, or make the choice there (and go on to it).
@@ -270,7 +270,10 @@ extension Command {
       CommandTraits(effect: choices.isEmpty ? .looks : .changesWorld)
     case .timeline, .events, .slots, .narrate, .why, .status, .graph, .swift, .real, .help:
       CommandTraits(effect: .looks, pages: true)
-    case .set, .export, .races, .explore:
+    case .explore(_, let expectation, _):
+      // With `expect`, it loads the order that breaks it, as time travel does.
+      CommandTraits(effect: expectation == nil ? .looks : .travels)
+    case .set, .export, .races:
       CommandTraits(effect: .looks)
     case .clear, .save, .quit:
       CommandTraits(effect: .session)

@@ -163,7 +163,8 @@ public indirect enum Pattern: Sendable {
 /// closed set, so a typo is a compile error rather than a value silently missing.
 public enum ArgumentKey: String, Hashable, Sendable {
   case after, at, block, blocks, choices, command, completion, completionDoes, cores, dep, deps, does
-  case dispatch, every, failsAt, file, from, gate, limit, max, ms, name, on, op, platform, priority, qos, queue
+  case dispatch, every, failsAt, file, from, gate, limit, max, ms, name, on, op, platform, preemptions, priority, qos
+  case queue
   case queues, takes, target, tick, ticks, to, until, value
 }
 

@@ -54,7 +54,20 @@ extension CommandTable {
     CommandSpec(
       name: "explore", aliases: [],
       arguments: [.optional(.value(.positive, key: .limit))],
-      options: [],
+      options: [
+        .seq([
+          .word("expect"),
+          .choice([
+            .seq([.word("no"), .choice([.word("deadlock"), .word("race"), .seq([.word("lost"), .word("update")])])]),
+            .seq([
+              .value(.newName, key: .name),
+              .choice(ExploreExpectation.Comparison.allCases.map { .word($0.rawValue) }),
+              .value(.integer, key: .value),
+            ]),
+          ]),
+        ]),
+        .seq([.word("preemptions"), .value(.count, key: .preemptions)]),
+      ],
       summary: "run this world in every order its threads could take (at most N runs, default 20000) and count what goes wrong",
       details: """
         Replays the commands that made this world, then runs until idle, once for each order
@@ -64,17 +77,63 @@ extension CommandTable {
         operation steps alone and the others wait a tick, as if their threads were slower:
         choosing again at each tick reaches every interleaving of their steps. Steps that
         conflict with nothing commute, so they are not permuted. An unlock that leaves two or
-        more operations waiting is an open point too: each of them may take the lock. Different choices can still
-        give the same order, so it counts distinct orders: two runs are one order when every
-        two conflicting accesses (one variable, one of them a write; one lock) came in the
-        same order, reads between two writes in any order. Of the distinct orders, counts
-        those that end with a data race, a lost update, a deadlock, or the user interface
-        touched off the main thread, and each final state; prints the shortest order that
-        goes wrong as `order` choices and as a script that replays it. The world itself does
-        not change.
+        more operations waiting is an open point too: each of them may take the lock. Two
+        runs are one order when every two conflicting accesses (one variable, one of them a
+        write; one lock) came in the same order, reads between two writes in any order; the
+        counts are of distinct orders. Of those, counts the ones that end with a data race, a
+        lost update, a deadlock, or the user interface touched off the main thread, and each
+        final state; prints the shortest order that goes wrong as `order` choices and as a
+        script that replays it. Without `expect`, the world itself does not change.
+
+        Which runs it makes: a run tries another choice at an open point only where two of
+        its accesses that depend on each other (one variable with a write, one lock, a start
+        of two operations written as steps, an `add` step with anything) could come the other
+        way round by it (dynamic partial-order reduction). Every order is met, but some more
+        than once: at an unlock with waiters it tries every waiter, and one operation put off
+        at one tick or at the next can reach the same order twice.
+
+        `expect` checks your own invariant at the end of every order: `expect VAR = N` (or !=,
+        <, <=, >, >=), `expect no deadlock`, `expect no race`, `expect no lost update`. It
+        counts the distinct orders that break it, and loads the one with the fewest choices
+        into the world, as `order` choices before the commands that made it, so `timeline`,
+        `events` and `why` show it at once (`redo` gives back the world before).
+
+        `preemptions K` tries only the orders with at most K preemptions: open points where
+        the choice is not the normal one (threads held back while they could go on, or a lock
+        given to another waiter; the same choice at consecutive open points counts once),
+        every choice within that (as CHESS and Loom bound their search: most real bugs need
+        one or two). The summary says how many the shortest bad
+        order needed. When the cap stops a search, it says how many open points the normal
+        order has and offers the bound.
         """,
-      examples: ["explore", "explore 200"],
-      build: { m throws(ParseError) in .explore(limit: try m.get(.limit, \.number)) }),
+      examples: [
+        "explore", "explore 200", "explore expect count = 2", "explore expect count >= 1", "explore expect no deadlock",
+        "explore preemptions 2", "explore expect count = 2 preemptions 1",
+      ],
+      build: { m throws(ParseError) in
+        var expectation: ExploreExpectation?
+        if m.has("deadlock") {
+          expectation = .noDeadlock
+        } else if m.has("race") {
+          expectation = .noRace
+        } else if m.has("lost") {
+          expectation = .noLostUpdate
+        } else if let name = try m.get(.name, \.name) {
+          if let t = m.token(.name), !m.context.variables.contains(name) {
+            let guess = Suggest.closest(to: name, in: m.context.variables)
+            throw ParseError(
+              column: t.column, length: t.length, message: "no variable is named '\(name)'",
+              hint: guess.map { "did you mean '\($0)'?" } ?? "`var \(name)` makes one; `status` lists the variables")
+          }
+          let comparison = ExploreExpectation.Comparison.allCases.first { m.has($0.rawValue) } ?? .equal
+          expectation = .value(variable: name, comparison, try m.need(.value, \.number))
+        }
+        let bound = try m.get(.preemptions, \.number)
+        if let bound, bound < 0, let t = m.token(.preemptions) {
+          throw ParseError(column: t.column, length: t.length, message: "preemptions takes 0 or more, not \(bound)", hint: "explore preemptions 2")
+        }
+        return .explore(limit: try m.get(.limit, \.number), expect: expectation, preemptions: bound)
+      }),
     CommandSpec(
       name: "order", aliases: [],
       arguments: [.optional(.value(.choices, key: .choices))],

@@ -1,0 +1,58 @@
+import Foundation
+import OpLabCore
+
+/// The `explore` phase (#30): runs and distinct orders a second on lesson-sized worlds and
+/// on 10 operations of 9 steps, with the reduction and with the brute force it is checked
+/// against, and the peak memory each adds.
+enum ExplorePhase {
+  /// A world of operations of steps on one concurrent queue, with shared variables and locks.
+  static func world(_ ops: [[Step]], variables: [String], locks: [String] = [], max: Int? = nil) -> [Action] {
+    var actions: [Action] = [.createQueue(name: "q", maxConcurrent: max, qualityOfService: nil)]
+    actions += variables.map { .createVariable(name: $0, initial: 0) }
+    actions += locks.map { .createLock(name: $0) }
+    for (i, steps) in ops.enumerated() {
+      actions.append(
+        .createOperation(OperationSpec(name: "op\(i)", duration: Tick(steps.count), kind: .steps(steps)), dependencies: [], queue: QueueID(1)))
+    }
+    return actions + [.runUntilIdle]
+  }
+
+  static let increment: [Step] = [.read("likes"), .compute(1), .write("likes")]
+  static let locked: [Step] = [.lock("L"), .read("likes"), .compute(1), .write("likes"), .unlock("L")]
+
+  /// The worlds: lesson 13's two taps, three taps, two locked taps, and 10 operations of 9
+  /// steps (three read-modify-writes each, on two variables).
+  static let worlds: [(name: String, actions: [Action])] = [
+    ("lesson 13: 2 taps", world([increment, increment], variables: ["likes"])),
+    ("3 taps", world([increment, increment, increment], variables: ["likes"])),
+    ("2 locked taps", world([locked, locked], variables: ["likes"], locks: ["L"])),
+    (
+      "10 ops x 9 steps",
+      world(
+        (0..<10).map { i in
+          let v = i % 2 == 0 ? "x" : "y"
+          return (0..<3).flatMap { _ in [Step.read(v), .compute(1), .write(v)] }
+        }, variables: ["x", "y"])
+    ),
+  ]
+
+  static func run(limit: Int) {
+    print("explore (limit \(limit) runs)      search        runs    orders  complete   wall (s)    runs/s  orders/s  peak MB")
+    for (name, actions) in worlds {
+      for search in [ExploreSearch.races, .everyChoice] {
+        let before = Memory.peakBytes()
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        let e = World.explore(actions, from: World(), limit: limit, search: search)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+        let peak = Double(Memory.peakBytes() - before) / 1e6
+        let label = search == .races ? "races" : "everyChoice"
+        func right(_ s: String, _ n: Int) -> String { String(repeating: " ", count: Swift.max(0, n - s.count)) + s }
+        print(
+          "  " + name.padding(toLength: 28, withPad: " ", startingAt: 0) + " " + label.padding(toLength: 11, withPad: " ", startingAt: 0)
+            + right("\(e.runs)", 9) + right("\(e.orders)", 10) + right(e.complete ? "yes" : "no", 10)
+            + right(String(format: "%.3f", seconds), 11) + right(String(format: "%.0f", Double(e.runs) / seconds), 10)
+            + right(String(format: "%.0f", Double(e.orders) / seconds), 10) + right(String(format: "%.1f", peak), 9))
+      }
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import Testing
+
+@testable import OpLabCore
+
+/// `explore`'s reduction (#30) against its brute force: the same distinct orders with the
+/// same outcomes, in no more runs.
+@Suite struct ExploreReductionTests {
+  /// A seeded random program: two or three variables and locks, a serial queue, a concurrent
+  /// one (with or without a limit) and the main queue; two to four operations of steps
+  /// (reads, writes, computes, `touch ui`, sections under one lock or two nested), some with a
+  /// few ticks of plain work after their steps, some depending on an earlier one.
+  static func randomProgram(seed: UInt64) -> [Action] {
+    var rng = SplitMix64(seed: seed)
+    var actions: [Action] = [
+      .createQueue(name: "s", maxConcurrent: 1, qualityOfService: nil),
+      .createQueue(name: "w", maxConcurrent: Bool.random(using: &rng) ? nil : 2, qualityOfService: nil),
+      .createVariable(name: "x", initial: 0), .createVariable(name: "y", initial: 0),
+      .createLock(name: "L"), .createLock(name: "M"),
+    ]
+    let variables = ["x", "y"]
+    func access() -> [Step] {
+      let v = variables[Int.random(in: 0..<2, using: &rng)]
+      switch Int.random(in: 0..<6, using: &rng) {
+      case 0, 1: return [.read(v)]
+      case 2: return [.write(v)]
+      case 3: return [.read(v), .compute(1), .write(v)]
+      case 4: return [.compute(Int.random(in: 1...3, using: &rng))]
+      default: return [.touchUI]
+      }
+    }
+    let count = Int.random(in: 2...3, using: &rng)
+    for i in 0..<count {
+      var steps: [Step] = []
+      while steps.count < 2 {
+        switch Int.random(in: 0..<5, using: &rng) {
+        case 0:
+          steps += [.lock("L")] + access() + [.unlock("L")]
+        case 1:
+          // Nested, in either order: two operations that nest them the other way deadlock.
+          let (a, b) = Bool.random(using: &rng) ? ("L", "M") : ("M", "L")
+          steps += [.lock(a), .lock(b)] + access() + [.unlock(b), .unlock(a)]
+        default:
+          steps += access()
+        }
+      }
+      let spec = OperationSpec(name: "op\(i)", duration: Tick(steps.count + Int.random(in: 0...2, using: &rng)), kind: .steps(steps))
+      let deps = (0..<i).filter { _ in Int.random(in: 0..<4, using: &rng) == 0 }.map { OpID($0) }
+      // Queue 0 is main, 1 is s, 2 is w.
+      let queue = [0, 1, 2, 2][Int.random(in: 0..<4, using: &rng)]
+      actions.append(.createOperation(spec, dependencies: deps, queue: QueueID(queue)))
+    }
+    return actions + [.runUntilIdle]
+  }
+
+  /// What the two searches must agree on: the distinct orders and how they ended.
+  static func summary(_ e: Exploration) -> [String] {
+    [
+      "orders \(e.orders)", "races \(e.races)", "lost \(e.lostUpdates)", "deadlocks \(e.deadlocks)", "ui \(e.offMainThread)",
+      "finals \(e.finals.map { "\($0.values)×\($0.count)" }.sorted())",
+    ]
+  }
+
+  @Test(
+    "Seeded random programs with locks, dependencies, serial queues and main-queue work: the reduction meets the brute force's orders and outcomes in no more runs"
+  )
+  func againstBruteForce() {
+    var runs = (reduced: 0, brute: 0, orders: 0)
+    var sizes: [Int] = []
+    var deadlocking = 0
+    for seed in UInt64(1)...40 {
+      let actions = Self.randomProgram(seed: seed)
+      let brute = World.explore(actions, from: World(), limit: 1_500, search: .everyChoice)
+      guard brute.complete else { continue }  // too big for the oracle in a debug build: not a check
+      let reduced = World.explore(actions, from: World(), limit: 1_500, search: .races)
+      #expect(reduced.complete, "seed \(seed)")
+      #expect(Self.summary(reduced) == Self.summary(brute), "seed \(seed)")
+      #expect(reduced.first == brute.first, "seed \(seed)")
+      #expect(reduced.runs <= brute.runs, "seed \(seed): \(reduced.runs) runs against \(brute.runs)")
+      #expect(reduced.sameOrderOtherEnd == 0 && brute.sameOrderOtherEnd == 0, "seed \(seed)")
+      runs.reduced += reduced.runs
+      runs.brute += brute.runs
+      runs.orders += brute.orders
+      sizes.append(brute.orders)
+      if brute.deadlocks > 0 { deadlocking += 1 }
+    }
+    // The sweep is not trivial: most programs are checked, some have many orders, some
+    // deadlock, and the reduction saves runs overall.
+    #expect(sizes.count >= 25 && sizes.contains { $0 >= 5 } && deadlocking >= 1, "\(sizes), \(deadlocking) deadlock")
+    #expect(runs.reduced < runs.brute, "\(runs)")
+  }
+
+  @Test("Three increments: the reduction meets the 36 orders in fewer runs than the brute force (not optimal: still far more runs than orders)")
+  func threeIncrements() {
+    let inc = SharedStateTests.increment
+    let actions = ExploreTests.setup([("a", inc), ("b", inc), ("c", inc)])
+    let brute = World.explore(actions, from: World(), limit: 10_000, search: .everyChoice)
+    let reduced = World.explore(actions, from: World(), search: .races)
+    #expect(brute.complete && reduced.complete)
+    #expect(brute.runs > 1000)
+    #expect(Self.summary(reduced) == Self.summary(brute))
+    // Without sleep sets every pair of conflicting steps is tried both ways at every tick
+    // both are due, so one order is met many times (1,891 runs against 2,320).
+    #expect(reduced.orders == 36 && reduced.runs < brute.runs, "\(reduced.runs) runs")
+  }
+
+  @Test("expect: counts the distinct orders that break the learner's invariant, with the one of fewest choices")
+  func expectations() {
+    let inc = SharedStateTests.increment
+    let three = ExploreTests.setup([("a", inc), ("b", inc), ("c", inc)])
+    // 12 orders end at 1, 18 at 2, 6 at 3 (ExploreTests.threeIncrements).
+    let all = World.explore(three, from: World(), expect: .value(variable: "count", .equal, 3))
+    #expect(all.broken == 30 && all.orders == 36)
+    #expect(all.shortestBroken?.choices == [])  // the order without choices loses updates
+    #expect(all.shortestBroken?.finalValues != [3])
+    let atLeast = World.explore(three, from: World(), expect: .value(variable: "count", .greaterOrEqual, 2))
+    #expect(atLeast.broken == 12)
+    #expect(atLeast.shortestBroken.map { $0.finalValues == [1] } == true)
+    let kept = World.explore(three, from: World(), expect: .value(variable: "count", .greaterOrEqual, 1))
+    #expect(kept.broken == 0 && kept.shortestBroken == nil)
+    let races = World.explore(three, from: World(), expect: .noRace)
+    #expect(races.broken == 36)
+    // Locks taken in opposite orders: one of the three orders deadlocks, the default one.
+    let a: [Step] = [.lock("L1"), .lock("L2"), .unlock("L2"), .unlock("L1")]
+    let b: [Step] = [.lock("L2"), .lock("L1"), .unlock("L1"), .unlock("L2")]
+    let locks = ExploreTests.setup([("a", a), ("b", b)], locks: ["L1", "L2"])
+    let deadlock = World.explore(locks, from: World(), expect: .noDeadlock)
+    #expect(deadlock.broken == 1 && deadlock.shortestBroken?.deadlock == true && deadlock.shortestBroken?.choices == [])
+    let noLost = World.explore(locks, from: World(), expect: .noLostUpdate)
+    #expect(noLost.broken == 0)
+    // A variable the world lacks keeps nothing (the shell refuses it before it gets here).
+    #expect(
+      !ExploreExpectation.value(variable: "nope", .equal, 0).holds(
+        all.first ?? .init(choices: [], race: false, lostUpdate: false, deadlock: false, offMainThread: false, finalValues: []), variables: ["count"])
+    )
+  }
+
+  @Test("preemptions K: only orders with at most K choices other than the normal one; enough of them is the whole space")
+  func preemptionBound() {
+    let inc = SharedStateTests.increment
+    let three = ExploreTests.setup([("a", inc), ("b", inc), ("c", inc)])
+    let none = World.explore(three, from: World(), preemptions: 0)
+    #expect(none.complete && none.runs == 1 && none.orders == 1 && none.preemptionBound == 0)
+    #expect(none.openPoints > 0 && none.shortestBad?.preemptions == 0)
+    var last = 1
+    for k in 1...3 {
+      let e = World.explore(three, from: World(), preemptions: k)
+      #expect(e.complete && e.orders >= last && e.orders <= 36, "k \(k): \(e.orders)")
+      #expect(e.sameOrderOtherEnd == 0)
+      last = e.orders
+    }
+    #expect(last > 1)
+    let all = World.explore(three, from: World(), limit: 10_000, preemptions: 100)
+    #expect(all.complete && all.orders == 36 && all.runs == World.explore(three, from: World(), limit: 10_000, search: .everyChoice).runs)
+    // Two increments: keeping both updates needs one of them to hold back: one preemption at least.
+    let two = ExploreTests.setup([("a", inc), ("b", inc)])
+    let kept = World.explore(two, from: World(), expect: .value(variable: "count", .equal, 1))
+    #expect((kept.shortestBroken?.preemptions ?? 0) >= 1)
+  }
+}
