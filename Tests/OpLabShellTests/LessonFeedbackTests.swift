@@ -276,10 +276,10 @@ import Testing
     let raw = walk(
       lesson,
       [
-        "",  // the first pause
+        "", "",  // the first two pauses
         "a",  // wrong: "they stop at once"
         "b",  // the second case, right
-        "", "b", "", "8", "",  // the next two predictions, right
+        "", "b", "", "8", "", "",  // the next two predictions, right
         "help", "run until 11", "timeline", "undo", "why d6", "suspend downloads", "run until 13", "status", "resume downloads", "run",
         "", "",
       ])

@@ -42,20 +42,36 @@ import Testing
 }
 
 extension LessonTerminalTests {
-  @Test(
-    "At 80x24 a lesson opens with its title and controls at the top of the pager's first screen, and its prompt keeps a history shared with the lab's (Up finds a command; the lesson's own words stay out)"
-  )
+  @Test("At 80x24 a lesson whose first page is taller than the screen opens with its title and controls at the top of the pager's first screen, and its prompt keeps a history shared with the lab's (Up finds a command; the lesson's own words stay out)")
   func titleOnScreenAndHistory() throws {
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-lesson-tty-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: state) }
-    let course = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Lessons")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-lesson-tty-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // A first page of about 30 rows: the narrative, then a world's events.
+    let paragraphs = (1...6).map { "Paragraph \($0) of the opening page, long enough to fill a line of the screen or two." }
+    let file = folder.appendingPathComponent("01-tall.lesson")
+    try """
+    title: A tall first page
+
+    \(paragraphs.joined(separator: "\n\n"))
+
+    run:
+      queue net max 1
+      op download on net takes 3
+      op sepia takes 2 after download
+
+    ---
+
+    The end.
+
+    """.write(to: file, atomically: true, encoding: .utf8)
+    let state = folder.appendingPathComponent("state")
     let out = try TerminalTests().session(
       [
         "<WAIT next page>", "q", "<WAIT lesson 1>", "why download\\r", "<WAIT It was added>", "hint\\r", "<NEXT lesson 1>",
         "\\x1b[A\\r", "<NEXT lesson 1>", "quit\\r",
       ],
-      state: state, arguments: ["lesson", "1", "--folder", course.path],
+      state: state, arguments: ["lesson", file.path],
       environment: ["PTY_ROWS": "24", "PTY_COLS": "80", "PAGER": Pager.lessCommand])
     let screen = TerminalTests.screenLines(out)
     // What the pager showed first: its screen ends with its prompt naming the keys.
@@ -64,7 +80,7 @@ extension LessonTerminalTests {
     #expect(first.contains { $0.hasPrefix("━━ Lesson 1:") }, "the title is off the pager's first screen: \(first)")
     #expect(first.contains { $0.hasPrefix("(Enter or `next` goes on") }, "\(first)")
     // Up found `why download`, not `hint` (a lesson word): it ran again.
-    #expect(out.components(separatedBy: "It was added to main").count - 1 == 2, "\(out)")
+    #expect(out.components(separatedBy: "It was added to net").count - 1 == 2, "\(out)")
     // The lab's history file has the command, not the lesson's words.
     let history = try String(contentsOf: state.appendingPathComponent("oplab/history"), encoding: .utf8)
     #expect(history.contains("why\\040download") || history.contains("why download"), "\(history)")
