@@ -76,7 +76,9 @@ import Testing
   /// The CPU model ends all work due at one tick in one step, so simultaneous events may be
   /// recorded in another order than the plain kernel's one wake-up at a time; what happens
   /// and when is the same.
-  @Test("Cores enough for everything give the plain simulator's schedule: the same events at the same ticks", arguments: Sweep.seeds(quick: 100, long: 500))
+  @Test(
+    "Cores enough for everything give the plain simulator's schedule: the same events at the same ticks",
+    arguments: Sweep.seeds(quick: 100, long: 500))
   func plentyOfCoresChangesNothing(seed: UInt64) throws {
     let (plain, _, _) = Self.play(seed: seed)
     var cpu = Simulation(world: World(platform: plain.world.platform))

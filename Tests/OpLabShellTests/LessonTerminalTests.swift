@@ -42,7 +42,9 @@ import Testing
 }
 
 extension LessonTerminalTests {
-  @Test("At 80x24 a lesson whose first page is taller than the screen opens with its title and controls at the top of the pager's first screen, and its prompt keeps a history shared with the lab's (Up finds a command; the lesson's own words stay out)")
+  @Test(
+    "At 80x24 a lesson whose first page is taller than the screen opens with its title and controls at the top of the pager's first screen, and its prompt keeps a history shared with the lab's (Up finds a command; the lesson's own words stay out)"
+  )
   func titleOnScreenAndHistory() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-lesson-tty-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
