@@ -88,7 +88,10 @@ public enum Timeline {
     }
 
     var out = ""
+    // The marks drawn, so the legend names only those.
+    var drawn = Set<Character>()
     func line(_ label: String, _ cells: [Character], note: String = "") {
+      if label != "tick" { drawn.formUnion(cells) }
       var text = Names.pad(label, to: labelWidth, ascii: ascii) + String(cells)
       while text.last == " " { text.removeLast() }
       if !note.isEmpty {
@@ -235,7 +238,7 @@ public enum Timeline {
       g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty,
       ui: ops.contains { world.operations[Int($0.index)].mainThreadWork == .tap || world.operations[Int($0.index)].mainThreadWork == .frame },
       sharedState: world.shared != nil,
-      held: heldKinds(ops, lanes: lanes))
+      held: heldKinds(ops, lanes: lanes), drawn: drawn)
     return out
   }
 
@@ -349,31 +352,40 @@ public enum Timeline {
 
   static func legend(
     _ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false, sharedState: Bool = false,
-    held: (barrier: Bool, dispatchQueue: Bool) = (false, false)
+    held: (barrier: Bool, dispatchQueue: Bool) = (false, false), drawn: Set<Character>? = nil
   ) -> String {
-    var items = [
-      "\(g.executing) executing", "\(g.cancelledExecuting) executing, cancel requested", "\(g.ready) ready, waiting for a slot",
-      "\(g.pending) waiting on dependencies", "\(g.finished) finished", "\(g.cancelled) cancelled (skipped, or stopped)", "\(g.failed) failed",
-      "\(g.bailed) returned early (its dependency check)", "\(g.completion) completion block", "\(g.suspended) suspended",
+    // Each item with the marks it explains; with `drawn`, only the items whose marks were
+    // drawn (a legend of every mark took four lines under every timeline).
+    var entries: [(marks: [Character], text: String)] = [
+      ([g.executing], "\(g.executing) executing"),
+      ([g.cancelledExecuting], "\(g.cancelledExecuting) executing, cancel requested"),
+      ([g.ready], "\(g.ready) ready, waiting for a slot"),
+      ([g.pending], "\(g.pending) waiting on dependencies"), ([g.finished], "\(g.finished) finished"),
+      ([g.cancelled], "\(g.cancelled) cancelled (skipped, or stopped)"), ([g.failed], "\(g.failed) failed"),
+      ([g.bailed], "\(g.bailed) returned early (its dependency check)"), ([g.completion], "\(g.completion) completion block"),
+      ([g.suspended], "\(g.suspended) suspended"),
     ]
     if shared {
-      items.insert("\(g.sharedExecuting) executing on a shared core", at: 1)
-      items.append("cpu \(g.load[1])\(ascii ? "..." : "…")\(g.load[g.load.count - 1]) cores busy")
+      entries.insert(([g.sharedExecuting], "\(g.sharedExecuting) executing on a shared core"), at: 1)
+      entries.append((g.load, "cpu \(g.load[1])\(ascii ? "..." : "…")\(g.load[g.load.count - 1]) cores busy"))
     }
     // Every item fits the narrowest timeline (40 columns), so no legend line is wider than `width`.
-    if ui { items += ["taps/frames: \(g.ready) waiting (UI frozen)", "\(g.dropped) frame dropped"] }
+    if ui { entries += [([g.ready], "taps/frames: \(g.ready) waiting (UI frozen)"), ([g.dropped], "\(g.dropped) frame dropped")] }
     switch held {
-    case (true, false): items.append("\(g.behindBarrier) holds a slot, behind a barrier")
-    case (false, true): items.append("\(g.behindBarrier) slot held, waiting on dispatch queue")
-    case (true, true): items.append("\(g.behindBarrier) slot held: barrier or dispatch queue")
+    case (true, false): entries.append(([g.behindBarrier], "\(g.behindBarrier) holds a slot, behind a barrier"))
+    case (false, true): entries.append(([g.behindBarrier], "\(g.behindBarrier) slot held, waiting on dispatch queue"))
+    case (true, true): entries.append(([g.behindBarrier], "\(g.behindBarrier) slot held: barrier or dispatch queue"))
     case (false, false): break
     }
     if sharedState {
-      items += [
-        "\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", "\(g.waitingForLock) waiting for a lock (slot kept)",
-        "\(g.race) race or ui off main (see `races`)",
+      entries += [
+        ([g.read, g.write, g.touchedUI], "\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui"),
+        ([g.waitingForLock], "\(g.waitingForLock) waiting for a lock (slot kept)"),
+        ([g.race], "\(g.race) race or ui off main (see `races`)"),
       ]
     }
+    let items = entries.filter { e in drawn.map { d in e.marks.contains { d.contains($0) } } ?? true }.map(\.text)
+    guard !items.isEmpty else { return "" }
     var lines: [String] = []
     var current = ""
     for item in items {
