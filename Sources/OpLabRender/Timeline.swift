@@ -88,10 +88,12 @@ public enum Timeline {
     }
 
     var out = ""
-    // The marks drawn, so the legend names only those.
+    // The marks drawn, so the legend names only those: on the taps and frames rows apart, as
+    // a dropped frame's ✗ is no cancelled operation's.
     var drawn = Set<Character>()
-    func line(_ label: String, _ cells: [Character], note: String = "") {
-      if label != "tick" { drawn.formUnion(cells) }
+    var drawnUI = Set<Character>()
+    func line(_ label: String, _ cells: [Character], note: String = "", ui: Bool = false) {
+      if ui { drawnUI.formUnion(cells) } else if label != "tick" { drawn.formUnion(cells) }
       var text = Names.pad(label, to: labelWidth, ascii: ascii) + String(cells)
       while text.last == " " { text.removeLast() }
       if !note.isEmpty {
@@ -227,7 +229,7 @@ public enum Timeline {
         let (cells, note) = userInterfaceRow(
           row.ops, isTaps: row.label == "taps", lanes: lanes, world: world, g: g,
           columns: columns, span: span, column: column)
-        line("  " + row.label, cells, note: note)
+        line("  " + row.label, cells, note: note, ui: true)
       }
     }
     if !lanes.cpuLoad.isEmpty {
@@ -238,7 +240,7 @@ public enum Timeline {
       g, ascii: ascii, width: width, shared: !lanes.cpuLoad.isEmpty,
       ui: ops.contains { world.operations[Int($0.index)].mainThreadWork == .tap || world.operations[Int($0.index)].mainThreadWork == .frame },
       sharedState: world.shared != nil,
-      held: heldKinds(ops, lanes: lanes), drawn: drawn)
+      held: heldKinds(ops, lanes: lanes), drawn: (drawn, drawnUI))
     return out
   }
 
@@ -352,39 +354,42 @@ public enum Timeline {
 
   static func legend(
     _ g: Glyphs, ascii: Bool, width: Int, shared: Bool = false, ui: Bool = false, sharedState: Bool = false,
-    held: (barrier: Bool, dispatchQueue: Bool) = (false, false), drawn: Set<Character>? = nil
+    held: (barrier: Bool, dispatchQueue: Bool) = (false, false),
+    drawn: (lanes: Set<Character>, userInterface: Set<Character>)? = nil
   ) -> String {
     // Each item with the marks it explains; with `drawn`, only the items whose marks were
     // drawn (a legend of every mark took four lines under every timeline).
-    var entries: [(marks: [Character], text: String)] = [
-      ([g.executing], "\(g.executing) executing"),
-      ([g.cancelledExecuting], "\(g.cancelledExecuting) executing, cancel requested"),
-      ([g.ready], "\(g.ready) ready, waiting for a slot"),
-      ([g.pending], "\(g.pending) waiting on dependencies"), ([g.finished], "\(g.finished) finished"),
-      ([g.cancelled], "\(g.cancelled) cancelled (skipped, or stopped)"), ([g.failed], "\(g.failed) failed"),
-      ([g.bailed], "\(g.bailed) returned early (its dependency check)"), ([g.completion], "\(g.completion) completion block"),
-      ([g.suspended], "\(g.suspended) suspended"),
+    var entries: [(marks: [Character], text: String, ui: Bool)] = [
+      ([g.executing], "\(g.executing) executing", false),
+      ([g.cancelledExecuting], "\(g.cancelledExecuting) executing, cancel requested", false),
+      ([g.ready], "\(g.ready) ready, waiting for a slot", false),
+      ([g.pending], "\(g.pending) waiting on dependencies", false), ([g.finished], "\(g.finished) finished", false),
+      ([g.cancelled], "\(g.cancelled) cancelled (skipped, or stopped)", false), ([g.failed], "\(g.failed) failed", false),
+      ([g.bailed], "\(g.bailed) returned early (its dependency check)", false), ([g.completion], "\(g.completion) completion block", false),
+      ([g.suspended], "\(g.suspended) suspended", false),
     ]
     if shared {
-      entries.insert(([g.sharedExecuting], "\(g.sharedExecuting) executing on a shared core"), at: 1)
-      entries.append((g.load, "cpu \(g.load[1])\(ascii ? "..." : "…")\(g.load[g.load.count - 1]) cores busy"))
+      entries.insert(([g.sharedExecuting], "\(g.sharedExecuting) executing on a shared core", false), at: 1)
+      entries.append((g.load, "cpu \(g.load[1])\(ascii ? "..." : "…")\(g.load[g.load.count - 1]) cores busy", false))
     }
     // Every item fits the narrowest timeline (40 columns), so no legend line is wider than `width`.
-    if ui { entries += [([g.ready], "taps/frames: \(g.ready) waiting (UI frozen)"), ([g.dropped], "\(g.dropped) frame dropped")] }
+    if ui { entries += [([g.ready], "taps/frames: \(g.ready) waiting (UI frozen)", true), ([g.dropped], "\(g.dropped) frame dropped", true)] }
     switch held {
-    case (true, false): entries.append(([g.behindBarrier], "\(g.behindBarrier) holds a slot, behind a barrier"))
-    case (false, true): entries.append(([g.behindBarrier], "\(g.behindBarrier) slot held, waiting on dispatch queue"))
-    case (true, true): entries.append(([g.behindBarrier], "\(g.behindBarrier) slot held: barrier or dispatch queue"))
+    case (true, false): entries.append(([g.behindBarrier], "\(g.behindBarrier) holds a slot, behind a barrier", false))
+    case (false, true): entries.append(([g.behindBarrier], "\(g.behindBarrier) slot held, waiting on dispatch queue", false))
+    case (true, true): entries.append(([g.behindBarrier], "\(g.behindBarrier) slot held: barrier or dispatch queue", false))
     case (false, false): break
     }
     if sharedState {
       entries += [
-        ([g.read, g.write, g.touchedUI], "\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui"),
-        ([g.waitingForLock], "\(g.waitingForLock) waiting for a lock (slot kept)"),
-        ([g.race], "\(g.race) race or ui off main (see `races`)"),
+        ([g.read, g.write, g.touchedUI], "\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", false),
+        ([g.waitingForLock], "\(g.waitingForLock) waiting for a lock (slot kept)", false),
+        ([g.race], "\(g.race) race or ui off main (see `races`)", false),
       ]
     }
-    let items = entries.filter { e in drawn.map { d in e.marks.contains { d.contains($0) } } ?? true }.map(\.text)
+    let items = entries.filter { e in
+      drawn.map { d in e.marks.contains { (e.ui ? d.userInterface : d.lanes).contains($0) } } ?? true
+    }.map(\.text)
     guard !items.isEmpty else { return "" }
     var lines: [String] = []
     var current = ""

@@ -23,6 +23,26 @@ import Testing
     return w
   }
 
+  @Test("The legend names what was drawn: a dropped frame's ✗ is a frame dropped, not a cancelled operation; a cancelled one adds that")
+  func legendOfDroppedFrames() throws {
+    var w = World()
+    try w.addOperation(OperationSpec(name: "busy", duration: 5), to: .main)
+    try w.setFrames(every: 2, until: 6)
+    w.runUntilIdle()
+    let legend = { (w: World) in
+      Timeline.render(w, width: 80).split(separator: "\n").drop { !$0.hasPrefix("█ executing") }.joined(separator: "\n")
+    }
+    #expect(legend(w) == "█ executing  ✓ finished  taps/frames: ░ waiting (UI frozen)  ✗ frame dropped")
+    // Cancelled while its queue is suspended: skipped when the queue resumes.
+    let q = try w.createQueue(name: "q")
+    try w.suspend(q)
+    let skipped = try w.addOperation(OperationSpec(name: "skipped", duration: 1), to: q)
+    w.cancel(skipped)
+    try w.resume(q)
+    w.runUntilIdle()
+    #expect(legend(w).contains("✗ cancelled (skipped, or stopped)"), "\(legend(w))")
+  }
+
   @Test("Timeline: taps and frames rows under main, ▄ for work on a shared core, and the cpu line", arguments: [false, true])
   func timeline(ascii: Bool) throws {
     let text = Timeline.render(try Self.world(), width: 80, ascii: ascii)
