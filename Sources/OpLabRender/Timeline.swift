@@ -382,7 +382,8 @@ public enum Timeline {
     }
     if sharedState {
       entries += [
-        ([g.read, g.write, g.touchedUI], "\(g.read) read  \(g.write) write  \(g.touchedUI) touched ui", false),
+        ([g.read], "\(g.read) read", false), ([g.write], "\(g.write) write", false),
+        ([g.touchedUI], "\(g.touchedUI) touched ui", false),
         ([g.waitingForLock], "\(g.waitingForLock) waiting for a lock (slot kept)", false),
         ([g.race], "\(g.race) race or ui off main (see `races`)", false),
       ]
