@@ -89,4 +89,70 @@ import Testing
       #expect(shown.contains("In the timeline above, b starts when a finishes."))
     }
   }
+
+  @Test(
+    "A prediction's answer is a page like any other: its reveal, verdict and explanation go whole to the pager when taller than the screen, from the first revealed line to the next prompt"
+  )
+  func revealIsPaged() throws {
+    let text = """
+      title: Reveal
+
+      run:
+        queue q max 1
+        op a on q takes 2
+        op b on q takes 2
+        op c on q takes 2
+
+      predict: Which finishes last?
+        choice: a
+          feedback: a was added first, and a serial queue runs in that order.
+        choice: c
+        answer: c
+        reveal: run
+        reveal: timeline
+        verify: finished c at 6
+        explain: One at a time, in the order they were added.
+
+      After the answer.
+
+      ---
+
+      The end.
+      """
+    let lesson = try LessonParser.parse(text, file: "reveal.lesson")
+    var inputs = ["", "a", ""][...]
+    var shown = ""
+    var paged: [String] = []
+    let runner = LessonRunner(
+      lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
+    ) { shown += $0 }
+    runner.screenRows = 12
+    runner.showPage = {
+      paged.append($0)
+      return nil
+    }
+    runner.run()
+    let answer = try #require(paged.first { $0.contains("oplab> run") }, "\(paged)")
+    #expect(answer.hasPrefix("  oplab> run\n"), "\(answer)")
+    #expect(answer.contains("✗ You predicted a; the simulation shows c.\n"), "\(answer)")
+    #expect(answer.contains("One at a time, in the order they were added.\n"))
+    #expect(answer.hasSuffix("After the answer.\n\n"), "\(answer)")
+    #expect(!shown.contains("oplab> run"), "the reveal was printed besides: \(shown)")
+    #expect(shown.contains("The end.\n"))
+    // On a screen tall enough, the same answer is printed, not paged.
+    inputs = ["", "a", ""][...]
+    shown = ""
+    paged = []
+    let tall = LessonRunner(
+      lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
+    ) { shown += $0 }
+    tall.screenRows = 200
+    tall.showPage = {
+      paged.append($0)
+      return nil
+    }
+    tall.run()
+    #expect(paged.isEmpty)
+    #expect(shown.contains("  oplab> run\n") && shown.contains("✗ You predicted a; the simulation shows c.\n"))
+  }
 }

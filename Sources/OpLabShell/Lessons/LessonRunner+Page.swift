@@ -12,6 +12,15 @@ extension LessonRunner {
     if page != nil { page? += fitted } else { output(fitted) }
   }
 
+  /// Starts gathering a page at item `index`, unless one is being gathered: on a screen (or
+  /// measured by `lesson check`), what comes up to the next prompt is one page, a
+  /// prediction's reveal and verdict as much as narrative, shown by one rule.
+  func beginPage(at index: Int) {
+    guard page == nil, screenRows != nil, showPage != nil || tallPage != nil else { return }
+    page = ""
+    pageStart = index
+  }
+
   /// Shows the page gathered so far: through ``showPage`` when it is taller than the screen
   /// (printed after all, and why said below it, when the pager could not show it).
   func flushPage() {

@@ -5,9 +5,12 @@ import OpLabCore
 /// back while it was set up, and a second case after a wrong answer.
 extension LessonRunner {
   /// Asks the prediction `p`, takes the learner's answer, then runs its reveal and grades
-  /// the answer against what happened.
+  /// the answer against what happened. The reveal, the verdict and the explanation are a
+  /// page, with what follows up to the next prompt: through the pager when taller than the
+  /// screen, as narrative is.
+  /// - Parameter index: the prediction's item in the lesson (where its reveal's page begins).
   /// - Returns: where the lesson goes next.
-  func predict(_ p: Prediction) -> Move {
+  func predict(_ p: Prediction, at index: Int) -> Move {
     preview?.asked(p)
     write(wrap("? " + LessonText.fillProse(p.question, world: interpreter.world)) + "\n")
     let letters = Array("abcdefgh")
@@ -37,6 +40,7 @@ extension LessonRunner {
         }
       }
     }
+    beginPage(at: index)
     for c in p.reveal { show(c.text) }
     if !heldWarnings.isEmpty {
       write("The lab's warning from setting this up, held until you answered:\n")
@@ -72,7 +76,7 @@ extension LessonRunner {
     }
     if !p.explain.isEmpty { write(wrap(LessonText.fillProse(p.explain, world: interpreter.world)) + "\n") }
     write("\n")
-    if wrong, let again = p.again { return secondCase(again) }
+    if wrong, let again = p.again { return secondCase(again, at: index) }
     return .next
   }
 
@@ -115,12 +119,13 @@ extension LessonRunner {
 
   /// After a wrong prediction: a similar case to predict, in a what-if branch of the world,
   /// left afterwards so the lesson goes on from the world the first reveal made.
-  func secondCase(_ again: SecondCase) -> Move {
+  /// - Parameter index: the prediction's item in the lesson.
+  func secondCase(_ again: SecondCase, at index: Int) -> Move {
     write(wrap("Try a second case like it. It runs in a what-if branch: the lesson's world comes back after it.") + "\n")
     let fork = interpreter.execute("fork")
     guard fork.error == nil else { return .next }
     for c in again.setup { show(c.text, holdingWarnings: true) }
-    let move = predict(again.prediction)
+    let move = predict(again.prediction, at: index)
     _ = interpreter.execute("unfork")
     heldWarnings = []
     if move == .next { write("(Back in the lesson's world, at t=\(interpreter.world.now).)\n\n") }

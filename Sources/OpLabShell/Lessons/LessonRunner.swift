@@ -68,7 +68,7 @@ public final class LessonRunner {
     var position = saved.map { $0.status == .done ? 0 : $0.position } ?? 0
     // The title and the controls open the first page, so a pager shows them at its top
     // instead of scrolling them off above it.
-    if screenRows != nil, showPage != nil { page = "" }
+    beginPage(at: 0)
     write("━━ Lesson \(lesson.number): \(lesson.title) ━━\n")
     write(wrap(PromptCommand.lessonHelp) + "\n\n")
     if position > 0, position < lesson.items.count {
@@ -98,11 +98,7 @@ public final class LessonRunner {
     while index < lesson.items.count {
       // Narrative and the lesson's commands are gathered into a page, shown at the next prompt.
       switch lesson.items[index] {
-      case .text, .run, .quiet, .expect:
-        if page == nil, screenRows != nil, showPage != nil || tallPage != nil {
-          page = ""
-          pageStart = index
-        }
+      case .text, .run, .quiet, .expect: beginPage(at: index)
       default: flushPage()
       }
       switch present(index) {
@@ -180,7 +176,7 @@ public final class LessonRunner {
     case .pause:
       return pause()
     case .predict(let p):
-      return predict(p)
+      return predict(p, at: index)
     case .task(let t):
       return task(t)
     }
