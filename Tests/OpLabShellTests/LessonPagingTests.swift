@@ -136,7 +136,10 @@ import Testing
     #expect(answer.hasPrefix("  oplab> run\n"), "\(answer)")
     #expect(answer.contains("✗ You predicted a; the simulation shows c.\n"), "\(answer)")
     #expect(answer.contains("One at a time, in the order they were added.\n"))
-    #expect(answer.hasSuffix("After the answer.\n\n"), "\(answer)")
+    #expect(answer.hasSuffix("One at a time, in the order they were added.\n\n"), "\(answer)")
+    // What follows the answer is a page of its own (short here: printed).
+    #expect(!paged.contains { $0.contains("After the answer.") }, "\(paged)")
+    #expect(shown.contains("After the answer.\n"))
     #expect(!shown.contains("oplab> run"), "the reveal was printed besides: \(shown)")
     #expect(shown.contains("The end.\n"))
     // On a screen tall enough, the same answer is printed, not paged.

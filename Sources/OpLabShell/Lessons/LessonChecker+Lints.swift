@@ -46,6 +46,7 @@ extension LessonChecker {
       case .predict:
         // A prediction's answer (its reveal, the verdict, the explanation) is as long as the
         // simulation makes it: it goes through the pager when taller, and is not linted.
+        // What follows it is a page of its own, measured as any.
         return nil
       default: break
       }

@@ -6,8 +6,7 @@ import OpLabCore
 extension LessonRunner {
   /// Asks the prediction `p`, takes the learner's answer, then runs its reveal and grades
   /// the answer against what happened. The reveal, the verdict and the explanation are a
-  /// page, with what follows up to the next prompt: through the pager when taller than the
-  /// screen, as narrative is.
+  /// page of their own: through the pager when taller than the screen, as narrative is.
   /// - Parameter index: the prediction's item in the lesson (where its reveal's page begins).
   /// - Returns: where the lesson goes next.
   func predict(_ p: Prediction, at index: Int) -> Move {
@@ -76,6 +75,8 @@ extension LessonRunner {
     }
     if !p.explain.isEmpty { write(wrap(LessonText.fillProse(p.explain, world: interpreter.world)) + "\n") }
     write("\n")
+    // The answer is a page of its own: what follows it is the next page, measured as any.
+    flushPage()
     if wrong, let again = p.again { return secondCase(again, at: index) }
     return .next
   }

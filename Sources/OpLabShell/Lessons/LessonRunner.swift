@@ -96,10 +96,11 @@ public final class LessonRunner {
     keep(at: position)
     var index = position
     while index < lesson.items.count {
-      // Narrative and the lesson's commands are gathered into a page, shown at the next prompt.
+      // Narrative and the lesson's commands are gathered into a page, shown at the next
+      // prompt: a question or a task's goal that ends the page is on it, as on the screen.
       switch lesson.items[index] {
       case .text, .run, .quiet, .expect: beginPage(at: index)
-      default: flushPage()
+      default: break
       }
       switch present(index) {
       case .next: index += 1
@@ -265,11 +266,14 @@ public final class LessonRunner {
   /// - Returns: where the lesson goes next.
   func task(_ t: LessonTask) -> Move {
     if let student = preview {
-      write(wrap("(preview) What each check says to a learner who types `\(LessonPreview.typicalWrongAttempt)` now:") + "\n")
-      for (check, message) in LessonPreview.messages(t, interpreter) {
-        let measure = max(Wrap.narrowest, min(options.width, 80) - indentWidth)
-        for line in ["check: \(check)", message.map { "else: " + $0 } ?? "(holds after `\(LessonPreview.typicalWrongAttempt)`)"] {
-          write(indent(Wrap.paragraph(line, width: measure, ascii: options.ascii)), asIs: true)
+      // The preview's own lines are for the teacher: not on the page `lesson check` measures.
+      if tallPage == nil {
+        write(wrap("(preview) What each check says to a learner who types `\(LessonPreview.typicalWrongAttempt)` now:") + "\n")
+        for (check, message) in LessonPreview.messages(t, interpreter) {
+          let measure = max(Wrap.narrowest, min(options.width, 80) - indentWidth)
+          for line in ["check: \(check)", message.map { "else: " + $0 } ?? "(holds after `\(LessonPreview.typicalWrongAttempt)`)"] {
+            write(indent(Wrap.paragraph(line, width: measure, ascii: options.ascii)), asIs: true)
+          }
         }
       }
       student.set(t)
