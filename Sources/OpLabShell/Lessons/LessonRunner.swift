@@ -98,7 +98,7 @@ public final class LessonRunner {
     while index < lesson.items.count {
       // Narrative and the lesson's commands are gathered into a page, shown at the next prompt.
       switch lesson.items[index] {
-      case .text, .run, .quiet, .expect:
+      case .text, .run, .quiet, .expect, .code:
         if page == nil, screenRows != nil, showPage != nil || tallPage != nil {
           page = ""
           pageStart = index
@@ -176,6 +176,9 @@ public final class LessonRunner {
       for c in commands { quietly(c.text) }
       return .next
     case .expect:
+      return .next
+    case .code(let lines):
+      write(indent(lines.map(\.text).joined(separator: "\n") + "\n") + "\n", asIs: true)
       return .next
     case .pause:
       return pause()

@@ -1,0 +1,73 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import OpLabShell
+
+/// Code a lesson shows as written (`code:` blocks: the Swift the lab does not simulate,
+/// such as lesson 18's async/await), and comments for the lessons' writers (`# …`).
+@Suite struct LessonCodeTests {
+  static let lessons = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Lessons")
+
+  static let sample = """
+    title: Code as written
+
+    # TODO exercise: never shown
+    Narrative.
+
+    code:
+      func f() {
+        print("kept as written, never wrapped")
+      }
+
+    task: Make an operation a.
+      hint: op a; `restart` starts again
+      check: exists a
+      else: there is no a yet.
+      solution: op a
+    """
+
+  @Test("A code: block keeps its lines' indentation under a common margin, a # line is a comment, and the runner shows the code as written")
+  func codeBlocksAndComments() throws {
+    let lesson = try LessonParser.parse(Self.sample, file: "01-code.lesson")
+    guard case .text(let text) = lesson.items[0], case .code(let code) = lesson.items[1] else {
+      Issue.record("unexpected items \(lesson.items)")
+      return
+    }
+    #expect(text == "Narrative.")
+    #expect(code.map(\.text) == ["func f() {", "  print(\"kept as written, never wrapped\")", "}"])
+    #expect(code.map(\.line) == [7, 8, 9])
+    var out = ""
+    var options = ShellOptions()
+    options.width = 40
+    let inputs = ["op a"][...]
+    var queue = inputs
+    let runner = LessonRunner(
+      lesson: lesson, reader: StdinLineReader { queue.popFirst() }, options: options, progress: ProgressStore(path: nil)
+    ) { out += $0 }
+    runner.run()
+    // At 40 columns the lesson's indent is gone, and the 41-column line is not wrapped.
+    #expect(out.contains("\nfunc f() {\n  print(\"kept as written, never wrapped\")\n}\n"), "\(out)")
+    #expect(!out.contains("TODO"))
+    #expect(LessonChecker.check(lesson).ok)
+  }
+
+  @Test("A line of code wider than 76 columns, and a code: block with nothing under it, are refused where they are")
+  func codeThatDoesNotFit() throws {
+    let wide = "title: Wide\n\ncode:\n  let x = 1  // " + String(repeating: "w", count: 70) + "\n"
+    #expect(throws: LessonError.self) { try LessonParser.parse(wide, file: "w.lesson") }
+    do {
+      _ = try LessonParser.parse(wide, file: "w.lesson")
+    } catch {
+      #expect(error.line == 4 && error.column == 79, "\(error)")
+      #expect(error.message.contains("84 columns wide"), "\(error.message)")
+    }
+    do {
+      _ = try LessonParser.parse("title: Empty\n\ncode:\n\nNarrative.\n", file: "e.lesson")
+      Issue.record("an empty code: block was accepted")
+    } catch {
+      #expect(error.line == 3 && error.message == "code: has no lines", "\(error)")
+    }
+  }
+}
