@@ -128,6 +128,7 @@ extension DifferentialTests {
       "01-frozen-ui.lesson", "02-operation-life.lesson", "03-blocks-and-completion.lesson", "04-max-concurrent.lesson",
       "05-priorities.lesson", "06-dependencies.lesson", "07-cancellation.lesson", "08-suspend-resume.lesson",
       "09-visible-rows.lesson", "10-async-operations.lesson", "11-qos-and-too-many.lesson", "12-pitfalls.lesson",
+      "16-handing-results.lesson", "17-conditions-exclusion.lesson", "18-swift-concurrency.lesson",
     ])
   func exportedLessonRuns(file: String) throws {
     let path = Self.repository.appendingPathComponent("Lessons/\(file)").path

@@ -664,7 +664,7 @@ import Testing
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Lessons").path
     let library = LessonLibrary(folder: folder)
-    #expect(library.lessons.count == 15)
+    #expect(library.lessons.count == 18)
     for lesson in library.lessons {
       var views = 0
       var echo = false

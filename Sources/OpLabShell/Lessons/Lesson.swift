@@ -33,6 +33,9 @@ public struct Lesson: Sendable {
     case expect([CheckedCondition])
     /// A pause: the learner reads, then goes on with `next`.
     case pause
+    /// Code shown as written, never wrapped (`code:`): Swift the lab does not simulate,
+    /// such as the async/await a lesson compares with operations.
+    case code([SourceLine])
   }
 
   /// How many predictions, tasks and checkpoints the lesson has.

@@ -41,7 +41,7 @@ extension LessonChecker {
       var line = 1
       switch lesson.items[page.item] {
       case .text: line = lesson.paragraphLines[page.item] ?? 1
-      case .run(let commands), .quiet(let commands): line = commands.first?.line ?? 1
+      case .run(let commands), .quiet(let commands), .code(let commands): line = commands.first?.line ?? 1
       case .expect(let cs): line = cs.first?.source.line ?? 1
       case .predict:
         // A prediction's answer (its reveal, the verdict, the explanation) is as long as the

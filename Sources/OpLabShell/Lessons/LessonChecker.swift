@@ -211,6 +211,8 @@ public enum LessonChecker {
     for (index, item) in lesson.items.enumerated() {
       switch item {
       case .pause: break
+      case .code(let lines):
+        shown += "\n" + lines.map(\.text).joined(separator: "\n")
       case .text(let paragraph):
         prose(paragraph, line: lesson.paragraphLines[index] ?? 1)
         shown += "\n" + LessonText.fillProse(paragraph, world: interpreter.world)

@@ -33,6 +33,7 @@ public enum LessonParser {
     "again": ["setup", "choice", "means", "feedback", "answer", "reveal", "verify", "explain"],
     "task": ["hint", "check", "else", "solution"],
     "expect": [],
+    "code": [],
   ]
 
   /// Parses a lesson file's text.
@@ -69,6 +70,8 @@ public enum LessonParser {
       i += 1
       let trimmed = raw.trimmingWhitespace()
       if trimmed.isEmpty { flush(); continue }
+      // A comment, for the lesson's writers: never shown (`# TODO …`).
+      if raw.first == "#" { continue }
       if raw.first == " " || raw.first == "\t" {
         let previous = number >= 2 ? lines[number - 2] : ""
         // Most often the block's own line is misspelt (`predikt:`), and was read as narrative.
@@ -113,7 +116,9 @@ public enum LessonParser {
         let indent = line.prefix { $0 == " " || $0 == "\t" }.count
         let content = String(line.dropFirst(indent)).trimmingWhitespace()
         if !content.isEmpty {
-          if key == "run" || key == "quiet" || key == "expect" {
+          if key == "code" {
+            body.append(("", line, i + 1, indent + 1))
+          } else if key == "run" || key == "quiet" || key == "expect" {
             body.append(("", content, i + 1, indent + 1))
           } else if let (k, v, c) = directive(String(line.dropFirst(indent))) {
             body.append((k, v, i + 1, indent + c))
@@ -123,7 +128,7 @@ public enum LessonParser {
         }
         i += 1
       }
-      for entry in body where key != "run" && key != "quiet" && key != "expect" {
+      for entry in body where key != "run" && key != "quiet" && key != "expect" && key != "code" {
         let allowed = blockKeys[key] ?? []
         if !allowed.contains(entry.key) {
           let guess = Suggest.closest(to: entry.key, in: allowed)
@@ -213,6 +218,23 @@ public enum LessonParser {
         if !value.isEmpty { commands.insert(SourceLine(text: value, line: number, column: valueColumn), at: 0) }
         guard !commands.isEmpty else { throw fail(number, 1, "\(key): has no commands", hint: "put them on the next lines, indented") }
         lesson.items.append(key == "run" ? .run(commands) : .quiet(commands))
+      case "code":
+        // Code shown as written (Swift the lab does not simulate): indented lines, the
+        // block's common indent removed, never wrapped.
+        guard value.isEmpty else {
+          throw fail(number, valueColumn, "code: takes its lines on the next lines, indented", hint: "put the first line of code under `code:`")
+        }
+        let code = sources("")
+        guard !code.isEmpty else { throw fail(number, 1, "code: has no lines", hint: "put them on the next lines, indented") }
+        let margin = code.map { $0.text.prefix { $0 == " " }.count }.min() ?? 0
+        // Shown with the lesson's 4-column indent, never wrapped: 76 columns fit 80.
+        if let wide = code.first(where: { $0.text.count - margin > 76 }) {
+          throw fail(
+            wide.line, margin + 77,
+            "this line of code is \(wide.text.count - margin) columns wide: code is never wrapped, and fits 80 columns only within 76",
+            hint: "break the line, or shorten its comment")
+        }
+        lesson.items.append(.code(code.map { SourceLine(text: String($0.text.dropFirst(margin)), line: $0.line, column: margin + 1) }))
       case "expect":
         var list = sources("")
         if !value.isEmpty { list.insert(SourceLine(text: value, line: number, column: valueColumn), at: 0) }

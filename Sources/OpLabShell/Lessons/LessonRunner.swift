@@ -99,7 +99,7 @@ public final class LessonRunner {
       // Narrative and the lesson's commands are gathered into a page, shown at the next
       // prompt: a question or a task's goal that ends the page is on it, as on the screen.
       switch lesson.items[index] {
-      case .text, .run, .quiet, .expect: beginPage(at: index)
+      case .text, .run, .quiet, .expect, .code: beginPage(at: index)
       default: break
       }
       switch present(index) {
@@ -173,6 +173,9 @@ public final class LessonRunner {
       for c in commands { quietly(c.text) }
       return .next
     case .expect:
+      return .next
+    case .code(let lines):
+      write(indent(lines.map(\.text).joined(separator: "\n") + "\n") + "\n", asIs: true)
       return .next
     case .pause:
       return pause()
