@@ -66,7 +66,7 @@ import Testing
     #expect(report.ok)
     #expect(
       report.warnings.map(\.warning) == [
-        "tall-page.lesson:6:1: warning: this run: block prints 75 rows at 80 columns, more than a 24-row screen, and its page is 92 rows: a learner reads it through the pager, 4 screens\n  hint: make the commands that only build the world a `quiet:` block, which shows nothing, and show what matters after it (`timeline`, `slots QUEUE`)"
+        "tall-page.lesson:6:1: warning: this run: block prints 75 rows at 80 columns, more than a 24-row screen, and its page needs 93 rows with the prompt under it: a learner reads it through the pager, 4 screens\n  hint: make the commands that only build the world a `quiet:` block, which shows nothing, and show what matters after it (`timeline`, `slots QUEUE`)"
       ])
     // Only the course's standards measure pages.
     #expect(LessonChecker.check(try lesson("tall-page")).warnings.isEmpty)
@@ -94,7 +94,7 @@ import Testing
       """
     let report = LessonChecker.check(try LessonParser.parse(text, file: "long.lesson"), standards: true)
     #expect(report.ok)
-    #expect(report.warnings.map { "\($0.line): \($0.message)" }.first?.hasPrefix("3: the page that begins here is ") == true, "\(report.warnings)")
+    #expect(report.warnings.map { "\($0.line): \($0.message)" }.first?.hasPrefix("3: the page that begins here needs ") == true, "\(report.warnings)")
     #expect(report.warnings.first?.hint?.hasPrefix("end it sooner with a `---` pause") == true)
   }
 

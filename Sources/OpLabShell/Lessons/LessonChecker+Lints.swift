@@ -64,7 +64,7 @@ extension LessonChecker {
         return LessonError(
           file: lesson.file, line: first.line, column: 1,
           message:
-            "this run: block prints \(loudest.rows) rows at \(screen.columns) columns, more than a \(screen.rows)-row screen, and its page is \(page.rows) rows: a learner reads it through the pager, \(screens) screens",
+            "this run: block prints \(loudest.rows) rows at \(screen.columns) columns, more than a \(screen.rows)-row screen, and its page needs \(page.rows + 1) rows with the prompt under it: a learner reads it through the pager, \(screens) screens",
           hint:
             "make the commands that only build the world a `quiet:` block, which shows nothing, and show what matters after it (`timeline`, `slots QUEUE`)"
         )
@@ -72,7 +72,7 @@ extension LessonChecker {
       return LessonError(
         file: lesson.file, line: line, column: 1,
         message:
-          "the page that begins here is \(page.rows) rows at \(screen.columns) columns, taller than a \(screen.rows)-row screen: a learner reads it through the pager, \(screens) screens",
+          "the page that begins here needs \(page.rows + 1) rows at \(screen.columns) columns with the prompt under it, more than a \(screen.rows)-row screen: a learner reads it through the pager, \(screens) screens",
         hint:
           "end it sooner with a `---` pause, show less (`timeline`, not `status`), or make the commands that only build the world a `quiet:` block, which shows nothing"
       )
