@@ -123,8 +123,8 @@ public enum Status {
     return out
   }
 
-  /// How many of `ops` run, wait and are done, in parentheses: `(1 running, 7 done)`, or
-  /// `(all done)` when they are all in one state.
+  /// How many of `ops` run, wait and have finished, in parentheses: `(1 running, 7
+  /// finished)`, `(all waiting)`, or `(none left)` when every one has finished (`(finished)`, one).
   static func states(_ ops: [OpID], in world: World) -> String {
     var running = 0, waiting = 0, done = 0
     for op in ops {
@@ -134,7 +134,10 @@ public enum Status {
       default: waiting += 1
       }
     }
-    let parts = [(running, "running"), (waiting, "waiting"), (done, "done")].filter { $0.0 > 0 }
+    // A dropped frame is finished without being drawn: "all done" beside "4 dropped" read
+    // as a contradiction.
+    let parts = [(running, "running"), (waiting, "waiting"), (done, "finished")].filter { $0.0 > 0 }
+    if parts.count == 1, done > 0 { return ops.count == 1 ? "(finished)" : "(none left)" }
     if parts.count == 1 { return "(\(ops.count == 1 ? "" : "all ")\(parts[0].1))" }
     return "(" + parts.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")"
   }

@@ -77,7 +77,10 @@ public enum Why {
         case .dispatched: "\(other.name) took a slot at \(at(i)), to wait behind the running barrier block"
         default: "\(other.name) started at \(at(i))"
         }
-      facts.append((i, "While it waited for \(world.isRunLoopWork(op) ? "the main thread" : "a slot"), \(went) (\(rule))."))
+      // Once OperationQueue.main has dispatched it, an operation on main waits for the main
+      // thread, as a tap or a frame does, not for a slot.
+      let forMainThread = world.isRunLoopWork(op) || world.mainThreadDispatches[op].map { $0 <= world.trace[i].tick } == true
+      facts.append((i, "While it waited for \(forMainThread ? "the main thread" : "a slot"), \(went) (\(rule))."))
     }
     if let d = world.mainThreadDispatches[op], let r = h.ready, world.trace[r].tick < d || me.startedAt != d {
       let waited = me.startedAt.map { $0 > d } ?? true
@@ -86,7 +89,7 @@ public enum Why {
           indexOfTick(d, in: world, after: r),
           "OperationQueue.main dispatched it to the main thread at t=\(d), when it was ready and main's one operation slot was free"
             + (waited
-              ? ": from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes taps, frames and operations in that order)."
+              ? ": from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes work in the order it became runnable)."
               : ".")
         ))
     }

@@ -167,8 +167,8 @@ import Testing
         x was created at t=0.
         It was added to main at t=0 (waits on 1 unfinished dependency).
         It became ready at t=4 (dependency d finished).
-        OperationQueue.main dispatched it to the main thread at t=6, when it was ready and main's one operation slot was free: from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes taps, frames and operations in that order).
-        While it waited for a slot, main.tap1 started at t=6 (the tap had waited for the main thread since t=1; x became runnable there only at t=6, when OperationQueue.main dispatched it, and the main thread takes work in the order it became runnable).
+        OperationQueue.main dispatched it to the main thread at t=6, when it was ready and main's one operation slot was free: from then on it waited for the main thread behind the work that became runnable there before it (the main thread takes work in the order it became runnable).
+        While it waited for the main thread, main.tap1 started at t=6 (the tap had waited for the main thread since t=1; x became runnable there only at t=6, when OperationQueue.main dispatched it, and the main thread takes work in the order it became runnable).
         It started at t=7 (the main thread was freed by main.tap1).
         It finished at t=8 (work done).
 

@@ -68,7 +68,7 @@ extension TerminalTests {
     // Lesson 1's world: main counts its one operation, and the tap on a line of its own.
     #expect(status.contains("main: max 1 (main)"), "\(status)")
     #expect(status.contains("operations: executing 0, ready 0, pending 0, finished 1"), "\(status)")
-    #expect(status.contains("main thread, besides operations: 1 tap (done)"), "\(status)")
+    #expect(status.contains("main thread, besides operations: 1 tap (finished)"), "\(status)")
     #expect(!status.contains("finished 2"), "the tap was counted with the operations: \(status)")
 
     let graph = screen(of: "graph", in: out)

@@ -64,7 +64,7 @@ import Testing
     let final = end.components(separatedBy: "idle at t=10: every operation has finished\n").last ?? ""
     let after = sections(final)
     #expect(after["main"]?.first == "  operations: executing 0, ready 0, pending 0, finished 2", "\(end)")
-    #expect(after["main"]?.contains("  main thread, besides operations: 2 taps, 5 frames (all done)") == true, "\(end)")
+    #expect(after["main"]?.contains("  main thread, besides operations: 2 taps, 5 frames (none left)") == true, "\(end)")
     expectCountsAddUp(final)
   }
 
@@ -79,12 +79,12 @@ import Testing
       last["main"] == [
         "  operations: executing 0, ready 0, pending 0, finished 0",
         "  operationCount 0, operations []",
-        "  main thread, besides operations: 1 wait, 1 start() (1 running, 1 done)",
+        "  main thread, besides operations: 1 wait, 1 start() (1 running, 1 finished)",
         "  main.wait1  finished at t=5: succeeded",
         "  main.start1  blocking the main thread since t=5 in start(), running c",
       ], "\(out)")
     #expect(last["q"]?.first == "  operations: executing 0, ready 0, pending 0, finished 2", "\(out)")
-    #expect(last["q"]?.contains("  barrier blocks, not operations: 1 (done)") == true, "\(out)")
+    #expect(last["q"]?.contains("  barrier blocks, not operations: 1 (finished)") == true, "\(out)")
     expectCountsAddUp(out.components(separatedBy: "t=5  platform apple").last ?? "")
   }
 

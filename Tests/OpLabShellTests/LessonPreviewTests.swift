@@ -66,7 +66,7 @@ import Testing
     #expect(report.ok)
     #expect(
       report.warnings.map(\.warning) == [
-        "tall-page.lesson:6:1: warning: this run: block prints 75 rows at 80 columns, more than a 24-row screen, and its page needs 93 rows with the prompt under it: a learner reads it through the pager, 4 screens\n  hint: make the commands that only build the world a `quiet:` block, which shows nothing, and show what matters after it (`timeline`, `slots QUEUE`)"
+        "tall-page.lesson:6:1: warning: this run: block prints 75 rows at 80 columns, more than a 24-row screen, and its page needs 96 rows with the prompt under it: a learner reads it through the pager, 5 screens\n  hint: make the commands that only build the world a `quiet:` block, which shows nothing, and show what matters after it (`timeline`, `slots QUEUE`)"
       ])
     // Only the course's standards measure pages.
     #expect(LessonChecker.check(try lesson("tall-page")).warnings.isEmpty)

@@ -284,7 +284,7 @@ extension World {
       "\(name(call)), addOperations(_:waitUntilFinished: true) called on the main thread, added it when the main thread got to the call"
     case .lockHeldBy(let holder):
       holder == op ? "it holds that lock itself, and an NSLock is not reentrant: it waits forever" : "\(name(holder)) holds it"
-    case .lockReleasedBy(let other): "\(name(other)) unlocked it, and it had waited longest"
+    case .lockReleasedBy(let other): "\(name(other)) unlocked it; it had waited longest (NSLock promises no order)"
     case .lockChosenAfter(let other):
       "\(name(other)) unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)"
     case .ignoredOnMainQueue(.linux): "corelibs does nothing on the main queue (`if !__mainQ`)"

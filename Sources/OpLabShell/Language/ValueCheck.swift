@@ -45,13 +45,16 @@ extension Matcher {
     case .op:
       if context.isOperation(s) { return nil }
       if context.isQueue(s) { return ("'\(s)' is a queue, not an operation", nil) }
+      if let shared = sharedName(s, expected: "an operation") { return shared }
       return ("there is no operation named '\(s)'", didYouMean(context.operations) ?? "define it first: op \(s)")
     case .queue:
       if context.isQueue(s) { return nil }
       if context.isOperation(s) { return ("'\(s)' is an operation, not a queue", nil) }
+      if let shared = sharedName(s, expected: "a queue") { return shared }
       return ("there is no queue named '\(s)'", didYouMean(context.queues) ?? "create it first: queue \(s)")
     case .opOrQueue:
       if context.isOperation(s) || context.isQueue(s) { return nil }
+      if let shared = sharedName(s, expected: "an operation or a queue") { return shared }
       return (
         "there is no operation or queue named '\(s)'", didYouMean(context.operations + context.queues) ?? "create it first: queue \(s), or op \(s)"
       )
@@ -169,5 +172,14 @@ extension Matcher {
     case .platform: return Platform(rawValue: s.lowercased()).map { .platform($0) }
     case .steps: return nil  // several tokens: read by matchSteps
     }
+  }
+
+  /// A shared variable's or lock's name where `expected` was wanted: what it is, and where
+  /// it shows (`swift likes` said "create it first: queue likes" of an existing variable).
+  func sharedName(_ s: String, expected: String) -> (String, String?)? {
+    let kind = context.variables.contains(s) ? "a shared variable" : context.locks.contains(s) ? "a lock" : nil
+    guard let kind else { return nil }
+    let shows = tokens.first?.text.lowercased() == "swift" ? "`swift` alone shows its declaration" : "`status` shows it"
+    return ("'\(s)' is \(kind), not \(expected)", shows)
   }
 }
