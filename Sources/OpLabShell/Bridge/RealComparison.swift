@@ -278,7 +278,8 @@ enum RealComparison {
     let open = all.filter { $0.isOpenOrder }
 
     let most = Double(end + grace) * Double(ms) / 1000
-    var out = "Played on Foundation's OperationQueue at \(ms) ms a tick (\(most < 0.1 ? "under 0.1 s" : format(seconds: most) + " at most")).\n"
+    var out =
+      "Played on this machine's OperationQueue (\(Self.hostFoundation)) at \(ms) ms a tick (\(most < 0.1 ? "under 0.1 s" : format(seconds: most) + " at most")).\n"
     if run.interrupted { out += "Stopped by Ctrl-C at t=\(shown): both sides are drawn and compared up to there.\n" }
     out += "\n" + SideBySide.render(lanes, end: shown, width: width, ascii: ascii) + "\n"
     let events = "\(matched) \(matched == 1 ? "event" : "events")"
@@ -403,5 +404,15 @@ enum RealComparison {
 
   static func format(seconds: Double) -> String {
     seconds < 10 ? "\(SideBySide.format(seconds).dropLast()) s" : "\(Int(seconds.rounded())) s"
+  }
+
+  /// Which Foundation `real` plays on: `status` names the platform the lab imitates, which
+  /// may be another.
+  static var hostFoundation: String {
+    #if os(Linux)
+    "Linux: swift-corelibs-foundation"
+    #else
+    "Apple's Foundation"
+    #endif
   }
 }

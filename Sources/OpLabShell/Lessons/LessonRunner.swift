@@ -97,10 +97,12 @@ public final class LessonRunner {
     var index = position
     while index < lesson.items.count {
       // Narrative and the lesson's commands are gathered into a page, shown at the next
-      // prompt: a question or a task's goal that ends the page is on it, as on the screen.
+      // prompt. A question or a task's goal comes after a pager (an answer typed in the
+      // pager would be its keys: `b` went back a page), but `lesson check` measures it
+      // with the page, as it shares the learner's screen with it.
       switch lesson.items[index] {
       case .text, .run, .quiet, .expect, .code: beginPage(at: index)
-      default: break
+      default: if tallPage == nil { flushPage() }
       }
       switch present(index) {
       case .next: index += 1
@@ -125,12 +127,15 @@ public final class LessonRunner {
         keep(at: index)
       }
     }
-    flushPage()
     progress.record(lesson.id, .done, position: 0)
     progress.removeWorld(lesson.id)
+    // The last page ends with the lesson's end, so the two are on one screen (or one pager).
+    // One blank line above it: a page of narrative ends with one already.
     write(
-      "\n✓ Lesson \(lesson.number) complete. Explore freely: `export timeline FILE` keeps this timeline. Enter (or `quit`) ends the lesson; `oplab lesson` lists the others.\n"
+      (page?.hasSuffix("\n\n") == true ? "" : "\n")
+        + "✓ Lesson \(lesson.number) complete. Explore freely: `export timeline FILE` keeps this timeline. Enter (or `quit`) ends the lesson; `oplab lesson` lists the others.\n"
     )
+    flushPage()
     handOver()
     while true {
       switch readLine(prompt: "lesson \(lesson.number)> ") {

@@ -122,7 +122,10 @@ public enum LessonText {
     let record = world.operationID(named: p.name).map { world.operation($0) }
     switch p.kind {
     case "now": return "t=\(world.now)"
-    case "started": return tick(Condition.startTick(p.name, in: world))
+    case "started":
+      // An operation that has not started may still: "never" only once it has finished.
+      if let t = Condition.startTick(p.name, in: world) { return "t=\(t)" }
+      return record?.finishedAt == nil ? "not yet" : "never"
     case "finished": return tick(record?.finishedAt)
     case "skipped": return tick(Condition.skipTick(p.name, in: world))
     case "cancelled": return tick(record?.cancelledAt)

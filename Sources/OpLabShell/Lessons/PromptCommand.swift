@@ -70,10 +70,12 @@ struct PromptCommand: Sendable {
     .init(.hint, at: .pause, ["hint"], .say("There is nothing to hint at here: read on with Enter."), help: "help with tasks"),
     .init(.hint, at: .prediction, ["hint"], .say("A prediction has no hints: make your best guess (`skip` shows the answer).")),
     .init(.hint, at: .task, ["hint"], .own, help: "for a hint"),
+    .init(.hint, at: .complete, ["hint"], .say("There is nothing to hint at: the lesson is complete. Any lab command works; `help` lists them.")),
 
     .init(.skip, at: .pause, ["skip"], .say("There is nothing to skip here: read on with Enter."), help: "help with tasks"),
     .init(.skip, at: .prediction, ["skip"], .own, help: "shows the answer"),
     .init(.skip, at: .task, ["skip"], .own, help: "to see one solution"),
+    .init(.skip, at: .complete, ["skip"], .say("There is nothing to skip: the lesson is complete. Enter (or `quit`) ends it.")),
 
     .init(
       .restart, at: .pause, ["restart"],
