@@ -158,4 +158,25 @@ import Testing
     #expect(paged.isEmpty)
     #expect(shown.contains("  oplab> run\n") && shown.contains("✗ You predicted a; the simulation shows c.\n"))
   }
+
+  @Test("A long view typed at a lesson's prompt (help) goes through the pager, as at the lab's prompt; a short one is printed")
+  func longViewAtThePromptIsPaged() throws {
+    let lesson = try LessonParser.parse(Self.lesson, file: "pages.lesson")
+    var inputs = ["help", "why b", "", "", ""][...]
+    var shown = ""
+    var paged: [String] = []
+    let runner = LessonRunner(
+      lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
+    ) { shown += $0 }
+    runner.screenRows = 16
+    runner.showPage = {
+      paged.append($0)
+      return nil
+    }
+    runner.run()
+    let help = try #require(paged.first { $0.contains("usage") || $0.contains("commands") && !$0.contains("━━ Lesson") }, "\(paged)")
+    #expect(!shown.contains(help), "help was printed besides the pager")
+    #expect(shown.contains("b was created at t=0."), "a short view is printed: \(shown)")
+    #expect(!paged.contains { $0.contains("b was created at t=0.") })
+  }
 }

@@ -359,7 +359,12 @@ public final class LessonRunner {
     let floor = interpreter.undoFloor
     let reply = interpreter.execute(line)
     if reply.clearScreen, reader.echoesLines { write(Shell.clearScreen) }
-    write(reply.output)
+    // A long view (`help`, `timeline`, `status`…) goes through the pager, as at the lab's prompt.
+    if reply.pageable, let rows = screenRows, let show = showPage, Pager.isTaller(reply.output, than: rows, width: options.width) {
+      if let failure = show(reply.output) { write(reply.output + failure + "\n") }
+    } else {
+      write(reply.output)
+    }
     if interpreter.undoFloor < floor {
       write(
         "(That went back past the lesson's own commands, so the lesson's world is not all there. `back` alone returns to the previous step and rebuilds it.)\n"
