@@ -248,6 +248,26 @@ public enum SideBySide {
       row(name + "lab   ", cells(lane.lab))
       row(String(repeating: " ", count: nameWidth) + "real  ", cells(lane.real), mark: differing.contains(lane.name))
     }
-    return out
+    // The marks drawn, and what a blank means here: the real queue shows when an operation
+    // runs, not why it waits, so waiting is drawn on neither side.
+    let drawn = Set(lanes.flatMap { cells($0.lab) + cells($0.real) })
+    let marks: [(Character, String)] = [
+      (g.executing, "executing"), (g.finished, "finished"), (g.cancelled, "cancelled"), (g.failed, "failed"),
+      (g.bailed, "returned early"), (g.dropped, "frame dropped"),
+    ]
+    // A dropped frame's mark may be a cancelled operation's: named only for a dropped frame.
+    let dropped = lanes.contains { $0.lab.outcome == .dropped || $0.real.outcome == .dropped }
+    var items = marks.filter { drawn.contains($0.0) && ($0.1 != "frame dropped" || dropped) }.map { "\($0.0) \($0.1)" }
+    if !differing.isEmpty { items.append(ascii ? "<> differs" : "≠ differs") }
+    items.append("blank: not executing")
+    var line = ""
+    for item in items {
+      if !line.isEmpty, Names.width(line) + 2 + Names.width(item) > width {
+        out += line + "\n"
+        line = ""
+      }
+      line += (line.isEmpty ? "" : "  ") + item
+    }
+    return out + line + "\n"
   }
 }

@@ -32,6 +32,8 @@ import Testing
             real    ███✓
           c lab        ✗
             real       ✗
+        █ executing  ✓ finished  ✗ cancelled
+        blank: not executing
 
         """)
   }
@@ -72,6 +74,8 @@ import Testing
             real    #v <>
           e lab   ###v
             real  #### <>
+        # executing  v finished  x cancelled
+        <> differs  blank: not executing
 
         """)
   }
