@@ -684,9 +684,9 @@ import Testing
     let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Lessons/10-async-operations.lesson").path
     let lesson = try LessonParser.parse(try String(contentsOfFile: file, encoding: .utf8), file: file)
-    // Enter at three pauses, the right answer to the first prediction, Enter twice, a wrong
-    // answer to the bug, the second case's answer.
-    var inputs = ["", "", "", "b", "", "", "a", "a", "quit"][...]
+    // Enter at four pauses, the right answer to the first prediction, Enter three times, a
+    // wrong answer to the bug, the second case's answer.
+    var inputs = ["", "", "", "", "b", "", "", "", "a", "a", "quit"][...]
     var options = ShellOptions()
     options.width = 200
     var out = ""
