@@ -77,6 +77,24 @@ import Testing
       ])
   }
 
+  @Test("By the course's standards, a hint before the last that hands over a solution command word for word is refused; as the last hint it passes")
+  func hintGivesSolution() throws {
+    let url = Self.fixtures.appendingPathComponent("hint-gives-solution.lesson")
+    let text = try String(contentsOf: url, encoding: .utf8)
+    let lesson = try LessonParser.parse(text, file: "hint-gives-solution.lesson")
+    #expect(LessonChecker.check(lesson).ok, "only the course's standards count hints")
+    #expect(
+      LessonChecker.check(lesson, standards: true).failures.map { "\($0.line): \($0.message)" } == [
+        "8: the task's hint 1 of 2 hands over the solution's `max q 2` before the last hint"
+      ])
+    // The same hints the other way round: a direction first, the command last.
+    let swapped = text.replacingOccurrences(
+      of: "  hint: `max q 2`, then run.\n  hint: `restart` puts the world back as the task found it.",
+      with: "  hint: `restart` puts the world back as the task found it.\n  hint: `max q 2`, then run.")
+    #expect(swapped != text)
+    #expect(LessonChecker.check(try LessonParser.parse(swapped, file: "swapped.lesson"), standards: true).ok)
+  }
+
   @Test("A `not skipped` check is met only once it can no longer change: a solution that stops before is refused")
   func notSkippedTooEarly() throws {
     #expect(

@@ -178,7 +178,4 @@ public struct LessonError: Error, Hashable, Sendable, CustomStringConvertible {
   }
 
   /// The same, as a warning (it does not fail `lesson check`).
-  public var warning: String {
-    "\(file):\(line):\(column): warning: \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
-  }
 }

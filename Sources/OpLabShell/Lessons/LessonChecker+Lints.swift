@@ -34,7 +34,7 @@ extension LessonChecker {
   /// as a learner meets them): each is read through the pager, a screen at a time.
   /// - Parameter printed: the rows each `run:` block prints, by item index: a page whose
   ///   `run:` block alone fills the screen is told to build its world in a `quiet:` block.
-  static func tallPageWarnings(_ lesson: Lesson, options: ShellOptions, printed: [Int: Int] = [:]) -> [LessonError] {
+  static func tallPageProblems(_ lesson: Lesson, options: ShellOptions, printed: [Int: Int] = [:]) -> [LessonError] {
     var options = options
     options.width = screen.columns
     return LessonPreview.tallPages(lesson, options: options, rows: screen.rows).compactMap { page in

@@ -51,4 +51,20 @@ extension LessonChecker {
     }
     return found
   }
+
+  /// Hints before the last that hand over a command of the solution word for word: a
+  /// learner who asks for a first hint should get a direction, not the answer (the course's
+  /// standards). Commands of one word (`run`, `tap`) are everywhere and not counted.
+  static func hintProblems(_ t: LessonTask, file: String) -> [LessonError] {
+    guard t.hints.count > 1 else { return [] }
+    let commands = t.solution.map { $0.text.trimmingWhitespace() }.filter { $0.split(separator: " ").count > 1 }
+    return t.hints.dropLast().enumerated().compactMap { k, hint in
+      let lowered = hint.lowercased()
+      guard let given = commands.first(where: { lowered.contains($0.lowercased()) }) else { return nil }
+      return LessonError(
+        file: file, line: t.line, column: 1,
+        message: "the task's hint \(k + 1) of \(t.hints.count) hands over the solution's `\(given)` before the last hint",
+        hint: "say the direction in that hint, and give the command only in the last one (the `restart` hint can come first)")
+    }
+  }
 }

@@ -7,8 +7,6 @@ public enum LessonChecker {
   public struct Report: Sendable {
     public var lesson: Lesson
     public var failures: [LessonError]
-    /// What the teacher should look at, which does not fail the check (a page taller than the screen).
-    public var warnings: [LessonError] = []
     public var ok: Bool { failures.isEmpty }
 
     /// One line for the summary.
@@ -265,6 +263,7 @@ public enum LessonChecker {
         }
       case .task(let t):
         prose(t.goal, line: t.line)
+        if standards { failures += LessonChecker.hintProblems(t, file: lesson.file) }
         lastRun = nil
         defer { shown = "" }
         if TaskCoach.done(t, in: interpreter.world) {
@@ -348,14 +347,15 @@ public enum LessonChecker {
         holds(cs, "the checkpoint")
       }
     }
-    var warnings: [LessonError] = []
-    if standards, failures.isEmpty { warnings = LessonChecker.tallPageWarnings(lesson, options: options, printed: printed) }
+    // A page taller than the screen is read through the pager, a screen at a time, with its
+    // question off screen: the course's standards refuse it.
+    if standards, failures.isEmpty { failures += LessonChecker.tallPageProblems(lesson, options: options, printed: printed) }
     if lesson.counts.tasks == 0 {
       failures.append(
         LessonError(
           file: lesson.file, line: 1, column: 1, message: "the lesson has no task: a learner never does what it teaches",
           hint: "add a `task:` with its `check:` lines, or fold this into a lesson that has one"))
     }
-    return Report(lesson: lesson, failures: failures, warnings: warnings)
+    return Report(lesson: lesson, failures: failures)
   }
 }

@@ -60,7 +60,6 @@ extension Shell {
         let report = LessonChecker.check(lesson, options: options, standards: true)
         say(report.summary + "\n")
         for f in report.failures { warn(f.description + "\n") }
-        for w in report.warnings { warn(w.warning + "\n") }
         if report.ok { passed += 1 }
       }
       let failed = chosen.count - passed + unusable + (whole ? course.libraries.map(\.errors.count).reduce(0, +) : 0)
