@@ -301,7 +301,7 @@ import Testing
     #expect(check.status == 0, "\(check.err)")
     #expect(check.out.contains(" passed, 0 failed\n"))
     let walk = try oplab(
-      ["lesson", "2", "--folder", lessons], stdin: "\n\nc\n\n\nop notify on work takes 1 after upload\na\n\n\n\n",
+      ["lesson", "2", "--folder", lessons], stdin: "\n\n\nc\n\n\nop notify on work takes 1 after upload\na\n\n\n\n",
       environment: ["XDG_STATE_HOME": state.path])
     #expect(walk.status == 0)
     #expect(walk.out.contains("✓ You predicted 3, and that is what happened."))
