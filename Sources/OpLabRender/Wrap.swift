@@ -22,7 +22,22 @@ public enum Wrap {
   public static func text(_ text: String, width: Int, ascii: Bool = false) -> String {
     let width = max(width, narrowest)
     // Most output fits as it is: keep it untouched and cheap. (A line's UTF-8 length is
-    // never less than its display width.)
+    // never less than its display width.) First on the bytes, without splitting: no line
+    // longer than the width in bytes (a CR sends the text to the check below, where CR LF
+    // is one Character and so does not end a line).
+    let shortLines = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+      var run = 0
+      for b in bytes {
+        if b == 0x0A {
+          run = 0
+        } else {
+          run += 1
+          if run > width || b == 0x0D { return false }
+        }
+      }
+      return true
+    }
+    if shortLines == true, !hasGlue(text[...]) { return text }
     let fits =
       !hasGlue(text[...])
       && !text.split(separator: "\n").contains { $0.utf8.count > width && columns($0) > width }

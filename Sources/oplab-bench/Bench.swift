@@ -31,6 +31,12 @@ struct Bench: ParsableCommand {
   @Option(
     help: "Run the script phase on this many cores (`machine cores N`), its queue unlimited and running, so work shares the cores as it is added.")
   var cores: Int?
+  @Flag(
+    name: .customLong("minimal-only"),
+    help:
+      "Make the DAG, run only the minimal loop on it, and exit: the minimal simulator as a process of its own, to time start to exit beside OpLab's (BENCHMARKS.md)."
+  )
+  var minimalOnly = false
 
   struct Node {
     var duration: Int
@@ -48,40 +54,77 @@ struct Bench: ParsableCommand {
     if let cores, cores < 1 || cores > Machine.maxCores { throw ValidationError("--cores must be 1 to \(Machine.maxCores)") }
   }
 
-  func dag() -> [Node] {
-    var rng = SplitMix64(seed: seed)
-    var nodes: [Node] = []
-    nodes.reserveCapacity(ops)
-    for i in 0..<ops {
+  /// The DAG, one operation at a time: the same operations for the same options, whether
+  /// made whole (``dag()``) or fed one by one to the world as it is built.
+  struct DAGStream {
+    var rng: SplitMix64
+    let fanIn: Int
+    let durations: ClosedRange<Int>
+    var next = 0
+    init(_ bench: Bench) {
+      // The options read once: each read of an `@Option` looks up generic metadata, which
+      // in the loop took a quarter of making the DAG.
+      rng = SplitMix64(seed: bench.seed)
+      fanIn = bench.fanIn
+      durations = bench.minDuration...bench.maxDuration
+    }
+    /// The next operation's node, its dependencies written into `deps` (emptied first).
+    mutating func next(deps: inout [Int]) -> (duration: Int, priority: QueuePriority) {
+      let i = next
+      next += 1
+      if !deps.isEmpty { deps.removeAll(keepingCapacity: true) }
       let count = i == 0 ? 0 : Int.random(in: 0...fanIn, using: &rng)
-      var deps: [Int] = []
       for _ in 0..<count {
         let d = Int.random(in: 0..<i, using: &rng)
         if !deps.contains(d) { deps.append(d) }
       }
-      nodes.append(
-        Node(
-          duration: Int.random(in: minDuration...maxDuration, using: &rng),
-          priority: QueuePriority.allCases[Int.random(in: 0..<5, using: &rng)], deps: deps))
+      let duration = Int.random(in: durations, using: &rng)
+      return (duration, QueuePriority.allCases[Int.random(in: 0..<5, using: &rng)])
+    }
+  }
+
+  /// The first `count` operations of the DAG, made whole (the minimal loop, the real queue
+  /// and the script phase read them).
+  func dag(_ count: Int? = nil) -> [Node] {
+    var stream = DAGStream(self)
+    var nodes: [Node] = []
+    let n = count ?? ops
+    nodes.reserveCapacity(n)
+    for _ in 0..<n {
+      var deps: [Int] = []  // a fresh array for each node, as it always was
+      let (duration, priority) = stream.next(deps: &deps)
+      nodes.append(Node(duration: duration, priority: priority, deps: deps))
     }
     return nodes
   }
 
   func run() throws {
     let wanted = Set(phases.split(separator: ",").map(String.init))
-    let nodes = dag()
-    let edges = nodes.reduce(0) { $0 + $1.deps.count }
+    if minimalOnly {
+      let nodes = dag()
+      let start = DispatchTime.now().uptimeNanoseconds
+      let setup = MinimalLoop.run(nodes, slots: slots)
+      let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+      print(String(format: "minimal loop: %d ops in %.3f s (setup %.3f s)", ops, seconds, setup))
+      return
+    }
+    // The edges are counted first, for the header and to reserve the world's arrays.
+    var edges = 0
+    do {
+      var stream = DAGStream(self)
+      var deps: [Int] = []
+      for _ in 0..<ops {
+        _ = stream.next(deps: &deps)
+        edges += deps.count
+      }
+    }
     print("oplab-bench: \(ops) ops, \(edges) dependencies, \(slots) slots, durations \(minDuration)-\(maxDuration), seed \(seed)")
     print(Row.header)
     var results: [String: Double] = [:]
 
-    // The input, made before the clock starts (as the minimal loop gets its nodes made):
-    // each operation's spec, with its name, and its dependencies.
-    let specs = nodes.indices.map { OperationSpec(name: "op\($0)", duration: nodes[$0].duration, priority: nodes[$0].priority) }
-    let dependencies = nodes.map { $0.deps.map { OpID($0) } }
-    // The input stays alive to the end (else Swift may free it after its last use, and
-    // the memory it gave back would hide the world's growth), and the peak is reset.
-    defer { withExtendedLifetime((specs, dependencies)) {} }
+    // The world is built from the DAG as it is made, one operation at a time: the world
+    // is OpLab's copy of the input, as the minimal loop's nodes are its copy. The peak
+    // resident memory is reset first, so memory counts the world only.
     Memory.resetPeak()
     let baseRSS = Memory.residentBytes()
 
@@ -89,9 +132,15 @@ struct Bench: ParsableCommand {
     results["build"] = try measure("build", baseRSS: baseRSS) {
       let q = try world.createQueue(name: "q", maxConcurrent: slots)
       try world.suspend(q)
-      world.reserveCapacity(operations: specs.count, dependencies: edges)
-      for i in specs.indices {
-        _ = try world.addOperation(specs[i], to: q, dependencies: dependencies[i])
+      world.reserveCapacity(operations: ops, dependencies: edges)
+      var stream = DAGStream(self)
+      var deps: [Int] = []
+      var ids: [OpID] = []
+      for i in 0..<ops {
+        let (duration, priority) = stream.next(deps: &deps)
+        ids.removeAll(keepingCapacity: true)
+        for d in deps { ids.append(OpID(d)) }
+        _ = try world.addOperation(OperationSpec(name: "op\(i)", duration: duration, priority: priority), to: q, dependencies: ids)
       }
       try world.resume(q)
     }
@@ -123,12 +172,13 @@ struct Bench: ParsableCommand {
       results["status"] = measure("status", baseRSS: baseRSS) { _ = Status.render(world) }
     }
     if wanted.contains("interactive") { Interactive.run() }
-    if wanted.contains("script") { ScriptPhase.run(nodes.prefix(scriptLimit), slots: slots, cores: cores) }
+    if wanted.contains("script") { ScriptPhase.run(dag(min(ops, scriptLimit))[...], slots: slots, cores: cores) }
     if wanted.contains("explore") { ExplorePhase.run(limit: exploreLimit) }
     let total = results.values.reduce(0, +)
     print(String(format: "total %.3f s; peak RSS %.0f bytes/op", total, Double(Memory.peakBytes() - baseRSS) / Double(ops)))
 
     if compare {
+      let nodes = dag()
       var setup = 0.0
       let loop = measureQuiet { setup = MinimalLoop.run(nodes, slots: slots) }
       let simulate = results["simulate", default: 0] + results["build", default: 0]

@@ -25,6 +25,17 @@ struct WrapTests {
         """)
   }
 
+  @Test("Text whose lines fit is kept as it is; a line that only a CR LF splits is one line, and wraps")
+  func fitsAsItIs() {
+    let fitting = "  t=1  d1 enqueued on downloads\n  t=1  d1 ready\n\n" + String(repeating: "x", count: 40) + "\n"
+    #expect(Wrap.text(fitting, width: 40) == fitting)
+    #expect(Wrap.text("é" + String(repeating: "y", count: 39), width: 40) == "é" + String(repeating: "y", count: 39))
+    // CR LF is one Character, not a line break, for the wrapping: 60 characters of one line.
+    let crlf = String(repeating: "a ", count: 15) + "\r\n" + String(repeating: "b ", count: 14)
+    #expect(Wrap.text(crlf, width: 40) != crlf)
+    #expect(Wrap.text(crlf, width: 40) == Wrap.lines(crlf[...], width: 40).joined(separator: "\n"))
+  }
+
   @Test("A table row hangs under its second column; a label under the text after it; prose two in")
   func shapes() {
     #expect(

@@ -251,6 +251,34 @@ import Testing
     #expect(Lexer.tokens("op\u{B}x\u{C}takes\u{85}2").map(\.text) == ["op", "x", "takes", "2"])
   }
 
+  @Test("A plain ASCII line is split from its bytes exactly as the general scan splits it")
+  func plainScanAgreesWithGeneralScan() {
+    // Mostly the bytes of a script line, with now and then one that sends the line to the
+    // general scan (a quote, a backslash, a newline, a non-ASCII letter, CR LF).
+    let common: [String] = ["o", "p", "1", "a", " ", " ", "\t", ",", ",", "#", "-", "."]
+    let rare: [String] = ["\"", "'", "\\", "\n", "é", "\r\n", "\u{7F}"]
+    var rng = SplitMix64(seed: 34)
+    var plain = 0
+    for _ in 0..<5_000 {
+      var line = ""
+      for _ in 0..<Int.random(in: 0...24, using: &rng) {
+        line += Int.random(in: 0..<40, using: &rng) == 0 ? rare.randomElement(using: &rng) ?? "" : common.randomElement(using: &rng) ?? ""
+      }
+      let general = Lexer.scanGeneral(line)
+      if let fast = line.utf8.withContiguousStorageIfAvailable(Lexer.scanPlain), let fast {
+        plain += 1
+        #expect(
+          fast.tokens == general.tokens && fast.unclosedQuote == general.unclosedQuote && fast.joins == general.joins, "\(line.debugDescription)")
+      }
+      let scanned = Lexer.scanWithJoins(line)
+      #expect(scanned.tokens == general.tokens && scanned.unclosedQuote == general.unclosedQuote && scanned.joins == general.joins)
+    }
+    #expect(plain > 2_000)  // the sweep does reach the fast path
+    #expect(Lexer.canonical("op  a on q after b ,c,  d # note") == "op a on q after b, c, d")
+    #expect(Lexer.canonical("export events a#b") == "export events a")
+    #expect(Lexer.quotedIfNeeded("a,b") == "a,b" && Lexer.quotedIfNeeded("") == "\"\"" && Lexer.quotedIfNeeded("a\tb") == "\"a\tb\"")
+  }
+
   @Test("Usage lines come from the table")
   func usage() {
     #expect(CommandTable.spec(named: "queue")?.usage == "queue NAME [max default|N] [qos Q]")

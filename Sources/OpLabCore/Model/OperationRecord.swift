@@ -9,12 +9,13 @@ public struct OperationRecord: Sendable {
 
   /// What the learner defined.
   public internal(set) var spec: OperationSpec
+  /// Its place inside the level: smaller is earlier (FIFO). See ``World/takePlace()``.
+  /// (Declared next to the spec, it takes the 4 bytes after the spec's last field.)
+  var place: UInt32 = 0
   var cancelledTick = Self.notYet
   var enqueuedTick = Self.notYet
   var startedTick = Self.notYet
   var finishedTick = Self.notYet
-  /// Its place inside the level: smaller is earlier (FIFO). See ``World/takePlace()``.
-  var place: UInt32 = 0
   /// Dependencies in the order they were added, finished ones included (rule 7); read
   /// them with ``World/dependencies(of:)``.
   var dependencyList = EdgeList()

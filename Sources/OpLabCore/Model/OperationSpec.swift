@@ -8,18 +8,16 @@
 /// download.completion = 1
 /// ```
 public struct OperationSpec: Hashable, Sendable {
-  // Stored fields go widest first, and the optional tick counts are plain integers with
-  // a sentinel for "none": every operation of a big world carries its spec.
+  // Every operation of a big world carries its spec, so it keeps inline only what every
+  // operation uses; what few set (a cancellation check, a failure, a completion block, a
+  // kind other than plain) is kept behind one reference, `nil` when none is set.
 
   /// The operation's name: unique in its world.
   public var name: String
   /// Ticks of work `main()` does. Ignored for ``OperationKind/blocks(_:)``.
   public var duration: Tick
-  var cancellationCode: Tick
-  /// The kind of `Operation` modelled.
-  public var kind: OperationKind
-  var failsAtTick: Tick
-  var completionTicks: Tick
+  /// The fields few operations set, or `nil` when all are at their defaults (``Extras``).
+  private var extras: Extras?
   /// An explicit `queuePriority`, or `nil` when never set (the getter then reports `.normal`).
   public var priority: QueuePriority?
   /// An explicit `qualityOfService`, or `nil` when never set (`.default`).
@@ -29,6 +27,61 @@ public struct OperationSpec: Hashable, Sendable {
   /// Whether `main()` returns at once unless every dependency succeeded: finished, not
   /// cancelled, not failed, not returned early (the photo filter that needs its download).
   public var bailsUnlessDependenciesSucceeded = false
+
+  /// The fields that a plain operation leaves at their defaults, stored as plain integers
+  /// with a sentinel for "none". Immutable and shared by copies of the spec; a setter
+  /// makes a new one (or none, when every field is back at its default).
+  final class Extras: Sendable {
+    let fields: ExtraFields
+    init(_ fields: ExtraFields) { self.fields = fields }
+  }
+  struct ExtraFields: Hashable, Sendable {
+    var cancellationCode = OperationSpec.never
+    var failsAtTick = OperationSpec.none
+    var completionTicks = OperationSpec.none
+    var kind = OperationKind.plain
+    var isDefault: Bool {
+      cancellationCode == OperationSpec.never && failsAtTick == OperationSpec.none && completionTicks == OperationSpec.none && kind == .plain
+    }
+  }
+  private var extraFields: ExtraFields {
+    get { extras?.fields ?? ExtraFields() }
+    set { extras = newValue.isDefault ? nil : Extras(newValue) }
+  }
+
+  var cancellationCode: Tick {
+    get { extras?.fields.cancellationCode ?? Self.never }
+    set { extraFields.cancellationCode = newValue }
+  }
+  var failsAtTick: Tick {
+    get { extras?.fields.failsAtTick ?? Self.none }
+    set { extraFields.failsAtTick = newValue }
+  }
+  var completionTicks: Tick {
+    get { extras?.fields.completionTicks ?? Self.none }
+    set { extraFields.completionTicks = newValue }
+  }
+  /// The kind of `Operation` modelled.
+  public var kind: OperationKind {
+    get { extras?.fields.kind ?? .plain }
+    set { extraFields.kind = newValue }
+  }
+
+  public static func == (a: OperationSpec, b: OperationSpec) -> Bool {
+    a.name == b.name && a.duration == b.duration && a.priority == b.priority && a.qualityOfService == b.qualityOfService
+      && a.bailsIfDependencyCancelled == b.bailsIfDependencyCancelled
+      && a.bailsUnlessDependenciesSucceeded == b.bailsUnlessDependenciesSucceeded && a.extraFields == b.extraFields
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(name)
+    hasher.combine(duration)
+    hasher.combine(priority)
+    hasher.combine(qualityOfService)
+    hasher.combine(bailsIfDependencyCancelled)
+    hasher.combine(bailsUnlessDependenciesSucceeded)
+    hasher.combine(extraFields)
+  }
 
   /// How the operation's code polls `isCancelled`. Stored as one integer (an enum with a
   /// payload would take 16 bytes): `every(n)` is `n`, and the two cases without a payload
@@ -84,12 +137,12 @@ public struct OperationSpec: Hashable, Sendable {
     self.duration = duration
     self.priority = priority
     self.qualityOfService = qualityOfService
-    self.cancellationCode = Self.code(of: cancellation)
     self.bailsIfDependencyCancelled = bailsIfDependencyCancelled
     // A value that would read back as "none" is negative, so invalid anyway: keep it so.
-    self.failsAtTick = failsAt.map { Swift.max($0, Self.none + 1) } ?? Self.none
-    self.completionTicks = completion.map { Swift.max($0, Self.none + 1) } ?? Self.none
-    self.kind = kind
+    let extras = ExtraFields(
+      cancellationCode: Self.code(of: cancellation), failsAtTick: failsAt.map { Swift.max($0, Self.none + 1) } ?? Self.none,
+      completionTicks: completion.map { Swift.max($0, Self.none + 1) } ?? Self.none, kind: kind)
+    self.extras = extras.isDefault ? nil : Extras(extras)
   }
 
   /// The ticks of work from start to finish when nothing interrupts it.

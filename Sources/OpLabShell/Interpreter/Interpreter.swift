@@ -155,9 +155,6 @@ public final class Interpreter {
   }
 
   private func dispatch(_ command: Command, line: String) -> Reply {
-    let tokens = Lexer.tokens(line)
-    let argumentColumn = tokens.dropFirst().first?.column ?? 1
-    let argumentLength = tokens.dropFirst().first?.text.count ?? 1
     do {
       let journalBefore = sim.journal.count
       interruptedRun = false
@@ -183,6 +180,10 @@ public final class Interpreter {
       reply.pageable = command.traits.pages
       return reply
     } catch let error as SimulationError {
+      // The line is split again only for an error's column.
+      let tokens = Lexer.tokens(line)
+      let argumentColumn = tokens.dropFirst().first?.column ?? 1
+      let argumentLength = tokens.dropFirst().first?.text.count ?? 1
       // An error about a tick points at the number typed for it (`tap at 3`: at the 3).
       let about = error.tick.flatMap { t in tokens.dropFirst().last { $0.text == String(t) } }
       return Reply(

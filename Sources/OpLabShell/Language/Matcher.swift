@@ -147,7 +147,7 @@ struct Matcher {
         fail(i, .word(w))
         return nil
       }
-      matches.words.insert(w)
+      matches.words.append(w)
       return i + 1
     case .value(.steps, let key):
       return matchSteps(at: i, key: key, matches: &matches)
@@ -168,28 +168,26 @@ struct Matcher {
       return i + 1
     case .seq(let parts):
       var j = i
-      var trial = matches
+      let mark = matches.mark
       for part in parts {
-        guard let next = match(part, at: j, matches: &trial) else { return nil }
+        guard let next = match(part, at: j, matches: &matches) else {
+          matches.rewind(to: mark)
+          return nil
+        }
         j = next
       }
-      matches = trial
       return j
     case .choice(let options):
+      let mark = matches.mark
       for option in options {
-        var trial = matches
-        if let next = match(option, at: i, matches: &trial) {
-          matches = trial
-          return next
-        }
+        if let next = match(option, at: i, matches: &matches) { return next }
+        matches.rewind(to: mark)
       }
       return nil
     case .optional(let inner):
-      var trial = matches
-      if let next = match(inner, at: i, matches: &trial) {
-        matches = trial
-        return next
-      }
+      let mark = matches.mark
+      if let next = match(inner, at: i, matches: &matches) { return next }
+      matches.rewind(to: mark)
       return i
     case .many(let kind, let key):
       var j = i

@@ -53,10 +53,23 @@ public struct Matches: Sendable {
   public let tokens: [Token]
   /// The names the line may refer to.
   public let context: ParseContext
-  /// The values, by key, in the order they came.
-  var items: [ArgumentKey: [Item]] = [:]
+  /// The values, each under its key, in the order they came. A line has a handful: a list
+  /// is searched faster than a dictionary is built, and a part of the grammar tried and
+  /// not taken is undone by cutting the lists back (``mark``, ``rewind(to:)``) rather than
+  /// by trying it on a copy.
+  var items: [(key: ArgumentKey, item: Item)] = []
   /// The literal keywords matched (`all`, `wait`, `main`, …).
-  var words: Set<String> = []
+  var words: [String] = []
+
+  /// How far the lists have grown: what ``rewind(to:)`` goes back to.
+  var mark: (items: Int, words: Int) { (items.count, words.count) }
+  /// Drops what was matched after `mark`.
+  mutating func rewind(to mark: (items: Int, words: Int)) {
+    items.removeSubrange(mark.items...)
+    words.removeSubrange(mark.words...)
+  }
+  /// The values under `key`, in the order they came.
+  private func items(_ key: ArgumentKey) -> some Sequence<Item> { items.lazy.filter { $0.key == key }.map(\.item) }
 
   init(tokens: [Token], context: ParseContext) {
     self.tokens = tokens
@@ -67,13 +80,13 @@ public struct Matches: Sendable {
   public func has(_ word: String) -> Bool { words.contains(word) }
 
   /// The token of the (first) value under `key`, if the line gave one.
-  public func token(_ key: ArgumentKey) -> Token? { items[key]?.first?.token }
+  public func token(_ key: ArgumentKey) -> Token? { items.first { $0.key == key }?.item.token }
 
   /// The value under `key`, if the line gave one, in the shape `shape` reads.
   /// - Throws: when the value has another shape: the command's pattern and its build
   ///   disagree, a mistake of the lab that the command table's tests catch.
   public func get<T>(_ key: ArgumentKey, _ shape: KeyPath<Value, T?>) throws(ParseError) -> T? {
-    guard let item = items[key]?.first else { return nil }
+    guard let item = items.first(where: { $0.key == key })?.item else { return nil }
     guard let value = item.value[keyPath: shape] else { throw mismatch(key, item) }
     return value
   }
@@ -88,7 +101,7 @@ public struct Matches: Sendable {
   /// Every value under `key` (a `many` pattern), in order.
   public func all<T>(_ key: ArgumentKey, _ shape: KeyPath<Value, T?>) throws(ParseError) -> [T] {
     var values: [T] = []
-    for item in items[key] ?? [] {
+    for item in items(key) {
       guard let value = item.value[keyPath: shape] else { throw mismatch(key, item) }
       values.append(value)
     }
@@ -118,6 +131,6 @@ public struct Matches: Sendable {
   }
 
   mutating func append(_ value: Value, token: Token, under key: ArgumentKey) {
-    items[key, default: []].append(Item(token: token, value: value))
+    items.append((key, Item(token: token, value: value)))
   }
 }

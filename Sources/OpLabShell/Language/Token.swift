@@ -53,6 +53,11 @@ public enum Lexer {
 
   /// `word` as it must be typed to be read back as one word with this text.
   static func quotedIfNeeded(_ word: String) -> String {
+    // A word of printable ASCII without a quote, a backslash or `#` (nearly every word of a
+    // script) needs no quotes: checked on its bytes, without Character breaking.
+    if !word.isEmpty, word.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x27 && $0 != 0x5C && $0 != 0x23 }) {
+      return word
+    }
     let special: Set<Character> = ["\"", "'", "\\", "#"]
     let needs = word.isEmpty || word.contains { $0.isWhitespace || special.contains($0) || $0.unicodeScalars.contains { $0.properties.isWhitespace } }
     guard needs else { return word }
@@ -73,6 +78,12 @@ public enum Lexer {
   /// ``scan(_:)``, and for each token where words separated by white space were joined at a
   /// comma: the offsets, in characters of its text, where each joined word begins.
   static func scanWithJoins(_ line: String) -> (tokens: [Token], unclosedQuote: Int?, joins: [[Int]]) {
+    if let plain = line.utf8.withContiguousStorageIfAvailable(scanPlain), let plain { return plain }
+    return scanGeneral(line)
+  }
+
+  /// ``scanWithJoins(_:)`` Character by Character, for any line.
+  static func scanGeneral(_ line: String) -> (tokens: [Token], unclosedQuote: Int?, joins: [[Int]]) {
     var tokens: [Token] = []
     var joins: [[Int]] = []
     var current = ""
@@ -159,6 +170,43 @@ public enum Lexer {
     if escaping { current.append("\\") }
     flush()
     return (tokens, quote?.column, joins)
+  }
+
+  /// ``scanWithJoins(_:)`` of a line whose bytes up to its comment are printable ASCII,
+  /// spaces and tabs, without a quote or a backslash — nearly every line of a script — read
+  /// from its bytes; `nil` for any other line, which the general scan reads. In such a line
+  /// a byte is a Character, words are runs of bytes between spaces and tabs, and the only
+  /// rules left are the comment and the joins at commas, as the general scan applies them.
+  static func scanPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> (tokens: [Token], unclosedQuote: Int?, joins: [[Int]])? {
+    var stop = bytes.count
+    for (i, b) in bytes.enumerated() {
+      if b == UInt8(ascii: "#") {
+        stop = i
+        break
+      }
+      guard (b >= 0x20 && b < 0x7F) || b == 0x09, b != 0x22, b != 0x27, b != 0x5C else { return nil }
+    }
+    var tokens: [Token] = []
+    var joins: [[Int]] = []
+    var i = 0
+    while i < stop {
+      if bytes[i] == 0x20 || bytes[i] == 0x09 {
+        i += 1
+        continue
+      }
+      let start = i
+      while i < stop, bytes[i] != 0x20, bytes[i] != 0x09 { i += 1 }
+      let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+      if tokens.count > 1, bytes[start] == UInt8(ascii: ",") || tokens[tokens.count - 1].text.utf8.last == UInt8(ascii: ",") {
+        joins[joins.count - 1].append(tokens[tokens.count - 1].text.utf8.count)
+        tokens[tokens.count - 1].text += word
+        tokens[tokens.count - 1].length = tokens[tokens.count - 1].text.utf8.count
+      } else {
+        tokens.append(Token(word, column: start + 1, length: i - start))
+        joins.append([])
+      }
+    }
+    return (tokens, nil, joins)
   }
 
   /// Unicode's White_Space, without the property tables for ASCII (tab to carriage
