@@ -48,8 +48,9 @@ final class DownloadOperation: Operation, @unchecked Sendable {
     if first { move(to: .finished) }
   }
 
-  /// Moves to `new`, with the KVO for isExecuting and isFinished the queue
-  /// watches, sent outside the lock.
+  /// Moves to `new`, telling the queue: willChangeValue and didChangeValue
+  /// for isExecuting and isFinished (KVO on Apple platforms; corelibs hears
+  /// them itself), called outside the lock.
   private func move(to new: State) {
     willChangeValue(forKey: "isExecuting")
     willChangeValue(forKey: "isFinished")

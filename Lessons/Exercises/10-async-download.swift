@@ -1,11 +1,13 @@
 // Lesson 10, exercise: an asynchronous operation that finishes, and stops
 // when it is cancelled.
 //
-// A DownloadOperation starts its request in start() and returns at once:
-// the queue learns it has finished only from isFinished, and only when the
-// operation sends the KVO notifications for it. Two downloads share one
-// slot, and the user cancels the first at t=1: the second should take the
-// slot then, not wait out the cancelled request.
+// A DownloadOperation starts its request in start() and returns at once.
+// The queue learns that it is executing, then finished, only when it calls
+// willChangeValue(forKey:) and didChangeValue(forKey:) around each change
+// (KVO on Apple platforms; swift-corelibs-foundation, on Linux, has no KVO
+// and hears the same two calls itself). Two downloads share one slot, and
+// the user cancels the first at t=1: the second should take the slot then,
+// not wait out the cancelled request.
 //
 // Fix start() and cancel() below. (Lab, work and startWork are the lab's
 // harness: the clock, the stand-ins for real work, the printer of events.)
@@ -30,8 +32,8 @@ final class DownloadOperation: Operation, @unchecked Sendable {
 
   override func start() {
     // BUG: it never says it is executing; when the request returns it sets
-    // the state without the KVO notifications the queue waits for; and a
-    // cancelled download goes on until its request returns.
+    // the state without the calls the queue waits for; and a cancelled
+    // download goes on until its request returns.
     startWork(ticks: ticks) {
       self.lock.withLock { self.state = .finished }
     }

@@ -1,10 +1,11 @@
 // Lesson 15, exercise: hop to the main thread from a completion block.
 //
 // When the download finishes, its completion block shows the photo in its
-// cell. A completion block runs on a thread the queue chooses (a global
-// queue on Linux; on Apple platforms no particular thread either), and the
-// cell, like all of UIKit, is @MainActor. Swift 6 refuses this file for it:
-// make the completion block hand the call to the main thread.
+// cell. A completion block runs on a thread the main thread cannot count
+// on (swift-corelibs-foundation, on Linux, runs it on a global queue; Apple
+// does not say which, "typically a secondary thread"), and the cell, like
+// all of UIKit, is @MainActor. Swift 6 refuses this file for it: make the
+// completion block hand the call to the main thread.
 //
 // (Lab and work are the lab's harness: the clock, the stand-in for real
 // work, the printer of events.)

@@ -171,7 +171,9 @@ import Testing
     #expect(ExerciseHarness.unknownCalls(in: "Lab.watch(a)\nLab.sleep(2)") == ["Lab.sleep(2"])
   }
 
-  @Test("lesson check refuses an exercise whose file is missing, or whose check names an operation its lab: world lacks")
+  @Test(
+    "lesson check refuses an exercise whose file is missing, with no way back to its starting file, a message the run cannot fill, or a check naming an operation its lab: world lacks"
+  )
   func checkerRefuses() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-exercise-check-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -179,11 +181,14 @@ import Testing
     try "Lab.start(lastTick: 0)\nLab.end()\n".write(to: folder.appendingPathComponent("ex.swift"), atomically: true, encoding: .utf8)
     let file = folder.appendingPathComponent("01-x.lesson").path
     let text = Self.block.replacingOccurrences(of: "finished a before 3", with: "finished b before 3")
+      .replacingOccurrences(of: "n was {value n}", with: "n was {state a}")
     let lesson = try LessonParser.parse(text, file: file)
     let failures = LessonChecker.check(lesson).failures.map { "\($0.line): \($0.message)" }
     #expect(
       failures == [
         "7: the exercise's solution \(folder.path)/ex.solution.swift cannot be read",
+        "5: no hint of the exercise says how to get the starting file back",
+        "10: the message of this check has {state a}, which the real run cannot fill",
         "12: the check names 'b', and the exercise's lab: world has no such operation",
       ])
   }
@@ -223,5 +228,19 @@ import Testing
       return
     }
     #expect(text.hasPrefix("There is no exercise here"))
+  }
+
+  @Test("A build or a run is stopped by Ctrl-C, or when its time is up: the lab never waits on it for ever")
+  func stopsChildren() {
+    let folder = FileManager.default.temporaryDirectory
+    let started = Date()
+    let interrupted = ExerciseBuild.run(
+      "/bin/sleep", ["30"], in: folder, seconds: 60, interrupt: { Date().timeIntervalSince(started) > 0.2 })
+    #expect(interrupted.interrupted && !interrupted.timedOut)
+    let timedOut = ExerciseBuild.run("/bin/sleep", ["30"], in: folder, seconds: 0.3, interrupt: nil)
+    #expect(timedOut.timedOut && !timedOut.interrupted)
+    #expect(Date().timeIntervalSince(started) < 10)
+    let said = ExerciseBuild.run("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"], in: folder, seconds: 10, interrupt: nil)
+    #expect(said.status == 3 && said.output == "out\n" && said.errors == "err\n" && said.signal == nil)
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import OpLabCore
+import TestSupport
 import Testing
 
 @testable import OpLabShell
@@ -120,5 +121,33 @@ import Testing
     #expect(good.races.isEmpty && good.values["likes"] == 2000)
     #expect(!bad.realRaces.isEmpty)
     #expect(bad.races.contains { $0.summary.contains("Likes") })
+  }
+
+  @Test("Every exercise file type-checks with plain swiftc, and each solution also under Swift 6, complete checking, no warnings")
+  func filesTypeCheck() throws {
+    let folder = Self.lessons.appendingPathComponent("Exercises")
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }.sorted()
+    let scratch = try Swiftc.scratchFolder()
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    try ExerciseHarness.text(tickSeconds: ExerciseHarness.tickSeconds).write(
+      to: scratch.appendingPathComponent("harness.swift"), atomically: true, encoding: .utf8)
+    for file in files {
+      try FileManager.default.removeItem(at: scratch.appendingPathComponent("main.swift"), ifExists: true)
+      try FileManager.default.copyItem(at: folder.appendingPathComponent(file), to: scratch.appendingPathComponent("main.swift"))
+      let plain = try Swiftc.plain(["-typecheck", "main.swift", "harness.swift"], in: scratch)
+      // The one starting file about what Swift refuses does not compile, by design.
+      let refused = file == "15-hop-to-main.swift"
+      #expect((plain.status == 0) != refused, "\(file), plain swiftc: \(plain.said)")
+      if file.hasSuffix(".solution.swift") {
+        let strict = try Swiftc.plain(["-typecheck"] + Swiftc.strict + ["main.swift", "harness.swift"], in: scratch)
+        #expect(strict.status == 0, "\(file), strict: \(strict.said)")
+      }
+    }
+  }
+}
+
+extension FileManager {
+  fileprivate func removeItem(at url: URL, ifExists: Bool) throws {
+    if fileExists(atPath: url.path) { try removeItem(at: url) }
   }
 }

@@ -153,6 +153,23 @@ public enum ExerciseTrial {
     return text
   }
 
+  /// The `{…}` placeholders of a message, without their braces.
+  static func placeholders(in message: String) -> [String] {
+    var found: [String] = []
+    var rest = message[...]
+    while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+      found.append(String(rest[rest.index(after: open)..<close]))
+      rest = rest[rest.index(after: close)...]
+    }
+    return found
+  }
+
+  /// Whether ``fill(_:from:)`` fills a placeholder: `finished OP`, `started OP`, `value NAME`.
+  static func fills(_ placeholder: String) -> Bool {
+    let words = placeholder.split(separator: " ")
+    return words.count == 2 && ["finished", "started", "value"].contains(String(words[0]))
+  }
+
   static func list(_ names: [String]) -> String {
     names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
   }

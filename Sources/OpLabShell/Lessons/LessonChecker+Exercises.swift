@@ -37,6 +37,20 @@ extension LessonChecker {
     if let starter = texts["starting file"], let solution = texts["solution"], starter == solution {
       fail(e.solution, "the exercise's solution is the starting file itself", hint: "the starting file has the gap or the bug")
     }
+    if !e.hints.contains(where: { LessonChecker.commands(in: $0).contains("restart") }) {
+      problems.append(
+        LessonError(
+          file: lesson.file, line: e.line, column: 1, message: "no hint of the exercise says how to get the starting file back",
+          hint: "add one, e.g. hint: `restart` gives back the starting file."))
+    }
+    // A message's placeholders are filled from the real run: only what it prints.
+    for c in e.checks {
+      for placeholder in ExerciseTrial.placeholders(in: c.message) where !ExerciseTrial.fills(placeholder) {
+        fail(
+          c.source, "the message of this check has {\(placeholder)}, which the real run cannot fill",
+          hint: "an exercise's message may use {finished OP}, {started OP} and {value NAME}")
+      }
+    }
     // The intended world, in a lab of its own: the lesson's world goes on unchanged.
     if !e.lab.isEmpty {
       let lab = Interpreter(options: options)
