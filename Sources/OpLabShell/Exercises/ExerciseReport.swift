@@ -25,6 +25,9 @@ enum ExerciseReport {
         out += "The lab's prediction for the intended world, and your program on the real queue:\n\n"
         out += SideBySide.render(lanes, end: end, width: options.width, ascii: options.ascii) + "\n"
       }
+      if e.threadSanitizer, !outcome.races.isEmpty {
+        out += prose("(Thread Sanitizer stops the threads while it writes a report: the real run's times are late for it.)")
+      }
       if !outcome.values.isEmpty {
         out += prose("At the end: " + outcome.values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: ", ") + ".")
       }
