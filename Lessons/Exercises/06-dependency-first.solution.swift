@@ -9,7 +9,7 @@ let downloaded = Mutex(0)
 let filtered = Mutex(0)
 Lab.printsAtTheEnd("filtered") { filtered.withLock { $0 } }
 
-Lab.start(lastTick: 1)  // the lab's clock starts: t=0
+Lab.start(lastTick: 2)  // the lab's clock starts: t=0
 
 let downloads = OperationQueue()
 downloads.name = "downloads"

@@ -46,7 +46,7 @@ final class FilterOperation: Operation, @unchecked Sendable {
   }
 }
 
-Lab.start(lastTick: 0)  // the lab's clock starts: t=0
+Lab.start(lastTick: 2)  // the lab's clock starts: t=0
 
 let downloads = OperationQueue()
 downloads.name = "downloads"

@@ -45,7 +45,7 @@ extension DownloadOperation: Reporting {
   var ending: Ending { isCancelled ? .cancelled : .succeeded }
 }
 
-Lab.start(lastTick: 1)  // the lab's clock starts: t=0
+Lab.start(lastTick: 2)  // the lab's clock starts: t=0
 
 let downloads = OperationQueue()
 downloads.name = "downloads"

@@ -186,6 +186,7 @@ import Testing
     let failures = LessonChecker.check(lesson).failures.map { "\($0.line): \($0.message)" }
     #expect(
       failures == [
+        "6: the exercise's starting file starts the clock with lastTick 0: the harness may end it before it watches its operations",
         "7: the exercise's solution \(folder.path)/ex.solution.swift cannot be read",
         "5: no hint of the exercise says how to get the starting file back",
         "10: the message of this check has {state a}, which the real run cannot fill",

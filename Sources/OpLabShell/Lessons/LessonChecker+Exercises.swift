@@ -25,6 +25,13 @@ extension LessonChecker {
           s, "the exercise's \(what) never calls \(needed.hasSuffix("(") ? needed + ")" : needed)",
           hint: "the harness starts the clock and ends the program: see Lessons/README.md, \"Swift exercises\"")
       }
+      // The watcher ends a program whose lastTick has passed with nothing unfinished watched,
+      // which at t=0 may be before the program has watched anything.
+      if text.contains("Lab.start(lastTick: 0") {
+        fail(
+          s, "the exercise's \(what) starts the clock with lastTick 0: the harness may end it before it watches its operations",
+          hint: "give Lab.start(lastTick:) 1 or more")
+      }
       for call in ExerciseHarness.unknownCalls(in: text) {
         fail(
           s, "the exercise's \(what) calls \(call), which is not one of the harness's entry points",
