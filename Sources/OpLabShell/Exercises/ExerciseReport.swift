@@ -24,6 +24,13 @@ enum ExerciseReport {
         let (lanes, end) = lanes(e, outcome: outcome, options: options)
         out += "The lab's prediction for the intended world, and your program on the real queue:\n\n"
         out += SideBySide.render(lanes, end: end, width: options.width, ascii: options.ascii) + "\n"
+        // What differs beyond timing noise, in words (the rows marked ≠).
+        let differences = SideBySide.compare(lanes).differences.filter { !$0.isOpenOrder }
+        // (Not when Thread Sanitizer's reports have made every time late.)
+        if !differences.isEmpty, !e.lab.isEmpty, !(e.threadSanitizer && !outcome.races.isEmpty) {
+          out += "Where your program's run differs from the lab's by more than timing noise:\n"
+          for d in differences.prefix(4) { out += Wrap.paragraph("  • " + d.text, width: width, ascii: options.ascii) + "\n" }
+        }
       }
       if e.threadSanitizer, !outcome.races.isEmpty {
         out += prose("(Thread Sanitizer stops the threads while it writes a report: the real run's times are late for it.)")
