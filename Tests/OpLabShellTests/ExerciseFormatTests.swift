@@ -244,4 +244,26 @@ import Testing
     let said = ExerciseBuild.run("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"], in: folder, seconds: 10, interrupt: nil)
     #expect(said.status == 3 && said.output == "out\n" && said.errors == "err\n" && said.signal == nil)
   }
+
+  @Test("A crash is said in a line: a fatal error's message, else the crash and the program's function on the crashed thread")
+  func saysCrash() {
+    let backtrace = """
+
+      *** Signal 4: Backtracing from 0x7f35cc94c2a2... done ***
+
+      *** Program crashed: Illegal instruction at 0x00007f35cc94c2a2 ***
+
+      Thread 0 "program":
+        5 [ra]         0x0000563bc820f5e1 static Lab.turnTheRunLoop(_:) + 112 in program
+
+      Thread 4 "oot.default-qos" crashed:
+
+        0              0x00007f35cc94c2a2 _dispatch_assert_queue_fail + 82 in libdispatch.so
+        5 [ra]         0x0000563bc820db58 static MainActor.assumeIsolated<A>(_:file:line:) + 87 in program
+        6 [ra]         0x0000563bc820df90 closure #4 in  + 495 in program
+      """
+    #expect(ExerciseTrial.crash(in: backtrace) == "Illegal instruction, in static MainActor.assumeIsolated<A>(_:file:line:)")
+    #expect(ExerciseTrial.crash(in: "Swift/x.swift:3: Fatal error: boom\n" + backtrace) == "Swift/x.swift:3: Fatal error: boom")
+    #expect(ExerciseTrial.crash(in: "") == "")
+  }
 }

@@ -163,6 +163,12 @@ public enum ExerciseBuild {
     guard let program = built.program else { return nil }
     var environment = ProcessInfo.processInfo.environment
     environment["OPLAB_EXACT_TICKS"] = "1"
+    // Line-buffered where coreutils' stdbuf is there: a program that crashes has printed
+    // its events so far, instead of losing them in a full buffer.
+    let stdbuf = "/usr/bin/stdbuf"
+    if FileManager.default.isExecutableFile(atPath: stdbuf) {
+      return run(stdbuf, ["-oL", program.path], in: built.folder, environment: environment, seconds: seconds, interrupt: interrupt)
+    }
     return run(program.path, [], in: built.folder, environment: environment, seconds: seconds, interrupt: interrupt)
   }
 

@@ -51,8 +51,11 @@ enum ExerciseReport {
       out += "Not yet:\n"
       // A stalled operation's own checks would only say again that it never finished.
       let stalled = Set(outcome.stalled)
+      // Nor, after a crash or a stop, the values it never got to print.
+      let cutShort = failures.contains { $0.what == "crash" || $0.what == "time" }
       let shownFailures = failures.filter { f in
-        f.what == "stall" || !stalled.contains(where: { f.observed.hasPrefix($0 + " never") })
+        if cutShort, f.observed.hasPrefix("the program printed no value") { return false }
+        return f.what == "stall" || !stalled.contains(where: { f.observed.hasPrefix($0 + " never") })
       }
       for f in shownFailures {
         let seen = f.observed.isEmpty ? "" : " (the real run: \(f.observed))"

@@ -71,12 +71,8 @@ public enum ExerciseTrial {
     var failures: [Failure] = []
     if ended.timedOut {
       failures.append(Failure(what: "time", message: "The program did not end on its own, and the lab stopped it.", observed: ""))
-    } else if let signal = ended.signal {
-      let said = ended.errors.split(separator: "\n").first { $0.contains("Fatal error") || $0.contains("error:") }
-      failures.append(
-        Failure(
-          what: "crash", message: "The program crashed (signal \(signal)).",
-          observed: said.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""))
+    } else if let signal = ended.signal ?? (ended.status == 128 + 4 || ended.status == 128 + 5 ? ended.status - 128 : nil) {
+      failures.append(Failure(what: "crash", message: "The program crashed (signal \(signal)).", observed: crash(in: ended.errors)))
     }
     if !outcome.stalled.isEmpty {
       failures.append(
@@ -91,6 +87,29 @@ public enum ExerciseTrial {
       }
     }
     return .ran(outcome, failures: failures, errors: ended.errors)
+  }
+
+  /// What a crashed program said on standard error, in a line: a fatal error's message, or
+  /// the crash and the first function of the program on the crashed thread's backtrace.
+  static func crash(in errors: String) -> String {
+    let lines = errors.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    if let fatal = lines.first(where: { $0.contains("Fatal error") }) { return fatal }
+    var said = ""
+    if let line = lines.first(where: { $0.hasPrefix("*** Program crashed: ") }) {
+      said = String(line.dropFirst("*** Program crashed: ".count).prefix { $0 != "*" })
+      if let at = said.range(of: " at 0x") { said = String(said[..<at.lowerBound]) }
+    }
+    // The crashed thread's first frame in the program (` in program`), by its name.
+    if let thread = lines.firstIndex(where: { $0.hasPrefix("Thread ") && $0.hasSuffix("crashed:") }),
+      let frame = lines[thread...].first(where: { $0.hasSuffix(" in program") }),
+      let address = frame.range(of: " 0x")
+    {
+      // `5 [ra]  0x0000563bc820db58 static MainActor.assumeIsolated<A>(_:file:line:) + 87 in program`
+      let name = frame[address.upperBound...].drop { $0 != " " }.trimmingCharacters(in: .whitespaces)
+      let function = name.range(of: " + ", options: .backwards).map { String(name[..<$0.lowerBound]) } ?? name
+      said += (said.isEmpty ? "" : ", ") + "in " + function
+    }
+    return said
   }
 
   /// What the run showed that breaks `check`; `nil` when the check holds.
@@ -145,6 +164,9 @@ public enum ExerciseTrial {
     }
     for (name, value) in o.values { text = text.replacingOccurrences(of: "{value \(name)}", with: "\(value)") }
     // What the run never printed.
+    while let open = text.range(of: "{value "), let close = text[open.upperBound...].firstIndex(of: "}") {
+      text.replaceSubrange(open.lowerBound...close, with: "no")
+    }
     for kind in ["finished", "started"] {
       while let open = text.range(of: "{\(kind) "), let close = text[open.upperBound...].firstIndex(of: "}") {
         text.replaceSubrange(open.lowerBound...close, with: "never")
