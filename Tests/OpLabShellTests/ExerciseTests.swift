@@ -123,6 +123,40 @@ import Testing
     #expect(bad.races.contains { $0.summary.contains("Likes") })
   }
 
+  @Test(
+    "At an 80x24 terminal: Ctrl-C stops a build and the exercise goes on; `edit` opens $EDITOR on the learner's copy, then the lab builds and runs it, and it passes"
+  )
+  func atTheTerminal() throws {
+    let (e, _, _) = try exercise("07", "07-resize-slices.swift")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-exercise-tty-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let exercises = Self.lessons.appendingPathComponent("Exercises").path
+    let block =
+      ["exercise: \(e.goal)", "  file: \(exercises)/07-resize-slices.swift", "  solution: \(exercises)/07-resize-slices.solution.swift"]
+      + ["  fails: \(e.fails.text)"] + e.lab.map { "  lab: \($0.text)" }
+      + e.checks.flatMap { ["  check: \($0.source.text)", "  else: \($0.message)"] } + e.hints.map { "  hint: \($0)" }
+    let file = folder.appendingPathComponent("01-resize.lesson")
+    try ("title: Resize\n\nWords.\n\n" + block.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+    // The "editor" writes the solution into the file it is given.
+    let out = try TerminalTests().session(
+      [
+        "<WAIT work too)>", "<SLEEP 0.3>", "try\\r", "<WAIT Building>", "<SLEEP 0.3>", "\\x03", "<WAIT Stopped (Ctrl-C)>", "edit\\r",
+        "<WAIT Exercise done>", "<WAIT lesson 1>", "quit\\r",
+      ],
+      state: folder.appendingPathComponent("state"), arguments: ["lesson", file.path],
+      environment: ["PTY_ROWS": "24", "PTY_COLS": "80", "EDITOR": "cp \(exercises)/07-resize-slices.solution.swift", "VISUAL": ""])
+    let flat = out.replacingOccurrences(of: "\r", with: "").split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    #expect(flat.contains("Stopped (Ctrl-C). Your file is as it was"), "\(out)")
+    #expect(flat.contains("The lab's prediction for the intended world, and your program on the real queue"), "\(out)")
+    #expect(flat.contains("✓ Exercise done."), "\(out)")
+    // The learner's copy is the edited file, kept beside the progress.
+    let copies = try FileManager.default.subpathsOfDirectory(atPath: folder.appendingPathComponent("state/oplab/exercises").path)
+    let copy = try #require(copies.first { $0.hasSuffix("07-resize-slices.swift") })
+    let edited = try String(contentsOfFile: folder.appendingPathComponent("state/oplab/exercises/" + copy).path, encoding: .utf8)
+    #expect(edited.contains("if isCancelled { return }"))
+  }
+
   @Test("Every exercise file type-checks with plain swiftc, and each solution also under Swift 6, complete checking, no warnings")
   func filesTypeCheck() throws {
     let folder = Self.lessons.appendingPathComponent("Exercises")
