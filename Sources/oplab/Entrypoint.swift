@@ -169,6 +169,12 @@ struct Lessons: ParsableCommand {
   @Flag(help: "With `check`: check every lesson.")
   var all = false
 
+  @Flag(
+    help:
+      "With `check`: also build each Swift exercise's solution and starting file with swiftc and run them on the real OperationQueue (the solution must pass, the starting file fail as its `fails:` line says)."
+  )
+  var build = false
+
   @Option(
     help:
       "The folder of .lesson files (default: $OPLAB_LESSONS, else PREFIX/share/oplab/Lessons of a make install, else the Lessons folder of the source tree the lab was built in)."
@@ -187,7 +193,7 @@ struct Lessons: ParsableCommand {
   var arguments: [String] = []
 
   func run() throws {
-    let status = Shell.checked(Shell.lessons(arguments, all: all, options: display.shellOptions, folder: folder, added: addedFolders))
+    let status = Shell.checked(Shell.lessons(arguments, all: all, options: display.shellOptions, folder: folder, added: addedFolders, build: build))
     if status != 0 { throw ExitCode(status) }
   }
 }

@@ -7,7 +7,8 @@ import Testing
 /// ``PromptCommand``, the one table of the lesson prompts' own words: every row completes,
 /// is found by each of its spellings, and does at a lesson's prompt what it says (#33).
 @Suite struct PromptCommandTests {
-  /// A lesson with every prompt: a pause, a prediction, a task, then the end.
+  /// A lesson with every prompt: a pause, a prediction, a task, an exercise (whose files
+  /// are not there: `skip` goes on), then the end.
   static let lesson = """
     title: P
     Some text.
@@ -26,6 +27,14 @@ import Testing
       check: exists b
       else: b does not exist yet.
       solution: op b takes 1
+
+    exercise: Write b in Swift.
+      file: none.swift
+      solution: none.solution.swift
+      fails: build
+      check: finished b
+      else: b never finished.
+      hint: Swift it.
     """
 
   /// What the runner writes when `inputs` are typed through the lesson.
@@ -47,7 +56,8 @@ import Testing
     case .pause: []
     case .prediction: [""]
     case .task: ["", "b"]
-    case .complete: ["", "b", "op b takes 1"]
+    case .exercise: ["", "b", "op b takes 1"]
+    case .complete: ["", "b", "op b takes 1", "skip"]
     }
   }
 
@@ -106,7 +116,7 @@ import Testing
     let back = try walk(["", "back", "quit"])
     #expect(back.components(separatedBy: "Some text.").count - 1 == 2, "\(back)")
     // `quit` and `exit` keep the place at every prompt but the last.
-    for prompt in [PromptCommand.Prompt.pause, .prediction, .task] {
+    for prompt in [PromptCommand.Prompt.pause, .prediction, .task, .exercise] {
       for spelling in ["quit", "exit"] {
         let out = try walk(Self.reach(prompt) + [spelling])
         #expect(out.contains("Your place"), "\(spelling) at \(prompt)")
@@ -128,11 +138,16 @@ import Testing
   func helpLines() {
     #expect(
       PromptCommand.lessonHelp
-        == "(Enter or `next` goes on, `back` returns, `hint`/`skip` help with tasks, `quit` keeps your place; any lab command works in between.)")
+        == "(Enter or `next` goes on, `back` returns, `hint`/`skip`/`edit` help with tasks and exercises, `quit` keeps your place; any lab command works in between.)"
+    )
     #expect(
       PromptCommand.taskHelp
         == "  (type lab commands; `hint` for a hint, `skip` to see one solution, `undo` takes back a command, `restart` starts the task again)")
     #expect(PromptCommand.predictionHelp(letters: "a, b or c") == "  (type a, b or c; `skip` shows the answer)")
     #expect(PromptCommand.predictionHelp(letters: nil) == "  (type your answer; `skip` shows it)")
+    #expect(
+      PromptCommand.exerciseHelp
+        == "  (`edit` opens your file in your editor, then builds and runs it; `try` builds and runs it as it is; `hint` for a hint; `skip` shows a solution and goes on; `restart` gives back the starting file; lab commands work too)"
+    )
   }
 }

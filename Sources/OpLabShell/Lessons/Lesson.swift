@@ -29,6 +29,8 @@ public struct Lesson: Sendable {
     case predict(Prediction)
     /// Something the learner does with lab commands, checked against the simulator.
     case task(LessonTask)
+    /// Swift the learner writes, built and run on the real queue (see ``Exercise``).
+    case exercise(Exercise)
     /// Conditions that must hold here (the lesson's own tests).
     case expect([CheckedCondition])
     /// A pause: the learner reads, then goes on with `next`.
@@ -37,6 +39,9 @@ public struct Lesson: Sendable {
     /// such as the async/await a lesson compares with operations.
     case code([SourceLine])
   }
+
+  /// How many Swift exercises the lesson has.
+  public var exerciseCount: Int { items.filter { if case .exercise = $0 { true } else { false } }.count }
 
   /// How many predictions, tasks and checkpoints the lesson has.
   public var counts: (predictions: Int, tasks: Int, checkpoints: Int) {

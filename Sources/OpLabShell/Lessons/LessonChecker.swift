@@ -14,8 +14,10 @@ public enum LessonChecker {
       let c = lesson.counts
       let seconds = lesson.items.filter { if case .predict(let p) = $0 { p.again != nil } else { false } }.count
       let again = seconds == 0 ? "" : ", \(seconds) second case\(seconds == 1 ? "" : "s")"
+      let e = lesson.exerciseCount
+      let exercises = e == 0 ? "" : ", \(e) Swift exercise\(e == 1 ? "" : "s")"
       let what =
-        "\(c.predictions) prediction\(c.predictions == 1 ? "" : "s")\(again), \(c.tasks) task\(c.tasks == 1 ? "" : "s"), \(c.checkpoints) checkpoint\(c.checkpoints == 1 ? "" : "s")"
+        "\(c.predictions) prediction\(c.predictions == 1 ? "" : "s")\(again), \(c.tasks) task\(c.tasks == 1 ? "" : "s")\(exercises), \(c.checkpoints) checkpoint\(c.checkpoints == 1 ? "" : "s")"
       return "lesson \(lesson.number) \(lesson.id): " + (ok ? "ok (\(what))" : "FAILED (\(failures.count) problem\(failures.count == 1 ? "" : "s"))")
     }
   }
@@ -36,7 +38,12 @@ public enum LessonChecker {
   /// - Parameter standards: also hold the lesson to the course's standards (see
   ///   ``standardProblems``): each wrong choice has its own feedback, and nothing shown before
   ///   a question holds its answer's words. `oplab lesson check` does.
-  public static func check(_ lesson: Lesson, options: ShellOptions = ShellOptions(), standards: Bool = false) -> Report {
+  /// - Parameter buildExercises: also build each Swift exercise's reference solution and its
+  ///   starting file with `swiftc`, run them on the real queue, and require the solution to
+  ///   pass and the starting file to fail as its `fails:` line says (`lesson check --build`).
+  public static func check(
+    _ lesson: Lesson, options: ShellOptions = ShellOptions(), standards: Bool = false, buildExercises: Bool = false
+  ) -> Report {
     var interpreter = Interpreter(options: options)
     var failures: [LessonError] = []
     // What the learner has been shown since the last question was asked (pages, the lab's replies, reveals).
@@ -345,12 +352,16 @@ public enum LessonChecker {
         }
       case .expect(let cs):
         holds(cs, "the checkpoint")
+      case .exercise(let e):
+        lastRun = nil
+        shown = ""
+        failures += LessonChecker.exerciseProblems(e, in: lesson, options: options, build: buildExercises)
       }
     }
     // A page taller than the screen is read through the pager, a screen at a time, with its
     // question off screen: the course's standards refuse it.
     if standards, failures.isEmpty { failures += LessonChecker.tallPageProblems(lesson, options: options, printed: printed) }
-    if lesson.counts.tasks == 0 {
+    if lesson.counts.tasks == 0, !lesson.items.contains(where: { if case .exercise = $0 { true } else { false } }) {
       failures.append(
         LessonError(
           file: lesson.file, line: 1, column: 1, message: "the lesson has no task: a learner never does what it teaches",

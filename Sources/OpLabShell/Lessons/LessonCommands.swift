@@ -9,7 +9,10 @@ extension Shell {
   ///   - folder: the course's folder (default: ``LessonLibrary/locateAll(environment:)``'s).
   ///   - added: folders of lessons added to the course (a teacher's own), after it.
   /// - Returns: the exit status.
-  public static func lessons(_ arguments: [String], all: Bool, options: ShellOptions, folder: String? = nil, added: [String] = []) -> Int32 {
+  ///   - build: with `check`, also build and run each Swift exercise's files (`--build`).
+  public static func lessons(
+    _ arguments: [String], all: Bool, options: ShellOptions, folder: String? = nil, added: [String] = [], build: Bool = false
+  ) -> Int32 {
     ignoreBrokenPipes()
     var options = options
     if isatty(1) == 1, !options.widthGiven, let columns = terminalColumns() { options.width = columns }
@@ -57,7 +60,7 @@ extension Shell {
       }
       var passed = 0
       for lesson in chosen {
-        let report = LessonChecker.check(lesson, options: options, standards: true)
+        let report = LessonChecker.check(lesson, options: options, standards: true, buildExercises: build)
         say(report.summary + "\n")
         for f in report.failures { warn(f.description + "\n") }
         if report.ok { passed += 1 }

@@ -32,6 +32,7 @@ public enum LessonParser {
     "predict": ["choice", "means", "feedback", "answer", "reveal", "verify", "explain"],
     "again": ["setup", "choice", "means", "feedback", "answer", "reveal", "verify", "explain"],
     "task": ["hint", "check", "else", "solution"],
+    "exercise": ["file", "solution", "fails", "sanitize", "lab", "check", "else", "hint"],
     "expect": [],
     "code": [],
   ]
@@ -98,7 +99,7 @@ public enum LessonParser {
       // A line of a block at column 1 (`check: …` not indented under its `task:`).
       // (Only as the block's line is written, in lower case: "Hint: …" in a paragraph is narrative.)
       if let (key, _, _) = directive(raw), raw.hasPrefix(key + ":"),
-        let owner = ["predict", "task", "again"].first(where: { blockKeys[$0]?.contains(key) == true })
+        let owner = ["predict", "task", "again", "exercise"].first(where: { blockKeys[$0]?.contains(key) == true })
       {
         throw fail(number, 1, "'\(key):' belongs inside a \(owner): block", hint: "indent it under its \(owner): line")
       }
@@ -318,6 +319,8 @@ public enum LessonParser {
         let solution = sources("solution")
         guard !solution.isEmpty else { throw missing("task: needs a solution: line", hint: "skip shows it; lesson check runs it") }
         lesson.items.append(.task(LessonTask(goal: value, hints: sources("hint").map(\.text), checks: checks, solution: solution, line: number)))
+      case "exercise":
+        lesson.items.append(.exercise(try exercise(goal: value, line: number, body: body, missing: missing, fail: fail)))
       default:
         break
       }

@@ -43,6 +43,11 @@ public enum LessonPreview {
       script = Array(repeating: "hint", count: t.hints.count) + [LessonPreview.typicalWrongAttempt, "restart", "skip"]
     }
 
+    /// The runner sets an exercise: its hints, then a solution (which goes on).
+    func set(_ e: Exercise) {
+      script = Array(repeating: "hint", count: e.hints.count) + ["skip"]
+    }
+
     func readLine(prompt: String) -> LineInput {
       typed += 1
       guard typed < 10_000 else { return .endOfInput }

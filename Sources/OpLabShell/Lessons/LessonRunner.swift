@@ -39,6 +39,9 @@ public final class LessonRunner {
   /// Told of each page taller than ``screenRows`` (the lesson's item it began at, and its
   /// rows), instead of showing it through ``showPage``: `lesson check` measures pages so.
   var tallPage: ((_ item: Int, _ rows: Int) -> Void)?
+  /// Finds the compiler the Swift exercises build with (`nil`: there is none, and an
+  /// exercise says so and can be skipped).
+  var findCompiler: () -> String? = { ExerciseBuild.swiftc() }
   /// The item the page being gathered began at.
   var pageStart = 0
   /// The lesson file's fingerprint: a kept world belongs to this very text.
@@ -188,6 +191,8 @@ public final class LessonRunner {
       return predict(p, at: index)
     case .task(let t):
       return task(t)
+    case .exercise(let e):
+      return exercise(e)
     }
   }
 
@@ -199,7 +204,7 @@ public final class LessonRunner {
   func nextPrompt(after index: Int) -> Int? {
     lesson.items.indices.dropFirst(index + 1).first { i in
       switch lesson.items[i] {
-      case .predict, .task: true
+      case .predict, .task, .exercise: true
       default: false
       }
     }

@@ -8,7 +8,7 @@
 struct PromptCommand: Sendable {
   /// The lesson's own words, as completed at the prompts.
   enum Word: String, CaseIterable, Sendable {
-    case next, back, hint, skip, restart, quit
+    case next, back, hint, skip, restart, edit, `try`, quit
   }
 
   /// The prompts a lesson shows.
@@ -19,6 +19,8 @@ struct PromptCommand: Sendable {
     case prediction
     /// During a task (`task>`).
     case task
+    /// At a Swift exercise (`exercise>`).
+    case exercise
     /// Once the lesson is complete (`lesson N>`), where the learner explores freely.
     case complete
   }
@@ -67,12 +69,12 @@ struct PromptCommand: Sendable {
     .init(.back, at: .prediction, ["back"], .goBack),
     .init(.back, at: .task, ["back"], .goBack),
 
-    .init(.hint, at: .pause, ["hint"], .say("There is nothing to hint at here: read on with Enter."), help: "help with tasks"),
+    .init(.hint, at: .pause, ["hint"], .say("There is nothing to hint at here: read on with Enter."), help: "help with tasks and exercises"),
     .init(.hint, at: .prediction, ["hint"], .say("A prediction has no hints: make your best guess (`skip` shows the answer).")),
     .init(.hint, at: .task, ["hint"], .own, help: "for a hint"),
     .init(.hint, at: .complete, ["hint"], .say("There is nothing to hint at: the lesson is complete. Any lab command works; `help` lists them.")),
 
-    .init(.skip, at: .pause, ["skip"], .say("There is nothing to skip here: read on with Enter."), help: "help with tasks"),
+    .init(.skip, at: .pause, ["skip"], .say("There is nothing to skip here: read on with Enter."), help: "help with tasks and exercises"),
     .init(.skip, at: .prediction, ["skip"], .own, help: "shows the answer"),
     .init(.skip, at: .task, ["skip"], .own, help: "to see one solution"),
     .init(.skip, at: .complete, ["skip"], .say("There is nothing to skip: the lesson is complete. Enter (or `quit`) ends it.")),
@@ -87,6 +89,20 @@ struct PromptCommand: Sendable {
     .init(
       .restart, at: .complete, ["restart"],
       .say("`restart` starts a task again, and there is no task here: the lesson is complete.")),
+
+    .init(.next, at: .exercise, ["next"], .own),
+    .init(.back, at: .exercise, ["back"], .goBack),
+    .init(.hint, at: .exercise, ["hint"], .own, help: "for a hint"),
+    .init(.skip, at: .exercise, ["skip"], .own, help: "shows a solution and goes on"),
+    .init(.restart, at: .exercise, ["restart"], .own, help: "gives back the starting file"),
+    .init(.edit, at: .exercise, ["edit"], .own, help: "opens your file in your editor, then builds and runs it"),
+    .init(.`try`, at: .exercise, ["try"], .own, help: "builds and runs it as it is"),
+    .init(
+      .edit, at: .pause, ["edit"], .say("There is no exercise here: `edit` opens an exercise's Swift file when the lesson gives one."),
+      help: "help with tasks and exercises"),
+    .init(.`try`, at: .pause, ["try"], .say("There is no exercise here: `try` builds an exercise's Swift file when the lesson gives one.")),
+    .init(.edit, at: .task, ["edit"], .say("This task is done with lab commands; `edit` opens the Swift file of an exercise.")),
+    .init(.quit, at: .exercise, ["quit", "exit"], .leave),
 
     .init(.quit, at: .pause, ["quit", "exit"], .leave, help: "keeps your place"),
     .init(.quit, at: .prediction, ["quit", "exit"], .leave),
@@ -143,6 +159,12 @@ struct PromptCommand: Sendable {
   static var taskHelp: String {
     "  (type lab commands; \(helpPhrase(.hint, at: .task)), \(helpPhrase(.skip, at: .task)), "
       + "`undo` takes back a command, \(helpPhrase(.restart, at: .task)))"
+  }
+
+  /// The line under an exercise's goal: its words.
+  static var exerciseHelp: String {
+    "  (" + [Word.edit, .`try`, .hint, .skip, .restart].map { helpPhrase($0, at: .exercise) }.joined(separator: "; ")
+      + "; lab commands work too)"
   }
 
   /// The line under a prediction's question: how to answer (`letters`, e.g. `a, b or c`;

@@ -1,0 +1,187 @@
+import Foundation
+import OpLabCore
+import TestSupport
+import Testing
+
+@testable import OpLabShell
+
+/// The course's Swift exercises, each built with `swiftc` against the export's harness and
+/// run on the real OperationQueue (under Thread Sanitizer for the race): its reference
+/// solution passes, and its starting file fails the way the lesson says. Two builds each;
+/// one at a time, as the machine has few cores.
+@Suite(.serialized) struct ExerciseTests {
+  static let lessons = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Lessons")
+
+  /// The exercise of lesson `number` whose starting file is `file`.
+  func exercise(_ number: String, _ file: String) throws -> (Exercise, starter: String, solution: String) {
+    let folder = try FileManager.default.contentsOfDirectory(atPath: Self.lessons.path)
+    let name = try #require(folder.first { $0.hasPrefix(number + "-") && $0.hasSuffix(".lesson") })
+    let path = Self.lessons.appendingPathComponent(name).path
+    let lesson = try LessonParser.parse(String(contentsOfFile: path, encoding: .utf8), file: path)
+    let found = lesson.items.compactMap { if case .exercise(let e) = $0, e.file.text.hasSuffix(file) { e } else { nil } }
+    let e = try #require(found.first, "lesson \(number) has no exercise on \(file)")
+    let starter = try String(contentsOfFile: Exercise.resolve(e.file.text, from: path), encoding: .utf8)
+    let solution = try String(contentsOfFile: Exercise.resolve(e.solution.text, from: path), encoding: .utf8)
+    return (e, starter, solution)
+  }
+
+  /// Builds and runs both files; the solution's verdict must pass.
+  func verdicts(_ number: String, _ file: String) throws -> (Exercise, solution: ExerciseTrial.Verdict, starter: ExerciseTrial.Verdict) {
+    let (e, starter, solution) = try exercise(number, file)
+    let swiftc = try #require(ExerciseBuild.swiftc(), "the exercise tests build with swiftc")
+    let solved = ExerciseTrial.attempt(e, source: solution, swiftc: swiftc)
+    #expect(solved.passed, "the solution of \(file): \(LessonChecker.describe(solved))")
+    let started = ExerciseTrial.attempt(e, source: starter, swiftc: swiftc)
+    #expect(!started.passed)
+    #expect(started.failed.contains(e.fails.text), "the starting file of \(file): \(LessonChecker.describe(started))")
+    return (e, solved, started)
+  }
+
+  @Test("Lesson 10: the async operation without KVO stalls its queue; the correct one finishes and honours cancel")
+  func asyncOperation() throws {
+    let (_, solved, started) = try verdicts("10", "10-async-download.swift")
+    guard case .ran(let good, _, _) = solved, case .ran(let bad, _, _) = started else {
+      Issue.record("both files build and run")
+      return
+    }
+    // Cancelled at t=1, d1 finishes then, and d2 takes the slot.
+    let d1 = try #require(good.operations["d1"]?.end)
+    let d2 = try #require(good.operations["d2"]?.start)
+    #expect(d1 < 2 && d2 >= d1 - ExerciseTrial.sameLook)
+    #expect(good.stalled.isEmpty)
+    // Without the KVO, the queue never hears of d1's finish: d2 never runs.
+    #expect(bad.stalled == ["d2"])
+    #expect(bad.operations["d2"]?.start == nil)
+  }
+
+  @Test("Lesson 7: a main() that never reads isCancelled runs all its slices; the loop that checks stops at the cancel")
+  func cancellationBetweenSlices() throws {
+    let (_, solved, started) = try verdicts("07", "07-resize-slices.swift")
+    guard case .ran(let good, _, _) = solved, case .ran(let bad, _, _) = started else {
+      Issue.record("both files build and run")
+      return
+    }
+    #expect((good.operations["resize"]?.end ?? 99) < 4)
+    #expect((bad.operations["resize"]?.end ?? 0) >= 7)
+    #expect(started.failed == ["finished resize before 4"])
+  }
+
+  @Test("Lesson 6: a dependency added after the filter is in its queue comes too late; set before, it holds")
+  func dependencyBeforeAdding() throws {
+    let (_, solved, started) = try verdicts("06", "06-dependency-first.swift")
+    guard case .ran(let good, _, _) = solved, case .ran(let bad, _, _) = started else {
+      Issue.record("both files build and run")
+      return
+    }
+    #expect(good.values["filtered"] == 4096)
+    #expect(bad.values["filtered"] == 0)
+    #expect(Set(started.failed) == ["starts filter after download", "value filtered 4096"])
+  }
+
+  @Test("Lesson 6: the filter takes the download's photo from its dependency")
+  func handOff() throws {
+    let (_, solved, started) = try verdicts("06", "06-hand-off.swift")
+    guard case .ran(let good, _, _) = solved, case .ran(let bad, _, _) = started else {
+      Issue.record("both files build and run")
+      return
+    }
+    #expect(good.values["filtered"] == 4096)
+    #expect(bad.values["filtered"] == 0)
+    #expect(started.failed == ["value filtered 4096"])
+  }
+
+  @Test("Lesson 15: Swift 6 refuses the UI call in a completion block, at the learner's line; the hop to main builds and shows it on main")
+  func hopToMain() throws {
+    let (e, starter, _) = try exercise("15", "15-hop-to-main.swift")
+    let (_, solved, started) = try verdicts("15", "15-hop-to-main.swift")
+    guard case .ran(let good, _, _) = solved, case .didNotBuild(let diagnostics, _) = started else {
+      Issue.record("the solution runs; the starting file does not build")
+      return
+    }
+    #expect(good.values["shownOnMain"] == 1 && good.values["shown"] == 1)
+    // The error is placed in the learner's file, at the line of the call.
+    let error = try #require(diagnostics.first { $0.kind == "error" })
+    let line = starter.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("cell.show(photo)") }
+    #expect(!error.inHarness && error.line == (line ?? -1) + 1)
+    #expect(error.message.contains("main actor-isolated") && !error.message.contains("[#"))
+    let report = ExerciseReport.render(started, exercise: e, path: "mine.swift", source: starter, options: ShellOptions())
+    #expect(report.contains("mine.swift:\(error.line):\(error.column): error: "))
+    #expect(report.contains("DispatchQueue.main.async"))
+  }
+
+  @Test("Lesson 13: Thread Sanitizer reports the unprotected count; with a lock it reports nothing")
+  func raceFixedWithALock() throws {
+    let (e, solved, started) = try verdicts("13", "13-likes-lock.swift")
+    #expect(e.threadSanitizer)
+    guard case .ran(let good, _, _) = solved, case .ran(let bad, _, _) = started else {
+      Issue.record("both files build and run")
+      return
+    }
+    #expect(good.races.isEmpty && good.values["likes"] == 2000)
+    #expect(!bad.realRaces.isEmpty)
+    #expect(bad.races.contains { $0.summary.contains("Likes") })
+  }
+
+  @Test(
+    "At an 80x24 terminal: Ctrl-C stops a build and the exercise goes on; `edit` opens $EDITOR on the learner's copy, then the lab builds and runs it, and it passes"
+  )
+  func atTheTerminal() throws {
+    let (e, _, _) = try exercise("07", "07-resize-slices.swift")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("oplab-exercise-tty-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let exercises = Self.lessons.appendingPathComponent("Exercises").path
+    let block =
+      ["exercise: \(e.goal)", "  file: \(exercises)/07-resize-slices.swift", "  solution: \(exercises)/07-resize-slices.solution.swift"]
+      + ["  fails: \(e.fails.text)"] + e.lab.map { "  lab: \($0.text)" }
+      + e.checks.flatMap { ["  check: \($0.source.text)", "  else: \($0.message)"] } + e.hints.map { "  hint: \($0)" }
+    let file = folder.appendingPathComponent("01-resize.lesson")
+    try ("title: Resize\n\nWords.\n\n" + block.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+    // The "editor" writes the solution into the file it is given.
+    let out = try TerminalTests().session(
+      [
+        "<WAIT work too)>", "<SLEEP 0.3>", "try\\r", "<WAIT Building>", "<SLEEP 0.3>", "\\x03", "<WAIT Stopped (Ctrl-C)>", "edit\\r",
+        "<WAIT Exercise done>", "<WAIT lesson 1>", "quit\\r",
+      ],
+      state: folder.appendingPathComponent("state"), arguments: ["lesson", file.path],
+      environment: ["PTY_ROWS": "24", "PTY_COLS": "80", "EDITOR": "cp \(exercises)/07-resize-slices.solution.swift", "VISUAL": ""])
+    let flat = out.replacingOccurrences(of: "\r", with: "").split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    #expect(flat.contains("Stopped (Ctrl-C). Your file is as it was"), "\(out)")
+    #expect(flat.contains("The lab's prediction for the intended world, and your program on the real queue"), "\(out)")
+    #expect(flat.contains("✓ Exercise done."), "\(out)")
+    // The learner's copy is the edited file, kept beside the progress.
+    let copies = try FileManager.default.subpathsOfDirectory(atPath: folder.appendingPathComponent("state/oplab/exercises").path)
+    let copy = try #require(copies.first { $0.hasSuffix("07-resize-slices.swift") })
+    let edited = try String(contentsOfFile: folder.appendingPathComponent("state/oplab/exercises/" + copy).path, encoding: .utf8)
+    #expect(edited.contains("if isCancelled { return }"))
+  }
+
+  @Test("Every exercise file type-checks with plain swiftc, and each solution also under Swift 6, complete checking, no warnings")
+  func filesTypeCheck() throws {
+    let folder = Self.lessons.appendingPathComponent("Exercises")
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }.sorted()
+    let scratch = try Swiftc.scratchFolder()
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    try ExerciseHarness.text(tickSeconds: ExerciseHarness.tickSeconds).write(
+      to: scratch.appendingPathComponent("harness.swift"), atomically: true, encoding: .utf8)
+    for file in files {
+      try FileManager.default.removeItem(at: scratch.appendingPathComponent("main.swift"), ifExists: true)
+      try FileManager.default.copyItem(at: folder.appendingPathComponent(file), to: scratch.appendingPathComponent("main.swift"))
+      let plain = try Swiftc.plain(["-typecheck", "main.swift", "harness.swift"], in: scratch)
+      // The one starting file about what Swift refuses does not compile, by design.
+      let refused = file == "15-hop-to-main.swift"
+      #expect((plain.status == 0) != refused, "\(file), plain swiftc: \(plain.said)")
+      if file.hasSuffix(".solution.swift") {
+        let strict = try Swiftc.plain(["-typecheck"] + Swiftc.strict + ["main.swift", "harness.swift"], in: scratch)
+        #expect(strict.status == 0, "\(file), strict: \(strict.said)")
+      }
+    }
+  }
+}
+
+extension FileManager {
+  fileprivate func removeItem(at url: URL, ifExists: Bool) throws {
+    if fileExists(atPath: url.path) { try removeItem(at: url) }
+  }
+}
