@@ -89,6 +89,54 @@ import Testing
     #expect(runs.reduced < runs.brute, "\(runs)")
   }
 
+  @Test(
+    "Runs taken up from a world saved at their first new choice give the same exploration as runs replayed from the origin, with every search, in journals with steps, waits and commands between runs"
+  )
+  func resumedRunsAreReplays() {
+    var resumed = 0
+    for seed in UInt64(1)...40 {
+      var actions = Self.randomProgram(seed: seed)
+      // Some journals run a few ticks, wait or change the world before the last run: open
+      // points inside a wait have no saved world (runs that change them start earlier).
+      switch seed % 4 {
+      case 1: actions.insert(.step(2), at: actions.count - 1)
+      case 2: actions.insert(.wait(nil), at: actions.count - 1)
+      case 3: actions.insert(contentsOf: [.step(1), .setMaxConcurrent(QueueID(2), 1), .runUntil(4)], at: actions.count - 1)
+      default: break
+      }
+      for (search, bound) in [(ExploreSearch.races, nil), (.everyChoice, nil), (.races, 1)] {
+        let replayed = World.explore(actions, from: World(), limit: 400, search: search, preemptions: bound, resumes: false)
+        let taken = World.explore(actions, from: World(), limit: 400, search: search, preemptions: bound)
+        #expect(taken == replayed, "seed \(seed), \(search), bound \(bound ?? -1)")
+        #expect(taken.sameOrderOtherEnd == replayed.sameOrderOtherEnd, "seed \(seed)")
+        #expect(replayed.resumedRuns == 0)
+        resumed += taken.resumedRuns
+      }
+    }
+    #expect(resumed > 1000, "\(resumed) runs taken up")
+    // Three increments: every run after the first is taken up from a saved world.
+    let inc = SharedStateTests.increment
+    let three = World.explore(ExploreTests.setup([("a", inc), ("b", inc), ("c", inc)]), from: World())
+    #expect(three.orders == 36 && three.resumedRuns == three.runs - 1, "\(three.resumedRuns) of \(three.runs)")
+  }
+
+  @Test("The estimate of the space: the normal order's open points, and a guess of the brute force's runs within a factor of 4 of the truth")
+  func estimate() {
+    let inc = SharedStateTests.increment
+    for actions in [
+      ExploreTests.setup([("a", inc), ("b", inc)]), ExploreTests.setup([("a", inc), ("b", inc), ("c", inc)]),
+      Self.randomProgram(seed: 7), Self.randomProgram(seed: 12),
+    ] {
+      let brute = World.explore(actions, from: World(), limit: 5_000, search: .everyChoice)
+      let guess = World.exploreEstimate(actions, from: World())
+      #expect(brute.complete && guess.openPoints == brute.openPoints && guess.probes == 8)
+      #expect(guess.runs >= Double(brute.runs) / 4 && guess.runs <= Double(brute.runs) * 4, "\(guess.runs) for \(brute.runs)")
+    }
+    // No open point: one run, exactly.
+    let alone = World.exploreEstimate(ExploreTests.setup([("a", inc)]), from: World())
+    #expect(alone.openPoints == 0 && alone.runs == 1)
+  }
+
   @Test("Three increments: the reduction meets the 36 orders in fewer runs than the brute force (not optimal: still far more runs than orders)")
   func threeIncrements() {
     let inc = SharedStateTests.increment
