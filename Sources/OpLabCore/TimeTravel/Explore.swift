@@ -57,7 +57,9 @@ public struct Exploration: Hashable, Sendable {
   /// The order that broke it with the fewest choices, if any did.
   public var shortestBroken: Outcome?
   /// Runs whose order was met before but that ended otherwise (other values, a race, a
-  /// deadlock where the first had none): 0 when the fingerprint is right, which tests check.
+  /// deadlock where the first had none): 0 when the fingerprint is right, which tests check
+  /// (counted only when `explore` is told `checksRepeats`: otherwise a repeated order's
+  /// outcome is taken from the first run of it, not found again).
   var sameOrderOtherEnd = 0
   /// Runs taken up from a world saved along the run before (see ``ExploreRunner``), not
   /// replayed from the origin.
@@ -184,7 +186,7 @@ extension World {
   public static func explore(
     _ actions: [Action], from base: World, limit: Int = World.exploreLimit, search: ExploreSearch = .races,
     expect expectation: ExploreExpectation? = nil, preemptions bound: Int? = nil, interrupt: Interrupt? = nil,
-    progress: ((ExploreProgress) -> Void)? = nil, resumes: Bool = true
+    progress: ((ExploreProgress) -> Void)? = nil, resumes: Bool = true, checksRepeats: Bool = false
   ) -> Exploration {
     var result = Exploration()
     result.expectation = expectation
@@ -207,23 +209,31 @@ extension World {
         return result
       }
       let taken = world.shared?.order?.taken ?? []
-      let report = world.raceReport()
-      var deadlock = false
-      if case .stalled(let d)? = verdict { deadlock = !d.lockCycles.isEmpty }
       var choices = taken.map(\.chosen)
       while choices.last == 0 { choices.removeLast() }
-      let outcome = Exploration.Outcome(
-        choices: choices, race: !report.races.isEmpty, lostUpdate: !report.lostUpdates.isEmpty, deadlock: deadlock,
-        offMainThread: !report.offMainThread.isEmpty, finalValues: world.shared?.values ?? [])
+      // The same order as a run before (other choices, same conflicting accesses in the same
+      // order) ends the same way: counted once, and its outcome is the one before (the race
+      // report is built again only when `checksRepeats`, to count any that differ).
+      let fingerprint = world.orderFingerprint(from: base.trace.count, ending: verdict, numbering: &accessors)
+      let before = seen[fingerprint]
+      var outcome: Exploration.Outcome
+      if let before, !checksRepeats {
+        outcome = before
+        outcome.choices = choices
+      } else {
+        let report = world.raceReport()
+        var deadlock = false
+        if case .stalled(let d)? = verdict { deadlock = !d.lockCycles.isEmpty }
+        outcome = Exploration.Outcome(
+          choices: choices, race: !report.races.isEmpty, lostUpdate: !report.lostUpdates.isEmpty, deadlock: deadlock,
+          offMainThread: !report.offMainThread.isEmpty, finalValues: world.shared?.values ?? [])
+      }
       result.runs += 1
       if result.first == nil {
         result.first = outcome
         result.openPoints = taken.count
       }
-      // The same order as a run before (other choices, same conflicting accesses in the same
-      // order) ends the same way: counted once.
-      let fingerprint = world.orderFingerprint(from: base.trace.count, ending: verdict, numbering: &accessors)
-      if let before = seen[fingerprint] {
+      if let before {
         var same = outcome
         same.choices = before.choices
         if same != before { result.sameOrderOtherEnd += 1 }
