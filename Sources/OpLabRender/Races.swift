@@ -95,6 +95,29 @@ public enum Races {
 }
 
 extension Races {
+  /// What `explore` says up front when its space looks too big to finish within the cap:
+  /// the normal order's open points, the guessed number of runs, and the bound to use.
+  public static func tooBigText(_ estimate: ExploreEstimate, cap: Int) -> String {
+    let points = "\(estimate.openPoints) open \(estimate.openPoints == 1 ? "point" : "points")"
+    return "  too big to explore whole within \(cap) runs: the normal order has \(points), and trying every choice at each "
+      + "would take \(estimate.runs >= 1e15 ? "more than 10^15" : "about " + aboutCount(estimate.runs)) runs (a guess from \(estimate.probes) random orders); `explore` skips "
+      + "orders it has met, but may still stop at the cap. `explore preemptions 2` tries only the orders that hold a thread "
+      + "back at most twice (most bugs need one or two); Ctrl-C stops it and keeps what was found.\n"
+  }
+
+  /// A count as a reader takes it in: 12,300 below ten million, then a power of ten.
+  static func aboutCount(_ x: Double) -> String {
+    guard x < 1e7 else { return "10^\(Int(x.log10Floor))" }
+    let n = Int(x.rounded())
+    var digits = Array(String(n))
+    var i = digits.count - 3
+    while i > 0 {
+      digits.insert(",", at: i)
+      i -= 3
+    }
+    return String(digits)
+  }
+
   /// `explore`'s report: how many distinct orders it met (and in how many runs), how many
   /// went wrong and how, the final states, and the shortest bad order with a script that replays it.
   public static func explorationText(_ e: Exploration, in world: World, script: [String]) -> String {
@@ -211,5 +234,18 @@ extension Races {
       }
     }
     return out + "  `choose K` takes one; `choose back` backs out of the last choice\n"
+  }
+}
+
+extension Double {
+  /// The power of ten at or below this positive number.
+  fileprivate var log10Floor: Double {
+    var p = 0.0
+    var x = self
+    while x >= 10 {
+      x /= 10
+      p += 1
+    }
+    return p
   }
 }

@@ -129,6 +129,11 @@ public enum Shell {
   /// by that signal (`BatchSignals.die(by:)`), so a shell loop around it stops too.
   static func batch(_ interpreter: Interpreter, reader: LineReader, name: String, keepGoing: Bool) -> Int32 {
     var lineNumber = 0
+    // `real` and `explore` say how far they have got: in place on a terminal, else a line every few seconds.
+    if interpreter.progress == nil {
+      let progress = ProgressLine.forStandardError { [interpreter] in interpreter.options.width }
+      interpreter.progress = { progress.update($0) }
+    }
     /// `reading`: the signal came while the next line was awaited, not during a command.
     func stopped(_ signo: Int32, reading: Bool = false) -> Never {
       let place =
@@ -188,7 +193,7 @@ public enum Shell {
     interpreter.streamOutput = { writeOut($0) }
     // `real` and `explore` say how far they have got, on a line updated in place.
     let progress = ProgressLine.forStandardError { [interpreter] in interpreter.options.width }
-    interpreter.progress = progress.map { line in { line.update($0) } }
+    interpreter.progress = { progress.update($0) }
     while true {
       let prompt = "oplab t=\(interpreter.world.now)\(interpreter.inFork ? " (fork)" : "")> "
       switch reader.readLine(prompt: prompt) {

@@ -69,9 +69,9 @@ import Testing
     var deadlocking = 0
     for seed in UInt64(1)...40 {
       let actions = Self.randomProgram(seed: seed)
-      let brute = World.explore(actions, from: World(), limit: 1_500, search: .everyChoice)
+      let brute = World.explore(actions, from: World(), limit: 1_500, search: .everyChoice, checksRepeats: true)
       guard brute.complete else { continue }  // too big for the oracle in a debug build: not a check
-      let reduced = World.explore(actions, from: World(), limit: 1_500, search: .races)
+      let reduced = World.explore(actions, from: World(), limit: 1_500, search: .races, checksRepeats: true)
       #expect(reduced.complete, "seed \(seed)")
       #expect(Self.summary(reduced) == Self.summary(brute), "seed \(seed)")
       #expect(reduced.first == brute.first, "seed \(seed)")
@@ -87,6 +87,57 @@ import Testing
     // deadlock, and the reduction saves runs overall.
     #expect(sizes.count >= 25 && sizes.contains { $0 >= 5 } && deadlocking >= 1, "\(sizes), \(deadlocking) deadlock")
     #expect(runs.reduced < runs.brute, "\(runs)")
+  }
+
+  @Test(
+    "Runs taken up from a world saved at their first new choice give the same exploration as runs replayed from the origin, with every search, in journals with steps, waits and commands between runs; so does taking a repeated order's outcome from its first run"
+  )
+  func resumedRunsAreReplays() {
+    var resumed = 0
+    for seed in UInt64(1)...40 {
+      var actions = Self.randomProgram(seed: seed)
+      // Some journals run a few ticks, wait or change the world before the last run: open
+      // points inside a wait have no saved world (runs that change them start earlier).
+      switch seed % 4 {
+      case 1: actions.insert(.step(2), at: actions.count - 1)
+      case 2: actions.insert(.wait(nil), at: actions.count - 1)
+      case 3: actions.insert(contentsOf: [.step(1), .setMaxConcurrent(QueueID(2), 1), .runUntil(4)], at: actions.count - 1)
+      default: break
+      }
+      for (search, bound) in [(ExploreSearch.races, nil), (.everyChoice, nil), (.races, 1)] {
+        let replayed = World.explore(actions, from: World(), limit: 400, search: search, preemptions: bound, resumes: false, checksRepeats: true)
+        let taken = World.explore(actions, from: World(), limit: 400, search: search, preemptions: bound, checksRepeats: true)
+        #expect(taken == replayed, "seed \(seed), \(search), bound \(bound ?? -1)")
+        #expect(taken.sameOrderOtherEnd == replayed.sameOrderOtherEnd, "seed \(seed)")
+        // What `explore` does unless tested: a repeated order's outcome is the first run's, not found again.
+        let fast = World.explore(actions, from: World(), limit: 400, search: search, preemptions: bound)
+        #expect(fast == taken, "seed \(seed), \(search), bound \(bound ?? -1)")
+        #expect(replayed.resumedRuns == 0)
+        resumed += taken.resumedRuns
+      }
+    }
+    #expect(resumed > 1000, "\(resumed) runs taken up")
+    // Three increments: every run after the first is taken up from a saved world.
+    let inc = SharedStateTests.increment
+    let three = World.explore(ExploreTests.setup([("a", inc), ("b", inc), ("c", inc)]), from: World())
+    #expect(three.orders == 36 && three.resumedRuns == three.runs - 1, "\(three.resumedRuns) of \(three.runs)")
+  }
+
+  @Test("The estimate of the space: the normal order's open points, and a guess of the brute force's runs within a factor of 4 of the truth")
+  func estimate() {
+    let inc = SharedStateTests.increment
+    for actions in [
+      ExploreTests.setup([("a", inc), ("b", inc)]), ExploreTests.setup([("a", inc), ("b", inc), ("c", inc)]),
+      Self.randomProgram(seed: 7), Self.randomProgram(seed: 12),
+    ] {
+      let brute = World.explore(actions, from: World(), limit: 5_000, search: .everyChoice)
+      let guess = World.exploreEstimate(actions, from: World())
+      #expect(brute.complete && guess.openPoints == brute.openPoints && guess.probes == 8)
+      #expect(guess.runs >= Double(brute.runs) / 4 && guess.runs <= Double(brute.runs) * 4, "\(guess.runs) for \(brute.runs)")
+    }
+    // No open point: one run, exactly.
+    let alone = World.exploreEstimate(ExploreTests.setup([("a", inc)]), from: World())
+    #expect(alone.openPoints == 0 && alone.runs == 1)
   }
 
   @Test("Three increments: the reduction meets the 36 orders in fewer runs than the brute force (not optimal: still far more runs than orders)")
@@ -143,7 +194,7 @@ import Testing
     #expect(none.openPoints > 0 && none.shortestBad?.preemptions == 0)
     var last = 1
     for k in 1...3 {
-      let e = World.explore(three, from: World(), preemptions: k)
+      let e = World.explore(three, from: World(), preemptions: k, checksRepeats: true)
       #expect(e.complete && e.orders >= last && e.orders <= 36, "k \(k): \(e.orders)")
       #expect(e.sameOrderOtherEnd == 0)
       last = e.orders

@@ -95,7 +95,7 @@ import Testing
   func lockOrder() {
     let a: [Step] = [.lock("L1"), .lock("L2"), .unlock("L2"), .unlock("L1")]
     let b: [Step] = [.lock("L2"), .lock("L1"), .unlock("L1"), .unlock("L2")]
-    let e = World.explore(Self.setup([("a", a), ("b", b)], locks: ["L1", "L2"]), from: World())
+    let e = World.explore(Self.setup([("a", a), ("b", b)], locks: ["L1", "L2"]), from: World(), checksRepeats: true)
     #expect(e.complete)
     // Why 3: a takes both locks before b takes any (L1: a, b; L2: a, b), or b before a, or
     // each takes its first lock and waits for the other's: the deadlock. A mixed order (a
@@ -132,7 +132,7 @@ import Testing
     for seed in UInt64(1)...40 {
       let (actions, incs) = Self.randomActions(seed: seed, fix: false)
       guard incs.count == 2 else { continue }
-      let e = World.explore(actions, from: World(), limit: 400)
+      let e = World.explore(actions, from: World(), limit: 400, checksRepeats: true)
       #expect(e.sameOrderOtherEnd == 0, "seed \(seed)")
       // The oracle: run once, and ask the race detector whether the two are ordered (its own
       // property test checks it against a path oracle).
@@ -183,7 +183,7 @@ import Testing
         actions.append(
           .createOperation(OperationSpec(name: "op\(i)", duration: Tick(steps.count), kind: .steps(steps)), dependencies: [], queue: Self.q))
       }
-      let e = World.explore(actions + [.runUntilIdle], from: World(), limit: 50_000)
+      let e = World.explore(actions + [.runUntilIdle], from: World(), limit: 50_000, checksRepeats: true)
       let oracle = Self.distinctOrders(programs, variables: names)
       #expect(e.complete, "seed \(seed)")
       #expect(e.orders == oracle.count, "seed \(seed): \(programs)")

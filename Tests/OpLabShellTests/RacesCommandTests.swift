@@ -196,6 +196,19 @@ import Testing
     // order (both read at t=1, both write at t=3, a then b); the second, where the two writes
     // conflict, lets b write alone at t=3 and a a tick later: a writes last, another order.
     let (capped, _) = run(Self.racy + ["explore 2"])
+    // Up front (here, without a terminal, at the top of the summary): the space is too big for the cap.
+    #expect(
+      capped.contains(
+        "\n  too big to explore whole within 2 runs: the normal order has 2 open points, and trying every choice at each would take about "),
+      "\(capped)")
+    #expect(capped.components(separatedBy: "too big").count == 2)  // once: up front, not again in the summary
+    #expect(
+      capped.contains(
+        " runs (a guess from 8 random orders); `explore` skips orders it has met, but may still stop at the cap. `explore preemptions 2` tries only"))
+    let (whole, _) = run(Self.racy + ["explore"])
+    #expect(!whole.contains("too big") && whole.contains("all there are"), "\(whole)")
+    let (bounded, _) = run(Self.racy + ["explore 2 preemptions 1"])
+    #expect(!bounded.contains("too big"), "\(bounded)")
     #expect(
       capped.contains(
         """

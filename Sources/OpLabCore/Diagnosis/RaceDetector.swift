@@ -55,16 +55,67 @@ public struct RaceReport: Hashable, Sendable {
   public var isEmpty: Bool { races.isEmpty && offMainThread.isEmpty && lostUpdates.isEmpty }
 }
 
-/// A vector clock: for each thread (an operation's slot, or the lab's own thread), the
-/// last of its moments known to have happened before.
+/// A vector clock: for each thread (an operation's slot, or -1, the lab's own thread), the
+/// last of its moments known to have happened before. One entry a thread, in an array (not
+/// a dictionary: `explore` builds a report for every run).
 private struct VectorClock {
-  var c: [Int: Int] = [:]
+  var c: [Int]
+  /// A clock at 0 for the lab's thread and `operations` operations.
+  init(operations: Int) { c = Array(repeating: 0, count: operations + 1) }
   subscript(_ t: Int) -> Int {
-    get { c[t] ?? 0 }
-    set { c[t] = newValue }
+    get { c[t + 1] }
+    set { c[t + 1] = newValue }
   }
   mutating func join(_ o: VectorClock) {
-    for (t, v) in o.c where v > self[t] { c[t] = v }
+    for i in c.indices where o.c[i] > c[i] { c[i] = o.c[i] }
+  }
+}
+
+/// A vector clock for some operations, by slot: an array, not a dictionary (hashing each
+/// lookup was a profile's top item under `explore`).
+private struct ClocksByOperation {
+  var clocks: [VectorClock?]
+  init(count: Int) { clocks = Array(repeating: nil, count: count) }
+  subscript(_ op: OpID) -> VectorClock? {
+    get { clocks[op.slot] }
+    set { clocks[op.slot] = newValue }
+  }
+  mutating func removeValue(forKey op: OpID) -> VectorClock? {
+    defer { clocks[op.slot] = nil }
+    return clocks[op.slot]
+  }
+  /// The clocks set, with their operations.
+  var set: [(op: OpID, clock: VectorClock)] {
+    clocks.indices.compactMap { i in clocks[i].map { (OpID(i), $0) } }
+  }
+}
+
+/// The pairs of operations already reported racing on a variable (each pair is reported
+/// once): a table of bits while the world is small (`explore` builds a report for every
+/// run), a set beyond that.
+private struct ReportedPairs {
+  struct Pair: Hashable {
+    var variable: Int32
+    var low: Int32
+    var high: Int32
+  }
+  let operations: Int
+  var bits: [Bool]
+  var set = Set<Pair>()
+
+  init(variables: Int, operations: Int) {
+    self.operations = operations
+    bits = operations <= 256 ? Array(repeating: false, count: variables * operations * operations) : []
+  }
+
+  /// Marks the pair; `true` when it was not marked before.
+  mutating func insert(variable: Int32, _ a: Int, _ b: Int) -> Bool {
+    let (low, high) = (Swift.min(a, b), Swift.max(a, b))
+    guard !bits.isEmpty else { return set.insert(Pair(variable: variable, low: Int32(low), high: Int32(high))).inserted }
+    let i = (Int(variable) * operations + low) * operations + high
+    if bits[i] { return false }
+    bits[i] = true
+    return true
   }
 }
 
@@ -84,16 +135,17 @@ extension World {
     var report = RaceReport()
     guard let shared else { return report }
     let lab = -1
-    var labClock = VectorClock()
+    let zero = VectorClock(operations: operations.count)
+    var labClock = zero
     labClock[lab] = 1
-    var running: [OpID: VectorClock] = [:]
-    var finished: [OpID: VectorClock] = [:]
-    var enqueuedAt: [OpID: VectorClock] = [:]
+    var running = ClocksByOperation(count: operations.count)
+    var finished = ClocksByOperation(count: operations.count)
+    var enqueuedAt = ClocksByOperation(count: operations.count)
     var serialQueue: [QueueID: VectorClock] = [:]
     var maxOf: [QueueID: Int?] = [:]
     var lockClock: [Int32: VectorClock] = [:]
-    var accesses: [Int32: [(access: RaceReport.Access, epoch: Int)]] = [:]
-    var reported = Set<[Int]>()
+    var accesses: [[(access: RaceReport.Access, epoch: Int)]] = Array(repeating: [], count: shared.variableNames.count)
+    var reported = ReportedPairs(variables: shared.variableNames.count, operations: operations.count)
     var startOrder: [(op: OpID, ranMain: Bool)] = []
 
     for (i, e) in trace.enumerated() {
@@ -102,14 +154,14 @@ extension World {
         case .queueCreated(let max), .maxChanged(let max): maxOf[q] = q == .main ? 1 : max
         case .waitEnded:
           // The lab's own thread waited for the queue (or every queue): it saw their finishes.
-          for (op, clock) in finished where operations[op.slot].queue == q { labClock.join(clock) }
+          for (op, clock) in finished.set where operations[op.slot].queue == q { labClock.join(clock) }
           labClock[lab] += 1
         default: break
         }
         continue
       }
       if e.op == nil, e.queue == nil, e.kind == .waitEnded {
-        for clock in finished.values { labClock.join(clock) }
+        for (_, clock) in finished.set { labClock.join(clock) }
         labClock[lab] += 1
         continue
       }
@@ -133,19 +185,19 @@ extension World {
         running[op] = clock
         if isStepped(op) { startOrder.append((op, e.kind == .started)) }
       case .variableRead(let v, _), .variableWritten(let v, _):
-        guard var clock = running[op] else { break }
+        // Taken out while it changes, so its array is not copied.
+        guard Int(v) < accesses.count, var clock = running.removeValue(forKey: op) else { break }
         let isWrite: Bool
         if case .variableWritten = e.kind { isWrite = true } else { isWrite = false }
         let access = RaceReport.Access(op: op, tick: e.tick, isWrite: isWrite, event: i, inCompletion: e.reason.isCompletionStep)
-        for earlier in accesses[v] ?? [] where earlier.access.op != op && (earlier.access.isWrite || isWrite) {
+        for earlier in accesses[Int(v)] where earlier.access.op != op && (earlier.access.isWrite || isWrite) {
           let other = earlier.access.op.slot
           guard clock[other] < earlier.epoch else { continue }  // ordered
-          let key = [Int(v), Swift.min(other, me), Swift.max(other, me)]
-          if reported.insert(key).inserted {
+          if reported.insert(variable: v, other, me) {
             report.races.append(RaceReport.DataRace(variable: v, first: earlier.access, second: access))
           }
         }
-        accesses[v, default: []].append((access, clock[me]))
+        accesses[Int(v)].append((access, clock[me]))
         clock[me] += 1
         running[op] = clock
       case .lockAcquired(let l):
@@ -160,7 +212,7 @@ extension World {
       case .finished:
         let clock = running.removeValue(forKey: op) ?? enqueuedAt[op] ?? labClock
         finished[op] = clock
-        if let q = operations[op.slot].queue, (maxOf[q] ?? nil) == 1 { serialQueue[q, default: VectorClock()].join(clock) }
+        if let q = operations[op.slot].queue, (maxOf[q] ?? nil) == 1 { serialQueue[q, default: zero].join(clock) }
       case .completionStarted where shared.completionSteps[op] != nil:
         // The completion block goes on from the finish, on a thread of its own: what the
         // finish released (dependents, the next operation of a serial queue) is not ordered with it.

@@ -248,7 +248,7 @@ extension World {
   /// At an open point, the operations with a step due now (in creation order) and the
   /// choice; `nil` where nothing is to choose.
   private mutating func chooseStep(_ op: OpID) -> (candidates: [OpID], chosen: Int)? {
-    guard var order = shared?.order, order.decidedTick != now else { return nil }
+    guard let decided = shared?.order?.decidedTick, decided != now else { return nil }
     var due: [OpID] = []
     for w in agenda.unordered where w.tick == now && isLive(w) {
       let other: OpID
@@ -261,8 +261,15 @@ extension World {
     guard !due.isEmpty else { return nil }
     // In creation order, so that choice k names the same operation however the wake-ups lie.
     let candidates = ([op] + due).sorted()
-    let next = candidates.map(nextStep(of:))
-    let rest = candidates.map(remainingSteps(of:))
+    // Loops, not `map(nextStep(of:))`: a method passed as a closure would copy the world.
+    var next: [Step?] = []
+    var rest: [ArraySlice<Step>] = []
+    next.reserveCapacity(candidates.count)
+    rest.reserveCapacity(candidates.count)
+    for c in candidates {
+      next.append(nextStep(of: c))
+      rest.append(remainingSteps(of: c))
+    }
     // The first pair whose order can matter: one's step due now, a step the other has left.
     var reason: (OpID, OpID, Step)?
     search: for i in candidates.indices {
@@ -275,12 +282,12 @@ extension World {
     }
     guard let reason else { return nil }
     let options = candidates.count + 1
-    let chosen = order.nextChoice(options: options)
+    let chosen = shared?.order?.nextChoice(options: options) ?? 0
     var point = OpenPoint(tick: now, kind: .steps, options: options, chosen: chosen, candidates: candidates, steps: next.map { $0 ?? .compute(0) })
     point.conflict = OpenPoint.Conflict(first: reason.0, other: reason.1, otherStep: reason.2)
-    order.taken.append(point)
-    order.decidedTick = now
-    shared?.order = order
+    // In place: a copy of the order would copy every open point taken so far.
+    shared?.order?.taken.append(point)
+    shared?.order?.decidedTick = now
     return (candidates, chosen)
   }
 
@@ -363,12 +370,10 @@ extension World {
         // NSLock documents no order among waiters: the one that waited longest takes it,
         // unless a step order chooses another.
         var index = 0
-        if state.waiters[l].count > 1, var order = state.order {
+        if state.waiters[l].count > 1, let chosen = state.order?.nextChoice(options: state.waiters[l].count) {
           let candidates = [state.waiters[l][0]] + state.waiters[l].dropFirst().sorted()
-          let chosen = order.nextChoice(options: candidates.count)
-          order.taken.append(
+          state.order?.taken.append(
             OpenPoint(tick: now, kind: .lock(Int32(l)), options: candidates.count, chosen: chosen, candidates: candidates, steps: []))
-          state.order = order
           index = state.waiters[l].firstIndex(of: candidates[chosen]) ?? 0
         }
         let waiter = state.waiters[l].remove(at: index)

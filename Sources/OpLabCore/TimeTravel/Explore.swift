@@ -57,8 +57,13 @@ public struct Exploration: Hashable, Sendable {
   /// The order that broke it with the fewest choices, if any did.
   public var shortestBroken: Outcome?
   /// Runs whose order was met before but that ended otherwise (other values, a race, a
-  /// deadlock where the first had none): 0 when the fingerprint is right, which tests check.
+  /// deadlock where the first had none): 0 when the fingerprint is right, which tests check
+  /// (counted only when `explore` is told `checksRepeats`: otherwise a repeated order's
+  /// outcome is taken from the first run of it, not found again).
   var sameOrderOtherEnd = 0
+  /// Runs taken up from a world saved along the run before (see ``ExploreRunner``), not
+  /// replayed from the origin.
+  var resumedRuns = 0
 
   /// The preemptions of these choices (see ``Outcome/preemptions``).
   public static func preemptions(_ choices: [Int]) -> Int {
@@ -83,6 +88,20 @@ public struct Exploration: Hashable, Sendable {
     h.combine(races)
     h.combine(shortestBad)
   }
+}
+
+/// How far `explore` has got, after a run.
+public struct ExploreProgress: Hashable, Sendable {
+  /// Runs made so far.
+  public var runs: Int
+  /// Distinct orders met so far.
+  public var orders: Int
+  /// Where the run just made parted from the one before: how many of its choices it kept
+  /// and changed (0 for the first run). The search is depth first, so this falls back
+  /// towards 0 as it nears its end.
+  public var depth: Int
+  /// The open points the run just made met.
+  public var openPoints: Int
 }
 
 /// What the learner expects of every order's end (`explore expect …`).
@@ -153,18 +172,21 @@ extension World {
   ///   every choice is tried within it (the brute force, bounded), whatever `search` says.
   /// - Parameter interrupt: asked between runs and, during each, between ticks; `true`
   ///   stops the exploration with what it found so far.
-  /// - Parameter progress: told after each run the runs made and the distinct orders found
-  ///   so far (the caller decides how often to show them).
+  /// - Parameter progress: told after each run how far the search has got (the caller
+  ///   decides how often to show it).
   ///
   /// Different choices can give the same order (one thread held back at one tick or at the
   /// next, before a step that no other touches): a run whose
   /// ``orderFingerprint(from:ending:numbering:)`` was met before adds to ``Exploration/runs``
-  /// only, and the counts are over distinct orders. Each run starts from `base`.
+  /// only, and the counts are over distinct orders. The first run starts from `base`; each
+  /// next one from the world saved at the start of the tick where its choices part from the
+  /// run before (see ``ExploreRunner``; `resumes: false` replays every run from `base`, as
+  /// tests compare).
   /// - Complexity: O(limit · the cost of one run).
   public static func explore(
     _ actions: [Action], from base: World, limit: Int = World.exploreLimit, search: ExploreSearch = .races,
     expect expectation: ExploreExpectation? = nil, preemptions bound: Int? = nil, interrupt: Interrupt? = nil,
-    progress: ((_ runs: Int, _ orders: Int) -> Void)? = nil
+    progress: ((ExploreProgress) -> Void)? = nil, resumes: Bool = true, checksRepeats: Bool = false
   ) -> Exploration {
     var result = Exploration()
     result.expectation = expectation
@@ -174,44 +196,44 @@ extension World {
     var accessors: [OrderFingerprint.Accessor: Int] = [:]
     // The reduction's stack: per open point of the run, the choices still to try and those tried.
     var nodes: [(backtrack: Set<Int>, done: Set<Int>)] = []
+    var runner = ExploreRunner(actions: actions, base: base, resumes: resumes)
     while result.runs < Swift.max(1, limit) {
       if result.runs > 0, interrupt?() == true {
         result.interrupted = true
         return result
       }
-      var world = base
-      world.setStepOrder([])
-      world.shared?.order = StepOrder(script)
-      var verdict: RunVerdict?
-      for action in actions {
-        // The exploration makes the choices.
-        if case .setStepOrder = action { continue }
-        if case .chooseNext = action { continue }
-        if let (r, _) = try? world.perform(action, interrupt: interrupt), case .verdict(let v) = r { verdict = v }
-      }
-      if world.nextEventTick != nil { verdict = world.runUntilIdle(interrupt: interrupt) }
+      let (world, verdict) = runner.run(script, interrupt: interrupt)
+      result.resumedRuns = runner.resumed
       if verdict == .interrupted {
         result.interrupted = true
         return result
       }
       let taken = world.shared?.order?.taken ?? []
-      let report = world.raceReport()
-      var deadlock = false
-      if case .stalled(let d)? = verdict { deadlock = !d.lockCycles.isEmpty }
       var choices = taken.map(\.chosen)
       while choices.last == 0 { choices.removeLast() }
-      let outcome = Exploration.Outcome(
-        choices: choices, race: !report.races.isEmpty, lostUpdate: !report.lostUpdates.isEmpty, deadlock: deadlock,
-        offMainThread: !report.offMainThread.isEmpty, finalValues: world.shared?.values ?? [])
+      // The same order as a run before (other choices, same conflicting accesses in the same
+      // order) ends the same way: counted once, and its outcome is the one before (the race
+      // report is built again only when `checksRepeats`, to count any that differ).
+      let fingerprint = world.orderFingerprint(from: base.trace.count, ending: verdict, numbering: &accessors)
+      let before = seen[fingerprint]
+      var outcome: Exploration.Outcome
+      if let before, !checksRepeats {
+        outcome = before
+        outcome.choices = choices
+      } else {
+        let report = world.raceReport()
+        var deadlock = false
+        if case .stalled(let d)? = verdict { deadlock = !d.lockCycles.isEmpty }
+        outcome = Exploration.Outcome(
+          choices: choices, race: !report.races.isEmpty, lostUpdate: !report.lostUpdates.isEmpty, deadlock: deadlock,
+          offMainThread: !report.offMainThread.isEmpty, finalValues: world.shared?.values ?? [])
+      }
       result.runs += 1
       if result.first == nil {
         result.first = outcome
         result.openPoints = taken.count
       }
-      // The same order as a run before (other choices, same conflicting accesses in the same
-      // order) ends the same way: counted once.
-      let fingerprint = world.orderFingerprint(from: base.trace.count, ending: verdict, numbering: &accessors)
-      if let before = seen[fingerprint] {
+      if let before {
         var same = outcome
         same.choices = before.choices
         if same != before { result.sameOrderOtherEnd += 1 }
@@ -229,7 +251,7 @@ extension World {
           result.finals.append((outcome.finalValues, 1))
         }
       }
-      progress?(result.runs, result.orders)
+      progress?(ExploreProgress(runs: result.runs, orders: result.orders, depth: script.count, openPoints: taken.count))
       // Every run may give the shortest replay, a repeated order too (its choices may be fewer).
       if outcome.isBad {
         func failed(_ o: Exploration.Outcome) -> Bool { o.deadlock || o.lostUpdate }
@@ -325,164 +347,5 @@ extension World {
     } else {
       nodes[i].backtrack.formUnion(0..<taken[i].options)
     }
-  }
-}
-
-/// An access a run made that another's order with can matter (see ``World/dependentPairs(from:)``).
-struct DependentAccess: Hashable, Sendable {
-  var tick: Tick
-  var op: OpID
-  var isStart = false
-}
-
-extension World {
-  /// The pairs of accesses in this run (from the trace's event `start`) by two operations
-  /// whose order can matter, first one first: for each access and each other operation, the
-  /// last earlier access of that operation it depends on. Two accesses are dependent when
-  /// they are by different operations and
-  /// - are to one variable, and one of them writes it;
-  /// - are to one lock: taking it, waiting for it, releasing it (a hand-off included);
-  /// - both touch the user interface;
-  /// - both are starts of operations written as steps (which a queue's slot or a
-  ///   dependency lets in first depends on when others finish, and the lost-update check
-  ///   replays them in the order they started);
-  /// - either is a step's `add` (what it adds changes which operations are ready and which
-  ///   slots are free): dependent with everything.
-  /// Nothing else is a shared access: `compute` touches only the operation's own register.
-  /// - Complexity: O(accesses · operations).
-  func dependentPairs(from start: Int) -> [(DependentAccess, DependentAccess)] {
-    guard shared != nil else { return [] }
-    enum Resource: Hashable { case variable(Int32), lock(Int32), ui, starts }
-    // Per resource, per operation, its last access and its last write (for variables).
-    var last: [Resource: [OpID: (access: DependentAccess, write: DependentAccess?)]] = [:]
-    var everything: [OpID: DependentAccess] = [:]  // every operation's last access of any kind
-    var adds: [OpID: DependentAccess] = [:]  // every operation's last `add`
-    var pairs: [(DependentAccess, DependentAccess)] = []
-    for e in trace.events(from: start) {
-      guard let op = e.op else { continue }
-      var access = DependentAccess(tick: e.tick, op: op)
-      let resource: Resource
-      var writes = true
-      switch e.kind {
-      case .variableRead(let v, _):
-        resource = .variable(v)
-        writes = false
-      case .variableWritten(let v, _): resource = .variable(v)
-      case .lockAcquired(let l), .lockWaiting(let l), .lockReleased(let l): resource = .lock(l)
-      case .touchedUI: resource = .ui
-      case .started where isStepped(op):
-        resource = .starts
-        access.isStart = true
-      case .enqueued, .addRefused:
-        guard case .addedByStep(let adder, _) = e.reason else { continue }
-        access.op = adder
-        for (other, a) in everything where other != adder { pairs.append((a, access)) }
-        adds[adder] = access
-        everything[adder] = access
-        continue
-      default: continue
-      }
-      for (other, a) in adds where other != op { pairs.append((a, access)) }
-      var byOp = last[resource] ?? [:]
-      for (other, before) in byOp where other != op {
-        if writes {
-          pairs.append((before.access, access))
-        } else if let w = before.write {
-          pairs.append((w, access))
-        }
-      }
-      byOp[op] = (access, writes ? access : byOp[op]?.write)
-      last[resource] = byOp
-      everything[op] = access
-    }
-    return pairs
-  }
-
-  /// Whether the operation's `main()` or completion block is written as steps.
-  private func isStepped(_ op: OpID) -> Bool {
-    if case .steps = operations[op.slot].spec.kind { return true }
-    return shared?.completionSteps[op] != nil
-  }
-}
-
-/// Which order a run took, up to the order of accesses that commute (a Mazurkiewicz trace):
-/// two runs with equal fingerprints did every pair of conflicting accesses in the same order,
-/// so they end alike (the same values, races, deadlocks).
-struct OrderFingerprint: Hashable, Sendable {
-  /// Per variable (by index), its accesses in order: each write, with the reads between two
-  /// writes as a sorted set (reads commute). An access is `2 × thread` for a read, `2 × thread + 1`
-  /// for a write, `thread` numbering the accessors (``Accessor``) in the order first met in
-  /// the exploration (one numbering for all its runs).
-  var variables: [[Int]] = []
-  /// Per lock (by index), who took it, in order.
-  var locks: [[Int]] = []
-  /// The operations that took a step on shared state, in the order they started (what a
-  /// queue with a limit let in first, and what the lost-update check runs them in).
-  var starts: [OpID] = []
-  /// How the run ended.
-  var ending: Int = 0
-
-  /// Who made an access: the event's operation and its reason as recorded (the step), so
-  /// two threads of one operation with steps under different reasons stay apart. A lock's
-  /// acquisitions are told apart by operation alone: a waiter that gets a released lock is
-  /// recorded with the releaser as its reason, not its step; an operation's threads run one
-  /// after the other (its work, then its completion block), so the operation's n-th
-  /// acquisition of a lock is the same step in every order.
-  struct Accessor: Hashable {
-    var op: OpID
-    var reason: Reason?
-  }
-}
-
-extension World {
-  /// The order this run took, from the trace after its first `start` events (the base
-  /// world's): see ``OrderFingerprint``. `ending` is how the run ended; `numbering` numbers
-  /// the accessors, kept from run to run so that a number means the same accessor in each.
-  /// - Complexity: O(events since `start` + accesses · log accesses).
-  func orderFingerprint(
-    from start: Int, ending: RunVerdict?, numbering ids: inout [OrderFingerprint.Accessor: Int]
-  ) -> OrderFingerprint {
-    typealias Accessor = OrderFingerprint.Accessor
-    var f = OrderFingerprint()
-    guard let shared else { return f }
-    func id(_ a: Accessor) -> Int {
-      if let known = ids[a] { return known }
-      ids[a] = ids.count
-      return ids.count - 1
-    }
-    f.variables = Array(repeating: [], count: shared.variableNames.count)
-    f.locks = Array(repeating: [], count: shared.lockNames.count)
-    var reads: [[Int]] = Array(repeating: [], count: shared.variableNames.count)
-    var started: [OpID] = []
-    var accessed = Set<OpID>()
-    for e in trace.events(from: start) {
-      guard let op = e.op else { continue }
-      switch e.kind {
-      case .started:
-        started.append(op)
-      case .variableRead(let v, _) where Int(v) < reads.count:
-        reads[Int(v)].append(2 * id(Accessor(op: op, reason: e.reason)))
-        accessed.insert(op)
-      case .variableWritten(let v, _) where Int(v) < reads.count:
-        f.variables[Int(v)] += reads[Int(v)].sorted() + [2 * id(Accessor(op: op, reason: e.reason)) + 1]
-        reads[Int(v)] = []
-        accessed.insert(op)
-      case .lockAcquired(let l) where Int(l) < f.locks.count:
-        f.locks[Int(l)].append(id(Accessor(op: op, reason: nil)))
-        accessed.insert(op)
-      default: break
-      }
-    }
-    for v in reads.indices { f.variables[v] += reads[v].sorted() }
-    f.starts = started.filter(accessed.contains)
-    switch ending {
-    case .idle?: f.ending = 0
-    case .reached?: f.ending = 1
-    case .stalled(let d)?: f.ending = d.lockCycles.isEmpty ? 2 : 3
-    case .capped?: f.ending = 4
-    case .interrupted?: f.ending = 5
-    case nil: f.ending = 6
-    }
-    return f
   }
 }

@@ -18,8 +18,12 @@
 public struct Trace: RandomAccessCollection, Equatable, Sendable {
   public typealias Index = Int
 
-  /// Bytes per chunk. An event never straddles two chunks.
+  /// Bytes per chunk (but the first few, see ``firstChunkBytes``). An event never straddles two chunks.
   static let chunkBytes = 1 << 16
+  /// Bytes of the first chunk; each next one is twice as long, up to ``chunkBytes``: a
+  /// small world's trace is small, so a copy of it that changes (a fork, each of `explore`'s
+  /// runs taken up from a saved world) copies a few hundred bytes, not 64 KB.
+  static let firstChunkBytes = 1 << 9
   /// The most bytes one event can take: a 3-byte header and at most six 10-byte integers.
   static let maxEventBytes = 64
   /// One event in this many is indexed for random access.
@@ -33,8 +37,8 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
     var previousTick: Tick
   }
 
-  /// Full chunks and the one being written; every chunk is `chunkBytes` long, and only
-  /// the first `used` bytes of the last one are written.
+  /// Full chunks and the one being written; chunk `i` is `firstChunkBytes << i` long up to
+  /// `chunkBytes` (``chunkSize(_:)``), and only the first `used` bytes of the last one are written.
   var chunks: [[UInt8]] = []
   var used = 0
   var marks: [Mark] = []
@@ -48,7 +52,12 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
   public var endIndex: Int { count }
 
   /// The bytes the events take (chunks allocated, including the unwritten end of the last one).
-  public var storedBytes: Int { chunks.count * Self.chunkBytes + marks.count * MemoryLayout<Mark>.stride }
+  public var storedBytes: Int { chunks.indices.reduce(0) { $0 + Self.chunkSize($1) } + marks.count * MemoryLayout<Mark>.stride }
+
+  /// The length of chunk `i`.
+  @inline(__always) static func chunkSize(_ i: Int) -> Int {
+    i >= 7 ? chunkBytes : Swift.min(chunkBytes, firstChunkBytes << i)
+  }
 
   public subscript(position: Int) -> Event {
     precondition(position >= 0 && position < count, "trace index \(position) out of 0..<\(count)")
@@ -125,8 +134,8 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
     tick: Tick, kind: EventKind, op: OpID?, queue: QueueID?, from: OpPhase?, to: OpPhase?, reason: Reason
   ) {
     precondition(tick >= lastTick || count == 0, "the trace is in tick order")
-    if chunks.isEmpty || used > Self.chunkBytes - Self.maxEventBytes {
-      chunks.append([UInt8](repeating: 0, count: Self.chunkBytes))
+    if chunks.isEmpty || used > Self.chunkSize(chunks.count - 1) - Self.maxEventBytes {
+      chunks.append([UInt8](repeating: 0, count: Self.chunkSize(chunks.count)))
       used = 0
     }
     if count % Self.markEvery == 0 {
@@ -171,7 +180,7 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
       }
       previousTick = event.tick
       // The writer starts a new chunk exactly when this one could not hold a whole event.
-      if end > Trace.chunkBytes - Trace.maxEventBytes {
+      if end > Trace.chunkSize(chunk) - Trace.maxEventBytes {
         chunk += 1
         offset = 0
       } else {

@@ -26,18 +26,33 @@ extension Interpreter {
   func explore(limit: Int?, expect expectation: ExploreExpectation? = nil, preemptions bound: Int? = nil) -> Reply {
     guard world.shared != nil else { return Reply(output: Races.explorationText(Exploration(), in: world, script: [])) }
     defer { progress?(nil) }
-    let started = ContinuousClock.now
+    let journal = Array(sim.journal), origin = sim.origin, cap = limit ?? World.exploreLimit
+    // Too big to finish within the cap: said up front (a note kept above the progress line), and in the summary.
+    var tooBig: String?
+    if bound == nil {
+      let estimate = World.exploreEstimate(journal, from: origin, interrupt: interrupt)
+      if estimate.runs > Double(cap) {
+        tooBig = Races.tooBigText(estimate, cap: cap)
+        progress?(tooBig)
+      }
+    }
+    let started = ContinuousClock.now, width = options.width
     let e = World.explore(
-      Array(sim.journal), from: sim.origin, limit: limit ?? World.exploreLimit, expect: expectation, preemptions: bound, interrupt: interrupt,
+      journal, from: origin, limit: cap, expect: expectation, preemptions: bound, interrupt: interrupt,
       progress: progress.map { report in
-        { runs, orders in
+        { p in
           let elapsed = (ContinuousClock.now - started).components
           let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
-          let rate = seconds > 0 ? " (\(Int(Double(runs) / seconds)) a second)" : ""
-          report("exploring: \(orders) distinct \(orders == 1 ? "order" : "orders") in \(runs) runs\(rate); Ctrl-C keeps what was found")
+          let rate = seconds > 0 ? " (\(Int(Double(p.orders) / seconds)) a second)" : ""
+          let text =
+            "exploring: \(p.orders) distinct \(p.orders == 1 ? "order" : "orders")\(rate) in \(p.runs) runs, at choice \(p.depth) of \(p.openPoints)"
+          // The hint only where it fits: the counts are what the line is for.
+          let hint = "; Ctrl-C keeps what was found"
+          report(text + (text.count + hint.count <= width - 3 ? hint : ""))
         }
       })
-    var out = Races.explorationText(e, in: world, script: script.map(\.text))
+    // Without a terminal or a script around it (a lesson, a test), the note leads the summary.
+    var out = (progress == nil ? tooBig ?? "" : "") + Races.explorationText(e, in: world, script: script.map(\.text))
     if let expectation {
       out += Races.expectationText(e, expectation)
       if let broken = e.shortestBroken {

@@ -93,8 +93,8 @@ public final class Interpreter {
   /// interactive shell prints it at once), instead of returning it all at the end.
   public var streamOutput: ((String) -> Void)?
   /// When set, a command that takes a while (`real`, `explore`) reports how far it has got,
-  /// often, and `nil` when it ends: the interactive shell shows it as one line updated in
-  /// place (``ProgressLine``).
+  /// often, a note to keep up front (a text ending in a newline), and `nil` when it ends
+  /// (shown by ``ProgressLine``: in place on a terminal, a line every few seconds in a script).
   public var progress: ((String?) -> Void)?
   /// Most event lines a single command echoes.
   public static let echoLimit = 200

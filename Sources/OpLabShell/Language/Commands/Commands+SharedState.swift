@@ -90,7 +90,14 @@ extension CommandTable {
         of two operations written as steps, an `add` step with anything) could come the other
         way round by it (dynamic partial-order reduction). Every order is met, but some more
         than once: at an unlock with waiters it tries every waiter, and one operation put off
-        at one tick or at the next can reach the same order twice.
+        at one tick or at the next can reach the same order twice. Each run after the first
+        starts from the world saved where its choices part from the run before.
+
+        While it runs, a terminal shows how far it has got on one line (distinct orders,
+        runs, orders a second, the choice it is at); a script, a line on standard error every
+        three seconds. Ctrl-C stops it and keeps what it found. When the space looks too big
+        for the cap, it says so up front: the normal order's open points, and about how many
+        runs every choice would take (a guess from 8 random orders).
 
         `expect` checks your own invariant at the end of every order: `expect VAR = N` (or !=,
         <, <=, >, >=), `expect no deadlock`, `expect no race`, `expect no lost update`. It
@@ -103,8 +110,8 @@ extension CommandTable {
         given to another waiter; the same choice at consecutive open points counts once),
         every choice within that (as CHESS and Loom bound their search: most real bugs need
         one or two). The summary says how many the shortest bad
-        order needed. When the cap stops a search, it says how many open points the normal
-        order has and offers the bound.
+        order needed. When the space is too big or the cap stops a search, it says how many
+        open points the normal order has and offers the bound.
         """,
       examples: [
         "explore", "explore 200", "explore expect count = 2", "explore expect count >= 1", "explore expect no deadlock",
