@@ -3,8 +3,9 @@ import OpLabCore
 extension SwiftCode {
   /// The program as it is built, line by line of the script, action by action.
   struct Program {
-    /// The world the actions made: the names their identifiers stand for.
-    let world: World
+    /// The world the actions made: the names their identifiers stand for (for an echo,
+    /// the present world, set before each line).
+    var world: World
     /// Each of the world's names as one Swift identifier, kept apart from every other.
     let names = SwiftNames()
     var pieces: [Piece] = []
@@ -55,6 +56,8 @@ extension SwiftCode {
     var withCompletion: Set<String> = []
     /// The operations given to a queue or started, in order: what a `run` waits for.
     var submitted: [String] = []
+    /// The names in ``submitted``, to find one in constant time.
+    var submittedNames: Set<String> = []
     /// The operations each operation's steps add to a queue (body and completion block).
     var addsOf: [String: [String]] = [:]
     /// The queues the steps of each operation defined in no queue add to: whether that
@@ -76,19 +79,17 @@ extension SwiftCode {
       var lines: [String]
       var names: Set<String> = []
       /// Whether the line has a piece: the clock moving on alone has none (the next
-      /// line's `sleep(ticks:)` says by how much), nor a choice at an open point.
+      /// line's `sleep(untilTick:)` says until when), nor a choice at an open point.
       var shown = false
     }
 
-    /// Adds the piece for `entry` (after a `sleep(ticks:)` when the clock moved on).
+    /// Adds the piece for `entry` (after a `sleep(untilTick:)` when the clock moved on).
     mutating func add(_ entry: SwiftSource.Entry) {
       if entry.tick > now {
         pieces.append(
           Piece(
             lines: [
-              forExport
-                ? "Lab.at(tick: \(entry.tick))  // the lab's next command is at t=\(entry.tick)"
-                : "sleep(ticks: \(entry.tick - now))  // the clock is at t=\(entry.tick) now"
+              "sleep(untilTick: \(entry.tick))  // the lab's next command is at t=\(entry.tick)"
             ], names: []))
         now = entry.tick
       }
@@ -208,7 +209,7 @@ extension SwiftCode {
       case .chooseNext:
         if forExport { note("the lab chose the next work by hand; here the threads decide") }
       case .step, .runUntil, .runUntilFinished:
-        break  // the clock moving on: the next line's `sleep(ticks:)` says by how much
+        break  // the clock moving on: the next line's `sleep(untilTick:)` says until when
       case .setCores(let cores):
         let machine = cores.map { "\($0) cores" } ?? "a core for every piece of work"
         code("// no code: the lab's machine has \(machine)")
