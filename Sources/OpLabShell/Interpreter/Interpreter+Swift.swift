@@ -85,13 +85,16 @@ extension Interpreter {
           "cannot write a Swift package to '\(shown)': it is a file, not a folder",
           "give a folder's name (it is made if missing), or a name ending in .swift for one file (\(Lexer.quotedIfNeeded(oneFile)))")
       }
-      let entries: [String]
-      do {
-        entries = try FileManager.default.contentsOfDirectory(atPath: folder)
-      } catch {
-        throw Diagnostic(FileError(path: folder, access: .read, reason: .system(EACCES)), column: token.column, length: token.length)
+      guard let listing = opendir(folder) else {
+        throw Self.packageDiagnostic(FileError(path: folder, access: .read, reason: .system(errno)), at: token)
       }
-      if !entries.isEmpty {
+      var empty = true
+      while empty, let entry = readdir(listing) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        empty = name == "." || name == ".."
+      }
+      closedir(listing)
+      if !empty {
         guard Self.isExport(folder) else {
           throw refuse(
             "will not write a Swift package into '\(shown)': the folder has files in it and is no OpLab export",
