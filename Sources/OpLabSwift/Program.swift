@@ -36,6 +36,11 @@ extension SwiftCode {
     var notes: [String] = []
     /// Whether a shared variable is declared: `Mutex` comes from Synchronization.
     var needsSynchronization = false
+    /// The shared variables the lab finds a data race on (its `races`): exported as the
+    /// racy code a learner would write, not in a `Mutex`, so Thread Sanitizer sees the race.
+    var racy: Set<String> = []
+    /// Whether a racy variable is declared (`RacyInt`).
+    var needsRacyBox = false
     /// For the export: each operation subclass that says how it ended, with the
     /// expression of its ending (see the harness's `Reporting`).
     var reporting: [(type: String, ending: [String])] = []
@@ -234,6 +239,15 @@ extension SwiftCode {
         if forExport, p == .apple {
           note("the lab imitates Apple platforms; Linux's Foundation may differ")
         }
+      case .createVariable(let name, let initial) where racy.contains(name):
+        needsRacyBox = true
+        let v = names.shared(name)
+        code(
+          "// var \(name) = \(initial): the lab finds a data race on it (`races`). As a global var, Swift 6"
+            + " refuses it (\"main actor-isolated var '\(v)' can not be mutated from a nonisolated context\");"
+            + " in a box marked @unchecked Sendable it compiles, and its reads and writes race as in the lab.",
+          "let \(v) = RacyInt(\(initial))")
+        if forExport { code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).value }") }
       case .createVariable(let name, let initial):
         needsSynchronization = true
         let v = names.shared(name)

@@ -120,6 +120,9 @@ extension SwiftCode {
   ) -> (program: String, reporting: String) {
     var code = Program(world: source.world)
     code.forExport = true
+    if let shared = source.world.shared {
+      code.racy = Set(source.world.raceReport().races.map { shared.variableNames[Int($0.variable)] })
+    }
     var lastTick: Tick = 0
     for entry in source.entries {
       code.add(entry)

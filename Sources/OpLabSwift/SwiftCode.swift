@@ -58,6 +58,7 @@ extension SwiftCode.Program {
   func declarations(mainLoop: Bool) -> String {
     var out = ""
     if needsAsyncBase { out += SwiftCode.asyncBase.joined(separator: "\n") + "\n\n" }
+    if needsRacyBox { out += SwiftCode.racyBox.joined(separator: "\n") + "\n\n" }
     if needsSucceeded {
       out += SwiftCode.succeededHelper.joined(separator: "\n") + "\n\n"
       for (type, test) in didItsWork {
