@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-long test-swift build release deps clean snapshots lesson bench fuzz install uninstall format
+.PHONY: run test test-long test-swift test-tsan build release deps clean snapshots lesson bench fuzz install uninstall format
 
 # The folder of the built binaries (a test passes its own, with SWIFT=: to skip building).
 BIN ?= $$($(SWIFT) build --show-bin-path)
@@ -47,6 +47,13 @@ test-long: deps
 test-swift: deps
 	$(SWIFT) build --build-tests
 	OPLAB_SWIFT_SWEEP=full $(SWIFT) test --skip-build --filter exportsAgreeWithTheLab
+
+## test-tsan: the Swift export of every world of the export sweep built with
+## swiftc -sanitize=thread and run: no report for a race-free world, and for a racy one
+## (lesson 13's two taps, random worlds) a data race on each variable the lab's `races` names
+test-tsan: deps
+	$(SWIFT) build --build-tests
+	OPLAB_TSAN=full $(SWIFT) test --skip-build --filter threadSanitizer
 
 ## format: lay out every Swift file by .swift-format (swift-format ships with the toolchain)
 format:

@@ -65,7 +65,7 @@ let package = Package(
     .executableTarget(
       name: "oplab-bench",
       dependencies: [
-        "OpLabCore", "OpLabRender", "OpLabShell",
+        "OpLabCore", "OpLabRender", "OpLabShell", "OpLabSwift",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "HeapModule", package: "swift-collections"),
       ]

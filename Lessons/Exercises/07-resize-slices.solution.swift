@@ -40,7 +40,7 @@ for op in [resize, thumbnail] {
   photos.addOperation(op)
 }
 
-Lab.at(tick: 2)  // t=2: the user leaves the screen
+sleep(untilTick: 2)  // t=2: the user leaves the screen
 resize.cancel()
 
 Lab.end()  // the harness ends the program when the work is done

@@ -60,7 +60,7 @@ for op in [d1, d2] {
   downloads.addOperation(op)
 }
 
-Lab.at(tick: 1)  // t=1: the user scrolls d1's row away
+sleep(untilTick: 1)  // t=1: the user scrolls d1's row away
 d1.cancel()
 
 Lab.end()  // the harness ends the program when the work is done

@@ -119,8 +119,8 @@ extension SwiftCode.Program {
   mutating func runUntilIdle(_ entry: SwiftSource.Entry, into draft: inout Draft) {
     draft.shown = true
     if forExport {
-      // Not a call that returns: the lab's clock moves on, and the next command's Lab.at waits for its tick.
-      draft.lines.append("// the work goes on until nothing is left: the next Lab.at, or the end, waits")
+      // Not a call that returns: the lab's clock moves on, and the next command's sleep waits for its tick.
+      draft.lines.append("// the work goes on until nothing is left: the next sleep, or the end, waits")
       draft.names.formUnion(busy)
       return
     }
@@ -139,7 +139,7 @@ extension SwiftCode.Program {
   /// - Parameter indent: for a step of a closure, which the operation that runs it
   ///   accounts for (`addsOf`).
   mutating func submitting(_ ops: [String], to queueName: String?, indent: String = "") -> [String] {
-    for name in ops where indent.isEmpty && !submitted.contains(name) { submitted.append(name) }
+    for name in ops where indent.isEmpty && submittedNames.insert(name).inserted { submitted.append(name) }
     if queueName == "main" { mainWork = true }
     guard tracksCompletionBlocks else { return [] }
     return ops.filter(withCompletion.contains).map { name in
@@ -154,16 +154,20 @@ extension SwiftCode.Program {
   /// queue's work runs nowhere else), no queue waits for completion blocks, and a
   /// queue's wait may be over before other work adds to it.
   mutating func waitForTheWork() -> [String] {
+    // Every operation submitted and what their steps add, once each, in order.
     var waitedFor: [String] = []
+    var seen: Set<String> = []
     var next = submitted
-    while let name = next.first {
-      next.removeFirst()
-      guard !waitedFor.contains(name) else { continue }
+    var i = 0
+    while i < next.count {
+      let name = next[i]
+      i += 1
+      guard seen.insert(name).inserted else { continue }
       waitedFor.append(name)
       next += addsOf[name] ?? []
     }
     let adds = crossQueueAdds
-    let completions = waitedFor.contains(where: withCompletion.contains)
+    let completions = !withCompletion.isDisjoint(with: seen)
     guard mainWork || adds || completions else {
       return ["// a program's work just goes on; a command-line tool waits for it:"]
         + busy.filter { $0 != "main" }.map { "\(queue($0)).waitUntilAllOperationsAreFinished()" }

@@ -278,6 +278,10 @@ extension SwiftCode.Program {
     for step in steps {
       lines.append("  work(ticks: 1)  // a step takes a tick")
       switch step {
+      case .read(let name) where racy.contains(name):
+        lines.append("  register = \(names.shared(name)).value  // read: no lock, so it races")
+      case .write(let name) where racy.contains(name):
+        lines.append("  \(names.shared(name)).value = register  // write: no lock, so it races")
       case .read(let name): lines.append("  register = \(names.shared(name)).withLock { $0 }  // read")
       case .compute(let n): lines.append("  register \(n < 0 ? "-=" : "+=") \(n.magnitude)  // compute")
       case .write(let name): lines.append("  \(names.shared(name)).withLock { $0 = register }  // write")

@@ -3,8 +3,9 @@ import OpLabCore
 extension SwiftCode {
   /// The program as it is built, line by line of the script, action by action.
   struct Program {
-    /// The world the actions made: the names their identifiers stand for.
-    let world: World
+    /// The world the actions made: the names their identifiers stand for (for an echo,
+    /// the present world, set before each line).
+    var world: World
     /// Each of the world's names as one Swift identifier, kept apart from every other.
     let names = SwiftNames()
     var pieces: [Piece] = []
@@ -35,6 +36,11 @@ extension SwiftCode {
     var notes: [String] = []
     /// Whether a shared variable is declared: `Mutex` comes from Synchronization.
     var needsSynchronization = false
+    /// The shared variables the lab finds a data race on (its `races`): exported as the
+    /// racy code a learner would write, not in a `Mutex`, so Thread Sanitizer sees the race.
+    var racy: Set<String> = []
+    /// Whether a racy variable is declared (`RacyInt`).
+    var needsRacyBox = false
     /// For the export: each operation subclass that says how it ended, with the
     /// expression of its ending (see the harness's `Reporting`).
     var reporting: [(type: String, ending: [String])] = []
@@ -55,6 +61,8 @@ extension SwiftCode {
     var withCompletion: Set<String> = []
     /// The operations given to a queue or started, in order: what a `run` waits for.
     var submitted: [String] = []
+    /// The names in ``submitted``, to find one in constant time.
+    var submittedNames: Set<String> = []
     /// The operations each operation's steps add to a queue (body and completion block).
     var addsOf: [String: [String]] = [:]
     /// The queues the steps of each operation defined in no queue add to: whether that
@@ -76,19 +84,17 @@ extension SwiftCode {
       var lines: [String]
       var names: Set<String> = []
       /// Whether the line has a piece: the clock moving on alone has none (the next
-      /// line's `sleep(ticks:)` says by how much), nor a choice at an open point.
+      /// line's `sleep(untilTick:)` says until when), nor a choice at an open point.
       var shown = false
     }
 
-    /// Adds the piece for `entry` (after a `sleep(ticks:)` when the clock moved on).
+    /// Adds the piece for `entry` (after a `sleep(untilTick:)` when the clock moved on).
     mutating func add(_ entry: SwiftSource.Entry) {
       if entry.tick > now {
         pieces.append(
           Piece(
             lines: [
-              forExport
-                ? "Lab.at(tick: \(entry.tick))  // the lab's next command is at t=\(entry.tick)"
-                : "sleep(ticks: \(entry.tick - now))  // the clock is at t=\(entry.tick) now"
+              "sleep(untilTick: \(entry.tick))  // the lab's next command is at t=\(entry.tick)"
             ], names: []))
         now = entry.tick
       }
@@ -208,7 +214,7 @@ extension SwiftCode {
       case .chooseNext:
         if forExport { note("the lab chose the next work by hand; here the threads decide") }
       case .step, .runUntil, .runUntilFinished:
-        break  // the clock moving on: the next line's `sleep(ticks:)` says by how much
+        break  // the clock moving on: the next line's `sleep(untilTick:)` says until when
       case .setCores(let cores):
         let machine = cores.map { "\($0) cores" } ?? "a core for every piece of work"
         code("// no code: the lab's machine has \(machine)")
@@ -233,6 +239,15 @@ extension SwiftCode {
         if forExport, p == .apple {
           note("the lab imitates Apple platforms; Linux's Foundation may differ")
         }
+      case .createVariable(let name, let initial) where racy.contains(name):
+        needsRacyBox = true
+        let v = names.shared(name)
+        code(
+          "// var \(name) = \(initial): the lab finds a data race on it (`races`). As a global var, Swift 6"
+            + " refuses it (\"main actor-isolated var '\(v)' can not be mutated from a nonisolated context\");"
+            + " in a box marked @unchecked Sendable it compiles, and its reads and writes race as in the lab.",
+          "let \(v) = RacyInt(\(initial))")
+        if forExport { code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).value }") }
       case .createVariable(let name, let initial):
         needsSynchronization = true
         let v = names.shared(name)

@@ -1,4 +1,4 @@
-/// The export's harness: the lab's clock and the stand-ins, after the program, apart from it.
+/// The export's harness: the lab's clock and the stand-ins, apart from the program.
 ///
 /// It plays the world as `real` does (OpLabReal's RealDriver): the program's commands come at
 /// their ticks on the main thread, which runs the main run loop meanwhile, so main-queue work,
@@ -7,20 +7,54 @@
 /// tick 0. Nothing in it is main-actor isolated, so top-level code calls it under plain `swiftc`
 /// (Swift 5 mode, where top-level code is nonisolated) and under Swift 6 alike.
 extension SwiftCode {
-  /// The line between the program and the harness in a one-file export.
+  /// The line between the program and the harness in a one-file export, and the first line
+  /// of a package's `Harness.swift`.
   public static let harnessMarker = "// MARK: - OpLab's harness: the lab's clock and stand-ins (not the program)"
 
-  /// The harness's text, a tick being `tickSeconds`, with a watchdog that ends the program
-  /// `grace` ticks after the lab's last one.
-  static func harness(tickSeconds: Double) -> String {
+  /// The harness alone, as the text of a `Harness.swift` (its imports included), a tick
+  /// being `tickSeconds` real seconds: what a program that plays a world on the real
+  /// OperationQueue is compiled with (`swiftc main.swift Harness.swift`).
+  ///
+  /// The names a program may call are stable (a lesson's Swift exercise compiles a
+  /// learner's `main.swift` against this text):
+  /// - `work(ticks:)`: an operation's real work, `ticks` of the lab's clock.
+  /// - `startWork(ticks:then:)`, `startWork(ticks:failing:then:)`: work that calls back
+  ///   when it is done (on a thread of libdispatch's), with `WorkError.failed` when failing.
+  /// - `sleep(untilTick:)`: the main thread idles in its run loop (main-queue work, taps and
+  ///   frames run there) until the lab's clock reads that tick: how the program's next
+  ///   command comes at its tick. The clock starts at the first call into the harness,
+  ///   or at `Lab.start`.
+  /// - `Lab.start(lastTick:notes:)`: warms libdispatch's pool, starts the clock at t=0 and
+  ///   the watcher, which calls work unfinished `Lab.grace` ticks after `lastTick` stalled
+  ///   and prints each note.
+  /// - `Lab.watch(_:)`: prints the operation's start and finish as event lines
+  ///   (`t=3  d1 started`, `t=8  d1 finished (succeeded)`), to read beside the lab's
+  ///   `events`; an operation conforming to `Reporting` says how it ended (`Ending`).
+  /// - `Lab.printsAtTheEnd(_:_:)`: a shared variable's name and how to read it, printed
+  ///   at the end (`at the end: count = 2`).
+  /// - `Lab.waitOnTheLabsThread(givingUpAt:_:)`: a wait the lab makes from its own thread,
+  ///   made on a thread of its own while the main thread turns its run loop.
+  /// - `Lab.tap(atTick:)`, `Lab.frames(every:from:until:)`: the user and the display, as
+  ///   main-thread work on the run loop.
+  /// - `Lab.end()`: the main thread turns its run loop until the watcher ends the program
+  ///   (the work done, or stalled).
+  /// - `Lab.tickSeconds`, `Lab.now()` (the clock in ticks), `Lab.say(_:)` (an event line).
+  /// - Parameter tickSeconds: the real seconds one tick of the lab's clock takes.
+  /// - Returns: the harness's text, ending in a newline.
+  public static func harness(tickSeconds: Double) -> String {
+    harnessMarker + "\n" + "import Foundation\nimport Synchronization\n\n" + harnessBody(tickSeconds: tickSeconds)
+  }
+
+  /// The harness after its marker line and the imports: in a one-file export the imports
+  /// are the file's own, at its top.
+  static func harnessBody(tickSeconds: Double) -> String {
     """
-    \(harnessMarker)
     //
-    // Everything below stands in for what the lab plays: the clock (Lab.at), an
-    // operation's real work (work, startWork), the user and the display (taps,
-    // frames), and the printer of events, which watches each operation and ends
-    // the program, saying what never finished, when the work is done or the
-    // lab's time is long past.
+    // Everything here stands in for what the lab plays: the clock
+    // (sleep(untilTick:)), an operation's real work (work, startWork), the user
+    // and the display (taps, frames), and the printer of events, which watches
+    // each operation and ends the program, saying what never finished, when the
+    // work is done or the lab's time is long past.
 
     /// The lab's clock and what it plays, on the main thread unless said.
     enum Lab {
@@ -40,8 +74,19 @@ extension SwiftCode {
         var notes: [String] = []
         var ended = false
       }
-      private static let state = Mutex(State())
-      private static let origin = Mutex(Date())
+      private static let state = Locked(State())
+      /// When t=0 was: set by `start`, else by the first read of the clock.
+      private static let origin = Locked<Date?>(nil)
+
+      /// t=0 on the real clock, taken now if the clock has not started.
+      private static func zero() -> Date {
+        origin.withLock { o in
+          if let o { return o }
+          let now = Date()
+          o = now
+          return now
+        }
+      }
 
       /// Wakes libdispatch's worker threads (a cold pool starts work late),
       /// starts the clock at t=0 and the watcher, which ends the program
@@ -54,7 +99,7 @@ extension SwiftCode {
           warm.addOperation { Thread.sleep(forTimeInterval: 0.002) }
         }
         warm.waitUntilAllOperationsAreFinished()
-        origin.withLock { $0 = Date() }
+        origin.withLock { $0 = Date() }  // t=0
         state.withLock {
           $0.lastTick = lastTick
           $0.notes = notes
@@ -65,12 +110,12 @@ extension SwiftCode {
 
       /// The lab's clock now, in ticks since t=0.
       static func now() -> Double {
-        Date().timeIntervalSince(origin.withLock { $0 }) / tickSeconds
+        Date().timeIntervalSince(zero()) / tickSeconds
       }
 
       /// The date of `tick` (and a fraction) on the real clock.
       static func date(_ tick: Double) -> Date {
-        origin.withLock { $0 }.addingTimeInterval(tick * tickSeconds)
+        zero().addingTimeInterval(tick * tickSeconds)
       }
 
       /// With OPLAB_EXACT_TICKS set, event lines end with the tick to 1/100.
@@ -84,11 +129,10 @@ extension SwiftCode {
         print("t=\\(Int(t.rounded()))  \\(text)\\(exactly)")
       }
 
-      /// The lab's next command is at `tick`: the main thread runs its run
-      /// loop (main-queue work, calls queued to it, taps, frames) until then.
-      /// A command at T comes before the work's own steps at T in the lab, so
-      /// it is made a tenth of a tick early.
-      static func at(tick: Int) {
+      /// The main thread's run loop turns until `tick`, a tenth of a tick
+      /// early: a command at T comes before the work's own steps at T in the
+      /// lab. See `sleep(untilTick:)`.
+      static func runMainLoop(untilTick tick: Int) {
         let until = date(Double(tick) - 0.1)
         repeat {
           let before = Date()
@@ -109,7 +153,7 @@ extension SwiftCode {
       static func waitOnTheLabsThread(
         givingUpAt tick: Int? = nil, _ call: @escaping @Sendable () -> Void
       ) {
-        let returned = Mutex(false)
+        let returned = Locked(false)
         Thread {
           call()
           returned.withLock { $0 = true }
@@ -126,11 +170,13 @@ extension SwiftCode {
       /// The user taps at `tick`: UIKit handles it on the main thread, a
       /// tick of work.
       static func tap(atTick tick: Int) {
-        at(Double(tick)) { work(ticks: 1) }
+        onMain(atTick: Double(tick)) { work(ticks: 1) }
       }
 
       /// Runs `event` on the main thread's run loop at `tick`.
-      static func at(_ tick: Double, _ event: @escaping @Sendable () -> Void) {
+      static func onMain(
+        atTick tick: Double, _ event: @escaping @Sendable () -> Void
+      ) {
         let timer = Timer(fire: date(tick), interval: 0, repeats: false) { _ in
           event()
         }
@@ -148,7 +194,7 @@ extension SwiftCode {
       /// thread cannot start it before the next one is due.
       static func frames(every: Int, from: Int, until: Int) {
         for tick in stride(from: from, through: until, by: every) {
-          at(Double(tick)) {
+          onMain(atTick: Double(tick)) {
             if now() < Double(tick + every) - 0.5 { work(ticks: 1) }
           }
         }
@@ -234,6 +280,21 @@ extension SwiftCode {
       }
     }
 
+    /// A value behind an NSLock, what the harness shares between threads. Not
+    /// Synchronization's Mutex: on Linux that waits in futex calls Thread
+    /// Sanitizer does not see, so under -sanitize=thread its accesses would be
+    /// reported as races.
+    final class Locked<Value>: @unchecked Sendable {
+      private let lock = NSLock()
+      private var value: Value
+      init(_ value: Value) { self.value = value }
+      func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+      }
+    }
+
     /// How an operation ended, when isFinished alone does not say.
     enum Ending: String, Sendable {
       case succeeded, failed, cancelled
@@ -243,6 +304,13 @@ extension SwiftCode {
     /// An operation that says how it ended.
     protocol Reporting: AnyObject {
       var ending: Ending { get }
+    }
+
+    /// The main thread sleeps until the lab's clock reads `tick`, its run loop
+    /// turning meanwhile (main-queue work, taps and frames run there, as in an
+    /// app idle between events): the program's next command comes at its tick.
+    func sleep(untilTick tick: Int) {
+      Lab.runMainLoop(untilTick: tick)
     }
 
     /// An operation's real work: here, it takes its time.

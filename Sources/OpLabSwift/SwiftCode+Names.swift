@@ -81,6 +81,7 @@ extension SwiftCode {
       // The harness's names and the stand-ins'.
       "lab", "work", "startwork", "sleep", "workerror", "ending", "reporting", "asyncoperation", "gate",
       "updateuserinterface", "userinterfacetouchedoffmain", "succeeded", "completionblocks", "runmainloop",
+      "racyint", "diditswork", "locked",
       "main",
       // Locals and members of the generated code.
       "register", "done", "gate", "error", "bailed", "stopped", "state", "lock", "name", "isready",

@@ -18,6 +18,18 @@ extension SwiftCode {
     "}",
   ]
 
+  /// A shared integer with no lock, for a variable the lab finds racing: what a learner
+  /// writes to get racy code past Swift 6's checks.
+  static let racyBox = [
+    "/// An integer shared by threads with no lock: @unchecked Sendable tells",
+    "/// Swift to trust it, and nothing makes that true. Its reads and writes",
+    "/// race (Thread Sanitizer: swiftc -sanitize=thread reports them).",
+    "final class RacyInt: @unchecked Sendable {",
+    "  var value: Int",
+    "  init(_ value: Int) { self.value = value }",
+    "}",
+  ]
+
   /// The asynchronous operation's state machine, with the KVO the queue watches; shown
   /// once. Its state is under a lock (other threads read isExecuting and isFinished),
   /// the KVO is sent outside it, and only for the properties it overrides.

@@ -5,7 +5,7 @@ import OpLabCore
 /// A pure function of the journal's actions that made the present world, each typed line
 /// with the tick it ran at (``SwiftSource``): every action becomes the API calls it stands
 /// for, under a `// command` line that names the line, and the clock's passing becomes
-/// `sleep(ticks:)`. `work(ticks:)` stands for the operation's real work. What has no code
+/// `sleep(untilTick:)`. `work(ticks:)` stands for the operation's real work. What has no code
 /// (taps, frames, cores: the lab plays the user and the machine) is said in a comment. The
 /// code is laid out to be read and copied, so it is not wrapped like prose.
 public enum SwiftCode {
@@ -38,10 +38,11 @@ public enum SwiftCode {
     }
     var out = ""
     if focus == nil {
-      out += "// The Swift behind this world, on Foundation's OperationQueue. Stand-ins:\n"
-      out += "// work(ticks:) is an operation's real work, startWork(ticks:then:) work\n"
-      out += "// that calls back when done (with failing: true, back with its error),\n"
-      out += "// sleep(ticks:) the lab's clock moving on, and WorkError.failed the\n"
+      out += "// The Swift behind this world, on Foundation's OperationQueue. From the\n"
+      out += "// harness (`export swift` writes it): work(ticks:) is an operation's real\n"
+      out += "// work, startWork(ticks:then:) work that calls back when done (with\n"
+      out += "// failing: true, back with its error), sleep(untilTick:) the main thread\n"
+      out += "// idling until the lab's clock reads that tick, and WorkError.failed the\n"
       out += "// error of work that fails.\n"
       out += "import Foundation\n" + (code.needsSynchronization ? "import Synchronization\n" : "") + "\n"
       out += code.declarations(mainLoop: true)
@@ -57,6 +58,7 @@ extension SwiftCode.Program {
   func declarations(mainLoop: Bool) -> String {
     var out = ""
     if needsAsyncBase { out += SwiftCode.asyncBase.joined(separator: "\n") + "\n\n" }
+    if needsRacyBox { out += SwiftCode.racyBox.joined(separator: "\n") + "\n\n" }
     if needsSucceeded {
       out += SwiftCode.succeededHelper.joined(separator: "\n") + "\n\n"
       for (type, test) in didItsWork {

@@ -39,6 +39,15 @@ public struct SwiftSource: Sendable {
       self.stalled = stalled
     }
 
+    /// The entry of a line whose `actions` ran in `world` from its state `before` (its
+    /// clock, its trace's end) to its present: what the line took, where it stalled.
+    /// - Complexity: the events the line added, and the operations when it is a run.
+    public init(text: String, actions: [Action], from before: (tick: Tick, traced: Int), in world: World) {
+      let stalled = actions.contains(.runUntilIdle) && !world.unfinishedOperations().isEmpty
+      self.init(text: text, actions: actions, tick: before.tick, end: world.now, stalled: stalled)
+      waitStalled = world.trace.events(from: before.traced).contains { $0.kind == .waitStalled }
+    }
+
     /// Whether it is a run until idle that ended idle: its program waits for the work.
     public var waitsForTheWork: Bool { !stalled && actions.contains(.runUntilIdle) }
 
@@ -78,14 +87,10 @@ public struct SwiftSource: Sendable {
     var entries: [Entry] = []
     for (text, end) in script {
       let actions = end > start ? journal.elements(from: start, to: end) : []
-      let tick = world.now
-      let traced = world.trace.endIndex
+      let before = (tick: world.now, traced: world.trace.endIndex)
       // The journal replays as it ran: the core is deterministic, so nothing throws here.
       for action in actions { _ = try? world.perform(action) }
-      let stalled = actions.contains(.runUntilIdle) && !world.unfinishedOperations().isEmpty
-      var entry = Entry(text: text, actions: actions, tick: tick, end: world.now, stalled: stalled)
-      entry.waitStalled = world.trace.events(from: traced).contains { $0.kind == .waitStalled }
-      entries.append(entry)
+      entries.append(Entry(text: text, actions: actions, from: before, in: world))
       start = Swift.max(start, end)
     }
     self.init(entries: entries, world: world)

@@ -13,7 +13,9 @@ struct Bench: ParsableCommand {
     abstract: "Benchmark the OpLab simulator on a random dependency DAG (build with -c release).")
 
   @Option(help: "Operations in the DAG.") var ops = 100_000
-  @Option(help: "Phases: simulate,render,export,why,status,interactive,script,explore (build always runs; explore is not in the default).")
+  @Option(
+    help: "Phases: simulate,render,export,why,status,interactive,script,explore,swift (build always runs; explore and swift are not in the default)."
+  )
   var phases = "simulate,render,export,why,status,interactive,script"
   @Option(help: "Random seed.") var seed: UInt64 = 1
   @Option(name: .customLong("explore-limit"), help: "The explore phase's cap on runs per world and search.")
@@ -174,6 +176,7 @@ struct Bench: ParsableCommand {
     if wanted.contains("interactive") { Interactive.run() }
     if wanted.contains("script") { ScriptPhase.run(dag(min(ops, scriptLimit))[...], slots: slots, cores: cores) }
     if wanted.contains("explore") { ExplorePhase.run(limit: exploreLimit) }
+    if wanted.contains("swift") { SwiftPhase.run() }
     let total = results.values.reduce(0, +)
     print(String(format: "total %.3f s; peak RSS %.0f bytes/op", total, Double(Memory.peakBytes() - baseRSS) / Double(ops)))
 

@@ -9,7 +9,8 @@ import Testing
 
 /// The export of every example, every lesson world and seeded random worlds, built with plain
 /// `swiftc` and with the strict flags, then run: each program's timeline, final values and
-/// stall against the lab's (#28). The normal suite sweeps a representative subset; with
+/// stall against the lab's (#28): every other world as one file, the rest as a package's
+/// two files (two of them built by SwiftPM in the full sweep). The normal suite sweeps a representative subset; with
 /// OPLAB_SWIFT_SWEEP=full (`make test-swift`) every world and 30 random ones.
 extension DifferentialTests {
   /// One world to export: its name in messages, the lab that made it, and whether the real
@@ -195,22 +196,43 @@ extension DifferentialTests {
     let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
     let tickSeconds = 0.1
+    // Every other world as a package's two files (main.swift, Harness.swift), the rest as
+    // one file; in the full sweep two packages are built by SwiftPM too (`swift build`, slow).
+    let swiftPM = Set(Self.fullSweep ? [1, 3] : [Int]())
+    @Sendable func sources(_ i: Int) -> URL {
+      i % 2 == 0 ? dir.appendingPathComponent("w\(i)") : dir.appendingPathComponent("w\(i)/Sources/W\(i)")
+    }
     for (i, world) in worlds.enumerated() {
       let folder = dir.appendingPathComponent("w\(i)")
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      try SwiftCode.export(world.lab.swiftSource(), tickSeconds: tickSeconds)
-        .write(to: folder.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+      try FileManager.default.createDirectory(at: sources(i), withIntermediateDirectories: true)
+      if i % 2 == 0 {
+        try SwiftCode.export(world.lab.swiftSource(), tickSeconds: tickSeconds)
+          .write(to: folder.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+      } else {
+        let package = SwiftCode.exportPackage(world.lab.swiftSource(), name: "w\(i)", tickSeconds: tickSeconds)
+        for (path, text) in package.files {
+          try text.write(to: folder.appendingPathComponent(path), atomically: true, encoding: .utf8)
+        }
+      }
     }
     // Both builds of every world, two compilers at a time (the machine's cores).
     typealias Build = (status: Int32, said: String)
     let builds = Mutex([Int: (plain: Build, strict: Build)]())
     DispatchQueue.concurrentPerform(iterations: worlds.count) { i in
-      let folder = dir.appendingPathComponent("w\(i)")
-      let plain = (try? Swiftc.plain(["main.swift", "-o", "world"], in: folder)) ?? (-1, "could not run swiftc")
-      let strict = (try? Swiftc.plain(Swiftc.strict + ["-typecheck", "main.swift"], in: folder)) ?? (-1, "")
+      let files = i % 2 == 0 ? ["main.swift"] : ["main.swift", "Harness.swift"]
+      let plain = (try? Swiftc.plain(files + ["-o", "world"], in: sources(i))) ?? (-1, "could not run swiftc")
+      let strict = (try? Swiftc.plain(Swiftc.strict + ["-typecheck"] + files, in: sources(i))) ?? (-1, "")
       builds.withLock { $0[i] = (plain, strict) }
     }
-    let built = builds.withLock { $0 }
+    var built = builds.withLock { $0 }
+    // A package built by SwiftPM: its own binary is the one run.
+    var binaries: [Int: String] = [:]
+    for i in swiftPM.sorted() where i < worlds.count {
+      let folder = dir.appendingPathComponent("w\(i)")
+      let result = try Programs.run("/usr/bin/env", ["swift", "build", "--jobs", "1"], in: folder)
+      built[i]?.plain = (result.status, result.status == 0 ? "" : result.output)
+      binaries[i] = folder.appendingPathComponent(".build/debug/W\(i)").path
+    }
     for (i, world) in worlds.enumerated() {
       let b = try #require(built[i])
       #expect(b.plain.status == 0 && !b.plain.said.contains("warning:"), "\(world.name), plain swiftc: \(b.plain.said)")
@@ -223,7 +245,8 @@ extension DifferentialTests {
       var output = ""
       for _ in 0..<2 {
         output = try Programs.run(
-          "/usr/bin/env", ["OPLAB_EXACT_TICKS=1", dir.appendingPathComponent("w\(i)/world").path], errors: .discarded
+          "/usr/bin/env", ["OPLAB_EXACT_TICKS=1", binaries[i] ?? sources(i).appendingPathComponent("world").path],
+          errors: .discarded
         ).output
         problems = Self.disagreements(world, output, slack: 0.25)
         if problems.isEmpty { break }

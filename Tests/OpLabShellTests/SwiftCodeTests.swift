@@ -60,27 +60,19 @@ import Testing
     #expect(result.status == 0 && !result.said.contains("warning:"), "\(example): \(result.said)")
   }
 
-  @Test("The world's Swift compiles in Swift 6 mode against Foundation, with the stand-ins defined")
+  @Test(
+    "The world's Swift is a program that compiles against the harness alone (SwiftCode.harness), with plain swiftc and under the strict flags"
+  )
   func compiles() throws {
     let code = try Self.world().execute("swift").output
     let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
     try code.write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
-    try """
-    import Foundation
-    func work(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) / 1000) }
-    func sleep(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) / 1000) }
-    func startWork(ticks: Int, then done: @escaping @Sendable () -> Void) {
-      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ticks)) { done() }
-    }
-    func startWork(ticks: Int, failing: Bool, then done: @escaping @Sendable (Error?) -> Void) {
-      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ticks)) { done(failing ? WorkError.failed : nil) }
-    }
-    enum WorkError: Error { case failed }
-
-    """.write(to: dir.appendingPathComponent("standins.swift"), atomically: true, encoding: .utf8)
-    let result = try Swiftc.run(["-typecheck", "main.swift", "standins.swift"], in: dir)
-    #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
+    try SwiftCode.harness(tickSeconds: 0.001).write(to: dir.appendingPathComponent("Harness.swift"), atomically: true, encoding: .utf8)
+    let plain = try Swiftc.plain(["-typecheck", "main.swift", "Harness.swift"], in: dir)
+    #expect(plain.status == 0 && !plain.said.contains("warning:"), "\(plain.said)")
+    let strict = try Swiftc.plain(Swiftc.strict + ["-typecheck", "main.swift", "Harness.swift"], in: dir)
+    #expect(strict.status == 0, "\(strict.said)")
   }
 
   @Test("export swift of every kind of command type-checks too: batched adds, waits on operations, start(), addExecutionBlock (#20)")
@@ -371,7 +363,7 @@ import Testing
       Thread.sleep(forTimeInterval: Double(ticks) / 100)
       worked.withLock { $0 += ticks }
     }
-    func sleep(ticks: Int) { Thread.sleep(forTimeInterval: Double(ticks) / 100) }
+    func sleep(untilTick: Int) { Thread.sleep(forTimeInterval: 0.01) }
 
     """.write(to: dir.appendingPathComponent("standins.swift"), atomically: true, encoding: .utf8)
     let built = try Swiftc.run(["main.swift", "standins.swift", "-o", "world"], in: dir)

@@ -88,7 +88,7 @@ import Testing
         fetchImage.name = "fetch-image"
         downloads.addOperation(fetchImage)
 
-        sleep(ticks: 1)  // the clock is at t=1 now
+        sleep(untilTick: 1)  // the lab's next command is at t=1
 
         // suspend downloads
         downloads.isSuspended = true  // running work goes on; nothing new starts

@@ -6,7 +6,7 @@ import OpLabSwift
 ///
 /// An exercise file is a program as `export swift` writes one, before its harness: it
 /// starts the lab's clock (`Lab.start(lastTick:)`), names and watches its operations
-/// (`Lab.watch`), lets the clock run to a tick (`Lab.at(tick:)`), stands for real work with
+/// (`Lab.watch`), lets the clock run to a tick (`sleep(untilTick:)`), stands for real work with
 /// `work(ticks:)` and `startWork(ticks:then:)`, prints shared values at the end
 /// (`Lab.printsAtTheEnd`) and hands the main thread to the harness (`Lab.end()`). The lab
 /// builds it as `main.swift` beside the harness as `harness.swift`. When the export is
@@ -15,7 +15,7 @@ import OpLabSwift
 enum ExerciseHarness {
   /// The harness's calls an exercise file may make, as they appear in its text.
   static let entryPoints = [
-    "Lab.start(lastTick:", "Lab.watch(", "Lab.at(tick:", "Lab.end()", "Lab.printsAtTheEnd(", "work(ticks:",
+    "Lab.start(lastTick:", "Lab.watch(", "sleep(untilTick:", "Lab.end()", "Lab.printsAtTheEnd(", "work(ticks:",
     "startWork(ticks:",
   ]
 
@@ -26,8 +26,11 @@ enum ExerciseHarness {
   /// The entry points and types `harness` does not declare (after a rename in the export):
   /// each call form's declaration, `Lab.watch(` as `static func watch(`.
   static func missing(in harness: String) -> [String] {
+    // A declaration names its first label and may go on with a parameter name
+    // (`func sleep(untilTick tick: Int)`): matched up to the label.
     let declarations = entryPoints.map { entry in
-      entry.hasPrefix("Lab.") ? "static func " + entry.dropFirst(4) : "func " + entry
+      let form = entry.hasSuffix(":") ? String(entry.dropLast()) : entry
+      return form.hasPrefix("Lab.") ? "static func " + form.dropFirst(4) : "func " + form
     }
     return (declarations + types).filter { !harness.contains($0) }
   }

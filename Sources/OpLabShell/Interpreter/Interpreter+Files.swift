@@ -5,12 +5,13 @@ import OpLabSwift
 
 /// The commands that read and write files: `export`, `save`, `source`, and the paths they take.
 extension Interpreter {
-  /// `export KIND FILE`, written whole or not at all.
+  /// `export KIND FILE`, written whole or not at all; `export swift DIR`, a package.
   func export(_ kind: ExportKind, to file: String, line: String) throws -> Reply {
     let world = world, options = options
-    let program = kind == .swift ? SwiftCode.export(swiftSource()) : ""
     let at = Lexer.tokens(line).last ?? Token(file, column: 1)
     try Self.refuseCommentInPath(line, at)
+    if kind == .swift, Self.writesPackage(file) { return try exportPackage(to: file, at: at) }
+    let program = kind == .swift ? SwiftCode.export(swiftSource()) : ""
     let outcome: FileIO.WriteOutcome
     do {
       outcome = try FileIO.writeAtomically(to: file, interrupted: interrupt) { out in

@@ -98,6 +98,8 @@ public final class Interpreter {
   public var progress: ((String?) -> Void)?
   /// Most event lines a single command echoes.
   public static let echoLimit = 200
+  /// The Swift lowered so far for swift-echo, and the script and journal it has read.
+  var swiftEcho: EchoState?
 
   /// Creates an interpreter with a fresh world.
   public init(options: ShellOptions = ShellOptions()) {
@@ -156,7 +158,7 @@ public final class Interpreter {
 
   private func dispatch(_ command: Command, line: String) -> Reply {
     do {
-      let journalBefore = sim.journal.count
+      let journalBefore = sim.journal.count, before = (tick: world.now, traced: world.trace.endIndex)
       interruptedRun = false
       history.redidTravel = false
       var reply = try run(command, line: line)
@@ -166,7 +168,7 @@ public final class Interpreter {
       let scriptBefore = script.count
       if reply.error == nil, command.traits.changesWorld, sim.journal.count > journalBefore {
         try history.record(Self.canonical(line), journalBefore: journalBefore, interrupted: interruptedRun)
-        let echo = options.swiftEcho ? SwiftCode.echo(swiftSource()) : ""
+        let echo = options.swiftEcho ? echoedSwift(scriptBefore: scriptBefore, journalBefore: journalBefore, before: before) : ""
         if !echo.isEmpty {
           // The echo is code, laid out already: the output is fitted before it, not with it.
           if !reply.colorable, !reply.preformatted { reply.output = Wrap.text(reply.output, width: options.width, ascii: options.ascii) }
@@ -176,6 +178,7 @@ public final class Interpreter {
       }
       if keepsJournal, reply.error == nil { journal(command, line: line, scriptBefore: scriptBefore) }
       if reply.error == nil { history.settle(forgetsUndone: command.traits.forgetsUndone, keepsTravel: command.traits.keepsTravel) }
+      if ![.looks, .session, .changesWorld, .runsScript].contains(command.traits.effect) { swiftEcho?.scriptCount = -1 }
       if case .quit = command { reply.quit = true }
       reply.pageable = command.traits.pages
       return reply
@@ -474,12 +477,6 @@ public final class Interpreter {
 
   /// Where a command's first argument starts, for an error about it.
   func argumentColumn(_ line: String) -> Int { Lexer.tokens(line).dropFirst().first?.column ?? 1 }
-
-  /// The lines that made the present world, each with its slice of the journal (and the
-  /// tick it ran at, from replaying the journal): what `swift`, `export swift` and `real` read.
-  func swiftSource() -> SwiftSource {
-    SwiftSource(origin: sim.origin, script: script, journal: sim.journal)
-  }
 
   /// "a", "a and b", "a, b and c".
   static func listed(_ items: [String]) -> String {

@@ -9,20 +9,24 @@ extension CommandTable {
         .choice([.word("timeline"), .word("events"), .word("trace"), .word("mermaid"), .word("swift")]), .value(.file, key: .file),
       ],
       options: [],
-      summary: "write the timeline, events (JSON Lines), a trace (Perfetto/Chrome JSON), Mermaid or a Swift program to a file",
+      summary: "write the timeline, events (JSON Lines), a trace (Perfetto/Chrome JSON), Mermaid or a Swift program (a file or a package)",
       details: """
         timeline: the text of `timeline`, without colour. events: JSON Lines, one object per
         event (keys t, seq, event, op, queue, from, to, reason, outcome, detail;
         docs/guide.md describes each). trace: Chrome trace-event JSON that
         ui.perfetto.dev opens (1 tick = 1 ms). mermaid: a gantt chart, a section per queue,
-        each outcome that is not success marked crit. swift: a main.swift that plays this
-        world on the real OperationQueue, one tick = 50 ms, as `real` does: each command at
-        its tick, a step a tick on real shared variables and locks, each wait the real call on
-        the thread the lab says, taps and frames on the main run loop. It prints each start
-        and finish as an event line, the shared variables at the end and a stall, so it can
+        each outcome that is not success marked crit. swift: a program that plays this world
+        on the real OperationQueue, one tick = 50 ms, as `real` does: each command at its
+        tick, a step a tick on real shared variables and locks, each wait the real call on the
+        thread the lab says, taps and frames on the main run loop. It prints each start and
+        finish as an event line, the shared variables at the end and a stall, so it can
         disagree with the lab; what it cannot express (cores, an Apple platform on Linux) it
-        says. The program comes first, OpLab's harness after a marker. Build it with plain
-        swiftc main.swift -o world && ./world, or under Swift 6 with complete checking.
+        says. To a FILE.swift: one file, the program first, OpLab's harness after a marker
+        (swiftc FILE.swift -o world && ./world). To a folder (any path not ending in .swift,
+        made if missing): a SwiftPM package, Package.swift, Sources/NAME/main.swift (the
+        program) and Sources/NAME/Harness.swift, so `swift run` in it plays the world; a
+        folder with other files in it is refused, a previous export replaced. Both build under
+        Swift 6 with complete checking too.
         The file is written
         whole or not at all, and only a regular file: a folder, a device or a FIFO is
         refused, a symbolic link is written through to its file (the link stays), and a
@@ -31,7 +35,10 @@ extension CommandTable {
         (added to a file the shell sent the output to, never replacing it). Quote a path
         with spaces: "my run.jsonl", 'my run.jsonl' or my\\ run.jsonl.
         """,
-      examples: ["export timeline pipeline.txt", "export trace pipeline.json", "export events \"my run.jsonl\""],
+      examples: [
+        "export timeline pipeline.txt", "export trace pipeline.json", "export events \"my run.jsonl\"",
+        "export swift pipeline",
+      ],
       build: { m throws(ParseError) in
         guard let kind = ExportKind.allCases.first(where: { m.has($0.rawValue) }) else { throw m.missing(.file) }
         return .export(kind, file: try m.need(.file, \.name))

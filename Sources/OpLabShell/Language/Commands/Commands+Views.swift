@@ -85,8 +85,8 @@ extension CommandTable {
         marked; dependencies, priorities, cancel, suspend, barriers and waits as their calls.
         Steps take a tick each on shared variables held in a Mutex; a call into the user
         interface is @MainActor, as in an app. work(ticks:) stands for the real work and
-        sleep(ticks:) for the clock moving on. A `run`
-        that ends idle waits as a command-line tool must: with waitUntilAllOperationsAreFinished(),
+        sleep(untilTick:) for the main thread idling until the lab's next command (both from
+        the harness `export swift` writes beside the program). A `run` that ends idle waits as a command-line tool must: with waitUntilAllOperationsAreFinished(),
         or, when main-queue work or completion blocks are involved, by running the main run loop
         until they are done (no queue waits for a completion block). Taps, frames and cores have
         no code: the lab plays the user and the machine. `set swift-echo on` shows each command's
