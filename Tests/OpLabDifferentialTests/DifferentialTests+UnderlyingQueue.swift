@@ -138,11 +138,14 @@ extension DifferentialTests {
     }
     let q = OperationQueue()
     q.name = "q"
-    q.underlyingQueue = DispatchQueue(label: "x")
+    // corelibs keeps underlyingQueue unowned(unsafe): the test holds the queue itself.
+    let x = DispatchQueue(label: "x")
+    q.underlyingQueue = x
     let a = Reader()
     q.addOperation(a)
     q.waitUntilAllOperationsAreFinished()
     q.underlyingQueue = nil
+    withExtendedLifetime(x) {}
     let b = Reader()
     q.addOperation(b)
     q.waitUntilAllOperationsAreFinished()
