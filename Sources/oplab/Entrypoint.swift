@@ -162,7 +162,8 @@ struct Lessons: ParsableCommand {
     commandName: "lesson",
     abstract:
       "List the lessons, take one (`oplab lesson 1`), check them (`oplab lesson check --all`), or preview one as a student sees it (`oplab lesson preview FILE --width 80`).",
-    usage: usage(["oplab lesson"] + displayUsage + ["[--all]", "[--build]", "[--folder <folder>]", "[--add-folder <folder> ...]", "[<arguments> ...]"]))
+    usage: usage(
+      ["oplab lesson"] + displayUsage + ["[--all]", "[--build]", "[--folder <folder>]", "[--add-folder <folder> ...]", "[<arguments> ...]"]))
 
   @OptionGroup var display: DisplayOptions
 

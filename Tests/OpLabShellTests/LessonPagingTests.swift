@@ -28,22 +28,28 @@ import Testing
     A short page.
     """
 
-  /// Runs the lesson with Enter at every pause on a screen of `rows` rows, through a pager
-  /// that shows each page, or fails with `failure`.
-  func walk(rows: Int?, failure: String? = nil) throws -> (shown: String, paged: [String]) {
-    let lesson = try LessonParser.parse(Self.lesson, file: "pages.lesson")
-    var inputs = ["", "", ""][...]
+  /// Runs `lesson` on a screen of `rows` rows, typing `inputs`, through a pager that
+  /// shows each page it is given, or fails with `failure`.
+  func play(_ lesson: Lesson, _ inputs: [String], rows: Int?, failure: String? = nil) -> (shown: String, paged: [String]) {
+    var lines = inputs[...]
     var shown = ""
     var paged: [String] = []
     let runner = LessonRunner(
-      lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
+      lesson: lesson, reader: StdinLineReader { lines.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
     ) { shown += $0 }
     runner.screenRows = rows
     runner.showPage = {
-      paged.append($0); return failure
+      paged.append($0)
+      return failure
     }
     runner.run()
     return (shown, paged)
+  }
+
+  /// Runs the lesson with Enter at every pause on a screen of `rows` rows, through a pager
+  /// that shows each page, or fails with `failure`.
+  func walk(rows: Int?, failure: String? = nil) throws -> (shown: String, paged: [String]) {
+    play(try LessonParser.parse(Self.lesson, file: "pages.lesson"), ["", "", ""], rows: rows, failure: failure)
   }
 
   @Test("A page taller than the screen goes whole to the pager; a short one is printed; the drawing is repeated where the text points at it")
@@ -120,18 +126,7 @@ import Testing
       The end.
       """
     let lesson = try LessonParser.parse(text, file: "reveal.lesson")
-    var inputs = ["", "a", ""][...]
-    var shown = ""
-    var paged: [String] = []
-    let runner = LessonRunner(
-      lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
-    ) { shown += $0 }
-    runner.screenRows = 12
-    runner.showPage = {
-      paged.append($0)
-      return nil
-    }
-    runner.run()
+    let (shown, paged) = play(lesson, ["", "a", ""], rows: 12)
     let answer = try #require(paged.first { $0.contains("oplab> run") }, "\(paged)")
     #expect(answer.hasPrefix("  oplab> run\n"), "\(answer)")
     #expect(answer.contains("✗ You predicted a; the simulation shows c.\n"), "\(answer)")
@@ -143,38 +138,17 @@ import Testing
     #expect(!shown.contains("oplab> run"), "the reveal was printed besides: \(shown)")
     #expect(shown.contains("The end.\n"))
     // On a screen tall enough, the same answer is printed, not paged.
-    inputs = ["", "a", ""][...]
-    shown = ""
-    paged = []
-    let tall = LessonRunner(
-      lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
-    ) { shown += $0 }
-    tall.screenRows = 200
-    tall.showPage = {
-      paged.append($0)
-      return nil
-    }
-    tall.run()
-    #expect(paged.isEmpty)
-    #expect(shown.contains("  oplab> run\n") && shown.contains("✗ You predicted a; the simulation shows c.\n"))
+    let tall = play(lesson, ["", "a", ""], rows: 200)
+    #expect(tall.paged.isEmpty)
+    #expect(tall.shown.contains("  oplab> run\n") && tall.shown.contains("✗ You predicted a; the simulation shows c.\n"))
   }
 
   @Test("A long view typed at a lesson's prompt (help) goes through the pager, as at the lab's prompt; a short one is printed")
   func longViewAtThePromptIsPaged() throws {
     let lesson = try LessonParser.parse(Self.lesson, file: "pages.lesson")
-    var inputs = ["help", "why b", "", "", ""][...]
-    var shown = ""
-    var paged: [String] = []
-    let runner = LessonRunner(
-      lesson: lesson, reader: StdinLineReader { inputs.popFirst() }, options: ShellOptions(), progress: ProgressStore(path: nil)
-    ) { shown += $0 }
-    runner.screenRows = 16
-    runner.showPage = {
-      paged.append($0)
-      return nil
-    }
-    runner.run()
-    let help = try #require(paged.first { $0.contains("usage") || $0.contains("commands") && !$0.contains("━━ Lesson") }, "\(paged)")
+    let (shown, paged) = play(lesson, ["help", "why b", "", "", ""], rows: 16)
+    let help = try #require(paged.first { !$0.contains("━━ Lesson") }, "only the first page was paged: \(paged)")
+    #expect(help.contains("timeline"), "\(help)")
     #expect(!shown.contains(help), "help was printed besides the pager")
     #expect(shown.contains("b was created at t=0."), "a short view is printed: \(shown)")
     #expect(!paged.contains { $0.contains("b was created at t=0.") })
