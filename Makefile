@@ -20,33 +20,46 @@ lesson: deps
 	@$(SWIFT) build --product oplab
 	@"$(BIN)/oplab" lesson $(N)
 
-## test: install what is missing, then run every test, each seeded sweep on a share of its
-## worlds (make test-long runs them whole). The differential tests (real OperationQueue in
-## scaled real time) run on their own, so no other test competes with them for
-## libdispatch's worker threads.
+## test: install what is missing, then run every test but those that build Swift programs
+## with swiftc (make test-swift), each seeded sweep on a share of its worlds (make test-long
+## runs them whole). The differential tests (real OperationQueue in scaled real time) run on
+## their own, so no other test competes with them for libdispatch's worker threads.
 test: deps
 	$(SWIFT) build --build-tests
 	@echo "benchmark harness on a tiny world (the figures come from make bench):"
 	"$$($(SWIFT) build --show-bin-path)/oplab-bench" --ops 300 --compare
-	$(SWIFT) test --skip-build --skip OpLabDifferentialTests
-	$(SWIFT) test --skip-build --filter OpLabDifferentialTests
+	OPLAB_SWIFTC=deferred $(SWIFT) test --skip-build --skip 'OpLabDifferentialTests|$(SWIFTC_TESTS)'
+	OPLAB_SWIFTC=deferred $(SWIFT) test --skip-build --filter OpLabDifferentialTests --skip '$(SWIFTC_TESTS)'
+
+# The tests that build and run Swift programs with swiftc: the exports of the lab's worlds,
+# the lessons' Swift exercises and code blocks, Thread Sanitizer runs. Each build takes
+# seconds of a core, so make test leaves them to make test-swift (and CI's make test-long);
+# under make test (OPLAB_SWIFTC=deferred) a test that calls swiftc but is not named here fails.
+SWIFTC_SHELL := ExerciseTests|SwiftPackageExportTests|LessonCodeTests/lessonCodeCompiles|LessonExportTests/exportCompiles|RacesCommandTests/exportCompiles
+SWIFTC_SHELL := $(SWIFTC_SHELL)|Swift(Code|CodeRun|Name)Tests/(exportCompiles|compiles|exportEveryCommandCompiles|failingAsync|shownProgramDoesAllTheWork|sourcedAndEchoedCodeIsAsIs|namesThatCollided|randomNamesCompile)
+SWIFTC_DIFFERENTIAL := DifferentialTests/(exported|exportsAgreeWithTheLab|threadSanitizer|mainThreadTakesWork)
+SWIFTC_TESTS := $(SWIFTC_SHELL)|$(SWIFTC_DIFFERENTIAL)
 
 ## test-long: what make test leaves to CI: every seeded sweep whole (OPLAB_LONG_TESTS=1),
-## the Swift export of every world built and run (as make test-swift), then make install
-## into a scratch PREFIX and the installed oplab used from another folder (a release build)
+## make test-swift with the export of every world, then make install into a scratch PREFIX
+## and the installed oplab used from another folder (a release build)
 test-long: deps
 	$(SWIFT) build --build-tests
 	OPLAB_LONG_TESTS=1 $(SWIFT) test --skip-build --filter 'RandomSweepTests|DeferredSharesTests|DiagnosisCountTests'
-	OPLAB_SWIFT_SWEEP=full $(SWIFT) test --skip-build --filter exportsAgreeWithTheLab
+	OPLAB_SWIFT_SWEEP=full $(MAKE) --no-print-directory test-swift SWIFT_BUILT=1
 	@echo "make install into a scratch PREFIX, then the installed oplab from another folder:"
 	Scripts/check-install.sh
 
-## test-swift: build and run the Swift export of every example, every lesson world and 30
-## seeded random worlds, with plain swiftc and under Swift 6's strictest checking, each run
-## checked against the lab (a few minutes; make test sweeps a representative few)
+## test-swift: the tests that build Swift programs with swiftc (SWIFTC_TESTS above): the
+## lessons' Swift exercises (each starting file fails, each solution passes) and code
+## blocks, the package export, Thread Sanitizer on lesson 13's taps and a race-free world,
+## and the export sweep, its programs built with plain swiftc and under Swift 6's strictest
+## checking and run against the lab: a representative ten worlds, or with
+## OPLAB_SWIFT_SWEEP=full every example, every lesson world and 30 seeded random worlds
 test-swift: deps
-	$(SWIFT) build --build-tests
-	OPLAB_SWIFT_SWEEP=full $(SWIFT) test --skip-build --filter exportsAgreeWithTheLab
+	$(if $(SWIFT_BUILT),,$(SWIFT) build --build-tests)
+	$(SWIFT) test --skip-build --filter '$(SWIFTC_SHELL)'
+	$(SWIFT) test --skip-build --filter '$(SWIFTC_DIFFERENTIAL)'
 
 ## test-tsan: the Swift export of every world of the export sweep built with
 ## swiftc -sanitize=thread and run: no report for a race-free world, and for a racy one

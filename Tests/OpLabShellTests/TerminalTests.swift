@@ -70,7 +70,7 @@ import Testing
     let script = state.appendingPathComponent("big.oplab")
     try (["queue q max 2"] + (1...3000).map { "op o\($0) on q takes 3" }).joined(separator: "\n")
       .write(to: script, atomically: true, encoding: .utf8)
-    let out = try session(["source \(script.path)\\r", "<SLEEP 8>", "<HOLD>events\\r", "\\x03", "step\\r", "\\x04"], state: state)
+    let out = try session(["source \(script.path)\\r", "<WAIT o3000 ready>", "<HOLD>events\\r", "\\x03", "step\\r", "\\x04"], state: state)
     #expect(out.hasSuffix("\nexit 0\n"), "the lab ended: \(out.suffix(400))")
     #expect(out.contains("output stopped (Ctrl-C); the command itself was done"), "\(out.suffix(400))")
     // `source` printed o3000's events once; the whole `events` output would print them again.
