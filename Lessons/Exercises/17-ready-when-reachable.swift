@@ -26,7 +26,7 @@ final class NetworkOperation: Operation, @unchecked Sendable {
 
   /// Called when the network comes back.
   func networkCameBack() {
-    // GAP: the queue asks isReady again only when it hears that it changed.
+    // GAP: the queue keeps the last isReady it read; tell it that it changed.
     reachable.withLock { $0 = true }
   }
 
