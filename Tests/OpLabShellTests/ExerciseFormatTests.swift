@@ -83,6 +83,23 @@ import Testing
     #expect(ExerciseTrial.fill("ended at {finished d1}, {finished d2}; {value likes}", from: o) == "ended at t=0.90, never; 2000")
   }
 
+  @Test(
+    "A stall is said by what the harness saw: one that started was never heard to finish; one that never started was never found ready, or had no slot"
+  )
+  func saysStall() {
+    let output = """
+      t=0  d1 started  @0.03
+      t=23  stalled: d1, sync never finished  @23.51
+      """
+    let o = ExerciseOutcome.read(output: output, errors: "")
+    #expect(
+      ExerciseTrial.stallMessage(o)
+        == "d1 never finished: the queue never learned it was done. sync never started: the queue never found it ready, or never had a free slot for it."
+    )
+    let two = ExerciseOutcome.read(output: "t=23  stalled: d2, d3 never finished  @23.51", errors: "")
+    #expect(ExerciseTrial.stallMessage(two) == "d2 and d3 never started: the queue never found them ready, or never had a free slot for them.")
+  }
+
   /// A Thread Sanitizer report as a Linux run prints it, its first frames being `symbol`.
   static func report(_ symbol: String) -> String {
     """
@@ -163,7 +180,7 @@ import Testing
     #expect(ExerciseHarness.missing(in: "").count == ExerciseHarness.entryPoints.count + ExerciseHarness.types.count)
     let folder = ExerciseTests.lessons.appendingPathComponent("Exercises")
     let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
-    #expect(files.count >= 12)
+    #expect(files.count >= 18)
     for file in files {
       let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
       #expect(ExerciseHarness.unknownCalls(in: text).isEmpty, "\(file)")

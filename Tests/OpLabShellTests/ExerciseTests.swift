@@ -123,6 +123,85 @@ import Testing
     #expect(bad.races.contains { $0.summary.contains("Likes") })
   }
 
+  @Test("Lesson 16: a filter that reads only isCancelled filters its failed download's missing photo; one that reads the result returns at once")
+  func failedDownload() throws {
+    let (_, solved, started) = try verdicts("16", "16-failed-download.swift")
+    guard case .ran(let good, _, _) = solved, case .ran(let bad, _, _) = started else {
+      Issue.record("both files build and run")
+      return
+    }
+    // The failure is download2's own: the queue released filter2 all the same.
+    #expect(good.operations["download2"]?.how == "failed" && bad.operations["download2"]?.how == "failed")
+    #expect(good.values["filtered"] == 1 && good.operations["filter2"]?.how == "returned early")
+    #expect((good.operations["filter2"]?.end ?? 99) < 3)
+    // Past lesson 7's guard, the starting filter worked a tick on an empty photo.
+    #expect(bad.values["filtered"] == 2 && bad.operations["filter2"]?.how == "succeeded")
+    #expect((bad.operations["filter2"]?.end ?? 0) >= 3)
+    #expect(Set(started.failed) == ["value filtered 1", "finished filter2 before 3"])
+  }
+
+  @Test(
+    "Lesson 17: without an isReady of its own the work runs offline; with it but without didChangeValue(forKey: \"isReady\") nothing makes corelibs read it again and sync stalls; with both, sync waits for the network and the cancelled upload is skipped at once"
+  )
+  func readinessOfYourOwn() throws {
+    let (e, _, solution) = try exercise("17", "17-ready-when-reachable.swift")
+    let (_, solved, started) = try verdicts("17", "17-ready-when-reachable.swift")
+    guard case .ran(let good, _, _) = solved, case .ran(let bad, _, _) = started else {
+      Issue.record("both files build and run")
+      return
+    }
+    // Ready at once, both ran at t=0 while the network was down.
+    #expect(bad.values["offline"] == 2 && bad.operations["upload"]?.start != nil)
+    #expect(Set(started.failed) == ["value offline 0", "not started upload"])
+    // The network comes back at t=3 (the harness's command, a tenth early).
+    #expect(good.values["offline"] == 0 && (good.operations["sync"]?.start ?? 0) > 2.8)
+    #expect(good.operations["upload"]?.start == nil && good.operations["upload"]?.how == "cancelled")
+    #expect((good.operations["upload"]?.end ?? 99) < 2)
+    // The solution without the notification: corelibs keeps the last isReady it read
+    // (no) and reads it again only when told, or when the queue schedules for another
+    // reason, which nothing here makes it do after the upload is skipped.
+    let silent = solution.split(separator: "\n", omittingEmptySubsequences: false)
+      .filter { !$0.contains("ChangeValue(forKey: \"isReady\")") }.joined(separator: "\n")
+    #expect(silent.split(separator: "\n").count == solution.split(separator: "\n").count - 2)
+    let swiftc = try #require(ExerciseBuild.swiftc())
+    let unheard = ExerciseTrial.attempt(e, source: silent, swiftc: swiftc)
+    guard case .ran(let stalled, let failures, _) = unheard else {
+      Issue.record("the solution without the notification builds and runs")
+      return
+    }
+    #expect(stalled.stalled == ["sync"] && stalled.operations["sync"]?.start == nil)
+    let said = failures.first { $0.what == "stall" }?.message ?? ""
+    #expect(said.hasPrefix("sync never started: the queue never found it ready"), "\(said)")
+    #expect(stalled.operations["upload"]?.how == "cancelled")
+    #expect(Set(unheard.failed) == ["stall", "finished sync before 6"])
+  }
+
+  @Test(
+    "Lesson 18: cancelling an operation does not cancel the Task it runs, and an async function that never checks runs on; with cancel() passed on and Task.checkCancellation() between slices, the resize stops at the next slice"
+  )
+  func taskCancellation() throws {
+    let (e, _, solution) = try exercise("18", "18-task-cancel.swift")
+    let (_, solved, started) = try verdicts("18", "18-task-cancel.swift")
+    guard case .ran(let good, _, _) = solved, case .ran(let bad, _, _) = started else {
+      Issue.record("both files build and run")
+      return
+    }
+    #expect((good.operations["resize"]?.end ?? 99) < 4 && good.operations["resize"]?.how == "cancelled")
+    #expect((good.operations["thumbnail"]?.end ?? 99) < 5)
+    #expect((bad.operations["resize"]?.end ?? 0) >= 8 && bad.operations["resize"]?.how == "succeeded")
+    #expect(Set(started.failed) == ["finished resize before 4", "finished thumbnail before 5"])
+    // The check alone: nothing cancels the Task, so Task.checkCancellation() never throws.
+    let checkOnly = solution.replacingOccurrences(of: "    state.withLock { $0.task }?.cancel()\n", with: "")
+    #expect(checkOnly != solution)
+    let swiftc = try #require(ExerciseBuild.swiftc())
+    let unforwarded = ExerciseTrial.attempt(e, source: checkOnly, swiftc: swiftc)
+    guard case .ran(let ranOn, _, _) = unforwarded else {
+      Issue.record("the solution without the forwarded cancel builds and runs")
+      return
+    }
+    #expect((ranOn.operations["resize"]?.end ?? 0) >= 8 && ranOn.operations["resize"]?.how == "succeeded")
+  }
+
   @Test(
     "At an 80x24 terminal: Ctrl-C stops a build and the exercise goes on; `edit` opens $EDITOR on the learner's copy, then the lab builds and runs it, and it passes"
   )

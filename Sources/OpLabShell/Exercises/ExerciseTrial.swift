@@ -76,10 +76,7 @@ public enum ExerciseTrial {
     }
     if !outcome.stalled.isEmpty {
       failures.append(
-        Failure(
-          what: "stall",
-          message: "\(list(outcome.stalled)) never finished: the queue never learned \(outcome.stalled.count == 1 ? "it was" : "they were") done.",
-          observed: "the harness waited 20 ticks past the last command"))
+        Failure(what: "stall", message: stallMessage(outcome), observed: "the harness waited 20 ticks past the last command"))
     }
     for checked in exercise.checks {
       if let observed = observed(checked.check, in: outcome) {
@@ -87,6 +84,24 @@ public enum ExerciseTrial {
       }
     }
     return .ran(outcome, failures: failures, errors: ended.errors)
+  }
+
+  /// Why the run's stalled operations never finished, by what the harness saw of each: one
+  /// that started was never heard to finish; one that never started was never found ready
+  /// (an isReady nobody said had changed, a dependency never heard to finish) or never got a
+  /// slot.
+  static func stallMessage(_ o: ExerciseOutcome) -> String {
+    let running = o.stalled.filter { o.operations[$0]?.start != nil }
+    let waiting = o.stalled.filter { o.operations[$0]?.start == nil }
+    var said: [String] = []
+    if !running.isEmpty {
+      said.append("\(list(running)) never finished: the queue never learned \(running.count == 1 ? "it was" : "they were") done.")
+    }
+    if !waiting.isEmpty {
+      let it = waiting.count == 1 ? "it" : "them"
+      said.append("\(list(waiting)) never started: the queue never found \(it) ready, or never had a free slot for \(it).")
+    }
+    return said.joined(separator: " ")
   }
 
   /// What a crashed program said on standard error, in a line: a fatal error's message, or

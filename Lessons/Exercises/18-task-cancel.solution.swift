@@ -1,0 +1,100 @@
+// Lesson 18, exercise: an operation's cancel reaches its Task.
+// (A solution.)
+import Foundation
+import Synchronization
+
+/// Resizes a photo in slices of a tick each: an async function, which knows
+/// nothing of operations.
+func resizePhoto(slices: Int) async throws {
+  for _ in 0..<slices {
+    // Cooperative, as isCancelled is: throws CancellationError once the
+    // Task is cancelled, between slices.
+    try Task.checkCancellation()
+    work(ticks: 1)  // one slice: CPU work, done in one go
+  }
+}
+
+final class ResizeOperation: Operation, @unchecked Sendable {
+  // @unchecked Sendable: its state is a Mutex and a constant.
+  private struct State {
+    var executing = false
+    var finished = false
+    var task: Task<Void, Never>?
+    var stopped = false  // resizePhoto(slices:) threw: it stopped early
+  }
+  private let state = Mutex(State())
+  /// How many slices the resize takes.
+  let slices: Int
+
+  init(slices: Int) {
+    self.slices = slices
+    super.init()
+  }
+
+  override var isAsynchronous: Bool { true }
+  override var isExecuting: Bool { state.withLock { $0.executing } }
+  override var isFinished: Bool { state.withLock { $0.finished } }
+  /// Whether the resize stopped before its last slice.
+  var stopped: Bool { state.withLock { $0.stopped } }
+
+  override func start() {
+    if isCancelled { return finish() }  // cancelled before it started
+    willChangeValue(forKey: "isExecuting")
+    state.withLock { $0.executing = true }
+    didChangeValue(forKey: "isExecuting")
+    let task = Task { [slices] in
+      do {
+        try await resizePhoto(slices: slices)
+      } catch {
+        self.state.withLock { $0.stopped = true }
+      }
+      self.finish()
+    }
+    state.withLock { $0.task = task }
+    // Cancelled while the Task was being made: cancel() found no Task.
+    if isCancelled { task.cancel() }
+  }
+
+  override func cancel() {
+    super.cancel()  // isCancelled, which start() and the queue read
+    // The Task's cancellation is its own: pass the cancel on.
+    state.withLock { $0.task }?.cancel()
+  }
+
+  /// Marks it finished: the queue may start the next operation.
+  private func finish() {
+    willChangeValue(forKey: "isExecuting")
+    willChangeValue(forKey: "isFinished")
+    state.withLock {
+      $0.executing = false
+      $0.finished = true
+    }
+    didChangeValue(forKey: "isFinished")
+    didChangeValue(forKey: "isExecuting")
+  }
+}
+
+// How it ended, for the harness's printer of events.
+extension ResizeOperation: Reporting {
+  var ending: Ending { stopped ? .cancelled : .succeeded }
+}
+
+Lab.start(lastTick: 2)  // the lab's clock starts: t=0
+
+let photos = OperationQueue()
+photos.name = "photos"
+photos.maxConcurrentOperationCount = 1
+
+let resize = ResizeOperation(slices: 8)
+resize.name = "resize"
+let thumbnail = BlockOperation { work(ticks: 1) }
+thumbnail.name = "thumbnail"
+for op in [resize, thumbnail] {
+  Lab.watch(op)  // the harness prints its start and finish
+  photos.addOperation(op)
+}
+
+sleep(untilTick: 2)  // t=2: the user leaves the screen
+resize.cancel()
+
+Lab.end()  // the harness ends the program when the work is done
