@@ -139,15 +139,17 @@ public struct Lanes: Sendable {
           begin(op, .executingCancelled, at: e.tick)
         }
       case .cancelObserved: mark(op, .cancelObserved, at: e.tick)
+      // A step is stamped with the tick it took, and drawn there: a `lock` step that waits
+      // waits from its own tick, and a lock handed over in an `unlock` step's tick is
+      // waited for through that tick (the waiter's next step takes the one after).
       case .lockWaiting: begin(op, .waitingForLock, at: e.tick)
       case .lockAcquired:
         if let (state, _) = open[Int(op.index)], state == .waitingForLock {
-          begin(op, cancelled[Int(op.index)] ? .executingCancelled : .executing, at: e.tick)
+          begin(op, cancelled[Int(op.index)] ? .executingCancelled : .executing, at: e.tick + 1)
         }
-      // A step's access is recorded as its tick ends: it is marked in the tick it took.
-      case .variableRead: mark(op, .read, at: e.tick - 1, inCompletion: e.reason.isCompletionStep)
-      case .variableWritten: mark(op, .wrote, at: e.tick - 1, inCompletion: e.reason.isCompletionStep)
-      case .touchedUI: mark(op, .touchedUI, at: e.tick - 1, inCompletion: e.reason.isCompletionStep)
+      case .variableRead: mark(op, .read, at: e.tick, inCompletion: e.reason.isCompletionStep)
+      case .variableWritten: mark(op, .wrote, at: e.tick, inCompletion: e.reason.isCompletionStep)
+      case .touchedUI: mark(op, .touchedUI, at: e.tick, inCompletion: e.reason.isCompletionStep)
       case .finished(let outcome):
         close(op, at: e.tick)
         mark(op, .finished(outcome), at: e.tick)
@@ -163,9 +165,9 @@ public struct Lanes: Sendable {
     if world.shared != nil {
       let report = world.raceReport()
       for race in report.races {
-        for access in [race.first, race.second] { mark(access.op, .race, at: access.tick - 1, inCompletion: access.inCompletion) }
+        for access in [race.first, race.second] { mark(access.op, .race, at: access.tick, inCompletion: access.inCompletion) }
       }
-      for call in report.offMainThread { mark(call.op, .uiOffMain, at: call.tick - 1, inCompletion: call.inCompletion) }
+      for call in report.offMainThread { mark(call.op, .uiOffMain, at: call.tick, inCompletion: call.inCompletion) }
       for i in 0..<n where marks.storage[i].count > 1 { marks.storage[i].sort { $0.tick < $1.tick } }
     }
     let end = now == Tick.max ? now : now + 1  // open states last through the current tick

@@ -199,10 +199,10 @@ public enum Timeline {
             notes.append("cancel requested at \(m.tick)")
           case .race:
             glyph = g.race
-            notes.append("race at t=\(m.tick + 1)")
+            notes.append("race at t=\(m.tick)")
           case .uiOffMain:
             glyph = g.race
-            notes.append("ui off main at t=\(m.tick + 1)")
+            notes.append("ui off main at t=\(m.tick)")
           case .read, .wrote, .touchedUI:
             // Drawn over the work, under a finish: a write over a read in one column.
             let (accessGlyph, w) = m.kind == .read ? (g.read, 7) : m.kind == .wrote ? (g.write, 8) : (g.touchedUI, 8)

@@ -19,13 +19,13 @@ import Testing
       w.lines(from: mark) == [
         "0 load created", "0 load enqueued", "0 load ready", "0 load started",
         "2 load finished", "2 load completion+",
-        "3 load ui", "3 load completion-",
+        "2 load ui", "3 load completion-",
       ])
     #expect(w.operation(load).spec.completion == 1)
     let touch = try #require(w.firstIndex("ui", "load"))
     #expect(w.reasonText(touch) == "load touched the user interface OFF the main thread: step 1 of 1 of its completion block (touch ui)")
     let report = w.raceReport()
-    #expect(report.offMainThread == [RaceReport.OffMainThread(op: load, tick: 3, event: touch, inCompletion: true)])
+    #expect(report.offMainThread == [RaceReport.OffMainThread(op: load, tick: 2, event: touch, inCompletion: true)])
     #expect(report.races.isEmpty && report.lostUpdates.isEmpty)
   }
 
@@ -40,7 +40,7 @@ import Testing
     #expect(w.raceReport().offMainThread.map(\.inCompletion) == [true])
   }
 
-  @Test("`add show` from a completion block hops to main: show starts the tick the step runs, and touches ui there")
+  @Test("`add show` from a completion block hops to main: show starts as the step's tick ends, and touches ui in the next")
   func hopToMain() throws {
     var w = World()
     let network = try w.createQueue(name: "network")
@@ -55,9 +55,10 @@ import Testing
         "0 show created",
         "0 load created", "0 load enqueued", "0 load ready", "0 load started",
         "2 load finished", "2 load completion+",
+        // The add step takes tick 2 (it records nothing of its own): show is filed as it ends.
         "3 show enqueued", "3 show ready", "3 show started",
         "3 load completion-",
-        "4 show ui", "4 show finished",
+        "3 show ui", "4 show finished",
       ])
     #expect(w.operation(show).queue == .main)
     let added = try #require(w.firstIndex("enqueued", "show"))
@@ -81,17 +82,17 @@ import Testing
         "0 load created", "0 load enqueued", "0 load ready", "0 load started",
         "0 next created", "0 next dep+load", "0 next enqueued",
         "1 load finished", "1 next ready", "1 next started", "1 load completion+",
-        "2 next read:count=0", "2 load read:count=0",
-        "3 next compute:1=1", "3 load compute:1=1",
-        "4 next write:count=1", "4 load write:count=1",
+        "1 next read:count=0", "1 load read:count=0",
+        "2 next compute:1=1", "2 load compute:1=1",
+        "3 next write:count=1", "3 load write:count=1",
         "4 next finished", "4 load completion-",
       ])
     let report = w.raceReport()
     #expect(report.races.count == 1)
     let race = try #require(report.races.first)
-    // The first pair found: next's write at 4 against the block's read at 2 (two reads do not race).
-    #expect(race.first.op == load && race.first.inCompletion && !race.first.isWrite && race.first.tick == 2)
-    #expect(race.second.op == w.operationID(named: "next") && !race.second.inCompletion && race.second.isWrite && race.second.tick == 4)
+    // The first pair found: next's write at 3 against the block's read at 1 (two reads do not race).
+    #expect(race.first.op == load && race.first.inCompletion && !race.first.isWrite && race.first.tick == 1)
+    #expect(race.second.op == w.operationID(named: "next") && !race.second.inCompletion && race.second.isWrite && race.second.tick == 3)
     #expect(report.lostUpdates == [RaceReport.LostUpdate(variable: 0, actual: 1, serial: 2)])
   }
 
@@ -124,11 +125,36 @@ import Testing
         "0 show created", "0 load created", "0 load enqueued", "0 load ready", "0 load started",
         "0 show enqueued", "0 show ready", "0 show started",
         "1 load finished", "1 load completion+", "1 show finished",
-        "2 load addRefused:show", "2 load completion-",
+        "1 load addRefused:show", "2 load completion-",
       ])
     #expect(w.operation(show).queue == q)
     let refused = try #require(w.firstIndex("addRefused:show", "load"))
     #expect(w.reasonText(refused).hasPrefix("load addOperation(show) refused: show was added before, and an operation can be added only once"))
+  }
+
+  @Test("Two `add` steps of one operation in the same tick: the first files it as the tick ends, the second is refused in its tick")
+  func twoAddsInOneTick() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    let mark = w.trace.count
+    try w.createOperation(spec("show", 1))
+    try w.addOperation(OperationSpec(name: "a", duration: 1, kind: .steps([.add("show", to: "q")])), to: q)
+    try w.addOperation(OperationSpec(name: "b", duration: 1, kind: .steps([.add("show", to: "q")])), to: q)
+    #expect(w.runUntilIdle() == .idle)
+    #expect(
+      w.lines(from: mark) == [
+        "0 show created",
+        "0 a created", "0 a enqueued", "0 a ready", "0 a started",
+        "0 b created", "0 b enqueued", "0 b ready", "0 b started",
+        // Both steps take tick 0; a's came first, so b's finds show being added.
+        "0 b addRefused:show",
+        // As tick 0 ends: the filing of what the steps added, then the rest.
+        "1 show enqueued", "1 show ready", "1 show started",
+        "1 a finished", "1 b finished",
+        "2 show finished",
+      ])
+    let added = try #require(w.firstIndex("enqueued", "show"))
+    #expect(w.reasonText(added) == "show enqueued on q: a step of a's work called addOperation")
   }
 
   @Test("Completion steps are checked: no locks, names that exist, only operations in no queue, only before the operation runs")

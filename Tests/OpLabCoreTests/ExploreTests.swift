@@ -64,10 +64,10 @@ import Testing
     w.setStepOrder([1, 1, 1])
     for a in Self.setup([("a", SharedStateTests.increment), ("b", SharedStateTests.increment)]) { _ = try w.perform(a) }
     #expect(w.value(of: "count") == 2)
-    // a alone at 1, 2 and 3 (b put off each time); then b alone, with no choice left to make.
+    // a alone in ticks 0, 1 and 2 (b put off each time); then b alone, with no choice left to make.
     #expect(
       w.lines().filter { $0.contains("read:") || $0.contains("write:") }
-        == ["1 a read:count=0", "3 a write:count=1", "4 b read:count=1", "6 b write:count=2"])
+        == ["0 a read:count=0", "2 a write:count=1", "3 b read:count=1", "5 b write:count=2"])
   }
 
   @Test("Fixed by a dependency, a serial queue or a lock, no interleaving races or loses an update")
@@ -299,22 +299,22 @@ import Testing
     var stepPoints = 0
     while point.kind == .steps {
       chosen.chooseNext(0)
-      _ = try chosen.perform(.runUntil(point.tick))
+      _ = try chosen.perform(.runUntil(point.tick + 1))  // its steps take point.tick
       stepPoints += 1
       point = try #require(chosen.nextOpenPoint())
     }
-    #expect(point.kind == .lock(0) && point.tick == 4 && point.options == 2)
+    #expect(point.kind == .lock(0) && point.tick == 3 && point.options == 2)
     #expect(point.candidates.map { chosen.name($0) } == ["b", "c"])
     #expect(point.candidate(for: 0).map { chosen.name($0) } == "b" && point.candidate(for: 1).map { chosen.name($0) } == "c")
     chosen.chooseNext(1)
     #expect(chosen.runUntilIdle() == .idle)
     #expect(
       chosen.lines(from: mark) == [
-        "3 a compute:0=0", "3 c waitsFor:L",
-        // b has waited since t=2, but the choice gives the lock to c.
-        "4 a unlocked:L", "4 c locked:L", "4 a finished",
-        "5 c compute:7=7", "6 c write:count=7", "7 c unlocked:L", "7 b locked:L", "7 c finished",
-        "8 b read:count=7", "9 b compute:1=8", "10 b write:count=8", "11 b unlocked:L", "11 b finished",
+        "2 a compute:0=0", "2 c waitsFor:L",
+        // b has waited since t=1, but the choice gives the lock to c, in the unlock's tick.
+        "3 a unlocked:L", "3 c locked:L", "4 a finished",
+        "4 c compute:7=7", "5 c write:count=7", "6 c unlocked:L", "6 b locked:L", "7 c finished",
+        "7 b read:count=7", "8 b compute:1=8", "9 b write:count=8", "10 b unlocked:L", "11 b finished",
       ])
     let taken = try #require(chosen.firstIndex("locked:L", "c"))
     #expect(

@@ -18,8 +18,8 @@ import Testing
       w.lines(from: mark) == [
         "0 a created", "0 a enqueued", "0 a ready", "0 a started",
         "0 b created", "0 b enqueued", "0 b ready", "0 b started",
-        "1 a locked:L1", "1 b locked:L2",
-        "2 a waitsFor:L2", "2 b waitsFor:L1",
+        "0 a locked:L1", "0 b locked:L2",
+        "1 a waitsFor:L2", "1 b waitsFor:L1",
       ])
     #expect(
       verdict

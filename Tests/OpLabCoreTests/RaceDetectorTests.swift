@@ -31,8 +31,8 @@ import Testing
     try w.addOperation(Self.stepped("a", Self.increment), to: q)
     try w.addOperation(Self.stepped("b", Self.increment), to: q)
     w.runUntilIdle()
-    // b's read at 1 is the first access the other's write is unordered with: a's write at 3.
-    #expect(Self.races(w) == ["count: b read@1 / a write@3"])
+    // b's read at 0 is the first access the other's write is unordered with: a's write at 2.
+    #expect(Self.races(w) == ["count: b read@0 / a write@2"])
     #expect(w.raceReport().lostUpdates == [RaceReport.LostUpdate(variable: 0, actual: 1, serial: 2)])
   }
 
@@ -66,9 +66,9 @@ import Testing
     try w.addOperation(Self.stepped("a", Self.locked), to: q)
     try w.addOperation(Self.stepped("b", Self.increment), to: q)
     w.runUntilIdle()
-    // a: lock@1 read@2 compute@3 write@4; b: read@1 compute@2 write@3. b's write is the first
-    // access unordered with a's read; the pair is reported once.
-    #expect(Self.races(w) == ["count: a read@2 / b write@3"])
+    // a: lock@0 read@1 compute@2 write@3; b: read@0 compute@1 write@2 (each step at the tick
+    // it takes). b's write is the first access unordered with a's read; the pair is reported once.
+    #expect(Self.races(w) == ["count: a read@1 / b write@2"])
   }
 
   @Test("Reads alone never race")
@@ -87,7 +87,8 @@ import Testing
     w.runUntilIdle()
     try w.addOperation(Self.stepped("b", Self.increment), to: q)
     w.runUntilIdle()
-    #expect(Self.races(w) == ["count: a write@3 / b read@4"])
+    // a writes in tick 2 and finishes at 3, when b is added: b reads in tick 3.
+    #expect(Self.races(w) == ["count: a write@2 / b read@3"])
     #expect(w.raceReport().lostUpdates.isEmpty)  // this order happened to be a serial one
 
     var (v, p) = try Self.world()

@@ -25,10 +25,11 @@ import Testing
         "0 world var:count=0",
         "0 a created", "0 a enqueued", "0 a ready", "0 a started",
         "0 b created", "0 b enqueued", "0 b ready", "0 b started",
-        // A step's access is recorded as its tick ends; the last one ends with the work.
-        "1 a read:count=0", "1 b read:count=0",
-        "2 a compute:1=1", "2 b compute:1=1",
-        "3 a write:count=1", "3 b write:count=1",
+        // A step is stamped with the tick it takes (the timeline's column): the reads take
+        // tick 0, the tick the operations started; the last step ends with the work, at 3.
+        "0 a read:count=0", "0 b read:count=0",
+        "1 a compute:1=1", "1 b compute:1=1",
+        "2 a write:count=1", "2 b write:count=1",
         "3 a finished", "3 b finished",
       ])
     #expect(w.value(of: "count") == 1)
@@ -52,16 +53,36 @@ import Testing
         "0 a created", "0 a enqueued", "0 a ready", "0 a started",
         "0 b created", "0 b enqueued", "0 b ready", "0 b started",
         "0 c created", "0 c enqueued", "0 c ready",
-        "1 a locked:L", "1 b waitsFor:L",
-        "2 a read:count=5", "3 a compute:1=6", "4 a write:count=6",
-        "5 a unlocked:L", "5 b locked:L",
+        "0 a locked:L", "0 b waitsFor:L",
+        "1 a read:count=5", "2 a compute:1=6", "3 a write:count=6",
+        // b takes the lock in the unlock's tick; its next step takes the tick after.
+        "4 a unlocked:L", "4 b locked:L",
         "5 a finished", "5 c started",
-        "6 b read:count=6", "6 c finished",  // b's step was scheduled at 5 before c started
-        "7 b compute:1=7", "8 b write:count=7", "9 b unlocked:L", "9 b finished",
+        // b's read ends at 6, before anything else at 6 (c's finish): its event, stamped 5,
+        // comes after what happened at 5.
+        "5 b read:count=6", "6 c finished",
+        "6 b compute:1=7", "7 b write:count=7", "8 b unlocked:L", "9 b finished",
       ])
     #expect(w.value(of: "count") == 7)
     #expect(w.reasonText(w.firstIndex("waitsFor:L", "b")!) == "b waits for lock L, keeping its slot: a holds it")
     #expect(w.reasonText(w.firstIndex("locked:L", "b")!) == "b took lock L: a unlocked it; it had waited longest (NSLock promises no order)")
+  }
+
+  @Test("An open point has the tick its steps take, as their events do; a choice there plays in that tick")
+  func openPointTick() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    try w.createVariable(name: "count", initial: 0)
+    try w.addOperation(Self.stepped("a", Self.increment), to: q)
+    try w.addOperation(Self.stepped("b", Self.increment), to: q)
+    w.setStepOrder([2])
+    let point = try #require(w.nextOpenPoint())
+    #expect(point.kind == .steps && point.tick == 0 && point.candidates.map { w.name($0) } == ["a", "b"])
+    #expect(w.runUntilIdle() == .idle)
+    #expect(w.shared?.order?.taken.first?.tick == 0)
+    // b alone in tick 0; a's read put off to tick 1, after b's, still before b's write.
+    #expect(
+      w.lines(only: ["read:count=0", "write:count=1"]) == ["0 b read:count=0", "1 a read:count=0", "2 b write:count=1", "3 a write:count=1"])
   }
 
   @Test("Waiters take a released lock in the order they began to wait; ticks after the last step are plain work")
@@ -76,10 +97,10 @@ import Testing
     #expect(w.runUntilIdle() == .idle)
     #expect(
       w.lines(from: mark, only: ["locked:L", "waitsFor:L", "unlocked:L", "finished"]) == [
-        "1 a locked:L", "1 b waitsFor:L", "1 c waitsFor:L",
-        "2 a unlocked:L", "2 b locked:L",
-        "3 b unlocked:L", "3 c locked:L", "3 b finished",
-        "4 a finished", "4 c unlocked:L", "4 c finished",
+        "0 a locked:L", "0 b waitsFor:L", "0 c waitsFor:L",
+        "1 a unlocked:L", "1 b locked:L",
+        "2 b unlocked:L", "2 c locked:L", "3 b finished",
+        "3 c unlocked:L", "4 a finished", "4 c finished",
       ])
   }
 
@@ -90,7 +111,7 @@ import Testing
     try w.createLock(name: "L")
     let a = try w.addOperation(Self.stepped("a", [.lock("L"), .lock("L")]), to: q)
     guard case .stalled = w.runUntilIdle() else { Issue.record("expected a stall"); return }
-    #expect(w.lines(only: ["locked:L", "waitsFor:L"]) == ["1 a locked:L", "2 a waitsFor:L"])
+    #expect(w.lines(only: ["locked:L", "waitsFor:L"]) == ["0 a locked:L", "1 a waitsFor:L"])
     #expect(
       w.reasonText(w.firstIndex("waitsFor:L", "a")!)
         == "a waits for lock L, keeping its slot: it holds that lock itself, and an NSLock is not reentrant: it waits forever")
@@ -106,7 +127,7 @@ import Testing
     try w.addOperation(Self.stepped("bg", [.touchUI]), to: q)
     try w.addOperation(Self.stepped("fg", [.touchUI]), to: .main)
     w.runUntilIdle()
-    #expect(w.lines(from: mark, only: ["ui"]) == ["1 bg ui", "1 fg ui"])
+    #expect(w.lines(from: mark, only: ["ui"]) == ["0 bg ui", "0 fg ui"])
     #expect(w.reasonText(w.firstIndex("ui", "bg")!) == "bg touched the user interface OFF the main thread: step 1 of 1 (touch ui)")
     #expect(w.reasonText(w.firstIndex("ui", "fg")!) == "fg touched the user interface on the main thread: step 1 of 1 (touch ui)")
   }
@@ -148,8 +169,11 @@ import Testing
     _ = try sim.perform(.createOperation(Self.stepped("a", Self.increment), dependencies: [], queue: QueueID(1)))
     _ = try sim.perform(.runUntilIdle)
     #expect(sim.world.value(of: "count") == 1)
+    #expect(sim.world.lines(only: ["write:count=1"]) == ["2 a write:count=1"])
+    _ = try sim.rewind(to: 3)
+    #expect(sim.world.value(of: "count") == 1)
     _ = try sim.rewind(to: 2)
-    #expect(sim.world.value(of: "count") == 0)  // written at t=3
+    #expect(sim.world.value(of: "count") == 0)  // the write takes tick 2, and shows as it ends
     #expect(sim.world.now == 2)
   }
 }

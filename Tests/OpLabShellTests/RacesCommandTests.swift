@@ -36,10 +36,10 @@ import Testing
     #expect(
       out.hasSuffix(
         """
-        data race on count: b read it at t=1 and a wrote it at t=3, and nothing orders the two.
+        data race on count: b read it at t=0 and a wrote it at t=2, and nothing orders the two.
           To order them: make one depend on the other (depend a on b), make queue serial (max queue 1), or hold one lock around the read-modify-write in each (lock L, …, unlock L).
         lost update: count ended at 1, but run one at a time, in the order they started, the operations leave it at 2.
-        user interface touched off the main thread: draw at t=1, on queue. UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).
+        user interface touched off the main thread: draw at t=0, on queue. UIKit and AppKit must be called on the main thread: put that work on main (op … on main), or hop there (OperationQueue.main.addOperation).
 
         """))
   }
@@ -59,16 +59,17 @@ import Testing
   @Test("The timeline shows lock waits, accesses and race marks, in Unicode and ASCII")
   func timeline() {
     let (out, _) = run(Self.racy + ["lock L", "op c does lock L, unlock L", "op d does lock L, unlock L", "run", "timeline"])
-    // The race is b's read at 1 against a's write at 3 (one report per pair); each access is
-    // drawn in the tick its step took, the tick before the trace records it.
-    #expect(out.contains("  a      r█↯✓  race at t=3\n"))
-    #expect(out.contains("  b      ↯█w✓  race at t=1\n"))
-    // c locks at 1 and unlocks at 2; d's lock step ends at 1 in a wait, takes the lock at 2, unlocks at 3.
+    // The race is b's read at 0 against a's write at 2 (one report per pair); each access is
+    // drawn in the tick its step takes, the tick the trace stamps it with.
+    #expect(out.contains("  a      r█↯✓  race at t=2\n"))
+    #expect(out.contains("  b      ↯█w✓  race at t=0\n"))
+    // c locks at 0 and unlocks at 1; d's lock step at 0 waits, d takes the lock in c's unlock
+    // tick (waiting through it), and unlocks at 2.
     #expect(out.contains("  c      ██✓\n"))
-    #expect(out.contains("  d      █≈█✓\n"))
+    #expect(out.contains("  d      ≈≈█✓\n"))
     let (ascii, _) = run(Self.racy + ["lock L", "op c does lock L, unlock L", "op d does lock L, unlock L", "run", "timeline"], ascii: true)
-    #expect(ascii.contains("  a      R#*v  race at t=3\n"))
-    #expect(ascii.contains("  d      #~#v\n"))
+    #expect(ascii.contains("  a      R#*v  race at t=2\n"))
+    #expect(ascii.contains("  d      ~~#v\n"))
     // The legend names the accesses drawn: no step touched the user interface.
     #expect(ascii.contains("R read  W write  "))
     #expect(!ascii.contains("touched ui"))
@@ -193,8 +194,8 @@ import Testing
 
         """))
     // Two increments have 4 distinct orders (see ExploreTests). The first run is the normal
-    // order (both read at t=1, both write at t=3, a then b); the second, where the two writes
-    // conflict, lets b write alone at t=3 and a a tick later: a writes last, another order.
+    // order (both read at t=0, both write at t=2, a then b); the second, where the two writes
+    // conflict, lets b write alone at t=2 and a a tick later: a writes last, another order.
     let (capped, _) = run(Self.racy + ["explore 2"])
     // Up front (here, without a terminal, at the top of the summary): the space is too big for the cap.
     #expect(
@@ -298,27 +299,27 @@ import Testing
   @Test("choose plays the scheduler: it shows the next open point, makes a choice there, and undo takes it back")
   func choose() {
     let (out, errors) = run(Self.racy + ["choose", "choose 1,1,1", "choose", "run", "status", "undo", "undo", "choose 2", "choose 9"])
-    #expect(errors.map(\.message) == ["the open point at t=2 has choices 0 to 2, not 9"])
-    // a alone at t=1, 2 and 3: a reads, computes, writes before b reads; both updates are kept.
+    #expect(errors.map(\.message) == ["the open point at t=1 has choices 0 to 2, not 9"])
+    // a alone in ticks 0, 1 and 2: a reads, computes, writes before b reads; both updates are kept.
     #expect(
       out.contains(
         """
-          next open point: t=1, where a read count, b read count fall due
+          next open point: t=0, where a read count, b read count fall due
           (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
             0  every due step in turn (what `run` does)
             1  a alone (read count); the others a tick later
             2  b alone (read count); the others a tick later
           `choose K` takes one; `choose back` backs out of the last choice
-          t=1  a read count = 0 into its register: step 1 of 3 (read count)
-          t=2  a computed: register + 1 = 1: step 2 of 3 (compute 1)
-          t=3  a wrote count = 1: step 3 of 3 (write count)
+          t=0  a read count = 0 into its register: step 1 of 3 (read count)
+          t=1  a computed: register + 1 = 1: step 2 of 3 (compute 1)
+          t=2  a wrote count = 1: step 3 of 3 (write count)
           t=3  a finished (succeeded): work done
           no open point comes from here: `run` goes on
 
         """))
     #expect(out.contains("shared: count = 2 (was 0)\n"))
     // After two undos the clock is back at 0, and `choose 2` lets b read first.
-    #expect(out.contains("  t=1  b read count = 0 into its register: step 1 of 3 (read count)\n  next open point: t=2"))
+    #expect(out.contains("  t=0  b read count = 0 into its register: step 1 of 3 (read count)\n  next open point: t=1"))
   }
 
   @Test("choose at an unlock with two waiters offers each of them the lock; choice 1 passes over the one that waited longest")
@@ -327,19 +328,19 @@ import Testing
     let (out, errors) = run([
       "var count = 0", "lock L", locked("a", 1), locked("b", 10), locked("c", 100), "choose 0", "choose 2", "choose 1", "run", "events c",
     ])
-    #expect(errors.map(\.message) == ["the open point at t=5 has choices 0 to 1, not 2"])
+    #expect(errors.map(\.message) == ["the open point at t=4 has choices 0 to 1, not 2"])
     #expect(
       out.contains(
         """
-          next open point: t=5, where lock L is unlocked with b, c waiting for it (NSLock documents no order among waiters)
+          next open point: t=4, where lock L is unlocked with b, c waiting for it (NSLock documents no order among waiters)
             0  b takes it (first in line: what `run` does)
             1  c takes it
           `choose K` takes one; `choose back` backs out of the last choice
 
         """))
     #expect(
-      out.contains("t=5 #23 c took lock L: a unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)\n"))
-    #expect(out.contains("t=9 #28 c unlocked L: step 5 of 5 (unlock L)\n"))
+      out.contains("t=4 #23 c took lock L: a unlocked it, and the chosen order gave it to this waiter (NSLock documents no order among waiters)\n"))
+    #expect(out.contains("t=8 #28 c unlocked L: step 5 of 5 (unlock L)\n"))
   }
 
   @Test("order alone shows the choices made, with their ticks, and those to come; choices past the last open point are said to be unused")
@@ -348,9 +349,9 @@ import Testing
     let (out, errors) = run(["var count = 0", "lock L", locked("a", 1), locked("b", 10), "order", "choose 0,1,0,0", "order", "order 2,1", "order"])
     #expect(errors.isEmpty)
     #expect(out.contains("  no choices in force: every open point takes the normal order (choice 0)\n"))
-    // Two operations have one open point: their lock steps at t=1.
+    // Two operations have one open point: their lock steps at t=0.
     #expect(out.contains("  no open point is left for choices 1,0,0: not used\n"))
-    #expect(out.contains("  made so far: 0 at t=1\n  `order 0` goes back to the normal order\n"))
+    #expect(out.contains("  made so far: 0 at t=0\n  `order 0` goes back to the normal order\n"))
     #expect(out.hasSuffix("  still to come: 2,1 (then 0)\n  `order 0` goes back to the normal order\n"))
   }
 
@@ -360,10 +361,10 @@ import Testing
     let (out, errors) = run(["var count = 0", "lock L", locked("a"), locked("b"), "run", "why b", "why a"])
     #expect(errors.isEmpty)
     let sentence =
-      "a and b called lock() on L at the same tick (t=1): which thread gets it first is up to the threads; the lab gave it to a, whose step was due first (`explore` tries the other)."
+      "a and b called lock() on L at the same tick (t=0): which thread gets it first is up to the threads; the lab gave it to a, whose step was due first (`explore` tries the other)."
     #expect(
       out.contains(
-        "b and a called lock() on L at the same tick (t=1): which thread gets it first is up to the threads; the lab gave it to a, whose step was due first"
+        "b and a called lock() on L at the same tick (t=0): which thread gets it first is up to the threads; the lab gave it to a, whose step was due first"
       ))
     #expect(out.contains(sentence))
     // Staggered by a tick, nothing is open.
@@ -378,21 +379,21 @@ import Testing
     #expect(
       out.contains(
         """
-          t=1  b read count = 0 into its register: step 1 of 3 (read count)
-          next open point: t=2, where a read count, b compute 1 fall due
+          t=0  b read count = 0 into its register: step 1 of 3 (read count)
+          next open point: t=1, where a read count, b compute 1 fall due
           (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
             0  every due step in turn (what `run` does)
             1  a alone (read count); the others a tick later
             2  b alone (compute 1); the others a tick later
           `choose K` takes one; `choose back` backs out of the last choice
           backed out of `choose 2`; the clock is at t=0
-          next open point: t=1, where a read count, b read count fall due
+          next open point: t=0, where a read count, b read count fall due
           (who goes first matters: a's `read count` and b's later `write count` both touch variable count)
             0  every due step in turn (what `run` does)
             1  a alone (read count); the others a tick later
             2  b alone (read count); the others a tick later
           `choose K` takes one; `choose back` backs out of the last choice
-          t=1  a read count = 0 into its register: step 1 of 3 (read count)
+          t=0  a read count = 0 into its register: step 1 of 3 (read count)
 
         """))
   }
@@ -405,18 +406,18 @@ import Testing
       }())
     // (Typed with a capital: the command word is case-insensitive, and the choice is still split off.)
     for line in Self.racy + ["Choose 1,1", "run"] { #expect(i.execute(line).error == nil, "\(line)") }
-    // b's read, put off at t=1 and t=2, falls due at t=3 with a's write and goes first (its
-    // wake-up was scheduled at t=2 before a's step scheduled the write): both read 0.
+    // b's read, put off in ticks 0 and 1, takes tick 2 with a's write and goes first (its
+    // wake-up was scheduled before a's step scheduled the write): both read 0.
     #expect(i.world.value(of: "count") == 1)
     let back = i.execute("choose back")
     #expect(back.error == nil)
-    // a alone at t=1 (b put off), then a alone at t=2: the second choice goes, with the run
-    // after it; the clock goes back to t=1, where the first choice left it, and the open
-    // point at t=2 is the one the second choice was made at.
+    // a alone in tick 0 (b put off), then a alone in tick 1: the second choice goes, with the
+    // run after it; the clock goes back to t=1, where the first choice left it, and the open
+    // point at t=1 (its steps take tick 1) is the one the second choice was made at.
     #expect(
       back.output == """
           backed out of `choose 1`, and took back what came after it: `run`; the clock is at t=1
-          next open point: t=2, where a compute 1, b read count fall due
+          next open point: t=1, where a compute 1, b read count fall due
           (who goes first matters: b's `read count` and a's later `write count` both touch variable count)
             0  every due step in turn (what `run` does)
             1  a alone (compute 1); the others a tick later
@@ -429,7 +430,7 @@ import Testing
     // redo gives back the choice, then the run.
     #expect(i.execute("redo").output.hasPrefix("  redid `choose 1`\n"))
     #expect(i.execute("redo").output.hasPrefix("  redid `run`\n"))
-    #expect(i.world.value(of: "count") == 1 && i.world.now == 5)  // b read at t=3, wrote at t=5
+    #expect(i.world.value(of: "count") == 1 && i.world.now == 5)  // b read at t=2, wrote at t=4, finished at 5
     #expect(i.script.map(\.text).suffix(3) == ["choose 1", "choose 1", "run"])
   }
 

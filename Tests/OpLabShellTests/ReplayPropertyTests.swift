@@ -71,10 +71,12 @@ import Testing
       "var c = 0", "op a does read c, compute 1, write c", "op b does read c, compute 1, write c",
       "op d does read c, compute 1, write c", "choose 2,3,1",
     ] { _ = lab.execute(line) }
-    #expect(lab.execute("order").output.contains("made so far: 2 at t=1, 3 at t=2, 1 at t=3"))
+    // The open points' ticks are those their steps take: 0, 1 and 2.
+    #expect(lab.execute("order").output.contains("made so far: 2 at t=0, 3 at t=1, 1 at t=2"))
+    // At t=2 the steps of ticks 0 and 1 have run, the choices made for them with them.
     _ = lab.execute("goto 2")
     #expect(lab.script.map(\.text).last == "choose 2,3")
-    #expect(lab.execute("order").output == "  made so far: 2 at t=1, 3 at t=2\n  `order 0` goes back to the normal order\n")
+    #expect(lab.execute("order").output == "  made so far: 2 at t=0, 3 at t=1\n  `order 0` goes back to the normal order\n")
     #expect(Self.events(lab.script.map(\.text)) == lab.execute("events").output)
   }
 }

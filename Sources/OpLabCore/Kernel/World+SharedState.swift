@@ -1,19 +1,25 @@
 /// Shared variables, `NSLock`s and operations written as steps (see ``Step``).
 ///
-/// How steps map onto ticks: a step takes one tick, and its access happens as that tick
-/// ends. An operation that starts at tick t does step 1 during [t, t+1) — the trace records
-/// its read, write or lock at t+1 — step 2 at t+2, and so on; after its last step its
-/// remaining ticks (`takes` minus the number of steps) are plain work, so unhindered it
-/// finishes at t + `takes`, like any operation. No step happens at the tick its operation
-/// starts, so operations added by separate commands at one tick all start before any of
-/// their steps. Steps of two operations due at the same tick run in the order their
-/// wake-ups were scheduled (the one that started first goes first): the real order is up
-/// to the threads, which is what `explore` is for.
+/// How steps map onto ticks: a step takes one tick, from t to t+1, and the trace stamps it
+/// t, the tick it took — the column the timeline draws it in. Its access takes effect as
+/// that tick ends: the kernel runs it at the wake-up at t+1, so the world at t (`status`,
+/// `goto t`) does not show it yet and the world at t+1 does. An operation that starts at
+/// tick t does step 1 during [t, t+1) — stamped t — step 2 during [t+1, t+2), and so on;
+/// after its last step its remaining ticks (`takes` minus the number of steps) are plain
+/// work, so unhindered it finishes at t + `takes`, like any operation. Step 1 runs only
+/// once its tick ends, so operations added by separate commands at one tick all start
+/// before any of their steps. At each tick the steps ending there run first (their events,
+/// stamped the tick before, come before anything stamped this one), then the filing of
+/// the operations their `add` steps added, then everything else. Steps of two operations
+/// ending at the same tick run in the order their wake-ups were scheduled (the one that
+/// started first goes first): the real order is up to the threads, which is what `explore`
+/// is for.
 ///
 /// A `lock L` step on a free lock takes it. On a held lock the operation waits (it keeps its
-/// queue slot, and the clock goes on without it); when the holder's `unlock L` step runs,
-/// the operation that has waited longest takes the lock at that tick, and its next step
-/// ends a tick later. A second `lock L` by the holder waits forever (NSLock is not reentrant).
+/// queue slot, and the clock goes on without it) from the tick of its `lock` step; when the
+/// holder's `unlock L` step runs, the operation that has waited longest takes the lock in
+/// that step's tick, and its next step takes the tick after. A second `lock L` by the
+/// holder waits forever (NSLock is not reentrant).
 /// Step-by-step work runs a step a tick whatever `machine cores` says.
 extension World {
   /// Creates a shared integer variable (`var NAME = N`).
@@ -174,13 +180,13 @@ extension World {
   public func completionSteps(of op: OpID) -> [Step]? { shared?.completionSteps[op] }
 
   /// The completion block written as steps starts, after the operation finished: its first
-  /// step ends a tick from now, as a `main()`'s does.
+  /// step takes this tick and ends a tick from now, as a `main()`'s does.
   mutating func beginCompletionSteps(_ op: OpID) {
     shared?.runs[op] = StepRun(inCompletion: true)
     schedule(.completionStep(op), at: later(1))
   }
 
-  /// A step-by-step operation starts: its first step runs at this tick.
+  /// A step-by-step operation starts: its first step takes this tick (it runs as the tick ends).
   mutating func beginSteps(_ op: OpID) {
     if shared == nil { shared = SharedState() }  // `touch ui` alone needs no variable
     shared?.runs[op] = StepRun()
@@ -283,7 +289,8 @@ extension World {
     guard let reason else { return nil }
     let options = candidates.count + 1
     let chosen = shared?.order?.nextChoice(options: options) ?? 0
-    var point = OpenPoint(tick: now, kind: .steps, options: options, chosen: chosen, candidates: candidates, steps: next.map { $0 ?? .compute(0) })
+    var point = OpenPoint(
+      tick: now - 1, kind: .steps, options: options, chosen: chosen, candidates: candidates, steps: next.map { $0 ?? .compute(0) })
     point.conflict = OpenPoint.Conflict(first: reason.0, other: reason.1, otherStep: reason.2)
     // In place: a copy of the order would copy every open point taken so far.
     shared?.order?.taken.append(point)
@@ -342,29 +349,29 @@ extension World {
     case .read(let name):
       guard let v = state.variable(named: name) else { return }
       run.register = state.values[v]
-      record(.variableRead(Int32(v), value: run.register), op: op, queue: q, reason: reason)
+      recordStep(.variableRead(Int32(v), value: run.register), op: op, queue: q, reason: reason)
     case .compute(let n):
       let before = run.register
       run.register = before &+ n
-      record(.computed(n, result: run.register), op: op, queue: q, reason: reason)
+      recordStep(.computed(n, result: run.register), op: op, queue: q, reason: reason)
     case .write(let name):
       guard let v = state.variable(named: name) else { return }
       state.values[v] = run.register
-      record(.variableWritten(Int32(v), value: run.register), op: op, queue: q, reason: reason)
+      recordStep(.variableWritten(Int32(v), value: run.register), op: op, queue: q, reason: reason)
     case .lock(let name):
       guard let l = state.lock(named: name) else { return }
       if let holder = state.holders[l] {
         run.waitingFor = Int32(l)
         state.waiters[l].append(op)
         state.runs[op] = run
-        record(.lockWaiting(Int32(l)), op: op, queue: q, reason: .lockHeldBy(holder))
+        recordStep(.lockWaiting(Int32(l)), op: op, queue: q, reason: .lockHeldBy(holder))
         return
       }
       state.holders[l] = op
-      record(.lockAcquired(Int32(l)), op: op, queue: q, reason: reason)
+      recordStep(.lockAcquired(Int32(l)), op: op, queue: q, reason: reason)
     case .unlock(let name):
       guard let l = state.lock(named: name) else { return }
-      record(.lockReleased(Int32(l)), op: op, queue: q, reason: reason)
+      recordStep(.lockReleased(Int32(l)), op: op, queue: q, reason: reason)
       state.holders[l] = nil
       if !state.waiters[l].isEmpty {
         // NSLock documents no order among waiters: the one that waited longest takes it,
@@ -373,7 +380,7 @@ extension World {
         if state.waiters[l].count > 1, let chosen = state.order?.nextChoice(options: state.waiters[l].count) {
           let candidates = [state.waiters[l][0]] + state.waiters[l].dropFirst().sorted()
           state.order?.taken.append(
-            OpenPoint(tick: now, kind: .lock(Int32(l)), options: candidates.count, chosen: chosen, candidates: candidates, steps: []))
+            OpenPoint(tick: now - 1, kind: .lock(Int32(l)), options: candidates.count, chosen: chosen, candidates: candidates, steps: []))
           index = state.waiters[l].firstIndex(of: candidates[chosen]) ?? 0
         }
         let waiter = state.waiters[l].remove(at: index)
@@ -384,32 +391,51 @@ extension World {
         released = (waiter, l)
       }
     case .touchUI:
-      record(.touchedUI, op: op, queue: q, reason: reason)
+      recordStep(.touchedUI, op: op, queue: q, reason: reason)
     case .add(let name, let queue):
       guard let target = operationID(named: name), let to = queueID(named: queue) else { return }
-      if operations[target.slot].phase == .created {
+      if operations[target.slot].phase == .created, !isBeingAdded(target) {
         added = (target, to)
       } else {
         // The real addOperation raises (Apple) or crashes (Linux) on an operation already added.
-        record(.addRefused(target), op: op, queue: q, reason: reason)
+        recordStep(.addRefused(target), op: op, queue: q, reason: reason)
       }
     }
     run.next += 1
     state.runs[op] = run
     scheduleNextStep(op, after: run.next, of: steps.count, inCompletion: run.inCompletion)
     if let (target, to) = added {
-      // The queue works with the world's own state: put it back first.
-      shared = state
-      file(target, on: to, reason: .addedByStep(op, completion: run.inCompletion))
-      pick(on: to, trigger: .enqueued)
-      if let back = shared { state = back }
+      // Filed at this tick, once every step ending at it has run (``Wakeup/band(of:)``):
+      // its events are stamped this tick, the step's the one before.
+      schedule(.stepAdded(target, to: to, by: op, completion: run.inCompletion), at: now)
     }
     if let (waiter, l) = released {
-      record(
+      // Handed over in the unlock's tick: stamped with it.
+      recordStep(
         .lockAcquired(Int32(l)), op: waiter, queue: operations[waiter.slot].queue,
         reason: chosenOverLongest ? .lockChosenAfter(op) : .lockReleasedBy(op))
       scheduleNextStep(waiter, after: state.runs[waiter]?.next ?? 0, of: stepList(of: waiter, inCompletion: false).count, inCompletion: false)
     }
+  }
+
+  /// Whether an `add` step that ended at this tick is about to file the operation
+  /// (``Wakeup/Action/stepAdded(_:to:by:completion:)``): a second `add` of it is refused.
+  private func isBeingAdded(_ target: OpID) -> Bool {
+    agenda.unordered.contains { w in
+      if case .stepAdded(let t, _, _, _) = w.action, t == target { return true }
+      return false
+    }
+  }
+
+  /// Files the operation an `add` step added (`queue.addOperation(op)`), at the tick the step
+  /// ended.
+  mutating func fileAdded(_ target: OpID, on q: QueueID, by adder: OpID, inCompletion: Bool) {
+    // Still in no queue: a second `add` was refused (``isBeingAdded(_:)``), and nothing else
+    // runs between the steps ending at a tick and their filings.
+    assert(operations[target.slot].phase == .created, "an added operation was filed meanwhile")
+    guard operations[target.slot].phase == .created else { return }
+    file(target, on: q, reason: .addedByStep(adder, completion: inCompletion))
+    pick(on: q, trigger: .enqueued)
   }
 
   /// The steps of the operation's `main()`, or of its completion block.

@@ -3,9 +3,11 @@ import HeapModule
 /// Something the kernel must do at a future (or the current) tick.
 ///
 /// Wake-ups are ordered by (tick, sequence number), so those due at the same tick run in
-/// the order they were scheduled (SimPy's `eid`). A frame is a wake-up too, but the frame
-/// clock makes it (see ``World/frameWakeup(before:)``): it has the last sequence number, so
-/// it comes after everything else due at its tick.
+/// the order they were scheduled (SimPy's `eid`), band by band (``band(of:)``): first the
+/// steps that end at the tick (stamped with the tick before, the one they took), then the
+/// operations those steps added, then everything else. A frame is a wake-up too, but the
+/// frame clock makes it (see ``World/frameWakeup(before:)``): it has the last sequence
+/// number, so it comes after everything else due at its tick.
 struct Wakeup: Comparable, Sendable {
   enum Action: Sendable {
     /// The operation's work ends (success, failure or — for a forgetful async op — a jam).
@@ -26,6 +28,9 @@ struct Wakeup: Comparable, Sendable {
     case step(OpID, generation: UInt32)
     /// A completion block written as steps runs its next step.
     case completionStep(OpID)
+    /// An `add` step that ended at this tick files the operation it added (after every
+    /// step ending at the tick, so the trace stays in tick order).
+    case stepAdded(OpID, to: QueueID, by: OpID, completion: Bool)
     /// The display asks for the frames due by now (never filed in the agenda: see
     /// ``World/frameWakeup(before:)``).
     case frame
@@ -40,6 +45,21 @@ struct Wakeup: Comparable, Sendable {
 
   /// Whether this is the display's frame, from the frame clock rather than the agenda.
   var isFrame: Bool { sequence == Self.frameSequence }
+
+  /// Where the wake-ups of an action come among those due at one tick, added to its
+  /// sequence number: a step's first (its events are stamped with the tick before, which
+  /// must not follow an event of this tick), then an `add` step's filing (its events are
+  /// this tick's first), then the rest (from 0 up). Schedule order holds within a band.
+  @inline(__always) static func band(of action: Action) -> Int {
+    switch action {
+    case .step, .completionStep: stepBand
+    case .stepAdded: stepAddedBand
+    default: 0
+    }
+  }
+  /// The bands' offsets: far enough apart that no world's count of wake-ups reaches the next.
+  static let stepBand = Int.min / 2
+  static let stepAddedBand = Int.min / 4
 
   static func < (a: Wakeup, b: Wakeup) -> Bool {
     a.tick != b.tick ? a.tick < b.tick : a.sequence < b.sequence
@@ -104,7 +124,7 @@ extension World {
     case .workDone(let op, let g), .cancelCheck(let op, let g), .blockDone(let op, _, let g), .finishNow(let op, _, _, let g),
       .step(let op, let g):
       return operations[op.slot].generation == g
-    case .completionDone, .tap:
+    case .completionDone, .tap, .stepAdded:
       return true
     case .completionStep(let op):
       return operations[op.slot].completionRunning
@@ -182,6 +202,9 @@ extension World {
     case .completionStep(let op):
       guard operations[op.slot].completionRunning else { return }
       runStep(op)
+
+    case .stepAdded(let target, let q, let adder, let inCompletion):
+      fileAdded(target, on: q, by: adder, inCompletion: inCompletion)
 
     case .completionDone(let op):
       operations[op.slot].completionRunning = false

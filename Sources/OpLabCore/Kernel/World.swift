@@ -259,6 +259,18 @@ public struct World: Sendable {
     return trace.count - 1
   }
 
+  /// Records what a step did, stamped with the tick the step took: it runs at the wake-up
+  /// as that tick ends (``now``), and is stamped `now - 1`, the column the timeline draws
+  /// it in. The trace stays in tick order because the steps ending at a tick run before
+  /// anything else at it (see ``Wakeup/band(of:)``).
+  @discardableResult
+  mutating func recordStep(
+    _ kind: EventKind, op: OpID, queue: QueueID?, reason: Reason
+  ) -> Int {
+    trace.append(tick: now - 1, kind: kind, op: op, queue: queue, from: nil, to: nil, reason: reason)
+    return trace.count - 1
+  }
+
   /// Moves an operation to a phase, in its record and in ``readiness``.
   mutating func setPhase(_ op: OpID, _ phase: OpPhase) {
     operations[op.slot].phase = phase
@@ -271,9 +283,10 @@ public struct World: Sendable {
     return overflow ? Tick.max : t
   }
 
-  /// Files a wake-up in the agenda, after every one scheduled before it for the same tick.
+  /// Files a wake-up in the agenda, after every one of its band (``Wakeup/band(of:)``)
+  /// scheduled before it for the same tick.
   mutating func schedule(_ action: Wakeup.Action, at tick: Tick) {
-    agenda.insert(Wakeup(tick: tick, sequence: nextWakeupSequence, action: action))
+    agenda.insert(Wakeup(tick: tick, sequence: Wakeup.band(of: action) + nextWakeupSequence, action: action))
     nextWakeupSequence += 1
   }
 }

@@ -174,7 +174,7 @@ extension World {
         continue  // the jobs are checked above
       case .frame:
         continue  // never filed in the agenda
-      case .blockDone, .completionDone, .completionStep, .tap:
+      case .blockDone, .completionDone, .completionStep, .tap, .stepAdded:
         return false
       }
     }

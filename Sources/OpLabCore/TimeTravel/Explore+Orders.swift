@@ -49,6 +49,8 @@ extension World {
       case .enqueued, .addRefused:
         guard case .addedByStep(let adder, _) = e.reason else { continue }
         access.op = adder
+        // The add step took the tick before its filing (stamped with the tick it took).
+        if e.kind == .enqueued { access.tick = e.tick - 1 }
         for case let a? in everything where a.op != adder { pairs.append((a, access)) }
         if let i = adds.firstIndex(where: { $0.op == adder }) { adds[i].access = access } else { adds.append((adder, access)) }
         everything[adder.slot] = access

@@ -290,6 +290,19 @@ public enum Reason: Hashable, Sendable {
   case dispatchQueueFreed(Int32, after: OpID)
 }
 
+extension EventKind {
+  /// Whether a step records this (a read, a computation, a write, a lock taken, waited for
+  /// or released, a call into the user interface, a refused `add`): such an event is
+  /// stamped with the tick the step took, the column the timeline draws it in, and what it
+  /// did shows in the world from the tick after (see ``World/recordStep(_:op:queue:reason:)``).
+  public var isStep: Bool {
+    switch self {
+    case .variableRead, .computed, .variableWritten, .lockAcquired, .lockWaiting, .lockReleased, .touchedUI, .addRefused: true
+    default: false
+    }
+  }
+}
+
 extension Reason {
   /// Whether the event was a step of a completion block (not of `main()`).
   public var isCompletionStep: Bool {

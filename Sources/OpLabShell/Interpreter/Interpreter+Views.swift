@@ -88,7 +88,8 @@ extension Interpreter {
           message: "the open point at t=\(point.tick) has choices 0 to \(point.options - 1), not \(k)",
           hint: "`choose` alone lists them")
       }
-      out += try perform([.chooseNext(k), .runUntil(point.tick)]).0
+      // The point's tick is the one its steps take; they run (and it is decided) as it ends.
+      out += try perform([.chooseNext(k), .runUntil(point.tick + 1)]).0
       if interruptedRun { break }  // Ctrl-C: the choices after this one are not made
     }
     return Reply(output: out + Races.openPointText(world.nextOpenPoint(), in: world))

@@ -211,7 +211,9 @@ struct TaskCoach {
     var ticks: [Tick] = [high - 1]
     for e in world.trace.reversed() {
       if e.tick <= low || ticks.count >= 100 { break }
-      if e.tick <= high, let last = ticks.last, e.tick - 1 < last { ticks.append(e.tick - 1) }
+      // A step's event is stamped with the tick it took: the world shows it from the tick after.
+      let before = e.kind.isStep ? e.tick : e.tick - 1
+      if e.tick <= high, let last = ticks.last, before < last { ticks.append(before) }
     }
     if let last = ticks.last, last > low, ticks.count < 100 { ticks.append(low) }
     return ticks

@@ -166,8 +166,8 @@ extension CommandTable {
         Alone, shows the next open point (see `help explore`): its tick, and the choices —
         0, every due step in turn; 1, 2, …, one operation alone, the others a tick later —
         with each operation's step; at an unlock with several waiters, 0 gives the lock to the
-        one that waited longest, 1, 2, … to another. `choose K` makes choice K there and runs the clock to that
-        tick; `choose 1,2` makes two choices, one open point after the other. Choices made so
+        one that waited longest, 1, 2, … to another. `choose K` makes choice K there and runs the clock
+        through that tick, until its steps have run; `choose 1,2` makes two choices, one open point after the other. Choices made so
         far stay in force (see `order`). `choose back` backs out of the last choice: the world
         goes back to just before it was made (taking back what came after it too, which
         `redo` gives back) and the open point is shown again, to choose otherwise. `undo`
