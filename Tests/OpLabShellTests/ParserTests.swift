@@ -279,6 +279,30 @@ import Testing
     #expect(Lexer.quotedIfNeeded("a,b") == "a,b" && Lexer.quotedIfNeeded("") == "\"\"" && Lexer.quotedIfNeeded("a\tb") == "\"a\tb\"")
   }
 
+  @Test("A line that is its own canonical form by its bytes is so by its words too")
+  func canonicalShortcutAgreesWithScan() {
+    // Words, single and double spaces, commas beside spaces or not, and now and then a
+    // byte that needs the scan (a tab, `#`, a quote, a backslash, a non-ASCII letter).
+    let common: [String] = ["o", "p", "1", "a", " ", " ", ",", "-", "."]
+    let rare: [String] = ["\t", "#", "\"", "'", "\\", "é", "\n"]
+    var rng = SplitMix64(seed: 3434)
+    var shortcut = 0
+    for _ in 0..<5_000 {
+      var line = ""
+      for _ in 0..<Int.random(in: 0...24, using: &rng) {
+        line += Int.random(in: 0..<60, using: &rng) == 0 ? rare.randomElement(using: &rng) ?? "" : common.randomElement(using: &rng) ?? ""
+      }
+      if Lexer.isCanonicalPlain(line) {
+        shortcut += 1
+        #expect(Lexer.canonicalScanned(line) == line, "\(line.debugDescription)")
+      }
+      #expect(Lexer.canonical(line) == Lexer.canonicalScanned(line), "\(line.debugDescription)")
+    }
+    #expect(shortcut > 500)  // the sweep does reach the shortcut
+    #expect(Lexer.isCanonicalPlain("op op17 on q takes 5 priority high after op3,op9"))
+    #expect(!Lexer.isCanonicalPlain("op a after b, c") && !Lexer.isCanonicalPlain("op a  on q") && !Lexer.isCanonicalPlain(" op a"))
+  }
+
   @Test("Usage lines come from the table")
   func usage() {
     #expect(CommandTable.spec(named: "queue")?.usage == "queue NAME [max default|N] [qos Q]")

@@ -56,8 +56,10 @@ public final class Interpreter {
   /// The simulation, the commands that made it, and what undo, redo, time travel and
   /// forks keep (``SessionHistory``).
   var history: SessionHistory
-  /// The simulation and its history.
-  public var sim: Simulation { history.sim }
+  /// The simulation and its history (lent, not copied: see ``world``).
+  public var sim: Simulation {
+    _read { yield history.sim }
+  }
   /// Drawing options.
   public var options: ShellOptions
   /// Effective commands: the lines that made the present world, with the journal length after each.
@@ -113,8 +115,11 @@ public final class Interpreter {
     return w
   }
 
-  /// The world now.
-  public var world: World { history.sim.world }
+  /// The world now, lent in place: a copy of a `World` retains every array it holds, and
+  /// a script line reads the world a dozen times (#34).
+  public var world: World {
+    _read { yield history.sim.world }
+  }
 
   /// Whether a what-if branch is open.
   public var inFork: Bool { history.inFork }
@@ -158,6 +163,7 @@ public final class Interpreter {
 
   private func dispatch(_ command: Command, line: String) -> Reply {
     do {
+      let traits = command.traits
       let journalBefore = sim.journal.count, before = (tick: world.now, traced: world.trace.endIndex)
       interruptedRun = false
       history.redidTravel = false
@@ -166,7 +172,7 @@ public final class Interpreter {
       // A clock command stopped by Ctrl-C is journalled as a run to the tick it reached,
       // and is saved as that (the command itself would replay further).
       let scriptBefore = script.count
-      if reply.error == nil, command.traits.changesWorld, sim.journal.count > journalBefore {
+      if reply.error == nil, traits.changesWorld, sim.journal.count > journalBefore {
         try history.record(Self.canonical(line), journalBefore: journalBefore, interrupted: interruptedRun)
         let echo = options.swiftEcho ? echoedSwift(scriptBefore: scriptBefore, journalBefore: journalBefore, before: before) : ""
         if !echo.isEmpty {
@@ -177,10 +183,13 @@ public final class Interpreter {
         }
       }
       if keepsJournal, reply.error == nil { journal(command, line: line, scriptBefore: scriptBefore) }
-      if reply.error == nil { history.settle(forgetsUndone: command.traits.forgetsUndone, keepsTravel: command.traits.keepsTravel) }
-      if ![.looks, .session, .changesWorld, .runsScript].contains(command.traits.effect) { swiftEcho?.scriptCount = -1 }
+      if reply.error == nil { history.settle(forgetsUndone: traits.forgetsUndone, keepsTravel: traits.keepsTravel) }
+      switch traits.effect {
+      case .looks, .session, .changesWorld, .runsScript: break
+      default: swiftEcho?.scriptCount = -1
+      }
       if case .quit = command { reply.quit = true }
-      reply.pageable = command.traits.pages
+      reply.pageable = traits.pages
       return reply
     } catch let error as SimulationError {
       // The line is split again only for an error's column.
@@ -276,55 +285,6 @@ public final class Interpreter {
     out += "  weights: background 1, utility 2, default 4, userInitiated 8, userInteractive 16\n"
     if let f = world.frames {
       out += "  frames: every \(f.every) \(f.every == 1 ? "tick" : "ticks"), next at t=\(f.next)\(f.until.map { ", until t=\($0)" } ?? "")\n"
-    }
-    return out
-  }
-
-  func echo(from mark: Int) -> String {
-    let events = world.trace.events(from: mark).filter { e in
-      // Taps and frames would fill the screen with their bookkeeping: show when they run.
-      if let op = e.op, let work = world.operation(op).mainThreadWork, work == .tap || work == .frame {
-        switch e.kind {
-        case .created: return work == .tap
-        case .enqueued, .ready: return false
-        default: return true
-        }
-      }
-      switch e.kind {
-      case .cpuLoad: return false
-      case .created, .queueCreated: return e.reason != .command
-      default: return true
-      }
-    }
-    var out = ""
-    // Shares that one change gave several jobs at once read as one line, not one per job.
-    var k = 0
-    let shown = Array(events.prefix(Self.echoLimit))
-    while k < shown.count {
-      let e = shown[k]
-      if case .cpuShare(let share) = e.kind, e.op != nil {
-        var group = [e]
-        while k + group.count < shown.count, case .cpuShare(share) = shown[k + group.count].kind,
-          shown[k + group.count].tick == e.tick, shown[k + group.count].reason == e.reason, shown[k + group.count].op != nil
-        {
-          group.append(shown[k + group.count])
-        }
-        if group.count > 1 {
-          let names = group.compactMap { $0.op.map { world.name($0) } }
-          let list =
-            names.count > 4
-            ? names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
-            : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
-          out += "  t=\(e.tick)  \(list) run at \(Machine.describe(share)) each: \(world.explain(e.reason))\n"
-          k += group.count
-          continue
-        }
-      }
-      out += "  t=\(e.tick)  \(world.describe(e))\n"
-      k += 1
-    }
-    if events.count > Self.echoLimit {
-      out += "  … and \(events.count - Self.echoLimit) more events (see `events`)\n"
     }
     return out
   }

@@ -13,9 +13,18 @@ public enum CommandTable {
 
   /// Finds a command by name or alias.
   public static func spec(named name: String) -> CommandSpec? {
-    let lower = name.lowercased()
-    return all.first { $0.name == lower || $0.aliases.contains(lower) }
+    let lower = name.utf8.contains { (0x41...0x5A).contains($0) || $0 >= 0x80 } ? name.lowercased() : name
+    return byName[lower].map { all[$0] }
   }
+
+  /// Each name and alias, with its command's place in ``all`` (the first, if two shared one).
+  private static let byName: [String: Int] = {
+    var index: [String: Int] = [:]
+    for (k, spec) in all.enumerated() {
+      for name in [spec.name] + spec.aliases where index[name] == nil { index[name] = k }
+    }
+    return index
+  }()
 
   /// Every name and alias.
   public static var names: [String] { all.flatMap { [$0.name] + $0.aliases } }

@@ -18,9 +18,17 @@ struct Matcher {
   /// What could come at the end of the input (for completion).
   var expectedAtEnd: [Expectation] = []
 
-  init(tokens: [Token], context: ParseContext) {
+  /// Each token's text in lower case, for keywords (made once: most words are lower case already).
+  let lowered: [String]
+  /// Whether to skip recording what was expected where: a pass that only needs the match
+  /// (``Parser/parse(_:context:)`` matches a failed line again without it).
+  let quiet: Bool
+
+  init(tokens: [Token], context: ParseContext, quiet: Bool = false) {
     self.tokens = tokens
     self.context = context
+    self.quiet = quiet
+    lowered = tokens.map { t in t.text.utf8.contains { (0x41...0x5A).contains($0) || $0 >= 0x80 } ? t.text.lowercased() : t.text }
   }
 
   mutating func matchCommand(_ spec: CommandSpec) throws(ParseError) -> Matches {
@@ -30,13 +38,16 @@ struct Matcher {
       guard let next = match(pattern, at: i, matches: &matches) else { throw error(spec) }
       i = next
     }
-    var unused = spec.options
+    // Options not given yet, in table order (a mask: the table's array is not copied).
+    var used = [Bool](repeating: false, count: spec.options.count)
     while true {
       var progressed = false
-      for (k, option) in unused.enumerated() {
+      for (k, option) in spec.options.enumerated() where !used[k] {
+        // The quick pass skips an option whose keyword is not the next word.
+        if quiet, let word = option.leadingWord, i >= tokens.count || lowered[i] != word { continue }
         if let next = match(option, at: i, matches: &matches) {
           i = next
-          unused.remove(at: k)
+          used[k] = true
           progressed = true
           break
         }
@@ -44,6 +55,7 @@ struct Matcher {
       if !progressed { break }
     }
     if i < tokens.count {
+      let unused = spec.options.indices.filter { !used[$0] }.map { spec.options[$0] }
       if furthest > i || (furthest == i && !complaints.isEmpty) { throw error(spec) }
       let t = tokens[i]
       // Words an optional part could have started with here (`run until`), then unused options.
@@ -128,6 +140,7 @@ struct Matcher {
   }
 
   private mutating func fail(_ i: Int, _ e: Expectation, complaint: String? = nil, hint: String? = nil, span: Range<Int>? = nil) {
+    if quiet { return }
     if i == tokens.count { expectedAtEnd.append(e) }
     if i > furthest {
       furthest = i
@@ -143,7 +156,7 @@ struct Matcher {
   mutating func match(_ p: Pattern, at i: Int, matches: inout Matches) -> Int? {
     switch p {
     case .word(let w):
-      guard i < tokens.count, tokens[i].text.lowercased() == w else {
+      guard i < tokens.count, lowered[i] == w else {
         fail(i, .word(w))
         return nil
       }
@@ -203,7 +216,7 @@ struct Matcher {
         matches.append(value, token: tokens[j], under: key)
         j += 1
       }
-      if j == tokens.count { expectedAtEnd.append(.value(kind)) }
+      if j == tokens.count, !quiet { expectedAtEnd.append(.value(kind)) }
       return j
     }
   }

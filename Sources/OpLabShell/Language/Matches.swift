@@ -65,8 +65,8 @@ public struct Matches: Sendable {
   var mark: (items: Int, words: Int) { (items.count, words.count) }
   /// Drops what was matched after `mark`.
   mutating func rewind(to mark: (items: Int, words: Int)) {
-    items.removeSubrange(mark.items...)
-    words.removeSubrange(mark.words...)
+    if items.count > mark.items { items.removeSubrange(mark.items...) }
+    if words.count > mark.words { words.removeSubrange(mark.words...) }
   }
   /// The values under `key`, in the order they came.
   private func items(_ key: ArgumentKey) -> some Sequence<Item> { items.lazy.filter { $0.key == key }.map(\.item) }
@@ -96,6 +96,33 @@ public struct Matches: Sendable {
   public func need<T>(_ key: ArgumentKey, _ shape: KeyPath<Value, T?>) throws(ParseError) -> T {
     guard let value = try get(key, shape) else { throw missing(key) }
     return value
+  }
+
+  /// The value under `key` as ``get(_:_:)`` reads it, by a switch rather than a key path:
+  /// `op`'s build reads a dozen values, on every line of a script (#34).
+  public func number(_ key: ArgumentKey) throws(ParseError) -> Int? {
+    guard let item = items.first(where: { $0.key == key })?.item else { return nil }
+    guard case .number(let v) = item.value else { throw mismatch(key, item) }
+    return v
+  }
+  /// The name under `key` (``number(_:)``).
+  public func name(_ key: ArgumentKey) throws(ParseError) -> String? {
+    guard let item = items.first(where: { $0.key == key })?.item else { return nil }
+    guard case .name(let v) = item.value else { throw mismatch(key, item) }
+    return v
+  }
+  /// The names under `key` (``number(_:)``).
+  public func names(_ key: ArgumentKey) throws(ParseError) -> [String]? {
+    guard let item = items.first(where: { $0.key == key })?.item else { return nil }
+    guard case .names(let v) = item.value else { throw mismatch(key, item) }
+    return v
+  }
+
+  /// The priority under `key` (``number(_:)``).
+  public func priority(_ key: ArgumentKey) throws(ParseError) -> QueuePriority? {
+    guard let item = items.first(where: { $0.key == key })?.item else { return nil }
+    guard case .priority(let v) = item.value else { throw mismatch(key, item) }
+    return v
   }
 
   /// Every value under `key` (a `many` pattern), in order.

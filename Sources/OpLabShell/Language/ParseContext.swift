@@ -28,7 +28,14 @@ public struct ParseError: Error, Hashable, Sendable {
 public struct ParseContext: Sendable {
   private enum Source: Sendable {
     case lists(operations: [String], queues: [String])
-    case world(World)
+    case world(WorldBox)
+  }
+  /// The world, held by one reference: a parse copies its context into the matcher and
+  /// the matches, and reads it at every name, and a `World` copied by value retains every
+  /// array it holds each time (a sixth of a script line's time, #34).
+  private final class WorldBox: Sendable {
+    let world: World
+    init(_ world: World) { self.world = world }
   }
   private var source: Source
   /// Shared variables and locks of a context made from lists (a world's come from the world).
@@ -41,7 +48,7 @@ public struct ParseContext: Sendable {
     get {
       switch source {
       case .lists(let operations, _): operations
-      case .world(let world): world.operationNames
+      case .world(let box): box.world.operationNames
       }
     }
     set { source = .lists(operations: newValue, queues: queues) }
@@ -51,7 +58,7 @@ public struct ParseContext: Sendable {
     get {
       switch source {
       case .lists(_, let queues): queues
-      case .world(let world): world.allQueueNames
+      case .world(let box): box.world.allQueueNames
       }
     }
     set { source = .lists(operations: operations, queues: newValue) }
@@ -65,7 +72,7 @@ public struct ParseContext: Sendable {
   /// The names of `world`. Make one for each parse: kept while the world changes, the
   /// copy it holds would make the world copy its storage on the next change.
   public init(world: World) {
-    source = .world(world)
+    source = .world(WorldBox(world))
   }
 
   /// Shared variable names (`var`), in creation order.
@@ -73,7 +80,7 @@ public struct ParseContext: Sendable {
     get {
       switch source {
       case .lists: listedVariables
-      case .world(let world): world.shared?.variableNames ?? []
+      case .world(let box): box.world.shared?.variableNames ?? []
       }
     }
     set { listedVariables = newValue }
@@ -83,7 +90,7 @@ public struct ParseContext: Sendable {
     get {
       switch source {
       case .lists: listedLocks
-      case .world(let world): world.shared?.lockNames ?? []
+      case .world(let box): box.world.shared?.lockNames ?? []
       }
     }
     set { listedLocks = newValue }
@@ -92,7 +99,7 @@ public struct ParseContext: Sendable {
   public var dispatchQueues: [String] {
     switch source {
     case .lists: []
-    case .world(let world): world.dispatchQueues.map(\.name)
+    case .world(let box): box.world.dispatchQueues.map(\.name)
     }
   }
   /// Whether a shared variable or a lock has this name.
@@ -107,7 +114,7 @@ public struct ParseContext: Sendable {
   public func isHeld(_ name: String) -> Bool {
     switch source {
     case .lists(let operations, _): operations.contains(name)
-    case .world(let world): world.operationID(named: name).map { world.operation($0).phase == .created } ?? false
+    case .world(let box): box.world.operationID(named: name).map { box.world.operation($0).phase == .created } ?? false
     }
   }
 
@@ -115,7 +122,7 @@ public struct ParseContext: Sendable {
   public func isOperation(_ name: String) -> Bool {
     switch source {
     case .lists(let operations, _): operations.contains(name)
-    case .world(let world): world.operationID(named: name) != nil
+    case .world(let box): box.world.operationID(named: name) != nil
     }
   }
 
@@ -123,7 +130,7 @@ public struct ParseContext: Sendable {
   public var gates: [String] {
     switch source {
     case .lists: []
-    case .world(let world): world.gates.map(\.name)
+    case .world(let box): box.world.gates.map(\.name)
     }
   }
 
@@ -131,7 +138,7 @@ public struct ParseContext: Sendable {
   public func isQueue(_ name: String) -> Bool {
     switch source {
     case .lists(_, let queues): queues.contains(name)
-    case .world(let world): world.queueID(named: name) != nil
+    case .world(let box): box.world.queueID(named: name) != nil
     }
   }
 }

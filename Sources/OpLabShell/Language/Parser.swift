@@ -20,8 +20,17 @@ public enum Parser {
         column: first.column, length: first.text.count, message: "unknown command '\(first.text)'",
         hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "Type 'help' for the list of commands.")
     }
-    var matcher = Matcher(tokens: tokens, context: context)
-    return try spec.build(try matcher.matchCommand(spec))
+    // A first pass keeps no record of what it expected where (a script's lines nearly all
+    // parse); a line that fails is matched again by a pass that does, for its error.
+    var quick = Matcher(tokens: tokens, context: context, quiet: true)
+    let matches: Matches
+    do {
+      matches = try quick.matchCommand(spec)
+    } catch {
+      var matcher = Matcher(tokens: tokens, context: context)
+      matches = try matcher.matchCommand(spec)
+    }
+    return try spec.build(matches)
   }
 
   /// What could come next at the end of `prefix`: candidate words for Tab completion.

@@ -34,6 +34,11 @@ public enum Lexer {
   /// back as the same word. A line with a quote left open is kept as typed, so it fails
   /// again as it failed.
   public static func canonical(_ line: String) -> String {
+    isCanonicalPlain(line) ? line : canonicalScanned(line)
+  }
+
+  /// ``canonical(_:)`` made from the line's words, for any line.
+  static func canonicalScanned(_ line: String) -> String {
     let (tokens, unclosed, joins) = scanWithJoins(line)
     guard unclosed == nil else { return line }
     return zip(tokens, joins).map { token, joins in
@@ -49,6 +54,25 @@ public enum Lexer {
       }
       return out
     }.joined(separator: " ")
+  }
+
+  /// Whether `line` is its own canonical form, checked on its bytes without splitting it
+  /// (nearly every line of a script, #34): words of printable ASCII without a quote, a
+  /// backslash or `#`, separated by single spaces, no space at either end, and no space
+  /// beside a comma (where words would be joined).
+  static func isCanonicalPlain(_ line: String) -> Bool {
+    let plain = line.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+      guard let first = bytes.first, let last = bytes.last, first != 0x20, last != 0x20 else { return false }
+      var previous: UInt8 = 0
+      for b in bytes {
+        guard b >= 0x20, b < 0x7F, b != 0x22, b != 0x27, b != 0x5C, b != 0x23 else { return false }
+        if b == 0x20, previous == 0x20 || previous == 0x2C { return false }
+        if b == 0x2C, previous == 0x20 { return false }
+        previous = b
+      }
+      return true
+    }
+    return plain ?? false
   }
 
   /// `word` as it must be typed to be read back as one word with this text.

@@ -20,6 +20,11 @@ extension Matcher {
       return (
         "there is no gate named '\(s)'", didYouMean(context.gates) ?? "a gate is made by the first operation that waits for it: op NAME gate \(s)"
       )
+    case .newNames where !s.isEmpty && !s.utf8.contains(0x2C):
+      // One name (nearly every `op` line): the list's checks without splitting it.
+      if let problem = check(.newName, t) { return problem }
+      if context.isOperation(s) || context.isQueue(s) { return ("the name '\(s)' is already taken", "pick another name, or `reset` to start again") }
+      return nil
     case .newNames:
       var seen = Set<String>()
       for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
@@ -37,7 +42,7 @@ extension Matcher {
         return ("'\(s)' is a reserved word (as in `cancel all`, `max q default`)", "pick another name")
       }
       return ("'\(s)' is not a valid name", "names use letters, digits, '-', '_' and '.', and start with a letter")
-    case .op where s.contains(","), .opOrQueue where s.contains(","):
+    case .op where s.utf8.contains(0x2C), .opOrQueue where s.utf8.contains(0x2C):
       return (
         "this takes one name, not the list '\(s)'",
         "give one name: lists go to `add` (`add \(s) wait` waits for them all), `depend … on` and `op … after`"
@@ -58,6 +63,8 @@ extension Matcher {
       return (
         "there is no operation or queue named '\(s)'", didYouMean(context.operations + context.queues) ?? "create it first: queue \(s), or op \(s)"
       )
+    case .opList where !s.utf8.contains(0x2C) && !s.isEmpty && context.isOperation(s):
+      return nil  // one name, an operation's
     case .opList:
       for name in s.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
         if name.isEmpty { return ("an empty name in the list '\(s)'", "separate names with single commas") }
@@ -163,7 +170,7 @@ extension Matcher {
     switch kind {
     case .newName, .op, .queue, .opOrQueue, .gateName, .gate, .file, .dispatchQueue: return .name(s)
     case .command: return CommandTable.spec(named: s).map { .name($0.name) }
-    case .newNames, .opList: return .names(s.split(separator: ",").map(String.init))
+    case .newNames, .opList: return .names(s.isEmpty || s.utf8.contains(0x2C) ? s.split(separator: ",").map(String.init) : [s])
     case .count, .positive, .duration, .tick, .ticks, .runTarget, .integer: return Int(s).map { .number($0) }
     case .plusDuration: return Int(s.dropFirst()).map { .number($0) }
     case .durations, .choices: return numbers().map { .numbers($0) }

@@ -5,7 +5,7 @@ import OpLabCore
 /// any option follow any other.
 enum OperationBuilder {
   static func build(_ m: Matches) throws(ParseError) -> Command {
-    let names = try m.need(.name, \.names)
+    guard let names = try m.names(.name) else { throw m.missing(.name) }
     let name = names.first ?? ""
     let context = m.context
     if let t = m.token(.name), names.count == 1, context.isOperation(name) || context.isQueue(name) || context.isShared(name) {
@@ -13,14 +13,14 @@ enum OperationBuilder {
         column: t.column, length: t.length, message: "the name '\(name)' is already taken",
         hint: "pick another name, or `reset` to start again")
     }
-    var s = OperationSpec(name: name, duration: try m.get(.takes, \.number) ?? 1)
-    s.priority = try m.get(.priority, \.priority)
+    var s = OperationSpec(name: name, duration: try m.number(.takes) ?? 1)
+    s.priority = try m.priority(.priority)
     s.qualityOfService = try m.get(.qos, \.qos)
-    if let every = try m.get(.every, \.number) { s.cancellation = .every(every) } else if m.has("start") { s.cancellation = .atStart }
+    if let every = try m.number(.every) { s.cancellation = .every(every) } else if m.has("start") { s.cancellation = .atStart }
     s.bailsIfDependencyCancelled = m.has("bail-if-dep-cancelled")
     s.bailsUnlessDependenciesSucceeded = m.has("only-if-deps-succeeded")
-    s.failsAt = try m.get(.failsAt, \.number)
-    s.completion = try m.get(.completion, \.number)
+    s.failsAt = try m.number(.failsAt)
+    s.completion = try m.number(.completion)
     if m.has("async") { s.kind = .async(forgetsFinish: m.has("forgets-finish")) }
     if let blocks = try m.get(.blocks, \.numbers) {
       if m.has("async"), let t = m.token(.blocks) {
@@ -61,7 +61,7 @@ enum OperationBuilder {
     }
     if m.token(.does) != nil || m.has("touches") { try buildSteps(&s, m) }
     var definition = OperationDefinition(
-      spec: s, queue: try m.get(.on, \.name), dependencies: try m.get(.after, \.names) ?? [], hold: m.has("hold"))
+      spec: s, queue: try m.name(.on), dependencies: try m.names(.after) ?? [], hold: m.has("hold"))
     if let block = try m.get(.completionDoes, \.steps), let first = m.token(.completionDoes) {
       // `op x completion does read c does write c` would give the block the first steps and
       // main() the last: the operation's own work must come first, so nothing reads both ways.
@@ -74,7 +74,7 @@ enum OperationBuilder {
       }
       definition.completionSteps = block
     }
-    definition.gate = try m.get(.gate, \.name)
+    definition.gate = try m.name(.gate)
     definition.alike = Array(names.dropFirst())
     return .op(definition)
   }
