@@ -52,6 +52,91 @@ import Testing
     return actions + [.runUntilIdle]
   }
 
+  /// A seeded random program of the kind the optimal search models (see `OptimalSearch`):
+  /// two to four operations of steps that all start at once — on a concurrent queue, the
+  /// main queue (one of them at most) and a serial queue (one at most) — reading, writing,
+  /// computing, touching the user interface, in sections under a lock or two nested (in
+  /// either order: some deadlock), some with plain work after their steps, and plain
+  /// operations beside them (one of them depending on a stepped one).
+  static func modelledProgram(seed: UInt64) -> [Action] {
+    var rng = SplitMix64(seed: seed)
+    var actions: [Action] = [
+      .createQueue(name: "s", maxConcurrent: 1, qualityOfService: nil),
+      .createQueue(name: "w", maxConcurrent: nil, qualityOfService: nil),
+      .createVariable(name: "x", initial: 0), .createVariable(name: "y", initial: 0),
+      .createLock(name: "L"), .createLock(name: "M"),
+    ]
+    let variables = ["x", "y"]
+    func access(short: Bool) -> [Step] {
+      let v = variables[Int.random(in: 0..<2, using: &rng)]
+      switch Int.random(in: 0..<7, using: &rng) {
+      case 0, 1: return [.read(v)]
+      case 2: return [.write(v)]
+      case 3, 4: return short ? [.write(v)] : [.read(v), .compute(1), .write(v)]
+      case 5: return [.compute(Int.random(in: 1...3, using: &rng))]
+      default: return [.touchUI]
+      }
+    }
+    let count = Int.random(in: 2...3, using: &rng)
+    var queues = [0, 1, 2, 2, 2].shuffled(using: &rng)
+    for i in 0..<count {
+      var steps: [Step] = []
+      for _ in 0..<(count == 2 ? 2 : 1) {
+        switch Int.random(in: 0..<5, using: &rng) {
+        case 0:
+          steps += [.lock("L")] + access(short: true) + [.unlock("L")]
+        case 1, 2:
+          // Nested, in either order: two operations that nest them the other way deadlock.
+          let (a, b) = Bool.random(using: &rng) ? ("L", "M") : ("M", "L")
+          steps += [.lock(a), .lock(b)] + (Bool.random(using: &rng) ? access(short: true) : []) + [.unlock(b), .unlock(a)]
+        default:
+          steps += access(short: count == 3)
+        }
+      }
+      let spec = OperationSpec(name: "op\(i)", duration: Tick(steps.count + Int.random(in: 0...2, using: &rng)), kind: .steps(steps))
+      // Queue 0 is main, 1 is s, 2 is w: main and s take one operation each at most.
+      let queue = queues.popLast() ?? 2
+      actions.append(.createOperation(spec, dependencies: [], queue: QueueID(queue)))
+    }
+    actions.append(.createOperation(OperationSpec(name: "after", duration: 2), dependencies: [OpID(0)], queue: QueueID(2)))
+    return actions + [.runUntilIdle]
+  }
+
+  @Test(
+    "Seeded random programs with locks (nested, deadlocking), main-queue and serial-queue work and plain dependents: the optimal search makes one run per distinct order, and meets the brute force's orders and outcomes"
+  )
+  func optimalAgainstBruteForce() {
+    var sizes: [Int] = []
+    var (deadlocking, locked, runs) = (0, 0, 0)
+    for seed in UInt64(1)...40 {
+      let actions = Self.modelledProgram(seed: seed)
+      let brute = World.explore(actions, from: World(), limit: 2_000, search: .everyChoice, checksRepeats: true)
+      guard brute.complete else { continue }  // too big for the oracle in a debug build: not a check
+      let optimal = World.explore(actions, from: World(), limit: 2_000, checksRepeats: true)
+      #expect(optimal.optimal, "seed \(seed): not modelled")
+      #expect(optimal.complete, "seed \(seed)")
+      #expect(optimal.runs == optimal.orders, "seed \(seed): \(optimal.runs) runs for \(optimal.orders) orders")
+      #expect(Self.summary(optimal) == Self.summary(brute), "seed \(seed)")
+      #expect(optimal.first == brute.first, "seed \(seed)")
+      #expect(optimal.sameOrderOtherEnd == 0, "seed \(seed)")
+      // Taken up from saved worlds or replayed from the origin: the same exploration.
+      let replayed = World.explore(actions, from: World(), limit: 2_000, resumes: false, checksRepeats: true)
+      #expect(replayed == optimal, "seed \(seed)")
+      sizes.append(brute.orders)
+      runs += optimal.runs
+      if brute.deadlocks > 0 { deadlocking += 1 }
+      let takesLocks = actions.contains {
+        guard case .createOperation(let spec, _, _) = $0, case .steps(let steps) = spec.kind else { return false }
+        return steps.contains { $0.lockName != nil }
+      }
+      if takesLocks { locked += 1 }
+    }
+    // The sweep is not trivial: most programs are checked, some have many orders, some deadlock.
+    #expect(
+      sizes.count >= 25 && sizes.filter { $0 >= 6 }.count >= 4 && deadlocking >= 2 && locked >= 10,
+      "\(sizes), \(deadlocking) deadlock, \(locked) locked")
+  }
+
   /// What the two searches must agree on: the distinct orders and how they ended.
   static func summary(_ e: Exploration) -> [String] {
     [
@@ -67,11 +152,18 @@ import Testing
     var runs = (reduced: 0, brute: 0, orders: 0)
     var sizes: [Int] = []
     var deadlocking = 0
+    var modelled = 0
     for seed in UInt64(1)...40 {
       let actions = Self.randomProgram(seed: seed)
       let brute = World.explore(actions, from: World(), limit: 1_500, search: .everyChoice, checksRepeats: true)
       guard brute.complete else { continue }  // too big for the oracle in a debug build: not a check
       let reduced = World.explore(actions, from: World(), limit: 1_500, search: .races, checksRepeats: true)
+      // The default search: optimal where the world is one it models, else the same as `races`.
+      let optimal = World.explore(actions, from: World(), limit: 1_500, checksRepeats: true)
+      #expect(optimal.complete && Self.summary(optimal) == Self.summary(brute) && optimal.first == brute.first, "seed \(seed)")
+      #expect(optimal.optimal ? optimal.runs == optimal.orders : optimal == reduced, "seed \(seed)")
+      #expect(optimal.sameOrderOtherEnd == 0, "seed \(seed)")
+      if optimal.optimal { modelled += 1 }
       #expect(reduced.complete, "seed \(seed)")
       #expect(Self.summary(reduced) == Self.summary(brute), "seed \(seed)")
       #expect(reduced.first == brute.first, "seed \(seed)")
@@ -87,6 +179,8 @@ import Testing
     // deadlock, and the reduction saves runs overall.
     #expect(sizes.count >= 25 && sizes.contains { $0 >= 5 } && deadlocking >= 1, "\(sizes), \(deadlocking) deadlock")
     #expect(runs.reduced < runs.brute, "\(runs)")
+    // Some of these are modelled (all their threads start at once), most are not.
+    #expect(modelled >= 3 && modelled < sizes.count, "\(modelled) of \(sizes.count)")
   }
 
   @Test(
@@ -104,7 +198,7 @@ import Testing
       case 3: actions.insert(contentsOf: [.step(1), .setMaxConcurrent(QueueID(2), 1), .runUntil(4)], at: actions.count - 1)
       default: break
       }
-      for (search, bound) in [(ExploreSearch.races, nil), (.everyChoice, nil), (.races, 1)] {
+      for (search, bound) in [(ExploreSearch.optimal, nil), (.races, nil), (.everyChoice, nil), (.races, 1)] {
         let replayed = World.explore(actions, from: World(), limit: 400, search: search, preemptions: bound, resumes: false, checksRepeats: true)
         let taken = World.explore(actions, from: World(), limit: 400, search: search, preemptions: bound, checksRepeats: true)
         #expect(taken == replayed, "seed \(seed), \(search), bound \(bound ?? -1)")
@@ -140,18 +234,36 @@ import Testing
     #expect(alone.openPoints == 0 && alone.runs == 1)
   }
 
-  @Test("Three increments: the reduction meets the 36 orders in fewer runs than the brute force (not optimal: still far more runs than orders)")
+  @Test(
+    "Three increments: the optimal search meets the 36 orders in 36 runs; the classic reduction in fewer runs than the brute force, but far more than orders"
+  )
   func threeIncrements() {
     let inc = SharedStateTests.increment
     let actions = ExploreTests.setup([("a", inc), ("b", inc), ("c", inc)])
     let brute = World.explore(actions, from: World(), limit: 10_000, search: .everyChoice)
     let reduced = World.explore(actions, from: World(), search: .races)
-    #expect(brute.complete && reduced.complete)
+    let optimal = World.explore(actions, from: World())
+    #expect(brute.complete && reduced.complete && optimal.complete && optimal.optimal)
     #expect(brute.runs > 1000)
-    #expect(Self.summary(reduced) == Self.summary(brute))
+    #expect(Self.summary(reduced) == Self.summary(brute) && Self.summary(optimal) == Self.summary(brute))
     // Without sleep sets every pair of conflicting steps is tried both ways at every tick
     // both are due, so one order is met many times (1,891 runs against 2,320).
-    #expect(reduced.orders == 36 && reduced.runs < brute.runs, "\(reduced.runs) runs")
+    #expect(reduced.orders == 36 && reduced.runs < brute.runs && reduced.runs > 1000, "\(reduced.runs) runs")
+    #expect(optimal.orders == 36 && optimal.runs == 36)
+  }
+
+  @Test("Two locked increments and locks taken in opposite orders: one run for each order, the deadlock included")
+  func optimalLocks() {
+    let locked = SharedStateTests.lockedIncrement
+    let two = World.explore(ExploreTests.setup([("a", locked), ("b", locked)], locks: ["L"]), from: World())
+    #expect(two.optimal && two.complete && two.orders == 2 && two.runs == 2 && two.finals.map(\.values) == [[2]])
+    let a: [Step] = [.lock("L1"), .lock("L2"), .unlock("L2"), .unlock("L1")]
+    let b: [Step] = [.lock("L2"), .lock("L1"), .unlock("L1"), .unlock("L2")]
+    let crossed = World.explore(ExploreTests.setup([("a", a), ("b", b)], locks: ["L1", "L2"]), from: World())
+    #expect(crossed.optimal && crossed.complete && crossed.orders == 3 && crossed.runs == 3 && crossed.deadlocks == 1)
+    // A dependency lets b start only after a: not modelled, the classic reduction runs.
+    let after = World.explore(ExploreTests.setup([("a", locked), ("b", locked)], locks: ["L"], deps: [1: 0]), from: World())
+    #expect(!after.optimal && after.complete && after.orders == 1)
   }
 
   @Test("expect: counts the distinct orders that break the learner's invariant, with the one of fewest choices")

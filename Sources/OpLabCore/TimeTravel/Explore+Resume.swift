@@ -57,9 +57,12 @@ struct ExploreRunner {
   /// Runs the order that makes the choices `script` (and 0 after them): the world at its end
   /// and the verdict of its last clock action (`nil` when none ran). The run starts from the
   /// newest saved world before the open point of the script's last choice.
-  mutating func run(_ script: [Int], interrupt: Interrupt?) -> (world: World, verdict: RunVerdict?) {
+  /// `keeping`: how many of the script's first choices the run before made too (all but the
+  /// last unless told).
+  mutating func run(_ script: [Int], keeping: Int? = nil, interrupt: Interrupt?) -> (world: World, verdict: RunVerdict?) {
     // Saved worlds after the changed choice's tick belong to the run before.
-    while let last = saved.last, last.taken >= script.count { saved.removeLast() }
+    let keep = keeping ?? script.count - 1
+    while let last = saved.last, last.taken > keep { saved.removeLast() }
     var world: World
     var start = 0
     var rest: Action?

@@ -85,13 +85,19 @@ extension CommandTable {
         final state; prints the shortest order that goes wrong as `order` choices and as a
         script that replays it. Without `expect`, the world itself does not change.
 
-        Which runs it makes: a run tries another choice at an open point only where two of
-        its accesses that depend on each other (one variable with a write, one lock, a start
-        of two operations written as steps, an `add` step with anything) could come the other
-        way round by it (dynamic partial-order reduction). Every order is met, but some more
-        than once: at an unlock with waiters it tries every waiter, and one operation put off
-        at one tick or at the next can reach the same order twice. Each run after the first
-        starts from the world saved where its choices part from the run before.
+        Which runs it makes: one for each distinct order (optimal dynamic partial-order
+        reduction, with sleep sets and wake-up trees), when every operation written as steps
+        starts at one tick before any step — on queues that hold none of them back, one at
+        most on the main queue or a serial queue, with or without locks — and only `run`,
+        `step` or a wait follows the first of those. Not optimal, only sound: when an
+        operation of steps waits for a dependency, a serial or the main queue it shares
+        with another, or a queue's limit; with `add` steps or completion blocks written as
+        steps; or with commands after the clock has moved. There, holding a thread back a
+        tick moves finishes and starts, and it tries another choice where two dependent
+        accesses (one variable with a write, one lock, two starts, an `add` with anything)
+        could come the other way round: every order is met, some more than once. Each run
+        after the first starts from the world saved where its choices part from the run
+        before.
 
         While it runs, a terminal shows how far it has got on one line (distinct orders,
         runs, orders a second, the choice it is at); a script, a line on standard error every
@@ -109,8 +115,8 @@ extension CommandTable {
         the choice is not the normal one (threads held back while they could go on, or a lock
         given to another waiter; the same choice at consecutive open points counts once),
         every choice within that (as CHESS and Loom bound their search: most real bugs need
-        one or two). The summary says how many the shortest bad
-        order needed. When the space is too big or the cap stops a search, it says how many
+        one or two): there, every choice within the bound is tried, so runs can outnumber
+        orders. The summary says how many the shortest bad order needed. When the space is too big or the cap stops a search, it says how many
         open points the normal order has and offers the bound.
         """,
       examples: [

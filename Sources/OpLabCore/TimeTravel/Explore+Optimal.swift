@@ -1,0 +1,504 @@
+/// Optimal dynamic partial-order reduction (Abdulla, Aronis, Jonsson and Sagonas, "Optimal
+/// Dynamic Partial Order Reduction", POPL 2014: source sets, sleep sets and wake-up trees) for
+/// `explore`, on the worlds where the lab's ticks reduce to plain interleavings of threads.
+///
+/// **The model.** A thread is an operation written as steps; its events are its steps, in
+/// order, a `lock` that waits counted when the lock is taken (a thread waiting for a lock held
+/// cannot go on: it is not enabled). Two events are dependent when they are by different
+/// threads and access one variable, one of them writing, or take or release one lock;
+/// `compute` and `touch ui` depend on nothing (neither is in an order's fingerprint, and
+/// `touch ui`'s verdict is where it runs, not when). Two runs are one order exactly when they
+/// are one Mazurkiewicz trace of these events (``OrderFingerprint``: per variable the writes in
+/// order and the reads between, per lock who took it in order — the releases fall between), so
+/// a search that runs each trace once makes as many runs as there are distinct orders. Taking
+/// a lock races with the last taking of it by another thread (through that thread's unlock).
+///
+/// **Where the model is the lab.** When every operation written as steps starts at one tick,
+/// before any step, and adds nothing and has no completion block written as steps, and nothing
+/// but clock actions follows the first one in the journal, then from the first step on every
+/// unfinished thread that waits for no lock has a step due at every tick (a step schedules the
+/// next a tick later; a thread put off a tick is due at the next). A tick is an open point
+/// exactly when one due step conflicts with a step another due thread has left
+/// (``World/conflict(_:_:)``), and choice k runs the k-th due thread's step alone. So any
+/// sequence of events is run, up to the order of events that commute, by choosing at each open
+/// point the thread of the first event not yet run (or 0, every due step, where those commute
+/// with each other and with what comes before them); at a tick that is no open point every due
+/// step commutes with everything the other threads have left, so running them all then
+/// changes no order. A thread is never sent to a held lock before the run's events are all
+/// run, so no lock is handed over to a waiter, except in the normal order (the first run), whose
+/// hand-overs are its waiters' `lock` events. The explorer works out those choices itself
+/// (``OptimalSearch/script()``), runs them from the saved world where they part from the run
+/// before, and checks that the run met exactly the open points it expected (else it starts over
+/// with ``ExploreSearch/races``).
+///
+/// Elsewhere (a dependency, a serial queue, the main queue or a limit that lets a thread start
+/// after another's steps, `add` steps, completion blocks as steps, commands between runs) the
+/// put-off tick moves finishes and so starts in time, which this model does not see, and
+/// `explore` keeps the classic reduction (``ExploreSearch/races``): sound, not optimal.
+struct OptimalSearch {
+  /// A thread's steps, classified once: the variable index (-1 for none) and whether it writes.
+  struct Access: Hashable {
+    /// The variable read or written, or -1.
+    var variable: Int32 = -1
+    var writes = false
+    /// The lock taken or released, or -1.
+    var lock: Int32 = -1
+    var takes = false
+  }
+
+  /// A node of a wake-up tree: the sequences still to explore from a point of the run, as a
+  /// tree of threads in the order they were added (the leftmost first).
+  final class WakeUp {
+    var children: [(thread: Int, next: WakeUp)] = []
+  }
+
+  /// A point of the current run: the threads' progress before its event, the sleep set, the
+  /// wake-up tree, and the thread whose event comes next along the run.
+  struct Node {
+    var pcs: [Int]
+    var sleep: UInt64
+    var wakeUp: WakeUp
+    var current = -1
+  }
+
+  /// The threads (operations written as steps, in creation order) and their steps.
+  let threads: [OpID]
+  let steps: [[Step]]
+  let accesses: [[Access]]
+  /// Per thread and step index: the variables read and written from that step on (bit sets).
+  let restReads: [[UInt64]]
+  let restWrites: [[UInt64]]
+  /// Per thread and step index: the locks its steps from there on take or release.
+  let restLocks: [[UInt64]]
+  /// Per thread and step count: the locks it holds after that many of its steps.
+  let heldAfter: [[UInt64]]
+  /// The run being explored: its points, and how far the run before it kept the same events.
+  private(set) var stack: [Node] = []
+  private var kept = 0
+  /// Runs whose every thread was asleep before its end (none, if the model is right).
+  private(set) var blocked = 0
+
+  /// The model of `world` after the first run of `actions` from `base` (the normal order), or
+  /// `nil` where it is not the lab's (see the type's notes).
+  init?(world: World, base: World, actions: [Action], verdict: RunVerdict?) {
+    switch verdict {
+    case .idle?, .stalled?: break
+    default: return nil
+    }
+    guard let shared = world.shared, shared.completionSteps.isEmpty, base.shared?.runs.isEmpty ?? true,
+      shared.variableNames.count <= 64
+    else { return nil }
+    // Nothing but clock actions after the first one.
+    var clock = false
+    for a in actions {
+      if a.movesClock { clock = true } else if clock { return nil }
+    }
+    var threads: [OpID] = []
+    var steps: [[Step]] = []
+    var startTick: Tick?
+    for slot in world.operations.indices {
+      guard case .steps(let s) = world.operations[slot].spec.kind else { continue }
+      guard let started = world.operations[slot].startedAt, started >= base.now, startTick == nil || startTick == started else { return nil }
+      startTick = started
+      for step in s {
+        if case .add = step { return nil }
+      }
+      threads.append(OpID(slot))
+      steps.append(s)
+    }
+    guard !threads.isEmpty, threads.count <= 64, shared.lockNames.count <= 64 else { return nil }
+    self.threads = threads
+    self.steps = steps
+    accesses = steps.map { list in
+      list.map { step in
+        switch step {
+        case .read(let v): Access(variable: Int32(shared.variable(named: v) ?? -1))
+        case .write(let v): Access(variable: Int32(shared.variable(named: v) ?? -1), writes: true)
+        case .lock(let l): Access(lock: Int32(shared.lock(named: l) ?? -1), takes: true)
+        case .unlock(let l): Access(lock: Int32(shared.lock(named: l) ?? -1))
+        default: Access()
+        }
+      }
+    }
+    for (list, classified) in zip(steps, accesses) {
+      for (step, a) in zip(list, classified) {
+        if step.variable != nil, a.variable < 0 { return nil }
+        if step.lockName != nil, a.lock < 0 { return nil }
+      }
+    }
+    // The locks each thread holds after its first k steps (an unlock of a lock it does not
+    // hold frees another's: not modelled).
+    var heldAfter: [[UInt64]] = []
+    for list in accesses {
+      var held: UInt64 = 0
+      var after = [held]
+      for a in list {
+        if a.lock >= 0 {
+          let bit = UInt64(1) << UInt64(a.lock)
+          if a.takes {
+            held |= bit
+          } else {
+            guard held & bit != 0 else { return nil }
+            held &= ~bit
+          }
+        }
+        after.append(held)
+      }
+      heldAfter.append(after)
+    }
+    self.heldAfter = heldAfter
+    var reads: [[UInt64]] = [], writes: [[UInt64]] = [], locks: [[UInt64]] = []
+    for list in accesses {
+      var r = Array(repeating: UInt64(0), count: list.count + 1), w = r, l = r
+      for i in list.indices.reversed() {
+        (r[i], w[i], l[i]) = (r[i + 1], w[i + 1], l[i + 1])
+        let a = list[i]
+        if a.lock >= 0 { l[i] |= 1 << UInt64(a.lock) }
+        guard a.variable >= 0 else { continue }
+        if a.writes { w[i] |= 1 << UInt64(a.variable) } else { r[i] |= 1 << UInt64(a.variable) }
+      }
+      reads.append(r)
+      writes.append(w)
+      locks.append(l)
+    }
+    restReads = reads
+    restWrites = writes
+    restLocks = locks
+    // The normal order's events, in the order they ran: the first run of the search. Every
+    // thread starts before any step.
+    var index: [OpID: Int] = [:]
+    for (i, t) in threads.enumerated() { index[t] = i }
+    var sequence: [Int] = []
+    var started = 0
+    for e in world.trace.events(from: base.trace.count) {
+      guard let op = e.op, let t = index[op] else { continue }
+      if case .started = e.kind {
+        guard sequence.isEmpty else { return nil }
+        started += 1
+        continue
+      }
+      switch (e.kind, e.reason) {
+      case (.lockWaiting, _): continue  // not an event of the model: the thread cannot go on
+      case (.lockAcquired, .lockReleasedBy), (.lockAcquired, .lockChosenAfter): sequence.append(t)  // handed over: its `lock` step
+      case (.variableRead, .step), (.variableWritten, .step), (.computed, .step), (.touchedUI, .step), (.lockAcquired, .step),
+        (.lockReleased, .step):
+        sequence.append(t)
+      case (_, .step): return nil
+      default: continue
+      }
+    }
+    guard started == threads.count else { return nil }
+    var pcs = Array(repeating: 0, count: threads.count)
+    for t in sequence { pcs[t] += 1 }
+    guard pcs.indices.allSatisfy({ pcs[$0] <= steps[$0].count }) else { return nil }
+    // It ends where no thread can go on (every one done, or waiting for a lock).
+    guard !pcs.indices.contains(where: { enabled($0, pcs) }) else { return nil }
+    // The first run: its events as the run met them, one point each.
+    stack = [Node(pcs: Array(repeating: 0, count: threads.count), sleep: 0, wakeUp: WakeUp())]
+    for t in sequence {
+      var top = stack[stack.count - 1]
+      top.wakeUp.children = [(t, WakeUp())]
+      top.current = t
+      stack[stack.count - 1] = top
+      var pcs = top.pcs
+      pcs[t] += 1
+      stack.append(Node(pcs: pcs, sleep: 0, wakeUp: top.wakeUp.children[0].next))
+    }
+    kept = 0
+  }
+
+  /// Whether two threads' next events (at these points of theirs) are independent.
+  private func independent(_ a: Int, _ i: Int, _ b: Int, _ j: Int) -> Bool {
+    if a == b { return false }
+    let x = accesses[a][i], y = accesses[b][j]
+    if x.lock >= 0 { return x.lock != y.lock }
+    return x.variable < 0 || x.variable != y.variable || !(x.writes || y.writes)
+  }
+
+  /// Whether the thread can take its next step at these points: it has one, and it is not a
+  /// `lock` of a lock some thread holds.
+  func enabled(_ t: Int, _ pcs: [Int]) -> Bool {
+    guard pcs[t] < steps[t].count else { return false }
+    let a = accesses[t][pcs[t]]
+    guard a.takes, a.lock >= 0 else { return true }
+    let bit = UInt64(1) << UInt64(a.lock)
+    for u in pcs.indices where heldAfter[u][pcs[u]] & bit != 0 { return false }
+    return true
+  }
+
+  /// Whether the threads at these points meet an open point: one's step due conflicts with
+  /// a step another has left (``World/conflict(_:_:)``, for the steps this model has).
+  /// `waiting`: the threads waiting for a lock (no step due).
+  func isOpen(_ pcs: [Int], waiting: UInt64) -> Bool {
+    for i in pcs.indices where pcs[i] < steps[i].count && waiting & (1 << UInt64(i)) == 0 {
+      let a = accesses[i][pcs[i]]
+      for j in pcs.indices where j != i && pcs[j] < steps[j].count && waiting & (1 << UInt64(j)) == 0 {
+        if a.lock >= 0, restLocks[j][pcs[j]] & (1 << UInt64(a.lock)) != 0 { return true }
+        guard a.variable >= 0 else { continue }
+        let bit = UInt64(1) << UInt64(a.variable)
+        if restWrites[j][pcs[j]] & bit != 0 || (a.writes && restReads[j][pcs[j]] & bit != 0) { return true }
+      }
+    }
+    return false
+  }
+
+  /// Races of the run on the stack, reversed: for each pair of dependent events with no
+  /// event between them in happens-before (the later one at or after ``kept``), the sequence
+  /// that runs the second first is added to the wake-up tree of the point before the first,
+  /// unless a thread asleep there, or one already to be tried, starts an equivalent one.
+  mutating func reverseRaces() {
+    let n = stack.count - 1
+    let count = threads.count
+    // Vector clocks, by thread: the last step of each thread that happens before or is the event.
+    var clocks = Array(repeating: Int32(-1), count: n * count)
+    var lastInThread = Array(repeating: -1, count: count)
+    let variables = Int(accesses.lazy.flatMap { $0 }.map(\.variable).max() ?? -1) + 1
+    var lastWrite = Array(repeating: -1, count: variables)
+    var readsSince = Array(repeating: [Int](), count: variables)
+    let lockCount = Int(accesses.lazy.flatMap { $0 }.map(\.lock).max() ?? -1) + 1
+    var lastLockEvent = Array(repeating: -1, count: lockCount)
+    var lastTaken = Array(repeating: -1, count: lockCount)
+    var races: [(Int, Int)] = []
+    for i in 0..<n {
+      let t = stack[i].current, k = stack[i].pcs[t]
+      let a = accesses[t][k]
+      let base = i * count
+      if lastInThread[t] >= 0 {
+        let p = lastInThread[t] * count
+        for c in 0..<count { clocks[base + c] = clocks[p + c] }
+      }
+      var before: [Int] = []
+      if a.variable >= 0 {
+        let v = Int(a.variable)
+        if lastWrite[v] >= 0 { before.append(lastWrite[v]) }
+        if a.writes { before += readsSince[v] }
+      } else if a.lock >= 0, lastLockEvent[Int(a.lock)] >= 0 {
+        before.append(lastLockEvent[Int(a.lock)])
+      }
+      for j in before {
+        let p = j * count
+        for c in 0..<count where clocks[p + c] > clocks[base + c] { clocks[base + c] = clocks[p + c] }
+      }
+      clocks[base + t] = Int32(k)
+      if a.lock >= 0 {
+        let l = Int(a.lock)
+        lastLockEvent[l] = i
+        // Taking a lock races with the last taking of it by another thread, through that
+        // thread's unlock: it could have come first when nothing else of this thread's
+        // happens after that taking.
+        if a.takes {
+          let j = lastTaken[l]
+          if i >= kept, j >= 0, stack[j].current != t {
+            let u = stack[j].current, s = Int32(stack[j].pcs[u])
+            if lastInThread[t] < 0 || clocks[lastInThread[t] * count + u] < s { races.append((j, i)) }
+          }
+          lastTaken[l] = i
+        }
+        before = []
+      }
+      if i >= kept {
+        // Direct races: a dependent event before it, of another thread, that happens before
+        // no other of its predecessors.
+        for j in before where stack[j].current != t {
+          let u = stack[j].current, s = Int32(stack[j].pcs[u])
+          var direct = lastInThread[t] < 0 || clocks[lastInThread[t] * count + u] < s
+          for x in before where direct && x != j && clocks[x * count + u] >= s { direct = false }
+          if direct { races.append((j, i)) }
+        }
+      }
+      lastInThread[t] = i
+      if a.variable >= 0 {
+        let v = Int(a.variable)
+        if a.writes {
+          lastWrite[v] = i
+          readsSince[v].removeAll(keepingCapacity: true)
+        } else {
+          readsSince[v].append(i)
+        }
+      }
+    }
+    // A thread left waiting at the end for a lock another took: its `lock` races with that
+    // taking, as if it came at the end.
+    let end = stack[n].pcs
+    for t in end.indices where end[t] < steps[t].count && !enabled(t, end) {
+      let a = accesses[t][end[t]]
+      guard a.takes, a.lock >= 0 else { continue }
+      let j = lastTaken[Int(a.lock)]
+      guard j >= 0, stack[j].current != t else { continue }
+      let u = stack[j].current, s = Int32(stack[j].pcs[u])
+      if lastInThread[t] < 0 || clocks[lastInThread[t] * count + u] < s { races.append((j, n + t)) }
+    }
+    for (j, i) in races {
+      let u = stack[j].current, s = Int32(stack[j].pcs[u])
+      // What does not happen after the first event, then the second (past the end: the
+      // waiting thread `i - n`'s `lock`).
+      var v: [(thread: Int, step: Int)] = []
+      for x in j + 1..<Swift.min(i, n) where clocks[x * count + u] < s {
+        v.append((stack[x].current, stack[x].pcs[stack[x].current]))
+      }
+      v.append(i < n ? (stack[i].current, stack[i].pcs[stack[i].current]) : (i - n, end[i - n]))
+      let node = stack[j]
+      var asleep = false
+      var sleep = node.sleep
+      while sleep != 0, !asleep {
+        let q = sleep.trailingZeroBitCount
+        sleep &= sleep - 1
+        if weakInitial(q, of: v, at: node.pcs) { asleep = true }
+      }
+      if !asleep { insert(v, into: node.wakeUp, at: node.pcs) }
+    }
+  }
+
+  /// Whether running thread `q` first from these points starts a sequence equivalent to `v`
+  /// (q is a weak initial of v): q's first event in v depends on none before it, or q is not
+  /// in v and its next event depends on none of v's.
+  private func weakInitial(_ q: Int, of v: [(thread: Int, step: Int)], at pcs: [Int]) -> Bool {
+    if let i = v.firstIndex(where: { $0.thread == q }) {
+      for x in v[..<i] where !independent(x.thread, x.step, q, v[i].step) { return false }
+      return true
+    }
+    guard enabled(q, pcs) else { return false }
+    for x in v where !independent(x.thread, x.step, q, pcs[q]) { return false }
+    return true
+  }
+
+  /// Adds `v` to a wake-up tree, unless a sequence already in it starts an equivalent one.
+  private func insert(_ v: [(thread: Int, step: Int)], into root: WakeUp, at start: [Int]) {
+    var w = v
+    var node = root
+    var pcs = start
+    descend: while !w.isEmpty {
+      for (p, next) in node.children where weakInitial(p, of: w, at: pcs) {
+        if next.children.isEmpty { return }
+        if let i = w.firstIndex(where: { $0.thread == p }) { w.remove(at: i) }
+        pcs[p] += 1
+        node = next
+        continue descend
+      }
+      var tail = node
+      for x in w {
+        let n = WakeUp()
+        tail.children.append((x.thread, n))
+        tail = n
+      }
+      return
+    }
+  }
+
+  /// Leaves the run just made and goes down to the next: the leftmost sequence left in the
+  /// newest point's wake-up tree, then any thread not asleep. `false` when none is left.
+  mutating func advance() -> Bool {
+    stack.removeLast()
+    while let j = stack.indices.last {
+      stack[j].wakeUp.children.removeFirst()
+      stack[j].sleep |= 1 << UInt64(stack[j].current)
+      if !stack[j].wakeUp.children.isEmpty {
+        kept = j
+        descend()
+        return true
+      }
+      stack.removeLast()
+    }
+    return false
+  }
+
+  private mutating func descend() {
+    while true {
+      let top = stack[stack.count - 1]
+      let pcs = top.pcs
+      var free = -1
+      var any = false
+      for t in pcs.indices where enabled(t, pcs) {
+        any = true
+        if free < 0, top.sleep & (1 << UInt64(t)) == 0 { free = t }
+      }
+      guard any else { return }
+      if top.wakeUp.children.isEmpty {
+        // Every thread asleep: this run meets an order met before (not with a right model).
+        guard free >= 0 else {
+          blocked += 1
+          return
+        }
+        top.wakeUp.children.append((free, WakeUp()))
+      }
+      let (p, next) = top.wakeUp.children[0]
+      stack[stack.count - 1].current = p
+      var sleep: UInt64 = 0
+      var s = top.sleep
+      while s != 0 {
+        let q = s.trailingZeroBitCount
+        s &= s - 1
+        if independent(q, pcs[q], p, pcs[p]) { sleep |= 1 << UInt64(q) }
+      }
+      var after = pcs
+      after[p] += 1
+      stack.append(Node(pcs: after, sleep: sleep, wakeUp: next))
+    }
+  }
+
+  /// The choices that make the run on the stack (see the type's notes).
+  func script() -> [Int] {
+    let n = stack.count - 1
+    var pcs = Array(repeating: 0, count: threads.count)
+    var done = Array(repeating: false, count: n)
+    // Per thread, its events' places along the run, and how many of them have run.
+    var places = Array(repeating: [Int](), count: threads.count)
+    for i in 0..<n { places[stack[i].current].append(i) }
+    var first = 0
+    var choices: [Int] = []
+    // Threads waiting for a lock: only once the run's events are all run (a deadlock's end).
+    var waiting: UInt64 = 0
+    func due(_ u: Int) -> Bool { pcs[u] < steps[u].count && waiting & (1 << UInt64(u)) == 0 }
+    // The thread steps: its next event of the run, or it waits for a lock held.
+    func step(_ u: Int) -> Bool {
+      guard enabled(u, pcs) else {
+        waiting |= 1 << UInt64(u)
+        return true
+      }
+      guard pcs[u] < places[u].count else { return false }
+      done[places[u][pcs[u]]] = true
+      pcs[u] += 1
+      return true
+    }
+    while pcs.indices.contains(where: due) {
+      if isOpen(pcs, waiting: waiting) {
+        // Choice 0, every due step in turn, where that runs the same order: every due thread
+        // can take its next event of the run now, and none of them depends on another's or on
+        // an event of the run still before it.
+        var together = first < n
+        let ready = pcs.indices.filter(due)
+        for u in ready where together {
+          guard enabled(u, pcs), pcs[u] < places[u].count else {
+            together = false
+            break
+          }
+          let at = places[u][pcs[u]], k = pcs[u]
+          for x in first..<at where !done[x] && stack[x].current != u && !independent(stack[x].current, stack[x].pcs[stack[x].current], u, k) {
+            together = false
+            break
+          }
+          for v in ready where v != u && !independent(v, pcs[v], u, k) { together = false }
+        }
+        if together {
+          choices.append(0)
+          for u in ready { _ = step(u) }
+          while first < n, done[first] { first += 1 }
+          continue
+        }
+        let t = first < n ? stack[first].current : pcs.indices.first(where: due) ?? 0
+        // Choice k names the k-th thread with a step due (candidates in creation order).
+        var k = 1
+        for u in 0..<t where due(u) { k += 1 }
+        choices.append(k)
+        guard step(t) else { return choices }
+      } else {
+        let ready = pcs.indices.filter(due)
+        for u in ready {
+          guard step(u) else { return choices }
+        }
+      }
+      while first < n, done[first] { first += 1 }
+    }
+    return choices
+  }
+}
