@@ -120,7 +120,7 @@ extension SwiftCode.Program {
     draft.shown = true
     if forExport {
       // Not a call that returns: the lab's clock moves on, and the next command's sleep waits for its tick.
-      draft.lines.append("// the work goes on until nothing is left: the next sleep, or the end, waits")
+      draft.lines.append("// the work goes on until nothing is left: the next sleep or the end waits")
       draft.names.formUnion(busy)
       return
     }

@@ -20,6 +20,8 @@ extension SwiftCode {
   /// - `work(ticks:)`: an operation's real work, `ticks` of the lab's clock.
   /// - `startWork(ticks:then:)`, `startWork(ticks:failing:then:)`: work that calls back
   ///   when it is done (on a thread of libdispatch's), with `WorkError.failed` when failing.
+  /// - `startWork(ticks:checkingEvery:failing:then:)`: work that a `cancel()` of the `Work`
+  ///   it returns stops where it next checks, calling back then with `WorkError.cancelled`.
   /// - `sleep(untilTick:)`: the main thread idles in its run loop (main-queue work, taps and
   ///   frames run there) until the lab's clock reads that tick: how the program's next
   ///   command comes at its tick. The clock starts at the first call into the harness,
@@ -334,8 +336,44 @@ extension SwiftCode {
       }
     }
 
-    /// The error of work that fails.
-    enum WorkError: Error { case failed }
+    /// Work begun by startWork(ticks:checkingEvery:failing:then:), which a
+    /// cancel() stops where it next checks (a network request's cancel(),
+    /// say): it calls back then, early, with WorkError.cancelled.
+    final class Work: Sendable {
+      private let cancelled = Locked(false)
+      /// Asks the work to stop: it does where it next checks.
+      func cancel() { cancelled.withLock { $0 = true } }
+      var isCancelled: Bool { cancelled.withLock { $0 } }
+    }
+
+    /// Work that can be stopped, checking every `every` ticks whether it was
+    /// cancelled: it calls back once, when done (with its error if it failed)
+    /// or where it saw the cancel (with WorkError.cancelled).
+    func startWork(
+      ticks: Int, checkingEvery every: Int, failing: Bool = false,
+      then done: @escaping @Sendable (Error?) -> Void
+    ) -> Work {
+      let work = Work()
+      let start = DispatchTime.now()
+      /// Checks at `tick` ticks of work, then at the next check, or ends.
+      @Sendable func check(at tick: Int) {
+        let at = start + Double(tick) * Lab.tickSeconds
+        DispatchQueue.global().asyncAfter(deadline: at) {
+          if tick >= ticks {
+            done(failing ? WorkError.failed : nil)
+          } else if work.isCancelled {
+            done(WorkError.cancelled)
+          } else {
+            check(at: min(tick + every, ticks))
+          }
+        }
+      }
+      check(at: min(every, ticks))
+      return work
+    }
+
+    /// The error of work that fails, or that was cancelled.
+    enum WorkError: Error { case failed, cancelled }
 
     """
   }
