@@ -113,7 +113,8 @@ extension SwiftCode {
     }
 
     /// `lines` parted into the statements and what is declared at file scope: each class
-    /// (from its `final class` line to its closing brace) and each `Mutex`.
+    /// (from its `final class` line to its closing brace), each `Mutex` and each `NSLock`
+    /// (a lock no operation takes would be an unused local: swiftc warns).
     static func fileScope(_ lines: [String]) -> (statements: [String], declarations: [String]) {
       var statements: [String] = []
       var declarations: [String] = []
@@ -126,11 +127,14 @@ extension SwiftCode {
           if !declarations.isEmpty { declarations.append("") }
           declarations.append(line)
           inClass = true
-        } else if line.hasPrefix("let "), line.contains(" = Mutex(") {
+        } else if line.hasPrefix("let "), line.contains(" = Mutex(") || line.hasSuffix(" = NSLock()") {
           if !declarations.isEmpty { declarations.append("") }
           declarations.append(line)
           let name = line.dropFirst(4).prefix { $0 != " " }
-          statements.append("// \(name) is declared before the program: a closure cannot capture a Mutex")
+          statements.append(
+            line.contains(" = Mutex(")
+              ? "// \(name) is declared before the program: a closure cannot capture a Mutex"
+              : "// \(name) is declared before the program, with the state it guards")
         } else {
           statements.append(line)
         }

@@ -36,6 +36,8 @@ extension SwiftCode {
   ///   at the end (`at the end: count = 2`).
   /// - `Lab.waitOnTheLabsThread(givingUpAt:_:)`: a wait the lab makes from its own thread,
   ///   made on a thread of its own while the main thread turns its run loop.
+  /// - `Lab.callOnMain(_:)`: a call the lab makes from main, queued to the main thread;
+  ///   the program goes on when it returns.
   /// - `Lab.tap(atTick:)`, `Lab.frames(every:from:until:)`: the user and the display, as
   ///   main-thread work on the run loop.
   /// - `Lab.end()`: the main thread turns its run loop until the watcher ends the program
@@ -169,7 +171,20 @@ extension SwiftCode {
         }
       }
 
-      /// The user taps at `tick`: UIKit handles it on the main thread, a
+      /// A call the lab makes from main (`wait a from main`, `add … wait from
+    /// main`): queued to the main thread, behind the main-queue work already
+    /// waiting there, and the program goes on when it has returned, as the
+    /// lab's next command does.
+    static func callOnMain(_ call: @escaping @Sendable () -> Void) {
+      let returned = Locked(false)
+      DispatchQueue.main.async {
+        call()
+        returned.withLock { $0 = true }
+      }
+      while !returned.withLock({ $0 }) { turnTheRunLoop(0.002) }
+    }
+
+    /// The user taps at `tick`: UIKit handles it on the main thread, a
       /// tick of work.
       static func tap(atTick tick: Int) {
         onMain(atTick: Double(tick)) { work(ticks: 1) }
