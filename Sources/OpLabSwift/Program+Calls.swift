@@ -92,18 +92,20 @@ extension SwiftCode.Program {
 
   /// The real blocking `calls` in an export, made on the thread the lab says: from main,
   /// queued to the main thread, which makes them when it gets to them (after the
-  /// main-queue work already waiting), blocking it meanwhile; else on the lab's own
+  /// main-queue work already waiting), blocking it meanwhile, the program going on when
+  /// they return (`Lab.callOnMain`), as the lab's next command comes then; else on the lab's own
   /// thread, the program going on when they return. Never the lab's predicted wait.
   /// A wait from the lab's thread that the lab found could never return is given up at
   /// the tick the lab stopped it, as the lab does (saying so), so the commands after it come.
   func exportedWait(_ calls: [String], fromMain: Bool, entry: SwiftSource.Entry) -> [String] {
     func closure(_ head: String) -> [String] {
       let one = "\(head) { \(calls.first ?? "") }"
-      return calls.count == 1 && one.count <= SwiftCode.columns ? [one] : ["\(head) {"] + calls.map { "  " + $0 } + ["}"]
+      return calls.count == 1 && one.count <= SwiftCode.columns - 2 ? [one] : ["\(head) {"] + calls.map { "  " + $0 } + ["}"]
     }
     if fromMain {
+      // The lab's next command comes when the call returns: the program goes on then too.
       return ["// called on the main thread when it gets to it: nothing else runs there until it returns"]
-        + closure("DispatchQueue.main.async")
+        + closure("Lab.callOnMain")
     }
     guard entry.waitStalled else {
       return ["// the lab's own thread waits; the main thread runs its run loop meanwhile"]
@@ -120,7 +122,7 @@ extension SwiftCode.Program {
     draft.shown = true
     if forExport {
       // Not a call that returns: the lab's clock moves on, and the next command's sleep waits for its tick.
-      draft.lines.append("// the work goes on until nothing is left: the next sleep, or the end, waits")
+      draft.lines.append("// the work goes on until nothing is left: the next sleep or the end waits")
       draft.names.formUnion(busy)
       return
     }
@@ -186,7 +188,7 @@ extension SwiftCode.Program {
     ].compactMap { $0 }
     let list = waitedFor.map(SwiftCode.variable)
     return ["// a command-line tool waits for the work itself. " + why.joined(separator: " ")]
-      + SwiftCode.call("runMainLoop(untilFinished: [", list, "])")
+      + SwiftCode.call("runMainLoop(untilFinished: [", list, "])", width: SwiftCode.columns - 2)
   }
 
   /// The operation's declaration: a BlockOperation when its work is one plain call, else

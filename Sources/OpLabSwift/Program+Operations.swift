@@ -99,13 +99,41 @@ extension SwiftCode.Program {
       asyncOperations.insert(spec.name)
       let type = names.typeName(spec.name)
       lines += ["final class \(type): AsyncOperation, @unchecked Sendable {"]
-      if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
+      let stoppable = !forgets && { if case .every = spec.cancellation { true } else { false } }()
+      if spec.failsAt != nil || stoppable {
+        lines.append("  var error: Error?  // isFinished does not say whether it succeeded")
+      }
       lines +=
         gated + [
           "  override func start() {",
           "    guard !isCancelled else { finish(); return }",
           "    begin()",
         ]
+      if case .every(let n) = spec.cancellation, !forgets {
+        // Work that can be stopped: cancel() stops it where it next checks, and it calls back.
+        let ticks = spec.failsAt ?? spec.duration
+        let failing = spec.failsAt != nil ? ", failing: true" : ""
+        lines += [
+          "    let work = startWork(ticks: \(ticks), checkingEvery: \(n)\(failing)) { [self] error in",
+          "      self.error = error  // WorkError.cancelled: cancel() stopped it",
+          "      finish()",
+          "    }",
+          "    onCancel { work.cancel() }  // cancel() stops it at its next check",
+          "  }",
+          "}",
+          "let \(v) = \(type)\(made)",
+        ]
+        reporting.append(
+          (
+            type,
+            [
+              "if error as? WorkError == .cancelled { return .cancelled }",
+              "if error != nil { return .failed }", "return .succeeded",
+            ]
+          ))
+        didItsWork.append((type, "error == nil"))
+        return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps, counted: counted)
+      }
       if let ticks = spec.failsAt {
         // Work that fails calls back with its error: the error path is where a finish() goes missing.
         lines.append("    startWork(ticks: \(ticks), failing: true) { [self] error in")

@@ -106,7 +106,40 @@ extension SwiftCode {
       }
       if !definition.operations.isEmpty { define(definition, into: &draft) }
       if !cancelledQueues.isEmpty { cancelAll(cancelledQueues, into: &draft) }
-      if draft.shown { pieces.append(Piece(lines: draft.lines, names: draft.names)) }
+      if draft.shown {
+        let (lines, declarations) = Self.fileScope(draft.lines)
+        pieces.append(Piece(lines: lines, names: draft.names, declarations: declarations, inline: draft.lines))
+      }
+    }
+
+    /// `lines` parted into the statements and what is declared at file scope: each class
+    /// (from its `final class` line to its closing brace), each `Mutex` and each `NSLock`
+    /// (a lock no operation takes would be an unused local: swiftc warns).
+    static func fileScope(_ lines: [String]) -> (statements: [String], declarations: [String]) {
+      var statements: [String] = []
+      var declarations: [String] = []
+      var inClass = false
+      for line in lines {
+        if inClass {
+          declarations.append(line)
+          if line == "}" { inClass = false }
+        } else if line.hasPrefix("final class ") {
+          if !declarations.isEmpty { declarations.append("") }
+          declarations.append(line)
+          inClass = true
+        } else if line.hasPrefix("let "), line.contains(" = Mutex(") || line.hasSuffix(" = NSLock()") {
+          if !declarations.isEmpty { declarations.append("") }
+          declarations.append(line)
+          let name = line.dropFirst(4).prefix { $0 != " " }
+          statements.append(
+            line.contains(" = Mutex(")
+              ? "// \(name) is declared before the program: a closure cannot capture a Mutex"
+              : "// \(name) is declared before the program, with the state it guards")
+        } else {
+          statements.append(line)
+        }
+      }
+      return (statements, declarations)
     }
 
     /// One action's code, into the line's piece; an operation's definition (made, gated,
@@ -243,8 +276,8 @@ extension SwiftCode {
         needsRacyBox = true
         let v = names.shared(name)
         code(
-          "// var \(name) = \(initial): the lab finds a data race on it (`races`). As a global var, Swift 6"
-            + " refuses it (\"main actor-isolated var '\(v)' can not be mutated from a nonisolated context\");"
+          "// var \(name) = \(initial): the lab finds a data race on it (`races`). As a plain var, Swift 6"
+            + " refuses it (\"mutation of captured var '\(v)' in concurrently-executing code\");"
             + " in a box marked @unchecked Sendable it compiles, and its reads and writes race as in the lab.",
           "let \(v) = RacyInt(\(initial))")
         if forExport { code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).value }") }

@@ -52,7 +52,7 @@ extension SwiftCode {
   /// clock's `sleep` left out, a class named rather than written out.
   static func echoText(_ pieces: [Piece], subject: String?) -> String {
     let lines = pieces.filter { !($0.lines.first?.hasPrefix("sleep(") ?? false) }
-      .flatMap { fit(Array($0.lines.dropFirst()), width: columns + 4 - echoIndent.count) }
+      .flatMap { fit(Array($0.inline.dropFirst()), width: columns + 4 - echoIndent.count) }
     var shown: [String] = []
     var inClass: String?
     for line in lines {

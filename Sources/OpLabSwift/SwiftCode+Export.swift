@@ -148,9 +148,9 @@ extension SwiftCode {
     out += "import Foundation\nimport Synchronization\n\n"
     out += code.declarations(mainLoop: false)
     let noteList = notes.isEmpty ? "" : ", notes: [\n" + notes.map { "  " + literal($0) + "," }.joined(separator: "\n") + "\n]"
-    out += "Lab.start(lastTick: \(lastTick)\(noteList))  // the lab's clock starts: t=0\n\n"
-    out += code.pieces.map { fit($0.lines).joined(separator: "\n") }.joined(separator: "\n\n") + "\n\n"
-    out += "// the work goes on: the harness's watcher ends the program when it is done\nLab.end()\n"
+    out += programText(
+      code.pieces, before: "Lab.start(lastTick: \(lastTick)\(noteList))  // the lab's clock starts: t=0\n",
+      after: "// the work goes on: the harness's watcher ends the program when it is done\nLab.end()\n")
     var reporting = ""
     if !code.reporting.isEmpty {
       reporting += "\n// How each operation that can fail, return early or stop ended.\n"

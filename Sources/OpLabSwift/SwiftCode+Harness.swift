@@ -20,6 +20,8 @@ extension SwiftCode {
   /// - `work(ticks:)`: an operation's real work, `ticks` of the lab's clock.
   /// - `startWork(ticks:then:)`, `startWork(ticks:failing:then:)`: work that calls back
   ///   when it is done (on a thread of libdispatch's), with `WorkError.failed` when failing.
+  /// - `startWork(ticks:checkingEvery:failing:then:)`: work that a `cancel()` of the `Work`
+  ///   it returns stops where it next checks, calling back then with `WorkError.cancelled`.
   /// - `sleep(untilTick:)`: the main thread idles in its run loop (main-queue work, taps and
   ///   frames run there) until the lab's clock reads that tick: how the program's next
   ///   command comes at its tick. The clock starts at the first call into the harness,
@@ -34,6 +36,8 @@ extension SwiftCode {
   ///   at the end (`at the end: count = 2`).
   /// - `Lab.waitOnTheLabsThread(givingUpAt:_:)`: a wait the lab makes from its own thread,
   ///   made on a thread of its own while the main thread turns its run loop.
+  /// - `Lab.callOnMain(_:)`: a call the lab makes from main, queued to the main thread;
+  ///   the program goes on when it returns.
   /// - `Lab.tap(atTick:)`, `Lab.frames(every:from:until:)`: the user and the display, as
   ///   main-thread work on the run loop.
   /// - `Lab.end()`: the main thread turns its run loop until the watcher ends the program
@@ -167,7 +171,20 @@ extension SwiftCode {
         }
       }
 
-      /// The user taps at `tick`: UIKit handles it on the main thread, a
+      /// A call the lab makes from main (`wait a from main`, `add … wait from
+    /// main`): queued to the main thread, behind the main-queue work already
+    /// waiting there, and the program goes on when it has returned, as the
+    /// lab's next command does.
+    static func callOnMain(_ call: @escaping @Sendable () -> Void) {
+      let returned = Locked(false)
+      DispatchQueue.main.async {
+        call()
+        returned.withLock { $0 = true }
+      }
+      while !returned.withLock({ $0 }) { turnTheRunLoop(0.002) }
+    }
+
+    /// The user taps at `tick`: UIKit handles it on the main thread, a
       /// tick of work.
       static func tap(atTick tick: Int) {
         onMain(atTick: Double(tick)) { work(ticks: 1) }
@@ -334,8 +351,44 @@ extension SwiftCode {
       }
     }
 
-    /// The error of work that fails.
-    enum WorkError: Error { case failed }
+    /// Work begun by startWork(ticks:checkingEvery:failing:then:), which a
+    /// cancel() stops where it next checks (a network request's cancel(),
+    /// say): it calls back then, early, with WorkError.cancelled.
+    final class Work: Sendable {
+      private let cancelled = Locked(false)
+      /// Asks the work to stop: it does where it next checks.
+      func cancel() { cancelled.withLock { $0 = true } }
+      var isCancelled: Bool { cancelled.withLock { $0 } }
+    }
+
+    /// Work that can be stopped, checking every `every` ticks whether it was
+    /// cancelled: it calls back once, when done (with its error if it failed)
+    /// or where it saw the cancel (with WorkError.cancelled).
+    func startWork(
+      ticks: Int, checkingEvery every: Int, failing: Bool = false,
+      then done: @escaping @Sendable (Error?) -> Void
+    ) -> Work {
+      let work = Work()
+      let start = DispatchTime.now()
+      /// Checks at `tick` ticks of work, then at the next check, or ends.
+      @Sendable func check(at tick: Int) {
+        let at = start + Double(tick) * Lab.tickSeconds
+        DispatchQueue.global().asyncAfter(deadline: at) {
+          if tick >= ticks {
+            done(failing ? WorkError.failed : nil)
+          } else if work.isCancelled {
+            done(WorkError.cancelled)
+          } else {
+            check(at: min(tick + every, ticks))
+          }
+        }
+      }
+      check(at: min(every, ticks))
+      return work
+    }
+
+    /// The error of work that fails, or that was cancelled.
+    enum WorkError: Error { case failed, cancelled }
 
     """
   }

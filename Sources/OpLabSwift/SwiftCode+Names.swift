@@ -82,7 +82,7 @@ extension SwiftCode {
       "lab", "work", "startwork", "sleep", "workerror", "ending", "reporting", "asyncoperation", "gate",
       "updateuserinterface", "userinterfacetouchedoffmain", "succeeded", "completionblocks", "runmainloop",
       "racyint", "diditswork", "locked",
-      "main",
+      "main", "program",
       // Locals and members of the generated code.
       "register", "done", "gate", "error", "bailed", "stopped", "state", "lock", "name", "isready",
     ].map { $0 })

@@ -32,15 +32,21 @@ extension SwiftCode {
 
   /// The asynchronous operation's state machine, with the KVO the queue watches; shown
   /// once. Its state is under a lock (other threads read isExecuting and isFinished),
-  /// the KVO is sent outside it, and only for the properties it overrides.
+  /// the KVO is sent outside it, and only for the properties it overrides (isCancelled
+  /// is Operation's own: `cancel()` sends no KVO of its own). `cancel()` also stops the
+  /// work begun (`onCancel`), whose callback then calls `finish()`: on Linux's Foundation
+  /// `Operation.cancel()` of an executing operation only sets isCancelled (corelibs'
+  /// Operation.swift), so an asynchronous operation that does not stop its work runs on.
   static let asyncBase = [
     "/// An asynchronous operation: start() begins the work and returns;",
     "/// finish() ends it. Other threads read isExecuting and isFinished, so the",
     "/// state is under a lock, and the KVO the queue watches is sent outside it.",
+    "/// cancel() also stops the work begun, whose callback then calls finish().",
     "class AsyncOperation: Operation, @unchecked Sendable {",
     "  private enum State { case ready, executing, finished }",
     "  private let lock = NSLock()",
     "  private var state = State.ready",
+    "  private var stopWork: (@Sendable () -> Void)?",
     "  override var isAsynchronous: Bool { true }",
     "  override var isExecuting: Bool { lock.withLock { state == .executing } }",
     "  override var isFinished: Bool { lock.withLock { state == .finished } }",
@@ -58,8 +64,31 @@ extension SwiftCode {
     "  func begin() { move(to: .executing) }",
     "  /// Marks it finished, once: its queue moves on, its dependents may start.",
     "  func finish() {",
+    "    lock.withLock { stopWork = nil }",
     "    guard !isFinished else { return }",
     "    move(to: .finished)",
+    "  }",
+    "",
+    "  /// How to stop the work begun, for cancel(): at once if cancelled.",
+    "  func onCancel(_ stop: @escaping @Sendable () -> Void) {",
+    "    let now = lock.withLock {",
+    "      guard state != .finished else { return false }",
+    "      if isCancelled { return true }",
+    "      stopWork = stop",
+    "      return false",
+    "    }",
+    "    if now { stop() }",
+    "  }",
+    "",
+    "  /// Sets isCancelled, and stops the work begun: its callback comes early",
+    "  /// and calls finish(). (Operation's cancel() alone lets the work run on.)",
+    "  override func cancel() {",
+    "    super.cancel()",
+    "    let stop = lock.withLock {",
+    "      defer { stopWork = nil }",
+    "      return stopWork",
+    "    }",
+    "    stop?()",
     "  }",
     "}",
   ]
@@ -123,7 +152,7 @@ extension SwiftCode {
       countingCompletionBlocks
         ? "/// finished and every completion block has run: main-queue work runs here."
         : "/// finished: main-queue work runs here.",
-      "@MainActor func runMainLoop(untilFinished operations: [Operation]) {",
+      "func runMainLoop(untilFinished operations: [Operation]) {",
       countingCompletionBlocks
         ? "  while !operations.allSatisfy(\\.isFinished)\n    || completionBlocks.wait(timeout: .now()) == .timedOut\n  {"
         : "  while !operations.allSatisfy(\\.isFinished) {",

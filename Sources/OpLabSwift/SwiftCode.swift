@@ -17,6 +17,35 @@ public enum SwiftCode {
   struct Piece {
     var lines: [String]
     var names: Set<String>
+    /// What the piece declares at file scope, before the program's function: an
+    /// `Operation` subclass, a `Mutex` (a closure cannot capture one: it cannot be copied).
+    var declarations: [String] = []
+    /// The piece as one, its declarations where they were made: a view of one name, an echo.
+    var inline: [String] = []
+  }
+
+  /// The name of the function the program's statements are in. Its locals are the
+  /// world's queues and operations: in a function, swiftc's lookups walk back one scope
+  /// a local (top-level code in main.swift walks back one a statement), so a big world
+  /// type-checks in a fraction of the time it takes as top-level code.
+  public static let programFunction = "program"
+
+  /// The whole program's text after its declarations: each piece's file-scope
+  /// declarations, then its statements in ``programFunction``, called from top-level code
+  /// between `before` and `after` (the export's harness hooks).
+  static func programText(_ pieces: [Piece], before: String = "", after: String = "") -> String {
+    var out = ""
+    for piece in pieces where !piece.declarations.isEmpty {
+      out += fit(piece.declarations).joined(separator: "\n") + "\n\n"
+    }
+    out += "/// The world, command by command, on the main thread.\n"
+    out += "func \(programFunction)() {\n"
+    out +=
+      pieces.map { piece in
+        fit(piece.lines, width: columns - 2).map { $0.isEmpty ? "" : "  " + $0 }.joined(separator: "\n")
+      }
+      .joined(separator: "\n\n") + "\n}\n\n"
+    return out + before + "\(programFunction)()\n" + after
   }
 
   /// The program for `source`; with `focus`, only the pieces about that operation or queue.
@@ -47,8 +76,11 @@ public enum SwiftCode {
       out += "import Foundation\n" + (code.needsSynchronization ? "import Synchronization\n" : "") + "\n"
       out += code.declarations(mainLoop: true)
     }
-    out += pieces.map { fit($0.lines).joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
-    return out
+    guard focus == nil else {
+      // A view of one name: its pieces, each declaration where the command made it.
+      return out + pieces.map { fit($0.inline).joined(separator: "\n") }.joined(separator: "\n\n") + "\n"
+    }
+    return out + programText(pieces)
   }
 }
 

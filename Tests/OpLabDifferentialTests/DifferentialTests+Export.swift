@@ -87,6 +87,23 @@ extension DifferentialTests {
     #expect(text.contains("stalled: lost, save never finished"), "\(text)")
   }
 
+  @Test(
+    "A wait from main holds the program's next command until it returns, as the lab's next command waits for it: b is added at t=5, not at t=0 while main has yet to make the call; an async operation that checks isCancelled stops where it next checks"
+  )
+  func exportedWaitFromMainHoldsTheNextCommand() throws {
+    let lab = Interpreter()
+    for line in [
+      "queue q", "op a on q takes 5", "wait a from main", "op b on q takes 1", "op c on q takes 6 async cancel-check every 2",
+      "step 3", "cancel c", "run",
+    ] {
+      try #require(lab.execute(line).error == nil, "\(line)")
+    }
+    let text = try Self.exportAndRun(lab)
+    Self.expectSameRun(lab, text)
+    #expect(text.contains("t=5  b started"), "\(text)")
+    #expect(text.contains("c finished (cancelled)"), "\(text)")
+  }
+
   /// The examples whose world the real queue on this machine plays one way only. For the
   /// other two only the names and the stall are compared: cancel-all.oplab shows the
   /// cancelAllOperations loop racing a dependent it released (the order is open), and

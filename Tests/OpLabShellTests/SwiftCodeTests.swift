@@ -16,6 +16,17 @@ import Testing
     .appendingPathComponent("Fixtures/every-step.oplab").path
 
   /// A lab that has run every line of the fixture: every kind of command that changes a world.
+  /// The statements of a whole program's `program()` function, laid out as top-level code
+  /// (their indent of two taken off): what a test of the statements compares.
+  static func body(_ code: String) -> String {
+    let lines = code.split(separator: "\n", omittingEmptySubsequences: false)
+    guard let start = lines.firstIndex(of: "func \(SwiftCode.programFunction)() {"),
+      let end = lines[start...].firstIndex(of: "}")
+    else { return "" }
+    return lines[(start + 1)..<end].map { $0.hasPrefix("  ") ? String($0.dropFirst(2)) : String($0) }
+      .joined(separator: "\n") + "\n"
+  }
+
   static func world(_ fixture: String = fixture, options: ShellOptions = ShellOptions()) throws -> Interpreter {
     let i = Interpreter(options: options)
     for line in try String(contentsOfFile: fixture, encoding: .utf8).split(separator: "\n") {
@@ -232,11 +243,11 @@ import Testing
     let idle = Interpreter()
     for line in ["queue q", "op a on q takes 1", "run"] { _ = idle.execute(line) }
     #expect(
-      idle.execute("swift").output.hasSuffix(
+      SwiftCodeTests.body(idle.execute("swift").output).hasSuffix(
         "// run\n// a program's work just goes on; a command-line tool waits for it:\nq.waitUntilAllOperationsAreFinished()\n"))
     let stalled = Interpreter()
     for line in ["queue q", "op f on q takes 1 async forgets-finish", "run"] { _ = stalled.execute(line) }
-    let code = stalled.execute("swift").output
+    let code = SwiftCodeTests.body(stalled.execute("swift").output)
     #expect(code.hasSuffix("// run\n// stalled: some work never finishes, so a wait for it would hang\n"), "\(code)")
   }
 }
@@ -260,7 +271,7 @@ import Testing
 
         /// Runs the main run loop, on the main thread, until the operations have
         /// finished and every completion block has run: main-queue work runs here.
-        @MainActor func runMainLoop(untilFinished operations: [Operation]) {
+        func runMainLoop(untilFinished operations: [Operation]) {
           while !operations.allSatisfy(\\.isFinished)
             || completionBlocks.wait(timeout: .now()) == .timedOut
           {
@@ -270,7 +281,7 @@ import Testing
 
         """), "\(code)")
     #expect(
-      code.hasSuffix(
+      SwiftCodeTests.body(code).hasSuffix(
         """
         // op b takes 1 completion 1
         let queue = OperationQueue()  // the lab's default queue
@@ -286,8 +297,8 @@ import Testing
 
         // run
         // a command-line tool waits for the work itself. The main thread runs the
-        // main run loop, not a queue's wait: the main queue's work runs only there
-        // (or under dispatchMain()). No queue waits for completion blocks:
+        // main run loop, not a queue's wait: the main queue's work runs only
+        // there (or under dispatchMain()). No queue waits for completion blocks:
         // completionBlocks counts them.
         runMainLoop(untilFinished: [a, b])
 
@@ -309,7 +320,7 @@ import Testing
     for line in ["op a on main takes 1", "run"] { _ = main.execute(line) }
     let mainCode = main.execute("swift").output
     #expect(mainCode.contains("  while !operations.allSatisfy(\\.isFinished) {\n"), "\(mainCode)")
-    #expect(!mainCode.contains("completionBlocks") && mainCode.hasSuffix("runMainLoop(untilFinished: [a])\n"), "\(mainCode)")
+    #expect(!mainCode.contains("completionBlocks") && SwiftCodeTests.body(mainCode).hasSuffix("runMainLoop(untilFinished: [a])\n"), "\(mainCode)")
     // A completion block before a run has nothing to count it.
     let before = Interpreter()
     _ = before.execute("op b takes 1 completion 1")
@@ -323,12 +334,12 @@ import Testing
       #expect(i.execute(line).error == nil, "\(line)")
     }
     #expect(
-      i.execute("swift").output.hasSuffix(
+      SwiftCodeTests.body(i.execute("swift").output).hasSuffix(
         """
         // run
-        // a command-line tool waits for the work itself. A queue's wait can return
-        // before work that another queue's work adds is in it, so the main thread
-        // waits for the operations themselves.
+        // a command-line tool waits for the work itself. A queue's wait can
+        // return before work that another queue's work adds is in it, so the main
+        // thread waits for the operations themselves.
         runMainLoop(untilFinished: [a, y])
 
         """))
@@ -336,7 +347,7 @@ import Testing
     let same = Interpreter()
     for line in ["queue q", "op y on q takes 1 hold", "op a on q takes 1 does add y", "run"] { _ = same.execute(line) }
     #expect(
-      same.execute("swift").output.hasSuffix(
+      SwiftCodeTests.body(same.execute("swift").output).hasSuffix(
         "// run\n// a program's work just goes on; a command-line tool waits for it:\nq.waitUntilAllOperationsAreFinished()\n"))
   }
 
@@ -349,11 +360,15 @@ import Testing
     let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
     // The stand-ins count the work done; the end says what finished.
+    // The prints at the end of program(), where its operations are in scope.
+    let end = "\n}\n\n\(SwiftCode.programFunction)()\n"
+    #expect(code.hasSuffix(end))
     try
-      (code + """
+      (code.dropLast(end.count) + """
 
-        print("finished:", [aStepOnMain, showTheDownloadedThumbnails, hopToMain, ui].map(\\.isFinished))
-        print("work done:", worked.withLock { $0 })
+          print("finished:", [aStepOnMain, showTheDownloadedThumbnails, hopToMain, ui].map(\\.isFinished))
+          print("work done:", worked.withLock { $0 })
+        \(end)
         """).write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
     try """
     import Foundation

@@ -50,7 +50,7 @@ import Testing
     let lab = Interpreter()
     for line in ["max queue 2", "qos queue utility", "op a takes 1"] { _ = lab.execute(line) }
     #expect(
-      lab.execute("swift").output.contains(
+      SwiftCodeTests.body(lab.execute("swift").output).contains(
         """
         // max queue 2
         let queue = OperationQueue()

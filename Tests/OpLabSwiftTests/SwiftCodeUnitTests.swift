@@ -78,30 +78,97 @@ import Testing
     #expect(
       code.hasSuffix(
         """
-        // queue downloads max 2
-        let downloads = OperationQueue()
-        downloads.name = "downloads"
-        downloads.maxConcurrentOperationCount = 2
+        /// The world, command by command, on the main thread.
+        func program() {
+          // queue downloads max 2
+          let downloads = OperationQueue()
+          downloads.name = "downloads"
+          downloads.maxConcurrentOperationCount = 2
 
-        // op fetch-image on downloads takes 3
-        let fetchImage = BlockOperation { work(ticks: 3) }
-        fetchImage.name = "fetch-image"
-        downloads.addOperation(fetchImage)
+          // op fetch-image on downloads takes 3
+          let fetchImage = BlockOperation { work(ticks: 3) }
+          fetchImage.name = "fetch-image"
+          downloads.addOperation(fetchImage)
 
-        sleep(untilTick: 1)  // the lab's next command is at t=1
+          sleep(untilTick: 1)  // the lab's next command is at t=1
 
-        // suspend downloads
-        downloads.isSuspended = true  // running work goes on; nothing new starts
+          // suspend downloads
+          downloads.isSuspended = true  // running work goes on; nothing new starts
 
-        // resume downloads
-        downloads.isSuspended = false
+          // resume downloads
+          downloads.isSuspended = false
 
-        // run
-        // a program's work just goes on; a command-line tool waits for it:
-        downloads.waitUntilAllOperationsAreFinished()
+          // run
+          // a program's work just goes on; a command-line tool waits for it:
+          downloads.waitUntilAllOperationsAreFinished()
+        }
+
+        program()
 
         """), "\(code)")
     #expect(source.entries.map(\.subject) == ["downloads", "fetch-image", nil, nil, nil, nil])
     #expect(source.entries.map(\.waitsForTheWork) == [false, false, false, false, false, true])
+  }
+
+  @Test(
+    "The statements are in one function and the classes at file scope: swiftc's lookups walk back a scope a local in a function, a statement in top-level code"
+  )
+  func programInAFunction() throws {
+    let source = try Self.source([
+      (
+        "op a takes 4 cancel-check every 2",
+        { w in
+          var spec = OperationSpec(name: "a", duration: 4)
+          spec.cancellation = .every(2)
+          return [.createOperation(spec, dependencies: [], queue: w.queueID(named: "queue"))]
+        }
+      ),
+      ("run", { _ in [.runUntilIdle] }),
+    ])
+    let code = SwiftCode.render(source)
+    let lines = code.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let type = try #require(lines.firstIndex { $0.hasPrefix("final class AOperation: Operation") })
+    let function = try #require(lines.firstIndex(of: "func program() {"))
+    let end = try #require(lines.lastIndex(of: "}"))
+    // The class before the function, every statement inside it (indented), the call after.
+    #expect(type < function && function < end)
+    #expect(lines[(function + 1)..<end].allSatisfy { $0.isEmpty || $0.hasPrefix("  ") }, "\(code)")
+    #expect(lines[(function + 1)..<end].contains("  let a = AOperation(ticks: 4)"), "\(code)")
+    #expect(Array(lines[(end + 1)...]) == ["", "program()", ""], "\(code)")
+    #expect(lines.allSatisfy { $0.count <= SwiftCode.columns })
+  }
+
+  @Test(
+    "An asynchronous operation that checks isCancelled stops its work on cancel(): the work it starts can be stopped, and its callback finishes it"
+  )
+  func asyncCancelStopsTheWork() throws {
+    let source = try Self.source([
+      (
+        "op a takes 6 async cancel-check every 2",
+        { w in
+          var spec = OperationSpec(name: "a", duration: 6)
+          spec.kind = .async(forgetsFinish: false)
+          spec.cancellation = .every(2)
+          return [.createOperation(spec, dependencies: [], queue: w.queueID(named: "queue"))]
+        }
+      )
+    ])
+    let code = SwiftCode.render(source)
+    #expect(
+      code.contains(
+        """
+          override func start() {
+            guard !isCancelled else { finish(); return }
+            begin()
+            let work = startWork(ticks: 6, checkingEvery: 2) { [self] error in
+              self.error = error  // WorkError.cancelled: cancel() stopped it
+              finish()
+            }
+            onCancel { work.cancel() }  // cancel() stops it at its next check
+          }
+        """), "\(code)")
+    // The base class: cancel() stops the work it was given, outside its lock.
+    #expect(code.contains("  override func cancel() {\n    super.cancel()\n"), "\(code)")
+    #expect(!code.contains("forKey: \"isReady\"") && !code.contains("forKey: \"isCancelled\""), "\(code)")
   }
 }
