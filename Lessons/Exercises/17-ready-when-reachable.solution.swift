@@ -19,10 +19,10 @@ final class NetworkOperation: Operation, @unchecked Sendable {
 
   /// Called when the network comes back.
   func networkCameBack() {
-    // The queue keeps the last isReady it read, and asks again when it
-    // hears that it changed: through key-value observing on Apple
-    // platforms; on Linux corelibs' didChangeValue(forKey:) calls the
-    // queue's observer itself.
+    // The queue reads isReady again only when told that it changed:
+    // through key-value observing on Apple platforms; on Linux corelibs'
+    // didChangeValue(forKey:) re-reads isReady at once, on this thread,
+    // and keeps the answer. Outside the lock: isReady takes it.
     willChangeValue(forKey: "isReady")
     reachable.withLock { $0 = true }
     didChangeValue(forKey: "isReady")

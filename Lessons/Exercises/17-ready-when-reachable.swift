@@ -26,7 +26,10 @@ final class NetworkOperation: Operation, @unchecked Sendable {
 
   /// Called when the network comes back.
   func networkCameBack() {
-    // GAP: the queue keeps the last isReady it read; tell it that it changed.
+    // GAP: the queue reads isReady again only when told that it changed:
+    // tell it, around the change and outside the lock. (On Linux corelibs'
+    // didChangeValue(forKey:) reads isReady at once, on this thread: inside
+    // withLock, isReady would lock the Mutex again: a fatal error.)
     reachable.withLock { $0 = true }
   }
 

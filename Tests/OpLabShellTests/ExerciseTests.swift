@@ -38,6 +38,23 @@ import Testing
     return (e, solved, started)
   }
 
+  /// Builds and runs `source` against the exercise: it must build and run.
+  func variant(_ e: Exercise, _ source: String, _ what: String) throws -> (ExerciseOutcome, failed: Set<String>, ExerciseTrial.Verdict) {
+    let swiftc = try #require(ExerciseBuild.swiftc())
+    let verdict = ExerciseTrial.attempt(e, source: source, swiftc: swiftc)
+    guard case .ran(let outcome, _, _) = verdict else {
+      Issue.record("\(what) builds and runs: \(LessonChecker.describe(verdict))")
+      return (ExerciseOutcome(), [], verdict)
+    }
+    return (outcome, Set(verdict.failed), verdict)
+  }
+
+  /// `text` with `old` replaced by `new`, which must be there once.
+  func replacing(_ old: String, with new: String, in text: String) throws -> String {
+    #expect(text.components(separatedBy: old).count == 2, "\(old) is in the file once")
+    return text.replacingOccurrences(of: old, with: new)
+  }
+
   @Test("Lesson 10: the async operation without KVO stalls its queue; the correct one finishes and honours cancel")
   func asyncOperation() throws {
     let (_, solved, started) = try verdicts("10", "10-async-download.swift")
@@ -123,8 +140,11 @@ import Testing
     #expect(bad.races.contains { $0.summary.contains("Likes") })
   }
 
-  @Test("Lesson 16: a filter that reads only isCancelled filters its failed download's missing photo; one that reads the result returns at once")
+  @Test(
+    "Lesson 16: a filter that reads only isCancelled filters its failed download's missing photo; one that reads the result returns at once; a download that marks its failure as a cancel is caught"
+  )
   func failedDownload() throws {
+    let (e, starter, _) = try exercise("16", "16-failed-download.swift")
     let (_, solved, started) = try verdicts("16", "16-failed-download.swift")
     guard case .ran(let good, _, _) = solved, case .ran(let bad, _, _) = started else {
       Issue.record("both files build and run")
@@ -138,6 +158,14 @@ import Testing
     #expect(bad.values["filtered"] == 2 && bad.operations["filter2"]?.how == "succeeded")
     #expect((bad.operations["filter2"]?.end ?? 0) >= 3)
     #expect(Set(started.failed) == ["value filtered 1", "finished filter2 before 3"])
+    #expect(good.values["cancelled"] == 0 && bad.values["cancelled"] == 0)
+    // The starting file with the failure marked as a cancel: lesson 7's guard then lets
+    // filter2 return at once, but a failure is not a cancel.
+    let line = "    result.withLock { $0 = failing ? .failure(.offline) : .success(fetched) }\n"
+    let marked = try replacing(line, with: line + "    if failing { cancel() }\n", in: starter)
+    let (asCancel, failed, _) = try variant(e, marked, "the download that cancels itself")
+    #expect(asCancel.values["cancelled"] == 1 && asCancel.operations["filter2"]?.how == "returned early")
+    #expect(failed == ["value cancelled 0"])
   }
 
   @Test(
@@ -174,6 +202,21 @@ import Testing
     #expect(said.hasPrefix("sync never started: the queue never found it ready"), "\(said)")
     #expect(stalled.operations["upload"]?.how == "cancelled")
     #expect(Set(unheard.failed) == ["stall", "finished sync before 6"])
+    // The notification inside the lock: on Linux didChangeValue(forKey:) reads isReady
+    // at once, which locks the Mutex again: a fatal error, which the report quotes.
+    let inside = try replacing(
+      "    willChangeValue(forKey: \"isReady\")\n    reachable.withLock { $0 = true }\n    didChangeValue(forKey: \"isReady\")\n",
+      with:
+        "    reachable.withLock {\n      willChangeValue(forKey: \"isReady\")\n      $0 = true\n      didChangeValue(forKey: \"isReady\")\n    }\n",
+      in: solution)
+    let (_, crashed, relocked) = try variant(e, inside, "the notification inside the lock")
+    #expect(crashed.contains("crash"), "\(LessonChecker.describe(relocked))")
+    guard case .ran(_, let failures, _) = relocked else { return }
+    let crash = failures.first { $0.what == "crash" }?.observed ?? ""
+    #expect(crash.contains("Recursive call to lock Mutex"), "\(crash)")
+    let report = ExerciseReport.render(relocked, exercise: e, path: "mine.swift", source: inside, options: ShellOptions())
+    let flat = report.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(flat.contains("Recursive call to lock Mutex") && flat.contains("called outside the lock"), "\(report)")
   }
 
   @Test(
@@ -189,17 +232,26 @@ import Testing
     #expect((good.operations["resize"]?.end ?? 99) < 4 && good.operations["resize"]?.how == "cancelled")
     #expect((good.operations["thumbnail"]?.end ?? 99) < 5)
     #expect((bad.operations["resize"]?.end ?? 0) >= 8 && bad.operations["resize"]?.how == "succeeded")
-    #expect(Set(started.failed) == ["finished resize before 4", "finished thumbnail before 5"])
+    #expect(Set(started.failed) == ["finished resize before 4", "finished thumbnail before 5", "value stopped 1"])
+    #expect(good.values["cancelled"] == 1 && good.values["stopped"] == 1)
     // The check alone: nothing cancels the Task, so Task.checkCancellation() never throws.
-    let checkOnly = solution.replacingOccurrences(of: "    state.withLock { $0.task }?.cancel()\n", with: "")
-    #expect(checkOnly != solution)
-    let swiftc = try #require(ExerciseBuild.swiftc())
-    let unforwarded = ExerciseTrial.attempt(e, source: checkOnly, swiftc: swiftc)
-    guard case .ran(let ranOn, _, _) = unforwarded else {
-      Issue.record("the solution without the forwarded cancel builds and runs")
-      return
-    }
+    let checkOnly = try replacing("    state.withLock { $0.task }?.cancel()\n", with: "", in: solution)
+    let (ranOn, _, _) = try variant(e, checkOnly, "the solution without the forwarded cancel")
     #expect((ranOn.operations["resize"]?.end ?? 0) >= 8 && ranOn.operations["resize"]?.how == "succeeded")
+    // The forwarded cancel alone: the Task is cancelled, and nothing looks.
+    let forwardOnly = try replacing("    try Task.checkCancellation()\n", with: "", in: solution)
+    let (unchecked, _, _) = try variant(e, forwardOnly, "the solution without the check")
+    #expect((unchecked.operations["resize"]?.end ?? 0) >= 8 && unchecked.operations["resize"]?.how == "succeeded")
+    // An override of cancel() without super.cancel(): the Task stops, isCancelled stays false.
+    let noSuper = try replacing("    super.cancel()  // isCancelled, which start() and the queue read\n", with: "", in: solution)
+    let (unflagged, failed, _) = try variant(e, noSuper, "the solution without super.cancel()")
+    #expect((unflagged.operations["resize"]?.end ?? 99) < 4 && unflagged.values["cancelled"] == 0)
+    #expect(failed == ["value cancelled 1"])
+    // A plain return in place of the throw: it stops, and the operation reports success.
+    let returning = try replacing("    try Task.checkCancellation()\n", with: "    if Task.isCancelled { return }\n", in: solution)
+    let (quiet, failedQuietly, _) = try variant(e, returning, "the solution that returns")
+    #expect((quiet.operations["resize"]?.end ?? 99) < 4 && quiet.operations["resize"]?.how == "succeeded")
+    #expect(failedQuietly == ["value stopped 1"])
   }
 
   @Test(
