@@ -54,11 +54,17 @@ let sync = NetworkOperation()
 sync.name = "sync"
 let upload = NetworkOperation()
 upload.name = "upload"
+// The backup sends the photo index, which takes 5 ticks to build.
+let index = BlockOperation { work(ticks: 5) }
+index.name = "index"
+let backup = NetworkOperation()
+backup.name = "backup"
+backup.addDependency(index)
 // How many operations ran while the network was down.
 Lab.printsAtTheEnd("offline") {
-  [sync, upload].filter(\.failedOffline).count
+  [sync, upload, backup].filter(\.failedOffline).count
 }
-for op in [sync, upload] {
+for op in [index, sync, upload, backup] {
   Lab.watch(op)  // the harness prints its start and finish
   network.addOperation(op)
 }
@@ -67,6 +73,6 @@ sleep(untilTick: 1)  // t=1: the user gives up on the upload
 upload.cancel()
 
 sleep(untilTick: 3)  // t=3: the network comes back
-for op in [sync, upload] { op.networkCameBack() }
+for op in [sync, upload, backup] { op.networkCameBack() }
 
 Lab.end()  // the harness ends the program when the work is done
