@@ -54,8 +54,8 @@ let sync = NetworkOperation()
 sync.name = "sync"
 let upload = NetworkOperation()
 upload.name = "upload"
-// The backup sends the photo index, which takes 5 ticks to build.
-let index = BlockOperation { work(ticks: 5) }
+// The backup sends the photo index, which takes 7 ticks to build.
+let index = BlockOperation { work(ticks: 7) }
 index.name = "index"
 let backup = NetworkOperation()
 backup.name = "backup"

@@ -7,7 +7,7 @@
 // changes. At t=1 the user gives up on the upload, and the app cancels it:
 // a cancelled operation must be ready at once, network or not, so that the
 // queue can skip it. The backup also waits for its dependency, index, to
-// finish at t=5.
+// finish at t=7.
 //
 // Fill in the two gaps below. (Lab and work are the lab's harness: the
 // clock, the stand-in for real work, the printer of events.)
@@ -60,8 +60,8 @@ let sync = NetworkOperation()
 sync.name = "sync"
 let upload = NetworkOperation()
 upload.name = "upload"
-// The backup sends the photo index, which takes 5 ticks to build.
-let index = BlockOperation { work(ticks: 5) }
+// The backup sends the photo index, which takes 7 ticks to build.
+let index = BlockOperation { work(ticks: 7) }
 index.name = "index"
 let backup = NetworkOperation()
 backup.name = "backup"
