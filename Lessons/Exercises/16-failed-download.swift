@@ -95,6 +95,10 @@ filter2.addDependency(download2)
 Lab.printsAtTheEnd("filtered") {
   [filter1, filter2].filter { $0.filtered != nil }.count
 }
+// How many downloads were cancelled (nobody cancels one here).
+Lab.printsAtTheEnd("cancelled") {
+  [download1, download2].filter(\.isCancelled).count
+}
 for op in [download1, download2, filter1, filter2] {
   Lab.watch(op)  // the harness prints its start and finish
 }

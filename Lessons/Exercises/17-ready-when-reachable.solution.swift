@@ -19,10 +19,10 @@ final class NetworkOperation: Operation, @unchecked Sendable {
 
   /// Called when the network comes back.
   func networkCameBack() {
-    // The queue keeps the last isReady it read, and asks again when it
-    // hears that it changed: through key-value observing on Apple
-    // platforms; on Linux corelibs' didChangeValue(forKey:) calls the
-    // queue's observer itself.
+    // The queue reads isReady again only when told that it changed:
+    // through key-value observing on Apple platforms; on Linux corelibs'
+    // didChangeValue(forKey:) re-reads isReady at once, on this thread,
+    // and keeps the answer. Outside the lock: isReady takes it.
     willChangeValue(forKey: "isReady")
     reachable.withLock { $0 = true }
     didChangeValue(forKey: "isReady")
@@ -54,11 +54,17 @@ let sync = NetworkOperation()
 sync.name = "sync"
 let upload = NetworkOperation()
 upload.name = "upload"
+// The backup sends the photo index, which takes 7 ticks to build.
+let index = BlockOperation { work(ticks: 7) }
+index.name = "index"
+let backup = NetworkOperation()
+backup.name = "backup"
+backup.addDependency(index)
 // How many operations ran while the network was down.
 Lab.printsAtTheEnd("offline") {
-  [sync, upload].filter(\.failedOffline).count
+  [sync, upload, backup].filter(\.failedOffline).count
 }
-for op in [sync, upload] {
+for op in [index, sync, upload, backup] {
   Lab.watch(op)  // the harness prints its start and finish
   network.addOperation(op)
 }
@@ -67,6 +73,6 @@ sleep(untilTick: 1)  // t=1: the user gives up on the upload
 upload.cancel()
 
 sleep(untilTick: 3)  // t=3: the network comes back
-for op in [sync, upload] { op.networkCameBack() }
+for op in [sync, upload, backup] { op.networkCameBack() }
 
 Lab.end()  // the harness ends the program when the work is done

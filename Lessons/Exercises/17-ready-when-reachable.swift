@@ -6,7 +6,8 @@
 // ready" itself, by overriding isReady, and the queue must hear when that
 // changes. At t=1 the user gives up on the upload, and the app cancels it:
 // a cancelled operation must be ready at once, network or not, so that the
-// queue can skip it.
+// queue can skip it. The backup also waits for its dependency, index, to
+// finish at t=7.
 //
 // Fill in the two gaps below. (Lab and work are the lab's harness: the
 // clock, the stand-in for real work, the printer of events.)
@@ -26,7 +27,10 @@ final class NetworkOperation: Operation, @unchecked Sendable {
 
   /// Called when the network comes back.
   func networkCameBack() {
-    // GAP: the queue keeps the last isReady it read; tell it that it changed.
+    // GAP: the queue reads isReady again only when told that it changed:
+    // tell it, around the change and outside the lock. (On Linux corelibs'
+    // didChangeValue(forKey:) reads isReady at once, on this thread: inside
+    // withLock, isReady would lock the Mutex again: a fatal error.)
     reachable.withLock { $0 = true }
   }
 
@@ -56,11 +60,17 @@ let sync = NetworkOperation()
 sync.name = "sync"
 let upload = NetworkOperation()
 upload.name = "upload"
+// The backup sends the photo index, which takes 7 ticks to build.
+let index = BlockOperation { work(ticks: 7) }
+index.name = "index"
+let backup = NetworkOperation()
+backup.name = "backup"
+backup.addDependency(index)
 // How many operations ran while the network was down.
 Lab.printsAtTheEnd("offline") {
-  [sync, upload].filter(\.failedOffline).count
+  [sync, upload, backup].filter(\.failedOffline).count
 }
-for op in [sync, upload] {
+for op in [index, sync, upload, backup] {
   Lab.watch(op)  // the harness prints its start and finish
   network.addOperation(op)
 }
@@ -69,6 +79,6 @@ sleep(untilTick: 1)  // t=1: the user gives up on the upload
 upload.cancel()
 
 sleep(untilTick: 3)  // t=3: the network comes back
-for op in [sync, upload] { op.networkCameBack() }
+for op in [sync, upload, backup] { op.networkCameBack() }
 
 Lab.end()  // the harness ends the program when the work is done

@@ -10,7 +10,9 @@ func resizePhoto(slices: Int) async throws {
     // Cooperative, as isCancelled is: throws CancellationError once the
     // Task is cancelled, between slices.
     try Task.checkCancellation()
-    work(ticks: 1)  // one slice: CPU work, done in one go
+    // One slice: CPU work, done in one go. (Keep a Task's thread busy only
+    // with CPU work, never with waiting: tasks share a few threads.)
+    work(ticks: 1)
   }
 }
 
@@ -93,6 +95,11 @@ for op in [resize, thumbnail] {
   Lab.watch(op)  // the harness prints its start and finish
   photos.addOperation(op)
 }
+
+// Whether the resize operation was cancelled (1) or not (0).
+Lab.printsAtTheEnd("cancelled") { resize.isCancelled ? 1 : 0 }
+// Whether resizePhoto(slices:) threw, stopping early (1), or not (0).
+Lab.printsAtTheEnd("stopped") { resize.stopped ? 1 : 0 }
 
 sleep(untilTick: 2)  // t=2: the user leaves the screen
 resize.cancel()

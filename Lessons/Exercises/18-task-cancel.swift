@@ -2,8 +2,11 @@
 //
 // An app moves to Swift concurrency a piece at a time: resizePhoto(slices:)
 // is now an async function, and ResizeOperation runs it in a Task, so that
-// the queue still limits, orders and cancels the work. Its start() and
-// finish() are lesson 10's asynchronous operation, done for you.
+// the queue still limits and orders the work, and cancel() and
+// cancelAllOperations() still reach it. Its start() and finish() are done
+// for you, as lesson 10's asynchronous operation, with one difference: a
+// cancel finishes it only once the Task has stopped, so its slot stays
+// taken while the work runs.
 //
 // The user leaves the screen at t=2 and the app cancels the resize, and it
 // runs all eight slices anyway: cancel() sets the operation's isCancelled,
@@ -20,8 +23,11 @@ import Synchronization
 /// nothing of operations.
 func resizePhoto(slices: Int) async throws {
   for _ in 0..<slices {
-    // GAP: stop here, throwing, once the Task is cancelled.
-    work(ticks: 1)  // one slice: CPU work, done in one go
+    // GAP: stop here, throwing, once the Task is cancelled (returning
+    // would tell the caller the resize was done).
+    // One slice: CPU work, done in one go. (Keep a Task's thread busy only
+    // with CPU work, never with waiting: tasks share a few threads.)
+    work(ticks: 1)
   }
 }
 
@@ -101,6 +107,11 @@ for op in [resize, thumbnail] {
   Lab.watch(op)  // the harness prints its start and finish
   photos.addOperation(op)
 }
+
+// Whether the resize operation was cancelled (1) or not (0).
+Lab.printsAtTheEnd("cancelled") { resize.isCancelled ? 1 : 0 }
+// Whether resizePhoto(slices:) threw, stopping early (1), or not (0).
+Lab.printsAtTheEnd("stopped") { resize.stopped ? 1 : 0 }
 
 sleep(untilTick: 2)  // t=2: the user leaves the screen
 resize.cancel()

@@ -38,6 +38,23 @@ import Testing
     return (e, solved, started)
   }
 
+  /// Builds and runs `source` against the exercise: it must build and run.
+  func variant(_ e: Exercise, _ source: String, _ what: String) throws -> (ExerciseOutcome, failed: Set<String>, ExerciseTrial.Verdict) {
+    let swiftc = try #require(ExerciseBuild.swiftc())
+    let verdict = ExerciseTrial.attempt(e, source: source, swiftc: swiftc)
+    guard case .ran(let outcome, _, _) = verdict else {
+      Issue.record("\(what) builds and runs: \(LessonChecker.describe(verdict))")
+      return (ExerciseOutcome(), [], verdict)
+    }
+    return (outcome, Set(verdict.failed), verdict)
+  }
+
+  /// `text` with `old` replaced by `new`, which must be there once.
+  func replacing(_ old: String, with new: String, in text: String) throws -> String {
+    #expect(text.components(separatedBy: old).count == 2, "\(old) is in the file once")
+    return text.replacingOccurrences(of: old, with: new)
+  }
+
   @Test("Lesson 10: the async operation without KVO stalls its queue; the correct one finishes and honours cancel")
   func asyncOperation() throws {
     let (_, solved, started) = try verdicts("10", "10-async-download.swift")
@@ -123,8 +140,11 @@ import Testing
     #expect(bad.races.contains { $0.summary.contains("Likes") })
   }
 
-  @Test("Lesson 16: a filter that reads only isCancelled filters its failed download's missing photo; one that reads the result returns at once")
+  @Test(
+    "Lesson 16: a filter that reads only isCancelled filters its failed download's missing photo; one that reads the result returns at once; a download that marks its failure as a cancel is caught"
+  )
   func failedDownload() throws {
+    let (e, starter, _) = try exercise("16", "16-failed-download.swift")
     let (_, solved, started) = try verdicts("16", "16-failed-download.swift")
     guard case .ran(let good, _, _) = solved, case .ran(let bad, _, _) = started else {
       Issue.record("both files build and run")
@@ -138,10 +158,18 @@ import Testing
     #expect(bad.values["filtered"] == 2 && bad.operations["filter2"]?.how == "succeeded")
     #expect((bad.operations["filter2"]?.end ?? 0) >= 3)
     #expect(Set(started.failed) == ["value filtered 1", "finished filter2 before 3"])
+    #expect(good.values["cancelled"] == 0 && bad.values["cancelled"] == 0)
+    // The starting file with the failure marked as a cancel: lesson 7's guard then lets
+    // filter2 return at once, but a failure is not a cancel.
+    let line = "    result.withLock { $0 = failing ? .failure(.offline) : .success(fetched) }\n"
+    let marked = try replacing(line, with: line + "    if failing { cancel() }\n", in: starter)
+    let (asCancel, failed, _) = try variant(e, marked, "the download that cancels itself")
+    #expect(asCancel.values["cancelled"] == 1 && asCancel.operations["filter2"]?.how == "returned early")
+    #expect(failed == ["value cancelled 0"])
   }
 
   @Test(
-    "Lesson 17: without an isReady of its own the work runs offline; with it but without didChangeValue(forKey: \"isReady\") nothing makes corelibs read it again and sync stalls; with both, sync waits for the network and the cancelled upload is skipped at once"
+    "Lesson 17: without an isReady of its own the work runs offline; without super.isReady backup runs before its dependency; with it but without didChangeValue(forKey: \"isReady\") corelibs reads it again only when index finishes, and sync runs late; with both, sync waits for the network and the cancelled upload is skipped at once"
   )
   func readinessOfYourOwn() throws {
     let (e, _, solution) = try exercise("17", "17-ready-when-reachable.swift")
@@ -157,23 +185,42 @@ import Testing
     #expect(good.values["offline"] == 0 && (good.operations["sync"]?.start ?? 0) > 2.8)
     #expect(good.operations["upload"]?.start == nil && good.operations["upload"]?.how == "cancelled")
     #expect((good.operations["upload"]?.end ?? 99) < 2)
-    // The solution without the notification: corelibs keeps the last isReady it read
-    // (no) and reads it again only when told, or when the queue schedules for another
-    // reason, which nothing here makes it do after the upload is skipped.
+    // backup waited for the network and for index, which finished at t=7.
+    let indexed = try #require(good.operations["index"]?.end)
+    #expect(indexed > 6.8 && (good.operations["backup"]?.start ?? 0) >= indexed - ExerciseTrial.sameLook)
+    // The solution without super.isReady: backup no longer waits for its dependency.
+    let noSuper = try replacing("    super.isReady && (reachable", with: "    (reachable", in: solution)
+    let (early, startedEarly, _) = try variant(e, noSuper, "the solution without super.isReady")
+    // (At t=3, or later on a busy machine where libdispatch has no free thread for it
+    // until sync finishes at t=5: before index's finish either way.)
+    #expect((early.operations["backup"]?.start ?? 99) < indexed - 1)
+    #expect(startedEarly == ["starts backup after index"])
+    // The solution without the notification: on corelibs nothing reads sync's isReady
+    // again at t=3. The queue reads it only when it looks for work for another reason:
+    // index's finish at t=7, so sync runs late (in a world with nothing after t=3,
+    // never: it would stall).
     let silent = solution.split(separator: "\n", omittingEmptySubsequences: false)
       .filter { !$0.contains("ChangeValue(forKey: \"isReady\")") }.joined(separator: "\n")
     #expect(silent.split(separator: "\n").count == solution.split(separator: "\n").count - 2)
-    let swiftc = try #require(ExerciseBuild.swiftc())
-    let unheard = ExerciseTrial.attempt(e, source: silent, swiftc: swiftc)
-    guard case .ran(let stalled, let failures, _) = unheard else {
-      Issue.record("the solution without the notification builds and runs")
-      return
-    }
-    #expect(stalled.stalled == ["sync"] && stalled.operations["sync"]?.start == nil)
-    let said = failures.first { $0.what == "stall" }?.message ?? ""
-    #expect(said.hasPrefix("sync never started: the queue never found it ready"), "\(said)")
-    #expect(stalled.operations["upload"]?.how == "cancelled")
-    #expect(Set(unheard.failed) == ["stall", "finished sync before 6"])
+    let (late, unheard, _) = try variant(e, silent, "the solution without the notification")
+    #expect((late.operations["sync"]?.start ?? 0) > indexed - ExerciseTrial.sameLook && late.stalled.isEmpty)
+    #expect(late.operations["upload"]?.how == "cancelled")
+    #expect(unheard == ["finished sync before 6"])
+    // The notification inside the lock: on Linux didChangeValue(forKey:) reads isReady
+    // at once, which locks the Mutex again: a fatal error, which the report quotes.
+    let inside = try replacing(
+      "    willChangeValue(forKey: \"isReady\")\n    reachable.withLock { $0 = true }\n    didChangeValue(forKey: \"isReady\")\n",
+      with:
+        "    reachable.withLock {\n      willChangeValue(forKey: \"isReady\")\n      $0 = true\n      didChangeValue(forKey: \"isReady\")\n    }\n",
+      in: solution)
+    let (_, crashed, relocked) = try variant(e, inside, "the notification inside the lock")
+    #expect(crashed.contains("crash"), "\(LessonChecker.describe(relocked))")
+    guard case .ran(_, let failures, _) = relocked else { return }
+    let crash = failures.first { $0.what == "crash" }?.observed ?? ""
+    #expect(crash.contains("Recursive call to lock Mutex"), "\(crash)")
+    let report = ExerciseReport.render(relocked, exercise: e, path: "mine.swift", source: inside, options: ShellOptions())
+    let flat = report.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(flat.contains("Recursive call to lock Mutex") && flat.contains("called outside the lock"), "\(report)")
   }
 
   @Test(
@@ -189,17 +236,26 @@ import Testing
     #expect((good.operations["resize"]?.end ?? 99) < 4 && good.operations["resize"]?.how == "cancelled")
     #expect((good.operations["thumbnail"]?.end ?? 99) < 5)
     #expect((bad.operations["resize"]?.end ?? 0) >= 8 && bad.operations["resize"]?.how == "succeeded")
-    #expect(Set(started.failed) == ["finished resize before 4", "finished thumbnail before 5"])
+    #expect(Set(started.failed) == ["finished resize before 4", "finished thumbnail before 5", "value stopped 1"])
+    #expect(good.values["cancelled"] == 1 && good.values["stopped"] == 1)
     // The check alone: nothing cancels the Task, so Task.checkCancellation() never throws.
-    let checkOnly = solution.replacingOccurrences(of: "    state.withLock { $0.task }?.cancel()\n", with: "")
-    #expect(checkOnly != solution)
-    let swiftc = try #require(ExerciseBuild.swiftc())
-    let unforwarded = ExerciseTrial.attempt(e, source: checkOnly, swiftc: swiftc)
-    guard case .ran(let ranOn, _, _) = unforwarded else {
-      Issue.record("the solution without the forwarded cancel builds and runs")
-      return
-    }
+    let checkOnly = try replacing("    state.withLock { $0.task }?.cancel()\n", with: "", in: solution)
+    let (ranOn, _, _) = try variant(e, checkOnly, "the solution without the forwarded cancel")
     #expect((ranOn.operations["resize"]?.end ?? 0) >= 8 && ranOn.operations["resize"]?.how == "succeeded")
+    // The forwarded cancel alone: the Task is cancelled, and nothing looks.
+    let forwardOnly = try replacing("    try Task.checkCancellation()\n", with: "", in: solution)
+    let (unchecked, _, _) = try variant(e, forwardOnly, "the solution without the check")
+    #expect((unchecked.operations["resize"]?.end ?? 0) >= 8 && unchecked.operations["resize"]?.how == "succeeded")
+    // An override of cancel() without super.cancel(): the Task stops, isCancelled stays false.
+    let noSuper = try replacing("    super.cancel()  // isCancelled, which start() and the queue read\n", with: "", in: solution)
+    let (unflagged, failed, _) = try variant(e, noSuper, "the solution without super.cancel()")
+    #expect((unflagged.operations["resize"]?.end ?? 99) < 4 && unflagged.values["cancelled"] == 0)
+    #expect(failed == ["value cancelled 1"])
+    // A plain return in place of the throw: it stops, and the operation reports success.
+    let returning = try replacing("    try Task.checkCancellation()\n", with: "    if Task.isCancelled { return }\n", in: solution)
+    let (quiet, failedQuietly, _) = try variant(e, returning, "the solution that returns")
+    #expect((quiet.operations["resize"]?.end ?? 99) < 4 && quiet.operations["resize"]?.how == "succeeded")
+    #expect(failedQuietly == ["value stopped 1"])
   }
 
   @Test(
