@@ -292,9 +292,10 @@ import Testing
     let code = try String(contentsOf: dir.appendingPathComponent("main.swift"), encoding: .utf8)
     // A step takes a tick, its access as the tick ends, as in the lab; a, b and f race on
     // c (`races`), so c is the racy code a learner would write, with no lock.
-    let step = "  work(ticks: 1)  // a step takes a tick\n"
-    #expect(code.contains("  register -= 1  // compute\n" + step + "  c.value = register  // write: no lock, so it races\n  work(ticks: 1)\n"))
-    #expect(code.contains(step + "  L.lock()\n" + step + "  L.unlock()\n"))
+    // (The program's statements are in a function, its closures' bodies four columns in.)
+    let step = "    work(ticks: 1)  // a step takes a tick\n"
+    #expect(code.contains("    register -= 1  // compute\n" + step + "    c.value = register  // write: no lock, so it races\n    work(ticks: 1)\n"))
+    #expect(code.contains(step + "    L.lock()\n" + step + "    L.unlock()\n"))
   }
 
   @Test("choose plays the scheduler: it shows the next open point, makes a choice there, and undo takes it back")
