@@ -37,7 +37,7 @@ public struct Lanes: Sendable {
     }
     public var kind: Kind
     public var tick: Tick
-    /// Made by the operation's completion block, which the timeline draws after the finish.
+    /// Made by the operation's completion block, which the timeline draws in a row of its own.
     public var inCompletion = false
   }
 

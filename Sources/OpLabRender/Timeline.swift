@@ -72,7 +72,10 @@ public enum Timeline {
 
     // Labels are as wide as the longest name shown (in a window, of what did something there).
     let labelled = windowed ? ops.filter { lanes.hasAnything(of: $0, in: start...end) } : ops
-    let longest = (labelled.map { Names.width(world.name($0)) + 2 } + shownQueues.map { Names.width(world.name($0)) }).max() ?? 8
+    let completionSteps = labelled.contains { world.shared?.completionSteps[$0] != nil }
+    let longest =
+      (labelled.map { Names.width(world.name($0)) + 2 } + shownQueues.map { Names.width(world.name($0)) }
+      + (completionSteps ? [Names.width(Self.completionLabel(ascii: ascii))] : [])).max() ?? 8
     let labelWidth = min(max(9, longest + 1), max(16, width / 3))
     let ticks = end - start + 1
     // Room for the lane, and a little for notes after it.
@@ -163,6 +166,9 @@ public enum Timeline {
           (lanes.marks[op] ?? []).compactMap { m -> Int? in
             if case .finished = m.kind { column(m.tick) } else { nil }
           })
+        let opMarks = lanes.marks[op] ?? []
+        var completionRow: [Character]? =
+          world.shared?.completionSteps[op] != nil ? Array(repeating: g.empty, count: columns) : nil
         for s in lanes.segments[op] ?? [] {
           let (glyph, w): (Character, Int) =
             switch s.state {
@@ -176,7 +182,12 @@ public enum Timeline {
             case .heldBehindBarrier, .heldOnDispatchQueue: (g.behindBarrier, 3)
             }
           // A completion block starts at its operation's finish, whose mark takes that
-          // column: it is drawn just after the mark, whole (its steps' marks with it).
+          // column: a block of steps gets a row of its own (below), each step in the column
+          // of its tick as the events stamp it; a plain one is drawn just after the mark.
+          if s.state == .completion, completionRow != nil {
+            for c in span(from: s.from, to: s.to) { completionRow?[c] = g.completion }
+            continue
+          }
           var covered = span(from: s.from, to: s.to)
           if s.state == .completion, let first = covered.first, markColumns.contains(first) { covered = span(from: s.from + 1, to: s.to + 1) }
           for c in covered where w > weight[c] {
@@ -184,8 +195,24 @@ public enum Timeline {
             weight[c] = w
           }
         }
+        var completionNotes: [String] = []
         var notes: [String] = []
-        for m in lanes.marks[op] ?? [] {
+        for m in opMarks {
+          if m.inCompletion, completionRow != nil, let c = column(m.tick) {
+            switch m.kind {
+            case .read: if completionRow?[c] != g.write { completionRow?[c] = g.read }
+            case .wrote: completionRow?[c] = g.write
+            case .touchedUI: completionRow?[c] = g.touchedUI
+            case .race:
+              completionRow?[c] = g.race
+              completionNotes.append("race at t=\(m.tick)")
+            case .uiOffMain:
+              completionRow?[c] = g.race
+              completionNotes.append("ui off main at t=\(m.tick)")
+            default: break
+            }
+            continue
+          }
           let glyph: Character?
           switch m.kind {
           case .finished(.succeeded): glyph = g.finished
@@ -224,6 +251,9 @@ public enum Timeline {
           notes.insert("started by hand, in no queue", at: 0)
         }
         line("  " + world.name(op), cells, note: notes.joined(separator: "; "))
+        if let completionRow {
+          line(Self.completionLabel(ascii: ascii), completionRow, note: completionNotes.joined(separator: "; "))
+        }
       }
       for row in uiRows {
         let (cells, note) = userInterfaceRow(
@@ -243,6 +273,9 @@ public enum Timeline {
       held: heldKinds(ops, lanes: lanes), drawn: (drawn, drawnUI))
     return out
   }
+
+  /// The label of the row under an operation for its completion block's steps.
+  static func completionLabel(ascii: Bool) -> String { ascii ? "   > completion" : "   ↳ completion" }
 
   /// Whether the drawn operations held a slot without running, behind a barrier block, or
   /// on a busy serial dispatch queue (their queue's underlyingQueue): the legend names each.

@@ -116,4 +116,30 @@ import Testing
     #expect(touch.tick == 1)
     #expect(Timeline.render(w, width: 80).contains("ui off main at t=1"))
   }
+
+  @Test(
+    "A completion block of steps gets a row under its operation, each step in the column of the tick its event says; the finish mark stays, and a plain block is drawn after it"
+  )
+  func completionStepsInTheirColumns() throws {
+    var w = World()
+    let q = try w.createQueue(name: "q")
+    try w.createVariable(name: "count", initial: 0)
+    let a = try w.createOperation(OperationSpec(name: "a", duration: 2))
+    try w.setCompletionSteps(a, [.read("count"), .compute(1), .write("count"), .touchUI])
+    try w.enqueue(a, on: q)
+    try w.addOperation(OperationSpec(name: "b", duration: 3, kind: .steps([.read("count"), .compute(1), .write("count")])), to: q)
+    try w.addOperation(OperationSpec(name: "p", duration: 1, completion: 2), to: q)
+    #expect(w.runUntilIdle() == .idle)
+    let rows = Timeline.render(w, width: 80).split(separator: "\n").map(String.init)
+    let lane = { (label: String) -> String? in rows.first { $0.hasPrefix(label + " ") }.map { String($0.dropFirst(16)) } }
+    // a finishes at t=2; its block reads at 2 (racing b's write at 2), computes at 3,
+    // writes at 4 and touches the user interface off main at 5; p's plain block follows its ✓.
+    #expect(lane("  a") == "██✓", "\(rows.joined(separator: "\n"))")
+    #expect(lane("   ↳ completion") == "  ↯cw↯  race at t=2; ui off main at t=5", "\(rows.joined(separator: "\n"))")
+    #expect(lane("  b") == "r█↯✓  race at t=2", "\(rows.joined(separator: "\n"))")
+    #expect(lane("  p") == "█✓cc", "\(rows.joined(separator: "\n"))")
+    let steps = w.trace.filter { $0.op == a && $0.kind.isStep }.map(\.tick)
+    #expect(steps == [2, 3, 4, 5])
+    #expect(rows.contains { $0.hasPrefix("↯ race or ui off main") || $0.contains("c completion block") })
+  }
 }
