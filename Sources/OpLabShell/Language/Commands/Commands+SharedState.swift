@@ -113,11 +113,11 @@ extension CommandTable {
 
         `preemptions K` tries only the orders with at most K preemptions: open points where
         the choice is not the normal one (threads held back while they could go on, or a lock
-        given to another waiter; the same choice at consecutive open points counts once),
-        every choice within that (as CHESS and Loom bound their search: most real bugs need
-        one or two): there, every choice within the bound is tried, so runs can outnumber
-        orders. The summary says how many the shortest bad order needed. When the space is too big or the cap stops a search, it says how many
-        open points the normal order has and offers the bound.
+        given to another waiter; the same choice at consecutive open points counts once), as
+        CHESS and Loom bound their search: most real bugs need one or two. Under a bound every
+        choice within it is tried, so runs can outnumber orders. The summary says how many
+        preemptions the shortest bad order needed. When the space is too big or the cap stops a
+        search, it says how many open points the normal order has and offers the bound.
         """,
       examples: [
         "explore", "explore 200", "explore expect count = 2", "explore expect count >= 1", "explore expect no deadlock",
