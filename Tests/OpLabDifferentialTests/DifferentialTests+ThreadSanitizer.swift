@@ -22,8 +22,9 @@ extension DifferentialTests {
 
   /// The line numbers (from 1) of `program` where the racy variable `name` is made: a
   /// `RacyInt` under the comment that names the lab's variable.
+  /// (Indented as the program's statements are, in its function.)
   static func declarationLines(of name: String, in program: String) -> [Int] {
-    let lines = program.split(separator: "\n", omittingEmptySubsequences: false)
+    let lines = program.split(separator: "\n", omittingEmptySubsequences: false).map { $0.drop { $0 == " " } }
     return lines.indices.filter { i in
       guard lines[i].hasPrefix("let "), lines[i].contains("RacyInt(") else { return false }
       let comment = lines[..<i].reversed().prefix { $0.hasPrefix("//") }
