@@ -86,25 +86,34 @@ extension DifferentialTests {
         #expect(unexplained.isEmpty, "\(world.name) (\(script)): a report in a race-free world\n\(output)")
         continue
       }
-      racyWorlds += 1
-      // Two random worlds whose race the lab finds get no report from Thread Sanitizer
-      // (in 5, d's read-modify-write against c's locked one; in 29, c against d): found
-      // by this sweep and not understood yet (what orders them on the real queue?), so
-      // marked, not hidden.
-      let open = ["random world 5", "random world 29"].contains(world.name)
-      withKnownIssue("the lab finds a race Thread Sanitizer does not (#28)", isIntermittent: true) {
-        #expect(output.contains("WARNING: ThreadSanitizer: data race"), "\(world.name) (\(script)): no report\n\(output)")
-        for name in names.sorted() {
-          // The racing memory is the variable's box, made at its declaration.
-          let lines = Self.declarationLines(of: name, in: programs[i])
-          #expect(lines.count == 1, "\(world.name): \(name) declared at \(lines)")
-          let at = lines.first.map { "main.swift:\($0):" } ?? "-"
-          #expect(
-            output.contains("Location is heap block") && output.contains(at),
-            "\(world.name) (\(script)): no report on \(name) (declared at \(at))\n\(output)")
+      // More work at once than this machine has cores: libdispatch's pool (rule 29) keeps
+      // the rest waiting for a thread, often one a racing operation frees (on a 2-core
+      // machine random worlds 5 and 29 run their third operation after another has
+      // finished, on its thread), so the accesses the lab finds racing may be ordered in
+      // this run. Then a report is not owed, but any report is on a variable the lab names.
+      let playable = Self.mostAtOnce(lab) <= ProcessInfo.processInfo.activeProcessorCount
+      let reported = Self.reports(output).filter { !Self.isAboutAMutex($0) }
+      guard playable else {
+        let named = names.sorted().compactMap { name in
+          Self.declarationLines(of: name, in: programs[i]).first.map { "main.swift:\($0):" }
         }
-      } when: {
-        open
+        for report in reported {
+          #expect(
+            named.contains { report.contains($0) },
+            "\(world.name) (\(script)): a report on another variable than \(names.sorted())\n\(report)")
+        }
+        continue
+      }
+      racyWorlds += 1
+      #expect(output.contains("WARNING: ThreadSanitizer: data race"), "\(world.name) (\(script)): no report\n\(output)")
+      for name in names.sorted() {
+        // The racing memory is the variable's box, made at its declaration.
+        let lines = Self.declarationLines(of: name, in: programs[i])
+        #expect(lines.count == 1, "\(world.name): \(name) declared at \(lines)")
+        let at = lines.first.map { "main.swift:\($0):" } ?? "-"
+        #expect(
+          output.contains("Location is heap block") && output.contains(at),
+          "\(world.name) (\(script)): no report on \(name) (declared at \(at))\n\(output)")
       }
     }
     #expect(racyWorlds >= 1)
