@@ -22,7 +22,6 @@ extension SwiftCode.Program {
     }
     draft.names.insert(queueName)
     draft.lines.insert(contentsOf: declare(queueName), at: 1)
-    draft.lines += submitting(all, to: queueName)
     if all.count == 1 {
       draft.lines.append("\(queue(queueName)).addOperation(\(names.variable(all[0])))")
     } else {
@@ -30,15 +29,6 @@ extension SwiftCode.Program {
       draft.lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
     }
     if !busy.contains(queueName) { busy.append(queueName) }
-  }
-
-  /// Whether the steps of operations defined in no queue add to another queue than the
-  /// one they are given now (`nil`: started by hand, in no queue at all).
-  mutating func given(_ ops: [String], to queueName: String?) {
-    for name in ops {
-      guard let adds = heldAdds.removeValue(forKey: name) else { continue }
-      if adds.contains(where: { $0 != queueName }) { crossQueueAdds = true }
-    }
   }
 
   /// `let G = Gate()` the first time a gate is named.
@@ -62,17 +52,6 @@ extension SwiftCode.Program {
     var bodySteps: [OpLabCore.Step] = []
     if case .steps(let steps) = spec.kind { bodySteps = steps }
     for case .add(_, let q) in bodySteps + (completionSteps ?? []) { lines += declare(q) }
-    for case .add(let added, _) in bodySteps + (completionSteps ?? []) { addsOf[spec.name, default: []].append(added) }
-    if completionSteps != nil || spec.completion != nil { withCompletion.insert(spec.name) }
-    // Work added to another queue than its own: known now, or when a held one is given a queue.
-    let stepQueues = bodySteps.compactMap { step -> String? in if case .add(_, let q) = step { q } else { nil } }
-    if let queueName {
-      if stepQueues.contains(where: { $0 != queueName }) { crossQueueAdds = true }
-    } else if !stepQueues.isEmpty {
-      heldAdds[spec.name] = stepQueues
-    }
-    // With a run to wait for it, a completion block says when it has run.
-    let counted = tracksCompletionBlocks ? ["  completionBlocks.leave()  // it has run"] : []
     // A gated operation keeps its gate, and its isReady asks it (a cancel lets it through).
     let gated =
       gate.map { g in
@@ -100,6 +79,7 @@ extension SwiftCode.Program {
       let type = names.typeName(spec.name)
       lines += ["final class \(type): AsyncOperation, @unchecked Sendable {"]
       let stoppable = !forgets && { if case .every = spec.cancellation { true } else { false } }()
+      if stoppable { self.stoppable.insert(spec.name) }
       if spec.failsAt != nil || stoppable {
         lines.append("  var error: Error?  // isFinished does not say whether it succeeded")
       }
@@ -132,7 +112,7 @@ extension SwiftCode.Program {
             ]
           ))
         didItsWork.append((type, "error == nil"))
-        return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps, counted: counted)
+        return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps)
       }
       if let ticks = spec.failsAt {
         // Work that fails calls back with its error: the error path is where a finish() goes missing.
@@ -184,7 +164,7 @@ extension SwiftCode.Program {
         let argument = "(ticks: \(ticks)" + (gate.map { ", gate: \(names.gate($0))" } ?? "") + ")"
         if let type = kinds[key] {
           lines.append("let \(v) = \(type)\(argument)")
-          return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps, counted: counted)
+          return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps)
         }
         let type = names.kindType(SwiftCode.stem(spec.name), name: spec.name)
         kinds[key] = type
@@ -212,9 +192,9 @@ extension SwiftCode.Program {
               + (spec.bailsUnlessDependenciesSucceeded
                 ? "a dependency did not succeed" : "a dependency was cancelled"))
         }
-        // The export's watcher tells a stop from work done: isCancelled alone cannot.
-        let stop = forExport ? "stopped = true; return" : "return"
-        if forExport, spec.cancellation != .never { lines.append("  var stopped = false  // saw isCancelled and returned") }
+        // The harness's watcher tells a stop from work done: isCancelled alone cannot.
+        let stop = "stopped = true; return"
+        if spec.cancellation != .never { lines.append("  var stopped = false  // saw isCancelled and returned") }
         lines.append("  override func main() {")
         if spec.bailsIfDependencyCancelled {
           lines.append("    if dependencies.contains(where: \\.isCancelled) { bailed = true; return }")
@@ -255,31 +235,28 @@ extension SwiftCode.Program {
           ))
       }
     }
-    return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps, counted: counted)
+    return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps)
   }
 
   /// The lines after an operation is made: its name, gate, priority, QoS and completion block.
   mutating func finish(
-    _ made: [String], spec: OperationSpec, gate: String?, completionSteps: [OpLabCore.Step]?, counted: [String]
+    _ made: [String], spec: OperationSpec, gate: String?, completionSteps: [OpLabCore.Step]?
   ) -> [String] {
     var lines = made
     let v = names.variable(spec.name)
     lines.append("\(v).name = \(SwiftCode.literal(spec.name))")
-    if forExport { lines.append("Lab.watch(\(v))  // the harness prints its start and finish") }
+    lines.append("Lab.watch(\(v))  // the harness prints its start and finish")
     if let gate { lines.append("\(names.gate(gate)).add(\(v))") }
     if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
     if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
     if let steps = completionSteps {
       lines.append("// its completion block runs after it: off main (Linux), any thread (Apple)")
       lines.append("\(v).completionBlock = {")
-      lines += stepLines(steps, rest: (spec.completion ?? 0) - Tick(steps.count)) + counted
+      lines += stepLines(steps, rest: (spec.completion ?? 0) - Tick(steps.count))
       lines.append("}")
     } else if let c = spec.completion {
       lines.append("// its completion block runs after it, on a thread you cannot count on")
-      lines +=
-        counted.isEmpty
-        ? ["\(v).completionBlock = { work(ticks: \(c)) }"]
-        : ["\(v).completionBlock = {", "  work(ticks: \(c))"] + counted + ["}"]
+      lines.append("\(v).completionBlock = { work(ticks: \(c)) }")
     }
     return lines
   }
@@ -328,7 +305,6 @@ extension SwiftCode.Program {
           ]
         }
       case .add(let name, let queueName):
-        lines += submitting([name], to: queueName, indent: "  ")
         lines.append("  \(queue(queueName)).addOperation(\(names.variable(name)))")
       }
     }

@@ -10,7 +10,7 @@ extension SwiftCode {
     let names = SwiftNames()
     var pieces: [Piece] = []
     var declared: Set<String> = ["main"]
-    /// The queues that have been given work, for a final `run`.
+    /// The queues that have been given work, for a `wait` on every queue.
     var busy: [String] = []
     var now: Tick = 0
     var needsAsyncBase = false
@@ -18,6 +18,8 @@ extension SwiftCode {
     var needsSucceeded = false
     /// The asynchronous operations, whose start() returns at once.
     var asyncOperations: Set<String> = []
+    /// The asynchronous operations whose cancel() stops the work they began.
+    var stoppable: Set<String> = []
     /// The operations cancelled by name: start() by hand skips their main().
     var cancelled: Set<String> = []
     /// Whether an operation waits for a gate (the `Gate` stand-in is shown then).
@@ -28,9 +30,6 @@ extension SwiftCode {
     var needsUserInterface = false
     /// Whether a step touches the user interface off the main thread.
     var needsOffMainTouch = false
-    /// For `export swift`: the lab's own waits (`run`, `wait Q`) let the clock run on, so
-    /// the main thread stays free for main-queue work, as in the lab.
-    var forExport = false
     /// What the program cannot express (the lab's cores, a platform not this one, an
     /// order of steps chosen by hand): said in the export's header and in its output.
     var notes: [String] = []
@@ -49,31 +48,6 @@ extension SwiftCode {
     var didItsWork: [(type: String, test: String)] = []
     /// The Operation subclass of each kind of operation declared so far (see `operation`).
     var kinds: [String: String] = [:]
-    /// Whether a `run` ends idle in the steps of the whole program: it must wait for
-    /// completion blocks, so each one is counted in `completionBlocks` (not in a view of
-    /// one name, nor an echo, nor the export, whose end watches every operation).
-    var tracksCompletionBlocks = false
-    /// Whether `completionBlocks` is declared (a completion block is counted).
-    var needsCompletionGroup = false
-    /// Whether `runMainLoop(untilFinished:)` is declared (a run waits with it).
-    var needsMainLoop = false
-    /// The operations with a completion block.
-    var withCompletion: Set<String> = []
-    /// The operations given to a queue or started, in order: what a `run` waits for.
-    var submitted: [String] = []
-    /// The names in ``submitted``, to find one in constant time.
-    var submittedNames: Set<String> = []
-    /// The operations each operation's steps add to a queue (body and completion block).
-    var addsOf: [String: [String]] = [:]
-    /// The queues the steps of each operation defined in no queue add to: whether that
-    /// is another queue than its own is known when it is given one.
-    var heldAdds: [String: [String]] = [:]
-    /// Whether work is given to the main queue, so a wait on the main thread would
-    /// keep it from running.
-    var mainWork = false
-    /// Whether an operation's work adds work to another queue than its own.
-    var crossQueueAdds = false
-
     /// What `cancelAllOperations()` does on the main queue, as a comment.
     static let mainCancelAllNote = "  // Linux's Foundation ignores this on the main queue"
 
@@ -108,7 +82,7 @@ extension SwiftCode {
       if !cancelledQueues.isEmpty { cancelAll(cancelledQueues, into: &draft) }
       if draft.shown {
         let (lines, declarations) = Self.fileScope(draft.lines)
-        pieces.append(Piece(lines: lines, names: draft.names, declarations: declarations, inline: draft.lines))
+        pieces.append(Piece(lines: lines, names: draft.names, declarations: declarations))
       }
     }
 
@@ -174,7 +148,6 @@ extension SwiftCode {
         definition.completionSteps[world.name(op)] = steps
       case .setCompletionSteps(let op, let steps):
         let name = world.name(op)
-        withCompletion.insert(name)
         code(about: name)
         draft.lines +=
           ["\(names.variable(name)).completionBlock = {"]
@@ -221,7 +194,11 @@ extension SwiftCode {
       case .cancel(let op):
         let name = world.name(op)
         cancelled.insert(name)
-        code("\(names.variable(name)).cancel()  // only sets isCancelled: code stops where it checks it", about: name)
+        let effect =
+          stoppable.contains(name)
+          ? "sets isCancelled, and its cancel() stops the work it began: finish() comes at the work's next check"
+          : "only sets isCancelled: code stops where it checks it"
+        code("\(names.variable(name)).cancel()  // " + effect, about: name)
       case .cancelAll(let q):
         cancelledQueues.append(world.name(q))
       case .suspend(let q):
@@ -235,31 +212,25 @@ extension SwiftCode {
         let name = world.name(q)
         code("\(queue(name)).addBarrierBlock { work(ticks: \(ticks)) }", about: name)
       case .wait(let q):
-        wait(forQueue: q.map(world.name), fromMain: false, until: nil, entry: entry, into: &draft)
-      case .waitOnMainThread(let q):
-        wait(forQueue: q.map(world.name), fromMain: true, until: nil, entry: entry, into: &draft)
-      case .waitOnMainThreadUntil(let q, let t):
-        wait(forQueue: q.map(world.name), fromMain: true, until: t, entry: entry, into: &draft)
+        wait(forQueue: q.map(world.name), fromMain: false, entry: entry, into: &draft)
+      case .waitOnMainThread(let q), .waitOnMainThreadUntil(let q, _):
+        wait(forQueue: q.map(world.name), fromMain: true, entry: entry, into: &draft)
       case .waitForOperations(let ops, let waiter):
-        wait(for: ops.map(world.name), fromMain: waiter.fromMain, until: waiter.until, entry: entry, into: &draft)
+        wait(for: ops.map(world.name), fromMain: waiter.fromMain, entry: entry, into: &draft)
       case .runUntilIdle:
         runUntilIdle(entry, into: &draft)
       case .chooseNext:
-        if forExport { note("the lab chose the next work by hand; here the threads decide") }
+        note("the lab chose the next work by hand; here the threads decide")
       case .step, .runUntil, .runUntilFinished:
         break  // the clock moving on: the next line's `sleep(untilTick:)` says until when
       case .setCores(let cores):
         let machine = cores.map { "\($0) cores" } ?? "a core for every piece of work"
         code("// no code: the lab's machine has \(machine)")
-        if forExport { note("the lab's machine has \(machine); this one has its own") }
+        note("the lab's machine has \(machine); this one has its own")
       case .tap(let t):
-        if forExport {
-          code("Lab.tap(atTick: \(t))  // the user taps: UIKit handles it on the main thread (1 tick)", about: "main")
-        } else {
-          code("// no code: the user taps; UIKit handles it on the main thread (1 tick)", about: "main")
-        }
+        code("Lab.tap(atTick: \(t))  // the user taps: UIKit handles it on the main thread (1 tick)", about: "main")
       case .frames(let every, let from, let until):
-        if forExport, let every {
+        if let every {
           let first = from ?? entry.tick
           code(
             "Lab.frames(every: \(every), from: \(first), until: \(until ?? first + 100))  // the display asks main for frames",
@@ -269,7 +240,7 @@ extension SwiftCode {
         }
       case .setPlatform(let p):
         code("// no code: the lab imitates \(p == .linux ? "swift-corelibs-foundation on Linux" : "Apple platforms")")
-        if forExport, p == .apple {
+        if p == .apple {
           note("the lab imitates Apple platforms; Linux's Foundation may differ")
         }
       case .createVariable(let name, let initial) where racy.contains(name):
@@ -280,17 +251,17 @@ extension SwiftCode {
             + " refuses it (\"mutation of captured var '\(v)' in concurrently-executing code\");"
             + " in a box marked @unchecked Sendable it compiles, and its reads and writes race as in the lab.",
           "let \(v) = RacyInt(\(initial))")
-        if forExport { code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).value }") }
+        code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).value }  // the harness prints it")
       case .createVariable(let name, let initial):
         needsSynchronization = true
         let v = names.shared(name)
         code("let \(v) = Mutex(\(initial))  // var \(name) = \(initial): each read and write is whole")
-        if forExport { code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).withLock { $0 } }") }
+        code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).withLock { $0 } }  // the harness prints it")
       case .createLock(let name):
         code("let \(names.shared(name)) = NSLock()")
       case .setStepOrder:
         code("// no code: the threads' speeds decide this order in a real program")
-        if forExport { note("the lab chose an order of steps by hand; here the threads decide") }
+        note("the lab chose an order of steps by hand; here the threads decide")
       case .createDispatchQueue, .setUnderlyingQueue:
         underlyingQueue(action, into: &draft)
       }

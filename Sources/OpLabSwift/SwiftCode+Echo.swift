@@ -18,6 +18,9 @@ extension SwiftCode {
   /// The indent of an echo's lines after the first, under its `  swift: `.
   public static let echoIndent = "         "
 
+  /// The widest line an echo shows after its indent, within 80 columns.
+  public static let echoColumns = columns + 4 - echoIndent.count
+
   /// The program lowered so far, for echoing each new line as it is typed: each line is
   /// lowered once (what names it declared, which kinds of operation have a class), so an
   /// echo costs the new line's actions, not the whole script's.
@@ -48,26 +51,27 @@ extension SwiftCode {
     }
   }
 
-  /// The echo of the pieces one line made: fitted to the width less the echo's indent, the
-  /// clock's `sleep` left out, a class named rather than written out.
+  /// The echo of the pieces one line made: its lines as `main.swift` has them, its
+  /// file-scope declarations first, a class named rather than written out, the clock's
+  /// `sleep` left out. A line too wide for the echo's indent is laid out again within
+  /// 80 columns (a trailing comment above it, a long comment broken).
   static func echoText(_ pieces: [Piece], subject: String?) -> String {
-    let lines = pieces.filter { !($0.lines.first?.hasPrefix("sleep(") ?? false) }
-      .flatMap { fit(Array($0.inline.dropFirst()), width: columns + 4 - echoIndent.count) }
+    let room = echoColumns
     var shown: [String] = []
-    var inClass: String?
-    for line in lines {
-      if let type = inClass {
-        if line == "}" {
+    for piece in pieces where !(piece.lines.first?.hasPrefix("sleep(") ?? false) {
+      var inClass = false
+      for line in fit(fit(piece.declarations), width: room) {
+        if inClass {
+          inClass = line != "}"
+        } else if line.hasPrefix("final class ") {
+          let type = line.dropFirst("final class ".count).prefix { $0 != ":" }
           shown.append("// \(type): an Operation subclass (`swift \(subject ?? "")` shows it)")
-          inClass = nil
+          inClass = true
+        } else if !line.isEmpty {
+          shown.append(line)
         }
-        continue
       }
-      if line.hasPrefix("final class ") {
-        inClass = String(line.dropFirst("final class ".count).prefix { $0 != ":" })
-        continue
-      }
-      shown.append(line)
+      shown += fit(fit(Array(piece.lines.dropFirst()), width: statementColumns), width: room)
     }
     guard !shown.isEmpty else { return "" }
     return shown.enumerated().map { i, line in (i == 0 ? "  swift: " : echoIndent) + line + "\n" }.joined()

@@ -43,11 +43,11 @@ extension SwiftCode {
   /// operation's start and finish as event lines (`t=N  NAME started`), the shared
   /// variables at the end, and a stall when work never finished.
   ///
-  /// The program comes first: the `swift` view's code, with each command at its tick
-  /// (`sleep(untilTick:)`), steps a tick each on shared variables and locks, and each wait
-  /// the real call on the thread the lab says (the lab's own on a thread of their own,
-  /// `Lab.waitOnTheLabsThread`; those from main queued to the main thread), with the
-  /// harness's hooks (`Lab.start`, `Lab.watch`, `Lab.printsAtTheEnd`, `Lab.end`).
+  /// The program comes first, the `swift` view's text (``render(_:focus:)``): each command
+  /// at its tick (`sleep(untilTick:)`), steps a tick each on shared variables and locks,
+  /// and each wait the real call on the thread the lab says (the lab's own on a thread of
+  /// their own, `Lab.waitOnTheLabsThread`; those from main queued to the main thread), with
+  /// the harness's hooks (`Lab.start`, `Lab.watch`, `Lab.printsAtTheEnd`, `Lab.end`).
   /// The harness follows after ``harnessMarker``: the clock, the stand-ins, the printer of
   /// events and the watchdog. It builds with plain `swiftc` and with `-swift-version 6
   /// -strict-concurrency=complete -warnings-as-errors`.
@@ -56,34 +56,20 @@ extension SwiftCode {
   ///   - tickSeconds: the real seconds a tick of the lab's clock takes.
   /// - Returns: the program's text.
   public static func export(_ source: SwiftSource, tickSeconds: Double = 0.05) -> String {
-    let (program, reporting) = exportedProgram(
-      source, tickSeconds: tickSeconds,
-      build: [
-        "//   swiftc main.swift -o world && ./world",
-        "//   swiftc -swift-version 6 -strict-concurrency=complete main.swift",
-      ],
-      harnessIs: "follows after the marker at the end")
+    let (program, reporting) = mainSwift(lowered(source), source: source)
     return program + "\n" + harnessMarker + "\n" + harnessBody(tickSeconds: tickSeconds) + reporting
   }
 
   /// `export swift DIR`: the world as a SwiftPM package named `name` (an identifier is
   /// made of it, ``packageName(_:)``): `swift run` in DIR builds and plays it. The program
-  /// is ``export(_:tickSeconds:)``'s, in `main.swift`; the harness is in `Harness.swift`.
+  /// is the `swift` view's, in `main.swift`; the harness is in `Harness.swift`.
   /// - Parameters:
   ///   - source: the lines that made the world, with their actions.
   ///   - name: the folder's name, say.
   ///   - tickSeconds: the real seconds a tick of the lab's clock takes.
   public static func exportPackage(_ source: SwiftSource, name: String, tickSeconds: Double = 0.05) -> Package {
     let target = packageName(name)
-    let (program, reporting) = exportedProgram(
-      source, tickSeconds: tickSeconds,
-      build: [
-        "//   swift run                     (in the package's folder)",
-        "//   swiftc main.swift Harness.swift -o world && ./world",
-        "//   swiftc -swift-version 6 -strict-concurrency=complete \\",
-        "//     main.swift Harness.swift",
-      ],
-      harnessIs: "is in Harness.swift, beside this file")
+    let (program, reporting) = mainSwift(lowered(source), source: source)
     let manifest = """
       // swift-tools-version:\(toolsVersion)
       \(exportedMark)
@@ -114,39 +100,39 @@ extension SwiftCode {
     return id.prefix(1).uppercased() + id.dropFirst()
   }
 
-  /// The program of an export, and the `Reporting` extensions that go after the harness.
-  static func exportedProgram(
-    _ source: SwiftSource, tickSeconds: Double, build: [String], harnessIs: String
-  ) -> (program: String, reporting: String) {
-    var code = Program(world: source.world)
-    code.forExport = true
-    if let shared = source.world.shared {
-      code.racy = Set(source.world.raceReport().races.map { shared.variableNames[Int($0.variable)] })
-    }
-    var lastTick: Tick = 0
-    for entry in source.entries {
-      code.add(entry)
-      lastTick = Swift.max(lastTick, entry.end)
-    }
-    let notes = code.notes
-    var out = exportedMark + "\n// Build and run (plain swiftc, or Swift 6 with complete checking):\n"
-    out += build.joined(separator: "\n") + "\n"
-    out += """
-      // The program comes first; OpLab's harness (its clock and stand-ins)
-      // \(harnessIs). One tick of the lab's clock is
-      // \(tickSeconds) s here. Each command comes at its tick (sleep(untilTick:));
-      // the waits are the real calls, on the thread the lab says. Each
-      // operation's start and finish is printed as an event line (t=N  NAME
-      // started), to read beside the lab's `events`, then the shared variables.
-      // Where the real queue leaves an order open (starts in the same tick),
-      // and within a fraction of a tick, the real run may differ. The Lab.…
-      // lines are the harness's: the `swift` view shows the program without
-      // them.
+  /// The program's header: how to build and run it with the harness, and what its
+  /// `Lab.…` lines are.
+  static let programHeader = """
+    \(exportedMark)
+    // OpLab's harness (the lab's clock and stand-ins) is Harness.swift beside
+    // this file in a package (`export swift DIR`), or follows the marker at
+    // the end of one file (`export swift FILE.swift`). Build and run:
+    //   swift run                     (in the package's folder)
+    //   swiftc main.swift Harness.swift -o world && ./world
+    //   swiftc FILE.swift -o world && ./world         (the one file)
+    // (and under Swift 6's complete checking: swiftc -swift-version 6
+    // -strict-concurrency=complete …).
+    // Each command comes at its tick of the lab's clock (sleep(untilTick:)),
+    // and each wait is the real call, on the thread the lab says. Where the
+    // real queue leaves an order open (starts in the same tick), and within a
+    // fraction of a tick, the real run may differ from the lab's. The Lab.…
+    // lines are the harness's hooks, not OperationQueue code: Lab.watch(op)
+    // prints the operation's start and finish as event lines (t=N  NAME
+    // started), to read beside the lab's `events`; Lab.printsAtTheEnd a
+    // shared variable's value at the end; Lab.start and Lab.end start the
+    // clock and keep the program alive until the work is done.
 
-      """
+    """
+
+  /// The program `code` lowered from `source` (the `swift` view, an export's `main.swift`),
+  /// and the `Reporting` extensions that go after the harness.
+  static func mainSwift(_ code: Program, source: SwiftSource) -> (text: String, reporting: String) {
+    let lastTick = source.entries.reduce(0) { Swift.max($0, $1.end) }
+    let notes = code.notes
+    var out = programHeader
     for n in notes { out += fit(["// Not expressed: " + n]).joined(separator: "\n") + "\n" }
-    out += "import Foundation\nimport Synchronization\n\n"
-    out += code.declarations(mainLoop: false)
+    out += "import Foundation\n" + (code.needsSynchronization ? "import Synchronization\n" : "") + "\n"
+    out += code.declarations()
     let noteList = notes.isEmpty ? "" : ", notes: [\n" + notes.map { "  " + literal($0) + "," }.joined(separator: "\n") + "\n]"
     out += programText(
       code.pieces, before: "Lab.start(lastTick: \(lastTick)\(noteList))  // the lab's clock starts: t=0\n",

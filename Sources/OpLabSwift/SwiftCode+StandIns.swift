@@ -133,32 +133,4 @@ extension SwiftCode {
     "  }",
     "}",
   ]
-
-  /// The count of completion blocks still to run, for a `run`'s wait: waiting on a
-  /// queue does not wait for them (semantics rule 36).
-  static let completionGroup = [
-    "/// The completion blocks still to run: no queue waits for them, so each",
-    "/// one is counted in before its operation is added, and out when it ends.",
-    "let completionBlocks = DispatchGroup()",
-  ]
-
-  /// The wait a command-line tool needs when main-queue work or completion blocks are
-  /// involved: the main thread runs the main run loop (the main queue's work runs only
-  /// there, or under dispatchMain()) until the operations are finished and, with them,
-  /// every completion block counted has run.
-  static func mainLoop(countingCompletionBlocks: Bool) -> [String] {
-    [
-      "/// Runs the main run loop, on the main thread, until the operations have",
-      countingCompletionBlocks
-        ? "/// finished and every completion block has run: main-queue work runs here."
-        : "/// finished: main-queue work runs here.",
-      "func runMainLoop(untilFinished operations: [Operation]) {",
-      countingCompletionBlocks
-        ? "  while !operations.allSatisfy(\\.isFinished)\n    || completionBlocks.wait(timeout: .now()) == .timedOut\n  {"
-        : "  while !operations.allSatisfy(\\.isFinished) {",
-      "    RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.01))",
-      "  }",
-      "}",
-    ]
-  }
 }

@@ -24,32 +24,25 @@ public struct SwiftSource: Sendable {
     public var tick: Tick
     /// The tick when it returned: later than `tick` for a run or a wait.
     public var end: Tick
-    /// For a run until idle: it stopped stalled, with work that can never finish.
-    public var stalled: Bool
     /// A wait of the line could never return: the lab stopped it at `end` (the real call
     /// would block for ever).
     public var waitStalled = false
 
     /// Creates an entry.
-    public init(text: String, actions: [Action], tick: Tick, end: Tick, stalled: Bool = false) {
+    public init(text: String, actions: [Action], tick: Tick, end: Tick) {
       self.text = text
       self.actions = actions
       self.tick = tick
       self.end = end
-      self.stalled = stalled
     }
 
     /// The entry of a line whose `actions` ran in `world` from its state `before` (its
-    /// clock, its trace's end) to its present: what the line took, where it stalled.
-    /// - Complexity: the events the line added, and the operations when it is a run.
+    /// clock, its trace's end) to its present: what the line took, whether a wait stalled.
+    /// - Complexity: the events the line added.
     public init(text: String, actions: [Action], from before: (tick: Tick, traced: Int), in world: World) {
-      let stalled = actions.contains(.runUntilIdle) && !world.unfinishedOperations().isEmpty
-      self.init(text: text, actions: actions, tick: before.tick, end: world.now, stalled: stalled)
+      self.init(text: text, actions: actions, tick: before.tick, end: world.now)
       waitStalled = world.trace.events(from: before.traced).contains { $0.kind == .waitStalled }
     }
-
-    /// Whether it is a run until idle that ended idle: its program waits for the work.
-    public var waitsForTheWork: Bool { !stalled && actions.contains(.runUntilIdle) }
 
     /// The operation or queue it makes, for pointing at `swift NAME`.
     public var subject: String? {

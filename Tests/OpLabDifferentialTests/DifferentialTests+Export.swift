@@ -104,6 +104,25 @@ extension DifferentialTests {
     #expect(text.contains("c finished (cancelled)"), "\(text)")
   }
 
+  @Test(
+    "start() by hand is queued to the main thread, not made in the program's line: the lab's next command does not wait for it, so b starts at t=0 while a runs on main (a direct a.start() would hold b back to t=3); a wait from main queued behind it returns at t=3, when d is added"
+  )
+  func exportedStartByHandLetsTheNextCommandGoOn() throws {
+    let lab = Interpreter()
+    for line in [
+      "queue q", "op a takes 3 hold", "start a", "op b on q takes 1", "op c on q takes 1", "wait c from main", "op d on q takes 1", "run",
+    ] {
+      try #require(lab.execute(line).error == nil, "\(line)")
+    }
+    let code = lab.execute("swift").output
+    #expect(code.contains("DispatchQueue.main.async { a.start() }\n"), "\(code)")
+    let text = try Self.exportAndRun(lab)
+    Self.expectSameRun(lab, text)
+    for event in ["t=0  a started", "t=0  b started", "t=3  a finished", "t=3  d started"] {
+      #expect(text.contains(event), "\(event): \(text)")
+    }
+  }
+
   /// The examples whose world the real queue on this machine plays one way only. For the
   /// other two only the names and the stall are compared: cancel-all.oplab shows the
   /// cancelAllOperations loop racing a dependent it released (the order is open), and

@@ -115,7 +115,7 @@ import Testing
     options.width = 40
     let narrow = Interpreter(options: options)
     _ = narrow.execute("op d2 takes 4 cancel-check every 1")
-    #expect(narrow.execute("swift").output.contains("\n      if isCancelled { return }  // checked every 1 tick\n"))
+    #expect(narrow.execute("swift").output.contains("\n      if isCancelled { stopped = true; return }  // checked every 1 tick\n"))
   }
 
   @Test(
@@ -140,6 +140,7 @@ import Testing
       echoed("op d1 on downloads takes 3") == [
         "  swift: let d1 = BlockOperation { work(ticks: 3) }",
         "         d1.name = \"d1\"",
+        "         Lab.watch(d1)  // the harness prints its start and finish",
         "         downloads.addOperation(d1)",
       ])
     #expect(
@@ -147,13 +148,17 @@ import Testing
         "  swift: // DOperation: an Operation subclass (`swift d2` shows it)",
         "         let d2 = DOperation(ticks: 4)",
         "         d2.name = \"d2\"",
+        "         Lab.watch(d2)  // the harness prints its start and finish",
         "         d2.addDependency(d1)",
         "         downloads.addOperation(d2)",
       ])
     #expect(echoed("step 2") == [])
     #expect(echoed("timeline") == [])
     #expect(echoed("cancel d2") == ["  swift: d2.cancel()  // only sets isCancelled: code stops where it checks it"])
-    #expect(echoed("tap") == ["  swift: // no code: the user taps; UIKit handles it on the main thread (1 tick)"])
+    #expect(
+      echoed("tap") == [
+        "  swift: // the user taps: UIKit handles it on the main thread (1 tick)", "         Lab.tap(atTick: 2)",
+      ])
     #expect(i.execute("set swift-echo off").output == "  swift-echo off\n")
     #expect(echoed("suspend downloads") == [])
     // The setting is the lab's, not the world's: nothing of it is saved.
@@ -187,6 +192,7 @@ import Testing
         }
         let lost = LostOperation()
         lost.name = "lost"
+        Lab.watch(lost)  // the harness prints its start and finish
         net.addOperation(lost)
 
         """)
@@ -208,7 +214,9 @@ import Testing
     #expect(result.status == 0 && !result.said.contains("warning:"), "\(result.said)")
   }
 
-  @Test("start() by hand: for an operation cancelled before, the comment says its work never runs; for another, that main() runs on the main thread")
+  @Test(
+    "start() by hand, queued to the main thread (the lab's next command does not wait for it): for an operation cancelled before, the comment says its work never runs; for another, that main() runs on the main thread"
+  )
   func startByHandAfterCancel() throws {
     let i = Interpreter()
     for line in ["platform linux", "op export takes 3 hold", "cancel export", "start export", "op fresh takes 3 hold", "start fresh"] {
@@ -218,11 +226,15 @@ import Testing
       i.execute("swift export").output.hasSuffix(
         """
         // start export
-        // called on the main thread, for an operation in no queue
-        export.start()  // isCancelled is true: its work never runs
+        // called on the main thread, for an operation in no queue; queued there,
+        // as the lab's next command does not wait for it
+        // isCancelled is true: its work never runs
+        DispatchQueue.main.async { export.start() }
 
-        """))
-    #expect(i.execute("swift fresh").output.contains("fresh.start()  // main() runs here, on the main thread, until it returns\n"))
+        """), "\(i.execute("swift export").output)")
+    #expect(
+      i.execute("swift fresh").output.contains(
+        "// main() runs on the main thread until it returns\nDispatchQueue.main.async { fresh.start() }\n"))
   }
 
   @Test("swift main shows the work on the main thread: a start by hand, a wait from main, taps and frames")
@@ -238,160 +250,49 @@ import Testing
     #expect(!code.contains("// queue q\n"))
   }
 
-  @Test("A run that ends idle becomes a wait for the queues; one that stalled says a wait would hang, not a call that never returns")
+  @Test(
+    "A run, idle or stalled, is the clock moving on: the work goes on, and the program's end (the harness's watcher) waits for it or says what never finished"
+  )
   func runStalledOrIdle() {
-    let idle = Interpreter()
-    for line in ["queue q", "op a on q takes 1", "run"] { _ = idle.execute(line) }
-    #expect(
-      SwiftCodeTests.body(idle.execute("swift").output).hasSuffix(
-        "// run\n// a program's work just goes on; a command-line tool waits for it:\nq.waitUntilAllOperationsAreFinished()\n"))
-    let stalled = Interpreter()
-    for line in ["queue q", "op f on q takes 1 async forgets-finish", "run"] { _ = stalled.execute(line) }
-    let code = SwiftCodeTests.body(stalled.execute("swift").output)
-    #expect(code.hasSuffix("// run\n// stalled: some work never finishes, so a wait for it would hang\n"), "\(code)")
+    for lines in [["queue q", "op a on q takes 1", "run"], ["queue q", "op f on q takes 1 async forgets-finish", "run"]] {
+      let lab = Interpreter()
+      for line in lines { _ = lab.execute(line) }
+      let code = lab.execute("swift").output
+      #expect(
+        SwiftCodeTests.body(code).hasSuffix("// run\n// the work goes on; the next sleep, or the program's end, waits for it\n"),
+        "\(code)")
+      #expect(code.hasSuffix("program()\n// the work goes on: the harness's watcher ends the program when it is done\nLab.end()\n"))
+    }
   }
 }
 
-/// `swift` for a `run` that ends idle: a command-line tool must wait for the work, and
-/// with main-queue work or completion blocks a queue's wait is not that (#22).
+/// `swift` is the program that runs: built with the harness, it plays the world on the real
+/// queue to its end (#22, #28).
 @Suite struct SwiftCodeRunTests {
   @Test(
-    "A run with main-queue work and a completion block keeps the main run loop going until both are done, shown once as a helper; without them the wait stays one line"
-  )
-  func runKeepsTheMainRunLoopGoing() {
-    let i = Interpreter()
-    for line in ["op a on main takes 1", "op b takes 1 completion 1", "run"] { #expect(i.execute(line).error == nil, "\(line)") }
-    let code = i.execute("swift").output
-    #expect(
-      code.contains(
-        """
-        /// The completion blocks still to run: no queue waits for them, so each
-        /// one is counted in before its operation is added, and out when it ends.
-        let completionBlocks = DispatchGroup()
-
-        /// Runs the main run loop, on the main thread, until the operations have
-        /// finished and every completion block has run: main-queue work runs here.
-        func runMainLoop(untilFinished operations: [Operation]) {
-          while !operations.allSatisfy(\\.isFinished)
-            || completionBlocks.wait(timeout: .now()) == .timedOut
-          {
-            RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.01))
-          }
-        }
-
-        """), "\(code)")
-    #expect(
-      SwiftCodeTests.body(code).hasSuffix(
-        """
-        // op b takes 1 completion 1
-        let queue = OperationQueue()  // the lab's default queue
-        let b = BlockOperation { work(ticks: 1) }
-        b.name = "b"
-        // its completion block runs after it, on a thread you cannot count on
-        b.completionBlock = {
-          work(ticks: 1)
-          completionBlocks.leave()  // it has run
-        }
-        completionBlocks.enter()  // b's completion block is to run
-        queue.addOperation(b)
-
-        // run
-        // a command-line tool waits for the work itself. The main thread runs the
-        // main run loop, not a queue's wait: the main queue's work runs only
-        // there (or under dispatchMain()). No queue waits for completion blocks:
-        // completionBlocks counts them.
-        runMainLoop(untilFinished: [a, b])
-
-        """), "\(code)")
-    // A view of one operation shows its lines, without the whole program's count.
-    #expect(
-      i.execute("swift b").output == """
-        // op b takes 1 completion 1
-        let queue = OperationQueue()  // the lab's default queue
-        let b = BlockOperation { work(ticks: 1) }
-        b.name = "b"
-        // its completion block runs after it, on a thread you cannot count on
-        b.completionBlock = { work(ticks: 1) }
-        queue.addOperation(b)
-
-        """)
-    // Main-queue work alone: the helper waits for the operations only, and nothing is counted.
-    let main = Interpreter()
-    for line in ["op a on main takes 1", "run"] { _ = main.execute(line) }
-    let mainCode = main.execute("swift").output
-    #expect(mainCode.contains("  while !operations.allSatisfy(\\.isFinished) {\n"), "\(mainCode)")
-    #expect(!mainCode.contains("completionBlocks") && SwiftCodeTests.body(mainCode).hasSuffix("runMainLoop(untilFinished: [a])\n"), "\(mainCode)")
-    // A completion block before a run has nothing to count it.
-    let before = Interpreter()
-    _ = before.execute("op b takes 1 completion 1")
-    #expect(!before.execute("swift").output.contains("completionBlocks"))
-  }
-
-  @Test("Work another queue's work adds cannot be waited for queue by queue: the main thread waits for the operations themselves")
-  func addsToAnotherQueue() {
-    let i = Interpreter()
-    for line in ["queue q", "queue r", "op y on r takes 1 hold", "op a on q takes 1 does add y", "run"] {
-      #expect(i.execute(line).error == nil, "\(line)")
-    }
-    #expect(
-      SwiftCodeTests.body(i.execute("swift").output).hasSuffix(
-        """
-        // run
-        // a command-line tool waits for the work itself. A queue's wait can
-        // return before work that another queue's work adds is in it, so the main
-        // thread waits for the operations themselves.
-        runMainLoop(untilFinished: [a, y])
-
-        """))
-    // Work that adds to its own queue is still in that queue while it adds: one wait does.
-    let same = Interpreter()
-    for line in ["queue q", "op y on q takes 1 hold", "op a on q takes 1 does add y", "run"] { _ = same.execute(line) }
-    #expect(
-      SwiftCodeTests.body(same.execute("swift").output).hasSuffix(
-        "// run\n// a program's work just goes on; a command-line tool waits for it:\nq.waitUntilAllOperationsAreFinished()\n"))
-  }
-
-  @Test(
-    "The Swift shown for a world whose run ends idle, built and run on the real queue, does all its work before it exits: main-queue work, completion blocks and what they add"
+    "The Swift shown for a world whose run ends idle, built with the harness and run on the real queue, does all its work before it exits: main-queue work, completion blocks and what they add"
   )
   func shownProgramDoesAllTheWork() throws {
     let i = try SwiftCodeTests.world(SwiftCodeTests.stepsFixture)
     let code = i.execute("swift").output
     let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
-    // The stand-ins count the work done; the end says what finished.
-    // The prints at the end of program(), where its operations are in scope.
-    let end = "\n}\n\n\(SwiftCode.programFunction)()\n"
-    #expect(code.hasSuffix(end))
-    try
-      (code.dropLast(end.count) + """
-
-          print("finished:", [aStepOnMain, showTheDownloadedThumbnails, hopToMain, ui].map(\\.isFinished))
-          print("work done:", worked.withLock { $0 })
-        \(end)
-        """).write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
-    try """
-    import Foundation
-    import Synchronization
-    let worked = Mutex(0)
-    func work(ticks: Int) {
-      Thread.sleep(forTimeInterval: Double(ticks) / 100)
-      worked.withLock { $0 += ticks }
-    }
-    func sleep(untilTick: Int) { Thread.sleep(forTimeInterval: 0.01) }
-
-    """.write(to: dir.appendingPathComponent("standins.swift"), atomically: true, encoding: .utf8)
-    let built = try Swiftc.run(["main.swift", "standins.swift", "-o", "world"], in: dir)
+    try code.write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+    try SwiftCode.harness(tickSeconds: 0.05).write(to: dir.appendingPathComponent("Harness.swift"), atomically: true, encoding: .utf8)
+    let built = try Swiftc.run(["main.swift", "Harness.swift", "-o", "world"], in: dir)
     #expect(built.status == 0 && !built.said.contains("warning:"), "\(built.said)")
     guard built.status == 0 else { return }
     let ran = try Programs.run(dir.appendingPathComponent("world").path, in: dir)
-    // Ticks of work, a step taking a tick of its own: a-step-on-main 1, increment's five
-    // steps and its tick after them 6, refresh's three steps 3, load 2 and its completion
-    // block's four steps 4, with-a-long-completion-block 1 and its completion block 2
-    // (which no queue waits for), ui's step 1, the two ops added to main by other work
-    // 1 each: 22.
     #expect(ran.status == 0, "\(ran.output)")
-    #expect(ran.output.hasSuffix("finished: [true, true, true, true]\nwork done: 22\n"), "\(ran.output)")
+    // Every operation the lab ran (main-thread work aside) finished in the program too, none stalled.
+    let world = i.world
+    let names = world.trace.compactMap { e -> String? in
+      guard case .finished = e.kind, let op = e.op, world.operation(op).mainThreadWork == nil else { return nil }
+      return world.name(op)
+    }
+    #expect(names.count >= 6)
+    for name in names { #expect(ran.output.contains("  \(name) finished ("), "\(name): \(ran.output)") }
+    #expect(!ran.output.contains("stalled"), "\(ran.output)")
   }
 
   @Test(

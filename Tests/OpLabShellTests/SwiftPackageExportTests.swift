@@ -154,10 +154,11 @@ extension SwiftPackageExportTests {
       SwiftCodeTests.body(program).contains(
         """
         let likes = RacyInt(0)
-        Lab.printsAtTheEnd("likes") { likes.value }
+        Lab.printsAtTheEnd("likes") { likes.value }  // the harness prints it
 
         // var safe = 0
         // safe is declared before the program: a closure cannot capture a Mutex
+        // the harness prints it
         Lab.printsAtTheEnd("safe") { safe.withLock { $0 } }
         """), "\(program)")
     // The comment above the box, laid out within the columns, says it all.

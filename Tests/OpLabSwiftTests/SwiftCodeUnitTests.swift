@@ -59,7 +59,9 @@ import Testing
     return SwiftSource(entries: entries, world: world)
   }
 
-  @Test("Each line's actions become its code under the line as a comment; the clock moving on is a sleep; a run that ends idle waits for the queues")
+  @Test(
+    "Each line's actions become its code under the line as a comment; the clock moving on is a sleep; a run lets the work go on, and the end waits for it; the view is the export's main.swift"
+  )
   func fromActions() throws {
     let source = try Self.source([
       ("queue downloads max 2", { _ in [.createQueue(name: "downloads", maxConcurrent: 2, qualityOfService: nil)] }),
@@ -88,6 +90,7 @@ import Testing
           // op fetch-image on downloads takes 3
           let fetchImage = BlockOperation { work(ticks: 3) }
           fetchImage.name = "fetch-image"
+          Lab.watch(fetchImage)  // the harness prints its start and finish
           downloads.addOperation(fetchImage)
 
           sleep(untilTick: 1)  // the lab's next command is at t=1
@@ -99,15 +102,20 @@ import Testing
           downloads.isSuspended = false
 
           // run
-          // a program's work just goes on; a command-line tool waits for it:
-          downloads.waitUntilAllOperationsAreFinished()
+          // the work goes on; the next sleep, or the program's end, waits for it
         }
 
+        Lab.start(lastTick: 3)  // the lab's clock starts: t=0
         program()
+        // the work goes on: the harness's watcher ends the program when it is done
+        Lab.end()
 
         """), "\(code)")
     #expect(source.entries.map(\.subject) == ["downloads", "fetch-image", nil, nil, nil, nil])
-    #expect(source.entries.map(\.waitsForTheWork) == [false, false, false, false, false, true])
+    // One form of the program: the view is the package's main.swift, and the one-file
+    // export's text before the harness.
+    #expect(code == SwiftCode.exportPackage(source, name: "world").program)
+    #expect(SwiftCode.export(source).hasPrefix(code + "\n" + SwiftCode.harnessMarker + "\n"))
   }
 
   @Test(
@@ -134,12 +142,16 @@ import Testing
     #expect(type < function && function < end)
     #expect(lines[(function + 1)..<end].allSatisfy { $0.isEmpty || $0.hasPrefix("  ") }, "\(code)")
     #expect(lines[(function + 1)..<end].contains("  let a = AOperation(ticks: 4)"), "\(code)")
-    #expect(Array(lines[(end + 1)...]) == ["", "program()", ""], "\(code)")
+    #expect(
+      Array(lines[(end + 1)...]) == [
+        "", "Lab.start(lastTick: 4)  // the lab's clock starts: t=0", "program()",
+        "// the work goes on: the harness's watcher ends the program when it is done", "Lab.end()", "",
+      ], "\(code)")
     #expect(lines.allSatisfy { $0.count <= SwiftCode.columns })
   }
 
   @Test(
-    "An asynchronous operation that checks isCancelled stops its work on cancel(): the work it starts can be stopped, and its callback finishes it"
+    "An asynchronous operation that checks isCancelled stops its work on cancel(): the work it starts can be stopped, and its callback finishes it; its cancel() says so, another's that it only sets isCancelled"
   )
   func asyncCancelStopsTheWork() throws {
     let source = try Self.source([
@@ -151,9 +163,32 @@ import Testing
           spec.cancellation = .every(2)
           return [.createOperation(spec, dependencies: [], queue: w.queueID(named: "queue"))]
         }
-      )
+      ),
+      (
+        "op b takes 6 async",
+        { w in
+          var spec = OperationSpec(name: "b", duration: 6)
+          spec.kind = .async(forgetsFinish: false)
+          return [.createOperation(spec, dependencies: [], queue: w.queueID(named: "queue"))]
+        }
+      ),
+      ("step 1", { _ in [.step(1)] }),
+      ("cancel a", { w in w.operationID(named: "a").map { [.cancel($0)] } ?? [] }),
+      ("cancel b", { w in w.operationID(named: "b").map { [.cancel($0)] } ?? [] }),
     ])
     let code = SwiftCode.render(source)
+    #expect(
+      code.contains(
+        """
+          // cancel a
+          // sets isCancelled, and its cancel() stops the work it began: finish()
+          // comes at the work's next check
+          a.cancel()
+
+          // cancel b
+          b.cancel()  // only sets isCancelled: code stops where it checks it
+
+        """), "\(code)")
     #expect(
       code.contains(
         """

@@ -78,19 +78,22 @@ extension CommandTable {
       options: [],
       summary: "show the Swift behind what you typed (or one operation's or queue's)",
       details: """
-        Each command that made this world, as the Foundation calls it stands for: a queue is an
+        The program that plays this world on the real OperationQueue: exactly the main.swift
+        `export swift DIR` writes, so what you read is what runs. Each command that made the
+        world is under a `// command` line, as the Foundation calls it stands for: a queue is an
         OperationQueue with its maxConcurrentOperationCount and qualityOfService; an operation a
         BlockOperation, or an Operation subclass whose main() shows how it checks isCancelled,
         bails or fails; `async` the asynchronous pattern with its KVO, a forgotten finish()
         marked; dependencies, priorities, cancel, suspend, barriers and waits as their calls.
         Steps take a tick each on shared variables held in a Mutex; a call into the user
         interface is @MainActor, as in an app. work(ticks:) stands for the real work and
-        sleep(untilTick:) for the main thread idling until the lab's next command (both from
-        the harness `export swift` writes beside the program). A `run` that ends idle waits as a command-line tool must: with waitUntilAllOperationsAreFinished(),
-        or, when main-queue work or completion blocks are involved, by running the main run loop
-        until they are done (no queue waits for a completion block). Taps, frames and cores have
-        no code: the lab plays the user and the machine. `set swift-echo on` shows each command's
-        Swift as you type it. The code fits 76 columns and is never re-wrapped.
+        sleep(untilTick:) for the main thread idling until the lab's next command. The Lab.…
+        lines are the harness's hooks, each commented: Lab.watch(op) prints an operation's
+        start and finish, the lab's own waits run on a thread of their own, taps and frames
+        come on the main run loop. A `run` is the clock moving on: the work goes on, and the
+        program's end waits for it. Cores have no code. With a name, the lines about that
+        operation or queue. `set swift-echo on` shows each command's Swift as you type it.
+        The code fits 76 columns and is never re-wrapped.
         """,
       examples: ["swift", "swift d1", "swift downloads"],
       build: { m throws(ParseError) in .swift(target: try m.get(.target, \.name)) }),
