@@ -131,7 +131,12 @@ extension World {
   /// nothing: an operation that ran earlier, with nothing of these between, may as well run later.
   /// - Complexity: O(events + accesses · earlier accesses of the same variable); only worlds
   ///   with shared state have any.
-  public func raceReport() -> RaceReport {
+  public func raceReport() -> RaceReport { raceReport(firstRaceOnly: false) }
+
+  /// The race report, or with `firstRaceOnly` one that stops looking for data races at the
+  /// first (what `explore` asks of every order: whether there is one), with the same calls
+  /// off the main thread and lost updates.
+  func raceReport(firstRaceOnly: Bool) -> RaceReport {
     var report = RaceReport()
     guard let shared else { return report }
     let lab = -1
@@ -185,8 +190,9 @@ extension World {
         running[op] = clock
         if isStepped(op) { startOrder.append((op, e.kind == .started)) }
       case .variableRead(let v, _), .variableWritten(let v, _):
-        // Taken out while it changes, so its array is not copied.
-        guard Int(v) < accesses.count, var clock = running.removeValue(forKey: op) else { break }
+        // Taken out while it changes, so its array is not copied. Past the first race, when
+        // only that is asked, the clocks order nothing more that is looked at.
+        guard !firstRaceOnly || report.races.isEmpty, Int(v) < accesses.count, var clock = running.removeValue(forKey: op) else { break }
         let isWrite: Bool
         if case .variableWritten = e.kind { isWrite = true } else { isWrite = false }
         let access = RaceReport.Access(op: op, tick: e.tick, isWrite: isWrite, event: i, inCompletion: e.reason.isCompletionStep)

@@ -72,9 +72,15 @@ struct OptimalSearch {
   let restLocks: [[UInt64]]
   /// Per thread and step count: the locks it holds after that many of its steps.
   let heldAfter: [[UInt64]]
+  /// How many variables and locks the threads' steps name (their indices are below these).
+  let variableCount: Int
+  let lockCount: Int
   /// The run being explored: its points, and how far the run before it kept the same events.
   private(set) var stack: [Node] = []
   private var kept = 0
+  /// The vector clocks of the run's events (see ``reverseRaces()``), by event and thread:
+  /// those of the events before ``kept`` are the run before's, kept from call to call.
+  private var clockBuffer: [Int32] = []
   /// Runs whose every thread was asleep before its end (none, if the model is right).
   private(set) var blocked = 0
 
@@ -147,6 +153,8 @@ struct OptimalSearch {
       heldAfter.append(after)
     }
     self.heldAfter = heldAfter
+    variableCount = Int(accesses.lazy.flatMap { $0 }.map(\.variable).max() ?? -1) + 1
+    lockCount = Int(accesses.lazy.flatMap { $0 }.map(\.lock).max() ?? -1) + 1
     var reads: [[UInt64]] = [], writes: [[UInt64]] = [], locks: [[UInt64]] = []
     for list in accesses {
       var r = Array(repeating: UInt64(0), count: list.count + 1), w = r, l = r
@@ -228,16 +236,31 @@ struct OptimalSearch {
 
   /// Whether the threads at these points meet an open point: one's step due conflicts with
   /// a step another has left (``World/conflict(_:_:)``, for the steps this model has).
-  /// `waiting`: the threads waiting for a lock (no step due).
-  func isOpen(_ pcs: [Int], waiting: UInt64) -> Bool {
-    for i in pcs.indices where pcs[i] < steps[i].count && waiting & (1 << UInt64(i)) == 0 {
+  /// `due`: the threads with a step due (unfinished, not waiting for a lock), as bits.
+  /// - Complexity: O(threads): what the threads have left is summed once, as the bits one
+  ///   thread has and those two or more have.
+  func isOpen(_ pcs: [Int], due: UInt64) -> Bool {
+    var (r1, r2, w1, w2, l1, l2): (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+    var m = due
+    while m != 0 {
+      let j = m.trailingZeroBitCount
+      m &= m - 1
+      let r = restReads[j][pcs[j]], w = restWrites[j][pcs[j]], l = restLocks[j][pcs[j]]
+      (r2, r1, w2, w1, l2, l1) = (r2 | (r1 & r), r1 | r, w2 | (w1 & w), w1 | w, l2 | (l1 & l), l1 | l)
+    }
+    // Whether a thread other than the one with `own` has the bit.
+    func other(_ bit: UInt64, _ one: UInt64, _ two: UInt64, _ own: UInt64) -> Bool {
+      two & bit != 0 || (one & bit != 0 && own & bit == 0)
+    }
+    m = due
+    while m != 0 {
+      let i = m.trailingZeroBitCount
+      m &= m - 1
       let a = accesses[i][pcs[i]]
-      for j in pcs.indices where j != i && pcs[j] < steps[j].count && waiting & (1 << UInt64(j)) == 0 {
-        if a.lock >= 0, restLocks[j][pcs[j]] & (1 << UInt64(a.lock)) != 0 { return true }
-        guard a.variable >= 0 else { continue }
-        let bit = UInt64(1) << UInt64(a.variable)
-        if restWrites[j][pcs[j]] & bit != 0 || (a.writes && restReads[j][pcs[j]] & bit != 0) { return true }
-      }
+      if a.lock >= 0, other(1 << UInt64(a.lock), l1, l2, restLocks[i][pcs[i]]) { return true }
+      guard a.variable >= 0 else { continue }
+      let bit = UInt64(1) << UInt64(a.variable)
+      if other(bit, w1, w2, restWrites[i][pcs[i]]) || (a.writes && other(bit, r1, r2, restReads[i][pcs[i]])) { return true }
     }
     return false
   }
@@ -249,25 +272,47 @@ struct OptimalSearch {
   mutating func reverseRaces() {
     let n = stack.count - 1
     let count = threads.count
-    // Vector clocks, by thread: the last step of each thread that happens before or is the event.
-    var clocks = Array(repeating: Int32(-1), count: n * count)
+    // Vector clocks, by thread: the last step of each thread that happens before or is the
+    // event. Those before `kept` are the run before's (the same events): only the rest are
+    // worked out again.
+    var clocks: [Int32] = []
+    swap(&clocks, &clockBuffer)
+    if clocks.count < n * count { clocks.append(contentsOf: repeatElement(-1, count: n * count - clocks.count)) }
     var lastInThread = Array(repeating: -1, count: count)
-    let variables = Int(accesses.lazy.flatMap { $0 }.map(\.variable).max() ?? -1) + 1
-    var lastWrite = Array(repeating: -1, count: variables)
-    var readsSince = Array(repeating: [Int](), count: variables)
-    let lockCount = Int(accesses.lazy.flatMap { $0 }.map(\.lock).max() ?? -1) + 1
+    var lastWrite = Array(repeating: -1, count: variableCount)
+    var readsSince = Array(repeating: [Int](), count: variableCount)
     var lastLockEvent = Array(repeating: -1, count: lockCount)
     var lastTaken = Array(repeating: -1, count: lockCount)
     var races: [(Int, Int)] = []
+    var before: [Int] = []
     for i in 0..<n {
       let t = stack[i].current, k = stack[i].pcs[t]
       let a = accesses[t][k]
+      if i < kept {
+        // The run before's event: its clock is known; only where things stand after it.
+        if a.lock >= 0 {
+          lastLockEvent[Int(a.lock)] = i
+          if a.takes { lastTaken[Int(a.lock)] = i }
+        }
+        lastInThread[t] = i
+        if a.variable >= 0 {
+          if a.writes {
+            lastWrite[Int(a.variable)] = i
+            readsSince[Int(a.variable)].removeAll(keepingCapacity: true)
+          } else {
+            readsSince[Int(a.variable)].append(i)
+          }
+        }
+        continue
+      }
       let base = i * count
       if lastInThread[t] >= 0 {
         let p = lastInThread[t] * count
         for c in 0..<count { clocks[base + c] = clocks[p + c] }
+      } else {
+        for c in 0..<count { clocks[base + c] = -1 }
       }
-      var before: [Int] = []
+      before.removeAll(keepingCapacity: true)
       if a.variable >= 0 {
         let v = Int(a.variable)
         if lastWrite[v] >= 0 { before.append(lastWrite[v]) }
@@ -294,7 +339,7 @@ struct OptimalSearch {
           }
           lastTaken[l] = i
         }
-        before = []
+        before.removeAll(keepingCapacity: true)
       }
       if i >= kept {
         // Direct races: a dependent event before it, of another thread, that happens before
@@ -347,6 +392,7 @@ struct OptimalSearch {
       }
       if !asleep { insert(v, into: node.wakeUp, at: node.pcs) }
     }
+    swap(&clocks, &clockBuffer)
   }
 
   /// Whether running thread `q` first from these points starts a sequence equivalent to `v`
@@ -437,63 +483,89 @@ struct OptimalSearch {
   }
 
   /// The choices that make the run on the stack (see the type's notes).
+  /// - Complexity: O(ticks · threads + open points · threads · events): the threads with a
+  ///   step due are a set of bits, and each thread's events along the run one flat table.
   func script() -> [Int] {
     let n = stack.count - 1
-    var pcs = Array(repeating: 0, count: threads.count)
+    let count = threads.count
+    // Per event of the run: its thread and its step's index in that thread.
+    var thread = Array(repeating: 0, count: n), index = thread
+    // Per thread, its events' places along the run: `places[offset[u] + k]` is u's k-th.
+    var offset = Array(repeating: 0, count: count + 1)
+    for i in 0..<n {
+      let t = stack[i].current
+      (thread[i], index[i]) = (t, stack[i].pcs[t])
+      offset[t + 1] += 1
+    }
+    for u in 0..<count { offset[u + 1] += offset[u] }
+    var places = Array(repeating: 0, count: n)
+    for i in 0..<n { places[offset[thread[i]] + index[i]] = i }
+    var pcs = Array(repeating: 0, count: count)
     var done = Array(repeating: false, count: n)
-    // Per thread, its events' places along the run, and how many of them have run.
-    var places = Array(repeating: [Int](), count: threads.count)
-    for i in 0..<n { places[stack[i].current].append(i) }
     var first = 0
     var choices: [Int] = []
-    // Threads waiting for a lock: only once the run's events are all run (a deadlock's end).
-    var waiting: UInt64 = 0
-    func due(_ u: Int) -> Bool { pcs[u] < steps[u].count && waiting & (1 << UInt64(u)) == 0 }
+    // The threads with a step due: unfinished, and not waiting for a lock (threads wait only
+    // once the run's events are all run: a deadlock's end).
+    var due: UInt64 = 0
+    for u in 0..<count where !steps[u].isEmpty { due |= 1 << UInt64(u) }
     // The thread steps: its next event of the run, or it waits for a lock held.
     func step(_ u: Int) -> Bool {
       guard enabled(u, pcs) else {
-        waiting |= 1 << UInt64(u)
+        due &= ~(1 << UInt64(u))
         return true
       }
-      guard pcs[u] < places[u].count else { return false }
-      done[places[u][pcs[u]]] = true
+      guard pcs[u] < offset[u + 1] - offset[u] else { return false }
+      done[places[offset[u] + pcs[u]]] = true
       pcs[u] += 1
+      if pcs[u] == steps[u].count { due &= ~(1 << UInt64(u)) }
       return true
     }
-    while pcs.indices.contains(where: due) {
-      if isOpen(pcs, waiting: waiting) {
+    while due != 0 {
+      if isOpen(pcs, due: due) {
         // Choice 0, every due step in turn, where that runs the same order: every due thread
         // can take its next event of the run now, and none of them depends on another's or on
         // an event of the run still before it.
         var together = first < n
-        let ready = pcs.indices.filter(due)
-        for u in ready where together {
-          guard enabled(u, pcs), pcs[u] < places[u].count else {
+        var m = due
+        while m != 0, together {
+          let u = m.trailingZeroBitCount
+          m &= m - 1
+          guard enabled(u, pcs), pcs[u] < offset[u + 1] - offset[u] else {
             together = false
             break
           }
-          let at = places[u][pcs[u]], k = pcs[u]
-          for x in first..<at where !done[x] && stack[x].current != u && !independent(stack[x].current, stack[x].pcs[stack[x].current], u, k) {
+          let at = places[offset[u] + pcs[u]], k = pcs[u]
+          for x in first..<at where !done[x] && thread[x] != u && !independent(thread[x], index[x], u, k) {
             together = false
             break
           }
-          for v in ready where v != u && !independent(v, pcs[v], u, k) { together = false }
+          var others = due & ~(1 << UInt64(u))
+          while others != 0, together {
+            let v = others.trailingZeroBitCount
+            others &= others - 1
+            if !independent(v, pcs[v], u, k) { together = false }
+          }
         }
         if together {
           choices.append(0)
-          for u in ready { _ = step(u) }
+          var m = due
+          while m != 0 {
+            let u = m.trailingZeroBitCount
+            m &= m - 1
+            _ = step(u)
+          }
           while first < n, done[first] { first += 1 }
           continue
         }
-        let t = first < n ? stack[first].current : pcs.indices.first(where: due) ?? 0
+        let t = first < n ? thread[first] : due.trailingZeroBitCount
         // Choice k names the k-th thread with a step due (candidates in creation order).
-        var k = 1
-        for u in 0..<t where due(u) { k += 1 }
-        choices.append(k)
+        choices.append(1 + (due & ((1 << UInt64(t)) - 1)).nonzeroBitCount)
         guard step(t) else { return choices }
       } else {
-        let ready = pcs.indices.filter(due)
-        for u in ready {
+        var m = due
+        while m != 0 {
+          let u = m.trailingZeroBitCount
+          m &= m - 1
           guard step(u) else { return choices }
         }
       }
