@@ -174,12 +174,13 @@ struct OptimalSearch {
     restLocks = locks
     // The normal order's events, in the order they ran: the first run of the search. Every
     // thread starts before any step.
-    var index: [OpID: Int] = [:]
-    for (i, t) in threads.enumerated() { index[t] = i }
+    // Each operation's thread, by slot (-1: none).
+    var index = Array(repeating: -1, count: world.operations.count)
+    for (i, t) in threads.enumerated() { index[t.slot] = i }
     var sequence: [Int] = []
     var started = 0
     for e in world.trace.events(from: base.trace.count) {
-      guard let op = e.op, let t = index[op] else { continue }
+      guard let op = e.op, op.slot < index.count, case let t = index[op.slot], t >= 0 else { continue }
       if case .started = e.kind {
         guard sequence.isEmpty else { return nil }
         started += 1
