@@ -67,6 +67,9 @@ public struct Exploration: Hashable, Sendable {
   /// Runs taken up from a world saved along the run before (see ``ExploreRunner``), not
   /// replayed from the origin.
   var resumedRuns = 0
+  /// The fingerprints of orders kept to tell a repeated order (none under the optimal
+  /// search unless `checksRepeats`: memory flat in the runs).
+  var fingerprintsKept = 0
 
   /// The preemptions of these choices (see ``Outcome/preemptions``).
   public static func preemptions(_ choices: [Int]) -> Int {
@@ -269,7 +272,10 @@ extension World {
         same.choices = before.choices
         if same != before { result.sameOrderOtherEnd += 1 }
       } else {
-        if let fingerprint { seen[fingerprint] = outcome }
+        if let fingerprint {
+          seen[fingerprint] = outcome
+          result.fingerprintsKept = seen.count
+        }
         result.orders += 1
         if outcome.race { result.races += 1 }
         if outcome.lostUpdate { result.lostUpdates += 1 }
