@@ -81,6 +81,20 @@ struct OptimalSearch {
   /// The vector clocks of the run's events (see ``reverseRaces()``), by event and thread:
   /// those of the events before ``kept`` are the run before's, kept from call to call.
   private var clockBuffer: [Int32] = []
+  /// Tables ``reverseRaces()`` and ``script()`` fill anew for each run, kept from run to run
+  /// so that a run allocates none of them.
+  private var scratch = Scratch()
+  struct Scratch {
+    var lastInThread: [Int] = [], lastWrite: [Int] = [], readsSince: [[Int]] = [], lastLockEvent: [Int] = [], lastTaken: [Int] = []
+    var before: [Int] = [], races: [(Int, Int)] = []
+    var thread: [Int] = [], index: [Int] = [], offset: [Int] = [], places: [Int] = [], pcs: [Int] = [], done: [Bool] = []
+
+    /// Makes `a` `count` copies of `value`, in the storage it has.
+    static func fill<T>(_ a: inout [T], _ value: T, _ count: Int) {
+      a.removeAll(keepingCapacity: true)
+      a.append(contentsOf: repeatElement(value, count: count))
+    }
+  }
   /// Runs whose every thread was asleep before its end (none, if the model is right).
   private(set) var blocked = 0
 
@@ -279,87 +293,91 @@ struct OptimalSearch {
     var clocks: [Int32] = []
     swap(&clocks, &clockBuffer)
     if clocks.count < n * count { clocks.append(contentsOf: repeatElement(-1, count: n * count - clocks.count)) }
-    var lastInThread = Array(repeating: -1, count: count)
-    var lastWrite = Array(repeating: -1, count: variableCount)
-    var readsSince = Array(repeating: [Int](), count: variableCount)
-    var lastLockEvent = Array(repeating: -1, count: lockCount)
-    var lastTaken = Array(repeating: -1, count: lockCount)
-    var races: [(Int, Int)] = []
-    var before: [Int] = []
+    var work = Scratch()
+    swap(&work, &scratch)
+    Scratch.fill(&work.lastInThread, -1, count)
+    Scratch.fill(&work.lastWrite, -1, variableCount)
+    if work.readsSince.count != variableCount { work.readsSince = Array(repeating: [], count: variableCount) }
+    for v in work.readsSince.indices { work.readsSince[v].removeAll(keepingCapacity: true) }
+    Scratch.fill(&work.lastLockEvent, -1, lockCount)
+    Scratch.fill(&work.lastTaken, -1, lockCount)
+    work.races.removeAll(keepingCapacity: true)
+    work.before.removeAll(keepingCapacity: true)
+    defer { swap(&work, &scratch) }
     for i in 0..<n {
       let t = stack[i].current, k = stack[i].pcs[t]
       let a = accesses[t][k]
       if i < kept {
         // The run before's event: its clock is known; only where things stand after it.
         if a.lock >= 0 {
-          lastLockEvent[Int(a.lock)] = i
-          if a.takes { lastTaken[Int(a.lock)] = i }
+          work.lastLockEvent[Int(a.lock)] = i
+          if a.takes { work.lastTaken[Int(a.lock)] = i }
         }
-        lastInThread[t] = i
+        work.lastInThread[t] = i
         if a.variable >= 0 {
           if a.writes {
-            lastWrite[Int(a.variable)] = i
-            readsSince[Int(a.variable)].removeAll(keepingCapacity: true)
+            work.lastWrite[Int(a.variable)] = i
+            work.readsSince[Int(a.variable)].removeAll(keepingCapacity: true)
           } else {
-            readsSince[Int(a.variable)].append(i)
+            work.readsSince[Int(a.variable)].append(i)
           }
         }
         continue
       }
       let base = i * count
-      if lastInThread[t] >= 0 {
-        let p = lastInThread[t] * count
+      if work.lastInThread[t] >= 0 {
+        let p = work.lastInThread[t] * count
         for c in 0..<count { clocks[base + c] = clocks[p + c] }
       } else {
         for c in 0..<count { clocks[base + c] = -1 }
       }
-      before.removeAll(keepingCapacity: true)
+      work.before.removeAll(keepingCapacity: true)
       if a.variable >= 0 {
         let v = Int(a.variable)
-        if lastWrite[v] >= 0 { before.append(lastWrite[v]) }
-        if a.writes { before += readsSince[v] }
-      } else if a.lock >= 0, lastLockEvent[Int(a.lock)] >= 0 {
-        before.append(lastLockEvent[Int(a.lock)])
+        if work.lastWrite[v] >= 0 { work.before.append(work.lastWrite[v]) }
+        if a.writes { work.before += work.readsSince[v] }
+      } else if a.lock >= 0, work.lastLockEvent[Int(a.lock)] >= 0 {
+        work.before.append(work.lastLockEvent[Int(a.lock)])
       }
-      for j in before {
+      for j in work.before {
         let p = j * count
         for c in 0..<count where clocks[p + c] > clocks[base + c] { clocks[base + c] = clocks[p + c] }
       }
       clocks[base + t] = Int32(k)
       if a.lock >= 0 {
         let l = Int(a.lock)
-        lastLockEvent[l] = i
+        work.lastLockEvent[l] = i
         // Taking a lock races with the last taking of it by another thread, through that
         // thread's unlock: it could have come first when nothing else of this thread's
         // happens after that taking.
         if a.takes {
-          let j = lastTaken[l]
+          let j = work.lastTaken[l]
           if i >= kept, j >= 0, stack[j].current != t {
             let u = stack[j].current, s = Int32(stack[j].pcs[u])
-            if lastInThread[t] < 0 || clocks[lastInThread[t] * count + u] < s { races.append((j, i)) }
+            if work.lastInThread[t] < 0 || clocks[work.lastInThread[t] * count + u] < s { work.races.append((j, i)) }
           }
-          lastTaken[l] = i
+          work.lastTaken[l] = i
         }
-        before.removeAll(keepingCapacity: true)
+        work.before.removeAll(keepingCapacity: true)
       }
       if i >= kept {
         // Direct races: a dependent event before it, of another thread, that happens before
         // no other of its predecessors.
-        for j in before where stack[j].current != t {
+        for j in work.before where stack[j].current != t {
           let u = stack[j].current, s = Int32(stack[j].pcs[u])
-          var direct = lastInThread[t] < 0 || clocks[lastInThread[t] * count + u] < s
-          for x in before where direct && x != j && clocks[x * count + u] >= s { direct = false }
-          if direct { races.append((j, i)) }
+          var direct = work.lastInThread[t] < 0 || clocks[work.lastInThread[t] * count + u] < s
+          for x in work.before where direct && x != j && clocks[x * count + u] >= s { direct = false }
+          if direct { work.races.append((j, i)) }
         }
       }
-      lastInThread[t] = i
+      work.lastInThread[t] = i
       if a.variable >= 0 {
         let v = Int(a.variable)
         if a.writes {
-          lastWrite[v] = i
-          readsSince[v].removeAll(keepingCapacity: true)
+          work.lastWrite[v] = i
+          work.readsSince[v].removeAll(keepingCapacity: true)
         } else {
-          readsSince[v].append(i)
+          work.readsSince[v].append(i)
         }
       }
     }
@@ -369,12 +387,12 @@ struct OptimalSearch {
     for t in end.indices where end[t] < steps[t].count && !enabled(t, end) {
       let a = accesses[t][end[t]]
       guard a.takes, a.lock >= 0 else { continue }
-      let j = lastTaken[Int(a.lock)]
+      let j = work.lastTaken[Int(a.lock)]
       guard j >= 0, stack[j].current != t else { continue }
       let u = stack[j].current, s = Int32(stack[j].pcs[u])
-      if lastInThread[t] < 0 || clocks[lastInThread[t] * count + u] < s { races.append((j, n + t)) }
+      if work.lastInThread[t] < 0 || clocks[work.lastInThread[t] * count + u] < s { work.races.append((j, n + t)) }
     }
-    for (j, i) in races {
+    for (j, i) in work.races {
       let u = stack[j].current, s = Int32(stack[j].pcs[u])
       // What does not happen after the first event, then the second (past the end: the
       // waiting thread `i - n`'s `lock`).
@@ -486,23 +504,33 @@ struct OptimalSearch {
   /// The choices that make the run on the stack (see the type's notes).
   /// - Complexity: O(ticks · threads + open points · threads · events): the threads with a
   ///   step due are a set of bits, and each thread's events along the run one flat table.
-  func script() -> [Int] {
+  mutating func script() -> [Int] {
     let n = stack.count - 1
     let count = threads.count
+    var work = Scratch()
+    swap(&work, &scratch)
+    defer { swap(&work, &scratch) }
     // Per event of the run: its thread and its step's index in that thread.
-    var thread = Array(repeating: 0, count: n), index = thread
+    Scratch.fill(&work.thread, 0, n)
+    Scratch.fill(&work.index, 0, n)
     // Per thread, its events' places along the run: `places[offset[u] + k]` is u's k-th.
-    var offset = Array(repeating: 0, count: count + 1)
+    Scratch.fill(&work.offset, 0, count + 1)
     for i in 0..<n {
       let t = stack[i].current
-      (thread[i], index[i]) = (t, stack[i].pcs[t])
-      offset[t + 1] += 1
+      (work.thread[i], work.index[i]) = (t, stack[i].pcs[t])
+      work.offset[t + 1] += 1
     }
-    for u in 0..<count { offset[u + 1] += offset[u] }
-    var places = Array(repeating: 0, count: n)
-    for i in 0..<n { places[offset[thread[i]] + index[i]] = i }
-    var pcs = Array(repeating: 0, count: count)
-    var done = Array(repeating: false, count: n)
+    for u in 0..<count { work.offset[u + 1] += work.offset[u] }
+    Scratch.fill(&work.places, 0, n)
+    for i in 0..<n { work.places[work.offset[work.thread[i]] + work.index[i]] = i }
+    Scratch.fill(&work.pcs, 0, count)
+    Scratch.fill(&work.done, false, n)
+    // Read through these names below (the tables do not change after this).
+    let (thread, index, offset, places) = (work.thread, work.index, work.offset, work.places)
+    var pcs = work.pcs, done = work.done
+    work.pcs = []
+    work.done = []
+    defer { (work.pcs, work.done) = (pcs, done) }
     var first = 0
     var choices: [Int] = []
     // The threads with a step due: unfinished, and not waiting for a lock (threads wait only
