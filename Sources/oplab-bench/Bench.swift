@@ -20,6 +20,10 @@ struct Bench: ParsableCommand {
   @Option(help: "Random seed.") var seed: UInt64 = 1
   @Option(name: .customLong("explore-limit"), help: "The explore phase's cap on runs per world and search.")
   var exploreLimit = 20_000
+  @Option(
+    name: .customLong("explore-only"),
+    help: "The explore phase's worlds and searches to run: words each matched in a row's world or search name (e.g. '10,optimal'); all unless told.")
+  var exploreOnly: String?
   @Option(help: "Each operation depends on up to this many earlier ones.") var fanIn = 2
   @Option(help: "maxConcurrentOperationCount of the queue.") var slots = 4
   @Option(help: "Shortest duration in ticks.") var minDuration = 1
@@ -175,7 +179,7 @@ struct Bench: ParsableCommand {
     }
     if wanted.contains("interactive") { Interactive.run() }
     if wanted.contains("script") { ScriptPhase.run(dag(min(ops, scriptLimit))[...], slots: slots, cores: cores) }
-    if wanted.contains("explore") { ExplorePhase.run(limit: exploreLimit) }
+    if wanted.contains("explore") { ExplorePhase.run(limit: exploreLimit, only: exploreOnly.map { $0.split(separator: ",").map(String.init) } ?? []) }
     if wanted.contains("swift") { SwiftPhase.run() }
     let total = results.values.reduce(0, +)
     print(String(format: "total %.3f s; peak RSS %.0f bytes/op", total, Double(Memory.peakBytes() - baseRSS) / Double(ops)))

@@ -37,10 +37,22 @@ enum ExplorePhase {
     ),
   ]
 
-  static func run(limit: Int) {
+  /// - Parameter only: words of which a row's world or search name must contain one each of
+  ///   those that name a world and those that name a search (none: every row).
+  static func run(limit: Int, only: [String] = []) {
     print("explore (limit \(limit) runs)      search        runs    orders  complete   wall (s)    runs/s  orders/s  peak MB")
     for (name, actions) in worlds {
       for search in [ExploreSearch.optimal, .races, .everyChoice] {
+        let label =
+          switch search {
+          case .optimal: "optimal"
+          case .races: "races"
+          case .everyChoice: "everyChoice"
+          }
+        let searchWords = only.filter { w in ["optimal", "races", "everyChoice"].contains { $0.contains(w) } }
+        let worldWords = only.filter { !searchWords.contains($0) }
+        if !searchWords.isEmpty, !searchWords.contains(where: { label.contains($0) }) { continue }
+        if !worldWords.isEmpty, !worldWords.contains(where: { name.contains($0) }) { continue }
         let before = Memory.peakBytes()
         // A small world is explored again until a quarter of a second has passed, and the
         // mean taken: one exploration of it is a few milliseconds, too short for a clock.
@@ -53,12 +65,6 @@ enum ExplorePhase {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9 / Double(repeats)
         let peak = Double(Memory.peakBytes() - before) / 1e6
-        let label =
-          switch search {
-          case .optimal: "optimal"
-          case .races: "races"
-          case .everyChoice: "everyChoice"
-          }
         func right(_ s: String, _ n: Int) -> String { String(repeating: " ", count: Swift.max(0, n - s.count)) + s }
         print(
           "  " + name.padding(toLength: 28, withPad: " ", startingAt: 0) + " " + label.padding(toLength: 11, withPad: " ", startingAt: 0)

@@ -250,6 +250,11 @@ import Testing
     // both are due, so one order is met many times (1,891 runs against 2,320).
     #expect(reduced.orders == 36 && reduced.runs < brute.runs && reduced.runs > 1000, "\(reduced.runs) runs")
     #expect(optimal.orders == 36 && optimal.runs == 36)
+    // Every run of the optimal search is a new order: no fingerprint is kept (memory flat in
+    // the runs) unless told to check it, and then one an order, the same exploration.
+    #expect(optimal.fingerprintsKept == 0 && reduced.fingerprintsKept == 36)
+    let checked = World.explore(actions, from: World(), checksRepeats: true)
+    #expect(checked == optimal && checked.fingerprintsKept == 36 && checked.sameOrderOtherEnd == 0)
   }
 
   @Test("Two locked increments and locks taken in opposite orders: one run for each order, the deadlock included")

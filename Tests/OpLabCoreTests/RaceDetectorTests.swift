@@ -144,6 +144,29 @@ import Testing
     #expect(outcomes.racy >= 5 && outcomes.ordered >= 5, "\(outcomes)")
   }
 
+  @Test(
+    "The report explore asks for, which stops looking for races at the first, finds a race exactly when the whole report does, with the same calls off main and lost updates, on seeded random programs in many orders"
+  )
+  func firstRaceOnly() {
+    var (racy, clean, orders) = (0, 0, 0)
+    for seed in UInt64(1)...40 {
+      let actions = ExploreReductionTests.randomProgram(seed: seed)
+      // Some orders of each: the normal one and a few that hold threads back.
+      for script in [[], [1], [2], [1, 1], [2, 1, 2], [0, 2, 2]] as [[Int]] {
+        var runner = ExploreRunner(actions: actions, base: World(), resumes: false)
+        let w = runner.run(script, interrupt: nil).world
+        let whole = w.raceReport(), short = w.raceReport(firstRaceOnly: true)
+        #expect(short.races.isEmpty == whole.races.isEmpty, "seed \(seed), \(script)")
+        // The races of the access that met the first: the whole report's first ones.
+        #expect(short.races[...] == whole.races.prefix(short.races.count), "seed \(seed), \(script)")
+        #expect(short.offMainThread == whole.offMainThread && short.lostUpdates == whole.lostUpdates, "seed \(seed), \(script)")
+        if whole.races.isEmpty { clean += 1 } else { racy += 1 }
+        orders += 1
+      }
+    }
+    #expect(racy >= 20 && clean >= 20, "\(racy) racy, \(clean) clean of \(orders)")
+  }
+
   /// Plain operations, some depending on earlier ones, with one or two increments among
   /// them, on a serial and a wider queue; `fix` makes the second increment depend on the first.
   static func randomWorld(

@@ -131,7 +131,12 @@ extension World {
   /// nothing: an operation that ran earlier, with nothing of these between, may as well run later.
   /// - Complexity: O(events + accesses · earlier accesses of the same variable); only worlds
   ///   with shared state have any.
-  public func raceReport() -> RaceReport {
+  public func raceReport() -> RaceReport { raceReport(firstRaceOnly: false) }
+
+  /// The race report, or with `firstRaceOnly` one that stops looking for data races at the
+  /// first (what `explore` asks of every order: whether there is one), with the same calls
+  /// off the main thread and lost updates.
+  func raceReport(firstRaceOnly: Bool) -> RaceReport {
     var report = RaceReport()
     guard let shared else { return report }
     let lab = -1
@@ -141,9 +146,14 @@ extension World {
     var running = ClocksByOperation(count: operations.count)
     var finished = ClocksByOperation(count: operations.count)
     var enqueuedAt = ClocksByOperation(count: operations.count)
-    var serialQueue: [QueueID: VectorClock] = [:]
-    var maxOf: [QueueID: Int?] = [:]
-    var lockClock: [Int32: VectorClock] = [:]
+    // By queue and by lock index: arrays, not dictionaries (`explore` builds a report for every run).
+    var serialQueue: [VectorClock?] = Array(repeating: nil, count: queues.count)
+    var maxOf: [Int?] = Array(repeating: nil, count: queues.count)
+    var lockClock: [VectorClock?] = Array(repeating: nil, count: shared.lockNames.count)
+    func isSerial(_ q: QueueID?) -> Bool {
+      guard let q, q.slot < maxOf.count else { return false }
+      return maxOf[q.slot] == 1
+    }
     var accesses: [[(access: RaceReport.Access, epoch: Int)]] = Array(repeating: [], count: shared.variableNames.count)
     var reported = ReportedPairs(variables: shared.variableNames.count, operations: operations.count)
     var startOrder: [(op: OpID, ranMain: Bool)] = []
@@ -151,7 +161,7 @@ extension World {
     for (i, e) in trace.enumerated() {
       if e.op == nil, let q = e.queue {
         switch e.kind {
-        case .queueCreated(let max), .maxChanged(let max): maxOf[q] = q == .main ? 1 : max
+        case .queueCreated(let max), .maxChanged(let max): if q.slot < maxOf.count { maxOf[q.slot] = q == .main ? 1 : max }
         case .waitEnded:
           // The lab's own thread waited for the queue (or every queue): it saw their finishes.
           for (op, clock) in finished.set where operations[op.slot].queue == q { labClock.join(clock) }
@@ -180,13 +190,14 @@ extension World {
       case .started, .skipped:
         var clock = enqueuedAt[op] ?? labClock
         for dep in dependencies(of: op) { if let f = finished[dep] { clock.join(f) } }
-        if let q = operations[op.slot].queue, (maxOf[q] ?? nil) == 1, let last = serialQueue[q] { clock.join(last) }
+        if let q = operations[op.slot].queue, isSerial(q), let last = serialQueue[q.slot] { clock.join(last) }
         clock[me] += 1
         running[op] = clock
         if isStepped(op) { startOrder.append((op, e.kind == .started)) }
       case .variableRead(let v, _), .variableWritten(let v, _):
-        // Taken out while it changes, so its array is not copied.
-        guard Int(v) < accesses.count, var clock = running.removeValue(forKey: op) else { break }
+        // Taken out while it changes, so its array is not copied. Past the first race, when
+        // only that is asked, the clocks order nothing more that is looked at.
+        guard !firstRaceOnly || report.races.isEmpty, Int(v) < accesses.count, var clock = running.removeValue(forKey: op) else { break }
         let isWrite: Bool
         if case .variableWritten = e.kind { isWrite = true } else { isWrite = false }
         let access = RaceReport.Access(op: op, tick: e.tick, isWrite: isWrite, event: i, inCompletion: e.reason.isCompletionStep)
@@ -201,9 +212,9 @@ extension World {
         clock[me] += 1
         running[op] = clock
       case .lockAcquired(let l):
-        if let held = lockClock[l] { running[op]?.join(held) }
+        if Int(l) < lockClock.count, let held = lockClock[Int(l)] { running[op]?.join(held) }
       case .lockReleased(let l):
-        lockClock[l] = running[op]
+        if Int(l) < lockClock.count { lockClock[Int(l)] = running[op] }
         running[op]?[me] += 1
       case .touchedUI:
         if !Self.isOnMainThread(e) {
@@ -212,7 +223,12 @@ extension World {
       case .finished:
         let clock = running.removeValue(forKey: op) ?? enqueuedAt[op] ?? labClock
         finished[op] = clock
-        if let q = operations[op.slot].queue, (maxOf[q] ?? nil) == 1 { serialQueue[q, default: zero].join(clock) }
+        if let q = operations[op.slot].queue, isSerial(q) {
+          var last = serialQueue[q.slot] ?? zero
+          serialQueue[q.slot] = nil  // taken out while it changes, so its array is not copied
+          last.join(clock)
+          serialQueue[q.slot] = last
+        }
       case .completionStarted where shared.completionSteps[op] != nil:
         // The completion block goes on from the finish, on a thread of its own: what the
         // finish released (dependents, the next operation of a serial queue) is not ordered with it.

@@ -72,9 +72,29 @@ struct OptimalSearch {
   let restLocks: [[UInt64]]
   /// Per thread and step count: the locks it holds after that many of its steps.
   let heldAfter: [[UInt64]]
+  /// How many variables and locks the threads' steps name (their indices are below these).
+  let variableCount: Int
+  let lockCount: Int
   /// The run being explored: its points, and how far the run before it kept the same events.
   private(set) var stack: [Node] = []
   private var kept = 0
+  /// The vector clocks of the run's events (see ``reverseRaces()``), by event and thread:
+  /// those of the events before ``kept`` are the run before's, kept from call to call.
+  private var clockBuffer: [Int32] = []
+  /// Tables ``reverseRaces()`` and ``script()`` fill anew for each run, kept from run to run
+  /// so that a run allocates none of them.
+  private var scratch = Scratch()
+  struct Scratch {
+    var lastInThread: [Int] = [], lastWrite: [Int] = [], readsSince: [[Int]] = [], lastLockEvent: [Int] = [], lastTaken: [Int] = []
+    var before: [Int] = [], races: [(Int, Int)] = []
+    var thread: [Int] = [], index: [Int] = [], offset: [Int] = [], places: [Int] = [], pcs: [Int] = [], done: [Bool] = []
+
+    /// Makes `a` `count` copies of `value`, in the storage it has.
+    static func fill<T>(_ a: inout [T], _ value: T, _ count: Int) {
+      a.removeAll(keepingCapacity: true)
+      a.append(contentsOf: repeatElement(value, count: count))
+    }
+  }
   /// Runs whose every thread was asleep before its end (none, if the model is right).
   private(set) var blocked = 0
 
@@ -147,6 +167,8 @@ struct OptimalSearch {
       heldAfter.append(after)
     }
     self.heldAfter = heldAfter
+    variableCount = Int(accesses.lazy.flatMap { $0 }.map(\.variable).max() ?? -1) + 1
+    lockCount = Int(accesses.lazy.flatMap { $0 }.map(\.lock).max() ?? -1) + 1
     var reads: [[UInt64]] = [], writes: [[UInt64]] = [], locks: [[UInt64]] = []
     for list in accesses {
       var r = Array(repeating: UInt64(0), count: list.count + 1), w = r, l = r
@@ -166,12 +188,13 @@ struct OptimalSearch {
     restLocks = locks
     // The normal order's events, in the order they ran: the first run of the search. Every
     // thread starts before any step.
-    var index: [OpID: Int] = [:]
-    for (i, t) in threads.enumerated() { index[t] = i }
+    // Each operation's thread, by slot (-1: none).
+    var index = Array(repeating: -1, count: world.operations.count)
+    for (i, t) in threads.enumerated() { index[t.slot] = i }
     var sequence: [Int] = []
     var started = 0
     for e in world.trace.events(from: base.trace.count) {
-      guard let op = e.op, let t = index[op] else { continue }
+      guard let op = e.op, op.slot < index.count, case let t = index[op.slot], t >= 0 else { continue }
       if case .started = e.kind {
         guard sequence.isEmpty else { return nil }
         started += 1
@@ -228,16 +251,31 @@ struct OptimalSearch {
 
   /// Whether the threads at these points meet an open point: one's step due conflicts with
   /// a step another has left (``World/conflict(_:_:)``, for the steps this model has).
-  /// `waiting`: the threads waiting for a lock (no step due).
-  func isOpen(_ pcs: [Int], waiting: UInt64) -> Bool {
-    for i in pcs.indices where pcs[i] < steps[i].count && waiting & (1 << UInt64(i)) == 0 {
+  /// `due`: the threads with a step due (unfinished, not waiting for a lock), as bits.
+  /// - Complexity: O(threads): what the threads have left is summed once, as the bits one
+  ///   thread has and those two or more have.
+  func isOpen(_ pcs: [Int], due: UInt64) -> Bool {
+    var (r1, r2, w1, w2, l1, l2): (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+    var m = due
+    while m != 0 {
+      let j = m.trailingZeroBitCount
+      m &= m - 1
+      let r = restReads[j][pcs[j]], w = restWrites[j][pcs[j]], l = restLocks[j][pcs[j]]
+      (r2, r1, w2, w1, l2, l1) = (r2 | (r1 & r), r1 | r, w2 | (w1 & w), w1 | w, l2 | (l1 & l), l1 | l)
+    }
+    // Whether a thread other than the one with `own` has the bit.
+    func other(_ bit: UInt64, _ one: UInt64, _ two: UInt64, _ own: UInt64) -> Bool {
+      two & bit != 0 || (one & bit != 0 && own & bit == 0)
+    }
+    m = due
+    while m != 0 {
+      let i = m.trailingZeroBitCount
+      m &= m - 1
       let a = accesses[i][pcs[i]]
-      for j in pcs.indices where j != i && pcs[j] < steps[j].count && waiting & (1 << UInt64(j)) == 0 {
-        if a.lock >= 0, restLocks[j][pcs[j]] & (1 << UInt64(a.lock)) != 0 { return true }
-        guard a.variable >= 0 else { continue }
-        let bit = UInt64(1) << UInt64(a.variable)
-        if restWrites[j][pcs[j]] & bit != 0 || (a.writes && restReads[j][pcs[j]] & bit != 0) { return true }
-      }
+      if a.lock >= 0, other(1 << UInt64(a.lock), l1, l2, restLocks[i][pcs[i]]) { return true }
+      guard a.variable >= 0 else { continue }
+      let bit = UInt64(1) << UInt64(a.variable)
+      if other(bit, w1, w2, restWrites[i][pcs[i]]) || (a.writes && other(bit, r1, r2, restReads[i][pcs[i]])) { return true }
     }
     return false
   }
@@ -249,71 +287,97 @@ struct OptimalSearch {
   mutating func reverseRaces() {
     let n = stack.count - 1
     let count = threads.count
-    // Vector clocks, by thread: the last step of each thread that happens before or is the event.
-    var clocks = Array(repeating: Int32(-1), count: n * count)
-    var lastInThread = Array(repeating: -1, count: count)
-    let variables = Int(accesses.lazy.flatMap { $0 }.map(\.variable).max() ?? -1) + 1
-    var lastWrite = Array(repeating: -1, count: variables)
-    var readsSince = Array(repeating: [Int](), count: variables)
-    let lockCount = Int(accesses.lazy.flatMap { $0 }.map(\.lock).max() ?? -1) + 1
-    var lastLockEvent = Array(repeating: -1, count: lockCount)
-    var lastTaken = Array(repeating: -1, count: lockCount)
-    var races: [(Int, Int)] = []
+    // Vector clocks, by thread: the last step of each thread that happens before or is the
+    // event. Those before `kept` are the run before's (the same events): only the rest are
+    // worked out again.
+    var clocks: [Int32] = []
+    swap(&clocks, &clockBuffer)
+    if clocks.count < n * count { clocks.append(contentsOf: repeatElement(-1, count: n * count - clocks.count)) }
+    var work = Scratch()
+    swap(&work, &scratch)
+    Scratch.fill(&work.lastInThread, -1, count)
+    Scratch.fill(&work.lastWrite, -1, variableCount)
+    if work.readsSince.count != variableCount { work.readsSince = Array(repeating: [], count: variableCount) }
+    for v in work.readsSince.indices { work.readsSince[v].removeAll(keepingCapacity: true) }
+    Scratch.fill(&work.lastLockEvent, -1, lockCount)
+    Scratch.fill(&work.lastTaken, -1, lockCount)
+    work.races.removeAll(keepingCapacity: true)
+    work.before.removeAll(keepingCapacity: true)
+    defer { swap(&work, &scratch) }
     for i in 0..<n {
       let t = stack[i].current, k = stack[i].pcs[t]
       let a = accesses[t][k]
-      let base = i * count
-      if lastInThread[t] >= 0 {
-        let p = lastInThread[t] * count
-        for c in 0..<count { clocks[base + c] = clocks[p + c] }
+      if i < kept {
+        // The run before's event: its clock is known; only where things stand after it.
+        if a.lock >= 0 {
+          work.lastLockEvent[Int(a.lock)] = i
+          if a.takes { work.lastTaken[Int(a.lock)] = i }
+        }
+        work.lastInThread[t] = i
+        if a.variable >= 0 {
+          if a.writes {
+            work.lastWrite[Int(a.variable)] = i
+            work.readsSince[Int(a.variable)].removeAll(keepingCapacity: true)
+          } else {
+            work.readsSince[Int(a.variable)].append(i)
+          }
+        }
+        continue
       }
-      var before: [Int] = []
+      let base = i * count
+      if work.lastInThread[t] >= 0 {
+        let p = work.lastInThread[t] * count
+        for c in 0..<count { clocks[base + c] = clocks[p + c] }
+      } else {
+        for c in 0..<count { clocks[base + c] = -1 }
+      }
+      work.before.removeAll(keepingCapacity: true)
       if a.variable >= 0 {
         let v = Int(a.variable)
-        if lastWrite[v] >= 0 { before.append(lastWrite[v]) }
-        if a.writes { before += readsSince[v] }
-      } else if a.lock >= 0, lastLockEvent[Int(a.lock)] >= 0 {
-        before.append(lastLockEvent[Int(a.lock)])
+        if work.lastWrite[v] >= 0 { work.before.append(work.lastWrite[v]) }
+        if a.writes { work.before += work.readsSince[v] }
+      } else if a.lock >= 0, work.lastLockEvent[Int(a.lock)] >= 0 {
+        work.before.append(work.lastLockEvent[Int(a.lock)])
       }
-      for j in before {
+      for j in work.before {
         let p = j * count
         for c in 0..<count where clocks[p + c] > clocks[base + c] { clocks[base + c] = clocks[p + c] }
       }
       clocks[base + t] = Int32(k)
       if a.lock >= 0 {
         let l = Int(a.lock)
-        lastLockEvent[l] = i
+        work.lastLockEvent[l] = i
         // Taking a lock races with the last taking of it by another thread, through that
         // thread's unlock: it could have come first when nothing else of this thread's
         // happens after that taking.
         if a.takes {
-          let j = lastTaken[l]
+          let j = work.lastTaken[l]
           if i >= kept, j >= 0, stack[j].current != t {
             let u = stack[j].current, s = Int32(stack[j].pcs[u])
-            if lastInThread[t] < 0 || clocks[lastInThread[t] * count + u] < s { races.append((j, i)) }
+            if work.lastInThread[t] < 0 || clocks[work.lastInThread[t] * count + u] < s { work.races.append((j, i)) }
           }
-          lastTaken[l] = i
+          work.lastTaken[l] = i
         }
-        before = []
+        work.before.removeAll(keepingCapacity: true)
       }
       if i >= kept {
         // Direct races: a dependent event before it, of another thread, that happens before
         // no other of its predecessors.
-        for j in before where stack[j].current != t {
+        for j in work.before where stack[j].current != t {
           let u = stack[j].current, s = Int32(stack[j].pcs[u])
-          var direct = lastInThread[t] < 0 || clocks[lastInThread[t] * count + u] < s
-          for x in before where direct && x != j && clocks[x * count + u] >= s { direct = false }
-          if direct { races.append((j, i)) }
+          var direct = work.lastInThread[t] < 0 || clocks[work.lastInThread[t] * count + u] < s
+          for x in work.before where direct && x != j && clocks[x * count + u] >= s { direct = false }
+          if direct { work.races.append((j, i)) }
         }
       }
-      lastInThread[t] = i
+      work.lastInThread[t] = i
       if a.variable >= 0 {
         let v = Int(a.variable)
         if a.writes {
-          lastWrite[v] = i
-          readsSince[v].removeAll(keepingCapacity: true)
+          work.lastWrite[v] = i
+          work.readsSince[v].removeAll(keepingCapacity: true)
         } else {
-          readsSince[v].append(i)
+          work.readsSince[v].append(i)
         }
       }
     }
@@ -323,12 +387,12 @@ struct OptimalSearch {
     for t in end.indices where end[t] < steps[t].count && !enabled(t, end) {
       let a = accesses[t][end[t]]
       guard a.takes, a.lock >= 0 else { continue }
-      let j = lastTaken[Int(a.lock)]
+      let j = work.lastTaken[Int(a.lock)]
       guard j >= 0, stack[j].current != t else { continue }
       let u = stack[j].current, s = Int32(stack[j].pcs[u])
-      if lastInThread[t] < 0 || clocks[lastInThread[t] * count + u] < s { races.append((j, n + t)) }
+      if work.lastInThread[t] < 0 || clocks[work.lastInThread[t] * count + u] < s { work.races.append((j, n + t)) }
     }
-    for (j, i) in races {
+    for (j, i) in work.races {
       let u = stack[j].current, s = Int32(stack[j].pcs[u])
       // What does not happen after the first event, then the second (past the end: the
       // waiting thread `i - n`'s `lock`).
@@ -347,6 +411,7 @@ struct OptimalSearch {
       }
       if !asleep { insert(v, into: node.wakeUp, at: node.pcs) }
     }
+    swap(&clocks, &clockBuffer)
   }
 
   /// Whether running thread `q` first from these points starts a sequence equivalent to `v`
@@ -437,63 +502,99 @@ struct OptimalSearch {
   }
 
   /// The choices that make the run on the stack (see the type's notes).
-  func script() -> [Int] {
+  /// - Complexity: O(ticks · threads + open points · threads · events): the threads with a
+  ///   step due are a set of bits, and each thread's events along the run one flat table.
+  mutating func script() -> [Int] {
     let n = stack.count - 1
-    var pcs = Array(repeating: 0, count: threads.count)
-    var done = Array(repeating: false, count: n)
-    // Per thread, its events' places along the run, and how many of them have run.
-    var places = Array(repeating: [Int](), count: threads.count)
-    for i in 0..<n { places[stack[i].current].append(i) }
+    let count = threads.count
+    var work = Scratch()
+    swap(&work, &scratch)
+    defer { swap(&work, &scratch) }
+    // Per event of the run: its thread and its step's index in that thread.
+    Scratch.fill(&work.thread, 0, n)
+    Scratch.fill(&work.index, 0, n)
+    // Per thread, its events' places along the run: `places[offset[u] + k]` is u's k-th.
+    Scratch.fill(&work.offset, 0, count + 1)
+    for i in 0..<n {
+      let t = stack[i].current
+      (work.thread[i], work.index[i]) = (t, stack[i].pcs[t])
+      work.offset[t + 1] += 1
+    }
+    for u in 0..<count { work.offset[u + 1] += work.offset[u] }
+    Scratch.fill(&work.places, 0, n)
+    for i in 0..<n { work.places[work.offset[work.thread[i]] + work.index[i]] = i }
+    Scratch.fill(&work.pcs, 0, count)
+    Scratch.fill(&work.done, false, n)
+    // Read through these names below (the tables do not change after this).
+    let (thread, index, offset, places) = (work.thread, work.index, work.offset, work.places)
+    var pcs = work.pcs, done = work.done
+    work.pcs = []
+    work.done = []
+    defer { (work.pcs, work.done) = (pcs, done) }
     var first = 0
     var choices: [Int] = []
-    // Threads waiting for a lock: only once the run's events are all run (a deadlock's end).
-    var waiting: UInt64 = 0
-    func due(_ u: Int) -> Bool { pcs[u] < steps[u].count && waiting & (1 << UInt64(u)) == 0 }
+    // The threads with a step due: unfinished, and not waiting for a lock (threads wait only
+    // once the run's events are all run: a deadlock's end).
+    var due: UInt64 = 0
+    for u in 0..<count where !steps[u].isEmpty { due |= 1 << UInt64(u) }
     // The thread steps: its next event of the run, or it waits for a lock held.
     func step(_ u: Int) -> Bool {
       guard enabled(u, pcs) else {
-        waiting |= 1 << UInt64(u)
+        due &= ~(1 << UInt64(u))
         return true
       }
-      guard pcs[u] < places[u].count else { return false }
-      done[places[u][pcs[u]]] = true
+      guard pcs[u] < offset[u + 1] - offset[u] else { return false }
+      done[places[offset[u] + pcs[u]]] = true
       pcs[u] += 1
+      if pcs[u] == steps[u].count { due &= ~(1 << UInt64(u)) }
       return true
     }
-    while pcs.indices.contains(where: due) {
-      if isOpen(pcs, waiting: waiting) {
+    while due != 0 {
+      if isOpen(pcs, due: due) {
         // Choice 0, every due step in turn, where that runs the same order: every due thread
         // can take its next event of the run now, and none of them depends on another's or on
         // an event of the run still before it.
         var together = first < n
-        let ready = pcs.indices.filter(due)
-        for u in ready where together {
-          guard enabled(u, pcs), pcs[u] < places[u].count else {
+        var m = due
+        while m != 0, together {
+          let u = m.trailingZeroBitCount
+          m &= m - 1
+          guard enabled(u, pcs), pcs[u] < offset[u + 1] - offset[u] else {
             together = false
             break
           }
-          let at = places[u][pcs[u]], k = pcs[u]
-          for x in first..<at where !done[x] && stack[x].current != u && !independent(stack[x].current, stack[x].pcs[stack[x].current], u, k) {
+          let at = places[offset[u] + pcs[u]], k = pcs[u]
+          for x in first..<at where !done[x] && thread[x] != u && !independent(thread[x], index[x], u, k) {
             together = false
             break
           }
-          for v in ready where v != u && !independent(v, pcs[v], u, k) { together = false }
+          var others = due & ~(1 << UInt64(u))
+          while others != 0, together {
+            let v = others.trailingZeroBitCount
+            others &= others - 1
+            if !independent(v, pcs[v], u, k) { together = false }
+          }
         }
         if together {
           choices.append(0)
-          for u in ready { _ = step(u) }
+          var m = due
+          while m != 0 {
+            let u = m.trailingZeroBitCount
+            m &= m - 1
+            _ = step(u)
+          }
           while first < n, done[first] { first += 1 }
           continue
         }
-        let t = first < n ? stack[first].current : pcs.indices.first(where: due) ?? 0
+        let t = first < n ? thread[first] : due.trailingZeroBitCount
         // Choice k names the k-th thread with a step due (candidates in creation order).
-        var k = 1
-        for u in 0..<t where due(u) { k += 1 }
-        choices.append(k)
+        choices.append(1 + (due & ((1 << UInt64(t)) - 1)).nonzeroBitCount)
         guard step(t) else { return choices }
       } else {
-        let ready = pcs.indices.filter(due)
-        for u in ready {
+        var m = due
+        while m != 0 {
+          let u = m.trailingZeroBitCount
+          m &= m - 1
           guard step(u) else { return choices }
         }
       }

@@ -67,6 +67,9 @@ public struct Exploration: Hashable, Sendable {
   /// Runs taken up from a world saved along the run before (see ``ExploreRunner``), not
   /// replayed from the origin.
   var resumedRuns = 0
+  /// The fingerprints of orders kept to tell a repeated order (none under the optimal
+  /// search unless `checksRepeats`: memory flat in the runs).
+  var fingerprintsKept = 0
 
   /// The preemptions of these choices (see ``Outcome/preemptions``).
   public static func preemptions(_ choices: [Int]) -> Int {
@@ -190,7 +193,11 @@ extension World {
   /// only, and the counts are over distinct orders. The first run starts from `base`; each
   /// next one from the world saved at the start of the tick where its choices part from the
   /// run before (see ``ExploreRunner``; `resumes: false` replays every run from `base`, as
-  /// tests compare).
+  /// tests compare). Under the optimal search (``OptimalSearch``) every run after the first
+  /// is a new order by construction, and no fingerprint is taken, so memory stays flat in
+  /// the runs; `checksRepeats: true` (tests) takes them anyway, counts the orders by them,
+  /// and builds the race report of a repeated order again to count any that ends otherwise
+  /// (``Exploration/sameOrderOtherEnd``).
   /// - Complexity: O(limit · the cost of one run).
   public static func explore(
     _ actions: [Action], from base: World, limit: Int = World.exploreLimit, search: ExploreSearch = .optimal,
@@ -231,17 +238,24 @@ extension World {
       }
       var choices = taken.map(\.chosen)
       while choices.last == 0 { choices.removeLast() }
+      if search == .optimal, result.runs == 0, result.preemptionBound == nil {
+        optimal = OptimalSearch(world: world, base: base, actions: runner.actions, verdict: verdict)
+        result.optimal = optimal != nil
+      }
       // The same order as a run before (other choices, same conflicting accesses in the same
       // order) ends the same way: counted once, and its outcome is the one before (the race
-      // report is built again only when `checksRepeats`, to count any that differ).
-      let fingerprint = world.orderFingerprint(from: base.trace.count, ending: verdict, numbering: &accessors)
-      let before = seen[fingerprint]
+      // report is built again only when `checksRepeats`, to count any that differ). Under the
+      // optimal search every run is a new order by construction: no fingerprint is kept (so
+      // memory stays flat in the runs) unless `checksRepeats` asks to check it.
+      let fingerprint =
+        optimal == nil || checksRepeats ? world.orderFingerprint(from: base.trace.count, ending: verdict, numbering: &accessors) : nil
+      let before = fingerprint.flatMap { seen[$0] }
       var outcome: Exploration.Outcome
       if let before, !checksRepeats {
         outcome = before
         outcome.choices = choices
       } else {
-        let report = world.raceReport()
+        let report = world.raceReport(firstRaceOnly: true)
         var deadlock = false
         if case .stalled(let d)? = verdict { deadlock = !d.lockCycles.isEmpty }
         outcome = Exploration.Outcome(
@@ -258,7 +272,10 @@ extension World {
         same.choices = before.choices
         if same != before { result.sameOrderOtherEnd += 1 }
       } else {
-        seen[fingerprint] = outcome
+        if let fingerprint {
+          seen[fingerprint] = outcome
+          result.fingerprintsKept = seen.count
+        }
         result.orders += 1
         if outcome.race { result.races += 1 }
         if outcome.lostUpdate { result.lostUpdates += 1 }
@@ -306,16 +323,20 @@ extension World {
         script = taken[..<next.point].map(\.chosen) + [next.choice]
         continue
       }
-      if search == .optimal, result.runs == 1 {
-        optimal = OptimalSearch(world: world, base: base, actions: runner.actions, verdict: verdict)
-        result.optimal = optimal != nil
-      }
       if var o = optimal {
         optimal = nil  // not shared while it changes
         o.reverseRaces()
         guard o.advance() else {
           result.complete = true
           return result
+        }
+        if o.blocked > 0 {
+          // A run whose every thread was asleep would meet an order met before, which
+          // `orders` would count again without fingerprints: not the model's world, so the
+          // classic reduction starts over (never seen; tests would show it).
+          return explore(
+            actions, from: base, limit: limit, search: .races, expect: expectation, preemptions: bound, interrupt: interrupt,
+            progress: progress, resumes: resumes, checksRepeats: checksRepeats)
         }
         let next = o.script()
         var same = 0
