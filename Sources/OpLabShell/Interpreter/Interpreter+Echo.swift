@@ -24,6 +24,7 @@ extension World {
   func echo(_ events: some Sequence<Event>, limit: Int) -> (text: String, cycles: [Event]) {
     var cycles: [Event] = []
     var shown: [Event] = []
+    shown.reserveCapacity(8)  // a script line shows two or three: made once, not grown
     var total = 0
     for e in events {
       if case .cycleClosed = e.kind { cycles.append(e) }

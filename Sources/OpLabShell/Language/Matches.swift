@@ -137,6 +137,25 @@ public struct Matches: Sendable {
     return v
   }
 
+  /// The quality of service under `key` (``number(_:)``).
+  public func qos(_ key: ArgumentKey) throws(ParseError) -> QualityOfService? {
+    guard let i = index(key) else { return nil }
+    guard case .qos(let v) = items[i].item.value else { throw mismatch(key, items[i].item) }
+    return v
+  }
+  /// The numbers under `key` (``number(_:)``).
+  public func numbers(_ key: ArgumentKey) throws(ParseError) -> [Int]? {
+    guard let i = index(key) else { return nil }
+    guard case .numbers(let v) = items[i].item.value else { throw mismatch(key, items[i].item) }
+    return v
+  }
+  /// The steps under `key` (``number(_:)``).
+  public func steps(_ key: ArgumentKey) throws(ParseError) -> [Step]? {
+    guard let i = index(key) else { return nil }
+    guard case .steps(let v) = items[i].item.value else { throw mismatch(key, items[i].item) }
+    return v
+  }
+
   /// Every value under `key` (a `many` pattern), in order.
   public func all<T>(_ key: ArgumentKey, _ shape: KeyPath<Value, T?>) throws(ParseError) -> [T] {
     var values: [T] = []
