@@ -116,7 +116,10 @@
   /// The operation named `name`, if any. It only reads, and says so: a caller that holds
   /// the world in a class or behind an accessor (the shell, through the inlined
   /// ``World/operationID(named:)``) may then lend the index and the records to it rather
-  /// than copy the whole `World` value for the call (#34).
+  /// than copy the whole `World` value for the call (#34). `readonly` holds as Swift's
+  /// underscored-attributes reference states it: every argument is borrowed (none is
+  /// released), nothing outside is written (a non-ASCII name's hash writes an array of its
+  /// own), so a call whose result is unused may be dropped. Keep it so if this changes.
   @_effects(readonly) @usableFromInline func find(_ name: String, in operations: [OperationRecord]) -> OpID? {
     find(name, hash: Self.hash(name), in: operations)
   }
