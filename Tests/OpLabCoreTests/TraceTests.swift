@@ -116,6 +116,39 @@ import Testing
     #expect(trace.storedBytes < events.count * 16)
   }
 
+  @Test("The end taken as the trace grows reads on from there as reading from its index does, across chunks and marks")
+  func readingFromTheEnd() {
+    var trace = Trace()
+    #expect(trace.end.index == 0)
+    var ends: [Trace.Position] = [trace.end]
+    var events: [Event] = []
+    // Events of uneven sizes (long steps of the clock among short ones), so that chunks end
+    // at every offset near their ends.
+    var tick = 0
+    for i in 0..<12_000 {
+      tick += i % 7 == 0 ? 1 << (i % 40) : i % 2
+      let e = Event(
+        tick: tick, kind: i % 3 == 0 ? .started : .dependencyAdded(OpID(i * 977)), op: OpID(i),
+        queue: QueueID(i % 5), from: .ready, to: .executing, reason: .picked(.slotFreed(OpID(i - 1)), beat: i % 2 == 0 ? OpID(i + 1) : nil))
+      events.append(e)
+      trace.append(e)
+      ends.append(trace.end)
+    }
+    #expect(trace.chunks.count > 3)
+    // From every end its next few events; from every 250th, all the rest.
+    for (k, end) in ends.enumerated() {
+      #expect(end.index == k)
+      let read = k % 250 == 0 ? Array(trace.events(from: end)) : Array(trace.events(from: end).prefix(3))
+      if read != Array(events[k..<(k % 250 == 0 ? events.count : min(k + 3, events.count))]) {
+        Issue.record("from the end taken at \(k)")
+        return
+      }
+    }
+    #expect(Array(trace.events(from: trace.end)).isEmpty)
+    // An end of a longer trace reads nothing from a shorter one.
+    #expect(Array(Trace().events(from: trace.end)).isEmpty)
+  }
+
   @Test("A copy of a trace is independent of the original; equal traces compare equal")
   func valueSemantics() {
     var a = Trace()

@@ -82,8 +82,8 @@ public struct World: Sendable {
   var gateOfOperation: [OpID: Int32] = [:]
   /// Names to operations (operations never lose their names, so creation order is the
   /// order of ``operations``).
-  var opNames = NameIndex()
-  var queueNames: OrderedDictionary<String, QueueID> = [:]
+  @usableFromInline var opNames = NameIndex()
+  @usableFromInline var queueNames: OrderedDictionary<String, QueueID> = [:]
   /// Each queue's ``NameIndex/hash(_:)`` of its name, by index: a new operation's name is
   /// checked against the queues' by hash first (see ``isQueueName(_:hash:)``).
   var queueNameHashes: [Int] = []
@@ -184,10 +184,12 @@ public struct World: Sendable {
   public func isReady(_ op: OpID) -> Bool { readiness[op.slot].isReady }
   /// Unfinished dependencies still counted against `isReady`.
   func unfinishedCount(of op: OpID) -> Int { Int(readiness[op.slot].unfinishedCount) }
-  /// Looks an operation up by name.
-  public func operationID(named name: String) -> OpID? { opNames.find(name, in: operations) }
-  /// Looks a queue up by name.
-  public func queueID(named name: String) -> QueueID? { queueNames[name] }
+  /// Looks an operation up by name. Inlined where it is called, so a caller that holds the
+  /// world in a class or behind an accessor (the shell) reads the index and the records,
+  /// where a call copied the whole `World` value, retaining each array it holds (#34).
+  @inlinable public func operationID(named name: String) -> OpID? { opNames.find(name, in: operations) }
+  /// Looks a queue up by name (inlined, as ``operationID(named:)`` is).
+  @inlinable public func queueID(named name: String) -> QueueID? { queueNames[name] }
   /// Every operation's identifier, in creation order.
   public var operationIDs: [OpID] { operations.indices.map { OpID($0) } }
   /// Every queue's identifier, in creation order.

@@ -8,7 +8,7 @@
 /// only when the tags agree: about one in 128 of the other names it passes.
 /// Names compare as Swift strings do (canonically equivalent spellings are one name), and
 /// are hashed by ``hash(_:)``, which agrees with that equality.
-struct NameIndex: Sendable {
+@usableFromInline struct NameIndex: Sendable {
   /// Operation indices; -1 is an empty slot (whose tag is 0). The count is 0 or a power of two.
   private var slots: [Int32] = []
   /// The tag of the name filed in each slot (see ``tag(_:)``).
@@ -113,8 +113,14 @@ struct NameIndex: Sendable {
     slots.prefetch(hash & (slots.count - 1))
   }
 
-  /// The operation named `name`, if any.
-  func find(_ name: String, in operations: [OperationRecord]) -> OpID? {
+  /// The operation named `name`, if any. It only reads, and says so: a caller that holds
+  /// the world in a class or behind an accessor (the shell, through the inlined
+  /// ``World/operationID(named:)``) may then lend the index and the records to it rather
+  /// than copy the whole `World` value for the call (#34). `readonly` holds as Swift's
+  /// underscored-attributes reference states it: every argument is borrowed (none is
+  /// released), nothing outside is written (a non-ASCII name's hash writes an array of its
+  /// own), so a call whose result is unused may be dropped. Keep it so if this changes.
+  @_effects(readonly) @usableFromInline func find(_ name: String, in operations: [OperationRecord]) -> OpID? {
     find(name, hash: Self.hash(name), in: operations)
   }
 

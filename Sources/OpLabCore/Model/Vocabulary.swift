@@ -24,10 +24,15 @@ public enum QueuePriority: Int8, CaseIterable, Comparable, Sendable, CustomStrin
 
   /// Parses a priority name, ignoring case.
   public init?(name: String) {
-    guard let match = Self.allCases.first(where: { $0.description.lowercased() == name.lowercased() })
-    else { return nil }
-    self = match
+    // The name is lowered once, against the cases' names lowered once (a script's `op`
+    // line reads a priority twice: a check and its value, #34).
+    let lowered = name.lowercased()
+    guard let k = Self.loweredNames.firstIndex(of: lowered) else { return nil }
+    self = Self.allCases[k]
   }
+
+  /// Each case's ``description`` in lower case, in `allCases` order.
+  private static let loweredNames = allCases.map { $0.description.lowercased() }
 }
 
 /// `QualityOfService`: how important the work is to the user.
@@ -51,12 +56,15 @@ public enum QualityOfService: Int8, CaseIterable, Comparable, Sendable, CustomSt
     }
   }
 
-  /// Parses a quality-of-service name, ignoring case.
+  /// Parses a quality-of-service name, ignoring case (as ``QueuePriority/init(name:)``).
   public init?(name: String) {
-    guard let match = Self.allCases.first(where: { $0.description.lowercased() == name.lowercased() })
-    else { return nil }
-    self = match
+    let lowered = name.lowercased()
+    guard let k = Self.loweredNames.firstIndex(of: lowered) else { return nil }
+    self = Self.allCases[k]
   }
+
+  /// Each case's ``description`` in lower case, in `allCases` order.
+  private static let loweredNames = allCases.map { $0.description.lowercased() }
 
   /// The queue priority corelibs Foundation files an operation under when it has a
   /// quality of service but no explicit priority (spec rule 24, `linux` mode only).

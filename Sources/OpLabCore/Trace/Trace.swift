@@ -75,11 +75,45 @@ public struct Trace: RandomAccessCollection, Equatable, Sendable {
     IteratorSequence(Iterator(trace: self, from: Swift.min(Swift.max(0, start), count)))
   }
 
+  /// Where the next event appended will be, for reading on from there later (``end``).
+  public struct Position: Sendable {
+    /// The index of the event at this position (the trace's count when it was taken).
+    public let index: Int
+    let cursor: Cursor
+  }
+
+  /// Where the next event will be written: ``events(from:)-(Position)`` reads the events
+  /// appended after it was taken without first decoding the events from the mark before
+  /// them (up to ``markEvery`` - 1 of them), as ``events(from:)-(Int)`` does. A shell line
+  /// reads its command's events so, a few events each, on every line of a script (#34).
+  public var end: Position {
+    guard let last = chunks.indices.last else {
+      return Position(index: 0, cursor: Cursor(mark: Mark(chunk: 0, offset: 0, previousTick: 0)))
+    }
+    // The writer starts a new chunk where this one could not hold a whole event (``append``).
+    let full = used > Self.chunkSize(last) - Self.maxEventBytes
+    return Position(
+      index: count, cursor: Cursor(mark: Mark(chunk: Int32(full ? last + 1 : last), offset: Int32(full ? 0 : used), previousTick: lastTick)))
+  }
+
+  /// The events from `position` (this trace's ``end`` when it was shorter) to the end, in
+  /// order, each in constant time.
+  public func events(from position: Position) -> IteratorSequence<Iterator> {
+    guard position.index <= count else { return events(from: count) }
+    return IteratorSequence(Iterator(chunks: chunks, cursor: position.cursor, remaining: count - position.index))
+  }
+
   /// Decodes the events in order, each in constant time.
   public struct Iterator: IteratorProtocol, Sendable {
     let chunks: [[UInt8]]
     var cursor: Cursor
     var remaining: Int
+
+    init(chunks: [[UInt8]], cursor: Cursor, remaining: Int) {
+      self.chunks = chunks
+      self.cursor = cursor
+      self.remaining = remaining
+    }
 
     init(trace: Trace, from start: Int) {
       chunks = trace.chunks

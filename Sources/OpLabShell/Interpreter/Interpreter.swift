@@ -251,7 +251,7 @@ public final class Interpreter {
 
   /// Performs actions and echoes the events they caused.
   func perform(_ actions: [Action]) throws -> (String, [ActionResult]) {
-    let mark = world.trace.count
+    let mark = world.trace.end
     var results: [ActionResult] = []
     for action in actions { results.append(try history.sim.perform(action, interrupt: interrupt)) }
     if results.contains(.verdict(.interrupted)) { interruptedRun = true }
@@ -272,6 +272,9 @@ public final class Interpreter {
 
   /// Set when a clock action of the command being run was interrupted (see `dispatch`).
   var interruptedRun = false
+  /// The trace's events the last echo read (from `start` to `end`) and the cycles closed
+  /// among them: what the command's warnings need, unless it performed more since.
+  var echoedEvents: (start: Int, end: Int, cycles: [Event])?
 
   /// `machine` alone: the cores and what runs on them now.
   func machineText() -> String {

@@ -39,6 +39,12 @@ enum LabWarnings {
     return lines
   }
 
+  /// Whether `command` sets a queue to start nothing (`max Q 0`), a warning of ``raised(by:events:in:)``.
+  static func isMaxZero(_ command: Command) -> Bool {
+    if case .max(_, .count(0)) = command { return true }
+    return false
+  }
+
   /// Where the `raised` lines are among the lines of `output` once fitted to `options`
   /// (wrapped, and folded to ASCII when asked): a range of line numbers each, its wrapped
   /// continuation lines included. A warning the output does not show (past the echo's
@@ -71,7 +77,17 @@ extension Interpreter {
   /// The lab's warnings among the lines of `output`, the reply to `command`, whose events
   /// are the trace's from `mark` on (see ``Reply/warnings``).
   func warningLines(in output: String, after command: Command, eventsFrom mark: Int) -> [Range<Int>] {
-    let events = world.trace.count > mark ? Array(world.trace.events(from: mark)) : []
+    // The warnings read only the cycles closed: the echo's, when it read the same events.
+    let events: [Event]
+    if let echoed = echoedEvents, echoed.start == mark, echoed.end == world.trace.count {
+      events = echoed.cycles
+    } else {
+      events = world.trace.count > mark ? Array(world.trace.events(from: mark)) : []
+    }
+    echoedEvents = nil
+    // Without a cycle closed nor a queue set to start nothing, no warning (and no copy of
+    // the world passed to `raised`).
+    guard !events.isEmpty || LabWarnings.isMaxZero(command) else { return [] }
     return LabWarnings.lines(of: LabWarnings.raised(by: command, events: events, in: world), in: output, options: options)
   }
 }

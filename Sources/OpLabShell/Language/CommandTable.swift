@@ -13,9 +13,19 @@ public enum CommandTable {
 
   /// Finds a command by name or alias.
   public static func spec(named name: String) -> CommandSpec? {
-    let lower = name.utf8.contains { (0x41...0x5A).contains($0) || $0 >= 0x80 } ? name.lowercased() : name
-    return byName[lower].map { all[$0] }
+    index(named: name).map { all[$0] }
   }
+
+  /// Where the command of this name or alias is in ``all``.
+  static func index(named name: String) -> Int? {
+    let lower = name.utf8.contains { (0x41...0x5A).contains($0) || $0 >= 0x80 } ? name.lowercased() : name
+    return byName[lower]
+  }
+
+  /// The keyword each option of each command starts with (``Pattern/leadingWord``), in
+  /// the order of ``all`` and of its options: what the parser's quick pass compares the
+  /// next word with, found once rather than from the patterns on every line (#34).
+  static let optionWords: [[String?]] = all.map { $0.options.map(\.leadingWord) }
 
   /// Each name and alias, with its command's place in ``all`` (the first, if two shared one).
   private static let byName: [String: Int] = {

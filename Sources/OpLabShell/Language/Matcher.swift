@@ -28,10 +28,20 @@ struct Matcher {
     self.tokens = tokens
     self.context = context
     self.quiet = quiet
-    lowered = tokens.map { t in t.text.utf8.contains { (0x41...0x5A).contains($0) || $0 >= 0x80 } ? t.text.lowercased() : t.text }
+    lowered = tokens.map { t in Self.mayHaveCapitals(t.text) ? t.text.lowercased() : t.text }
   }
 
-  mutating func matchCommand(_ spec: CommandSpec) throws(ParseError) -> Matches {
+  /// Whether `text` has an ASCII capital or a byte that is not ASCII (so lowering it may
+  /// change it), checked on its contiguous bytes where it has them (a native string does).
+  static func mayHaveCapitals(_ text: String) -> Bool {
+    let found = text.utf8.withContiguousStorageIfAvailable { bytes in bytes.contains { $0 &- 0x41 < 26 || $0 >= 0x80 } }
+    return found ?? text.utf8.contains { (0x41...0x5A).contains($0) || $0 >= 0x80 }
+  }
+
+  /// Matches the line against `spec`.
+  /// - Parameter optionWords: each option's ``Pattern/leadingWord``, when the caller has
+  ///   them (``CommandTable/optionWords``).
+  mutating func matchCommand(_ spec: CommandSpec, optionWords: [String?]? = nil) throws(ParseError) -> Matches {
     var matches = Matches(tokens: tokens, context: context)
     var i = 1
     for pattern in spec.arguments {
@@ -42,10 +52,10 @@ struct Matcher {
     var used = [Bool](repeating: false, count: spec.options.count)
     while true {
       var progressed = false
-      for (k, option) in spec.options.enumerated() where !used[k] {
+      for k in spec.options.indices where !used[k] {
         // The quick pass skips an option whose keyword is not the next word.
-        if quiet, let word = option.leadingWord, i >= tokens.count || lowered[i] != word { continue }
-        if let next = match(option, at: i, matches: &matches) {
+        if quiet, let word = optionWords.map({ $0[k] }) ?? spec.options[k].leadingWord, i >= tokens.count || lowered[i] != word { continue }
+        if let next = match(spec.options[k], at: i, matches: &matches) {
           i = next
           used[k] = true
           progressed = true

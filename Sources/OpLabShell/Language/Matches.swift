@@ -74,19 +74,31 @@ public struct Matches: Sendable {
   init(tokens: [Token], context: ParseContext) {
     self.tokens = tokens
     self.context = context
+    // At most a value or a keyword a token: room made once, where the lists grew by
+    // doubling, reallocated about four times a line (#34).
+    items.reserveCapacity(tokens.count)
+    words.reserveCapacity(tokens.count)
   }
 
   /// Whether the line used this keyword.
   public func has(_ word: String) -> Bool { words.contains(word) }
 
+  /// Where the (first) value under `key` is in ``items``: a loop over the indices compares
+  /// keys alone, where `first(where:)` copied every item it passed (its token and value).
+  private func index(_ key: ArgumentKey) -> Int? {
+    for i in items.indices where items[i].key == key { return i }
+    return nil
+  }
+
   /// The token of the (first) value under `key`, if the line gave one.
-  public func token(_ key: ArgumentKey) -> Token? { items.first { $0.key == key }?.item.token }
+  public func token(_ key: ArgumentKey) -> Token? { index(key).map { items[$0].item.token } }
 
   /// The value under `key`, if the line gave one, in the shape `shape` reads.
   /// - Throws: when the value has another shape: the command's pattern and its build
   ///   disagree, a mistake of the lab that the command table's tests catch.
   public func get<T>(_ key: ArgumentKey, _ shape: KeyPath<Value, T?>) throws(ParseError) -> T? {
-    guard let item = items.first(where: { $0.key == key })?.item else { return nil }
+    guard let i = index(key) else { return nil }
+    let item = items[i].item
     guard let value = item.value[keyPath: shape] else { throw mismatch(key, item) }
     return value
   }
@@ -101,27 +113,46 @@ public struct Matches: Sendable {
   /// The value under `key` as ``get(_:_:)`` reads it, by a switch rather than a key path:
   /// `op`'s build reads a dozen values, on every line of a script (#34).
   public func number(_ key: ArgumentKey) throws(ParseError) -> Int? {
-    guard let item = items.first(where: { $0.key == key })?.item else { return nil }
-    guard case .number(let v) = item.value else { throw mismatch(key, item) }
+    guard let i = index(key) else { return nil }
+    guard case .number(let v) = items[i].item.value else { throw mismatch(key, items[i].item) }
     return v
   }
   /// The name under `key` (``number(_:)``).
   public func name(_ key: ArgumentKey) throws(ParseError) -> String? {
-    guard let item = items.first(where: { $0.key == key })?.item else { return nil }
-    guard case .name(let v) = item.value else { throw mismatch(key, item) }
+    guard let i = index(key) else { return nil }
+    guard case .name(let v) = items[i].item.value else { throw mismatch(key, items[i].item) }
     return v
   }
   /// The names under `key` (``number(_:)``).
   public func names(_ key: ArgumentKey) throws(ParseError) -> [String]? {
-    guard let item = items.first(where: { $0.key == key })?.item else { return nil }
-    guard case .names(let v) = item.value else { throw mismatch(key, item) }
+    guard let i = index(key) else { return nil }
+    guard case .names(let v) = items[i].item.value else { throw mismatch(key, items[i].item) }
     return v
   }
 
   /// The priority under `key` (``number(_:)``).
   public func priority(_ key: ArgumentKey) throws(ParseError) -> QueuePriority? {
-    guard let item = items.first(where: { $0.key == key })?.item else { return nil }
-    guard case .priority(let v) = item.value else { throw mismatch(key, item) }
+    guard let i = index(key) else { return nil }
+    guard case .priority(let v) = items[i].item.value else { throw mismatch(key, items[i].item) }
+    return v
+  }
+
+  /// The quality of service under `key` (``number(_:)``).
+  public func qos(_ key: ArgumentKey) throws(ParseError) -> QualityOfService? {
+    guard let i = index(key) else { return nil }
+    guard case .qos(let v) = items[i].item.value else { throw mismatch(key, items[i].item) }
+    return v
+  }
+  /// The numbers under `key` (``number(_:)``).
+  public func numbers(_ key: ArgumentKey) throws(ParseError) -> [Int]? {
+    guard let i = index(key) else { return nil }
+    guard case .numbers(let v) = items[i].item.value else { throw mismatch(key, items[i].item) }
+    return v
+  }
+  /// The steps under `key` (``number(_:)``).
+  public func steps(_ key: ArgumentKey) throws(ParseError) -> [Step]? {
+    guard let i = index(key) else { return nil }
+    guard case .steps(let v) = items[i].item.value else { throw mismatch(key, items[i].item) }
     return v
   }
 

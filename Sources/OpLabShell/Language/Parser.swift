@@ -14,18 +14,19 @@ public enum Parser {
         hint: "end the quoted text with another \(quote), as in: export events \(quote)my run.jsonl\(quote)")
     }
     guard let first = tokens.first else { return nil }
-    guard let spec = CommandTable.spec(named: first.text) else {
+    guard let k = CommandTable.index(named: first.text) else {
       let guess = Suggest.closest(to: first.text, in: CommandTable.names)
       throw ParseError(
         column: first.column, length: first.text.count, message: "unknown command '\(first.text)'",
         hint: (guess.map { "did you mean '\($0)'? " } ?? "") + "Type 'help' for the list of commands.")
     }
+    let spec = CommandTable.all[k]
     // A first pass keeps no record of what it expected where (a script's lines nearly all
     // parse); a line that fails is matched again by a pass that does, for its error.
     var quick = Matcher(tokens: tokens, context: context, quiet: true)
     let matches: Matches
     do {
-      matches = try quick.matchCommand(spec)
+      matches = try quick.matchCommand(spec, optionWords: CommandTable.optionWords[k])
     } catch {
       var matcher = Matcher(tokens: tokens, context: context)
       matches = try matcher.matchCommand(spec)

@@ -210,9 +210,16 @@ public enum Lexer {
       }
       guard (b >= 0x20 && b < 0x7F) || b == 0x09, b != 0x22, b != 0x27, b != 0x5C else { return nil }
     }
+    // At most one word more than the blanks: room made once, not grown word by word.
+    var blanks = 0
+    for i in 0..<stop where bytes[i] == 0x20 || bytes[i] == 0x09 { blanks += 1 }
     var tokens: [Token] = []
     var joins: [[Int]] = []
+    tokens.reserveCapacity(blanks + 1)
+    joins.reserveCapacity(blanks + 1)
     var i = 0
+    // Where the last word read ends: the token before ends with its last byte.
+    var previousEnd = 0
     while i < stop {
       if bytes[i] == 0x20 || bytes[i] == 0x09 {
         i += 1
@@ -221,7 +228,7 @@ public enum Lexer {
       let start = i
       while i < stop, bytes[i] != 0x20, bytes[i] != 0x09 { i += 1 }
       let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-      if tokens.count > 1, bytes[start] == UInt8(ascii: ",") || tokens[tokens.count - 1].text.utf8.last == UInt8(ascii: ",") {
+      if tokens.count > 1, bytes[start] == UInt8(ascii: ",") || bytes[previousEnd - 1] == UInt8(ascii: ",") {
         joins[joins.count - 1].append(tokens[tokens.count - 1].text.utf8.count)
         tokens[tokens.count - 1].text += word
         tokens[tokens.count - 1].length = tokens[tokens.count - 1].text.utf8.count
@@ -229,6 +236,7 @@ public enum Lexer {
         tokens.append(Token(word, column: start + 1, length: i - start))
         joins.append([])
       }
+      previousEnd = i
     }
     return (tokens, nil, joins)
   }

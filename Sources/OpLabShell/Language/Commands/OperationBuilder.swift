@@ -15,14 +15,14 @@ enum OperationBuilder {
     }
     var s = OperationSpec(name: name, duration: try m.number(.takes) ?? 1)
     s.priority = try m.priority(.priority)
-    s.qualityOfService = try m.get(.qos, \.qos)
+    s.qualityOfService = try m.qos(.qos)
     if let every = try m.number(.every) { s.cancellation = .every(every) } else if m.has("start") { s.cancellation = .atStart }
     s.bailsIfDependencyCancelled = m.has("bail-if-dep-cancelled")
     s.bailsUnlessDependenciesSucceeded = m.has("only-if-deps-succeeded")
     s.failsAt = try m.number(.failsAt)
     s.completion = try m.number(.completion)
     if m.has("async") { s.kind = .async(forgetsFinish: m.has("forgets-finish")) }
-    if let blocks = try m.get(.blocks, \.numbers) {
+    if let blocks = try m.numbers(.blocks) {
       if m.has("async"), let t = m.token(.blocks) {
         throw ParseError(column: t.column, length: t.length, message: "an operation is either async or a BlockOperation, not both")
       }
@@ -62,7 +62,7 @@ enum OperationBuilder {
     if m.token(.does) != nil || m.has("touches") { try buildSteps(&s, m) }
     var definition = OperationDefinition(
       spec: s, queue: try m.name(.on), dependencies: try m.names(.after) ?? [], hold: m.has("hold"))
-    if let block = try m.get(.completionDoes, \.steps), let first = m.token(.completionDoes) {
+    if let block = try m.steps(.completionDoes), let first = m.token(.completionDoes) {
       // `op x completion does read c does write c` would give the block the first steps and
       // main() the last: the operation's own work must come first, so nothing reads both ways.
       if let own = m.token(.does), own.column > first.column {
@@ -83,7 +83,7 @@ enum OperationBuilder {
   /// go with steps.
   private static func buildSteps(_ s: inout OperationSpec, _ m: Matches) throws(ParseError) {
     let anchor = m.token(.does) ?? m.tokens.last { $0.text.lowercased() == "touches" } ?? m.tokens[0]
-    var steps = try m.get(.does, \.steps) ?? []
+    var steps = try m.steps(.does) ?? []
     if m.has("touches") { steps.insert(.touchUI, at: 0) }
     let clashes: [(given: Bool, message: String)] = [
       (m.has("async"), "an operation written as steps is synchronous: drop `async`"),
