@@ -73,13 +73,12 @@ extension SwiftCode {
         now = entry.tick
       }
       var draft = Draft(lines: ["// \(entry.text)"])
-      var definition = SwiftSource.Definition()
-      var cancelledQueues: [String] = []
-      for action in entry.actions {
-        read(action, of: entry, into: &draft, definition: &definition, cancelledQueues: &cancelledQueues)
-      }
-      if !definition.operations.isEmpty { define(definition, into: &draft) }
-      if !cancelledQueues.isEmpty { cancelAll(cancelledQueues, into: &draft) }
+      // Read as the lowering for `real` reads it: the operations it defines written whole
+      // after its other actions, then the queues it cancels all of.
+      let line = SwiftSource.Line(entry, in: world)
+      for action in line.actions { read(action, of: entry, into: &draft) }
+      if !line.definition.operations.isEmpty { define(line.definition, into: &draft) }
+      if !line.cancelledQueues.isEmpty { cancelAll(line.cancelledQueues, into: &draft) }
       if draft.shown {
         let (lines, declarations) = Self.fileScope(draft.lines)
         pieces.append(Piece(lines: lines, names: draft.names, declarations: declarations))
@@ -116,13 +115,9 @@ extension SwiftCode {
       return (statements, declarations)
     }
 
-    /// One action's code, into the line's piece; an operation's definition (made, gated,
-    /// given its completion block, added) is gathered into `definition`, written whole at
-    /// the end, and a cancel of every queue into `cancelledQueues`.
-    private mutating func read(
-      _ action: Action, of entry: SwiftSource.Entry, into draft: inout Draft, definition: inout SwiftSource.Definition,
-      cancelledQueues: inout [String]
-    ) {
+    /// One action's code, into the line's piece: an action the line's ``SwiftSource/Line``
+    /// did not gather into its definition or its cancels.
+    private mutating func read(_ action: Action, of entry: SwiftSource.Entry, into draft: inout Draft) {
       func code(_ lines: String..., about names: String...) {
         draft.lines += lines
         draft.names.formUnion(names)
@@ -134,28 +129,19 @@ extension SwiftCode {
         draft.lines += declareByName(name)
         if let max { code("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))") }
         if let qos { code("\(queue(name)).qualityOfService = .\(qos)") }
-      case .createOperation(let spec, let dependencies, let queue):
-        definition.operations.append((spec, dependencies.map(world.name)))
-        if let queue { definition.queue = world.name(queue) }
-      case .gate(let op, let gate) where definition.defines(world.name(op)):
-        definition.gates[world.name(op)] = gate
+      case .createOperation, .cancelAll:
+        break  // gathered into the line's definition and cancels, written after its other actions
       case .gate(let op, let gate):
         let name = world.name(op)
         code(about: name)
         draft.lines += gateDeclaration(gate)
         code("\(names.gate(gate)).add(\(names.variable(name)))  // its isReady waits for the gate too")
-      case .setCompletionSteps(let op, let steps) where definition.defines(world.name(op)):
-        definition.completionSteps[world.name(op)] = steps
       case .setCompletionSteps(let op, let steps):
         let name = world.name(op)
         code(about: name)
         draft.lines +=
           ["\(names.variable(name)).completionBlock = {"]
           + stepLines(steps, rest: (world.operation(op).spec.completion ?? 0) - Tick(steps.count)) + ["}"]
-      case .enqueue(let op, let q) where definition.defines(world.name(op)):
-        definition.queue = world.name(q)
-      case .enqueueAll(let ops, let q, nil) where ops.allSatisfy({ definition.defines(world.name($0)) }):
-        definition.queue = world.name(q)
       case .enqueue(let op, let q):
         add([world.name(op)], to: world.name(q), wait: nil, entry: entry, into: &draft)
       case .enqueueAll(let ops, let q, let wait):
@@ -199,8 +185,6 @@ extension SwiftCode {
           ? "sets isCancelled, and its cancel() stops the work it began: finish() comes at the work's next check"
           : "only sets isCancelled: code stops where it checks it"
         code("\(names.variable(name)).cancel()  // " + effect, about: name)
-      case .cancelAll(let q):
-        cancelledQueues.append(world.name(q))
       case .suspend(let q):
         let name = world.name(q)
         let note = name == "main" ? "ignored on the main queue" : "running work goes on; nothing new starts"

@@ -1,0 +1,120 @@
+import OpLabCore
+import OpLabSwift
+import Testing
+
+/// The one lowering of a world to timed calls (#28): what `real` plays, with no shell and no
+/// Foundation.
+@Suite struct LoweringTests {
+  typealias Line = (String, (World) -> [Action])
+
+  static func op(_ w: World, _ name: String) -> OpID { w.operationID(named: name) ?? OpID(-1) }
+  static func q(_ w: World, _ name: String) -> QueueID { w.queueID(named: name) ?? QueueID(-1) }
+
+  @Test(
+    "A line's operations are made with their dependencies and gates, then added together; its cancel of every queue comes last, on the queues made so far; a wait from the lab's thread is no call, one from main is"
+  )
+  func linesBecomeTimedCalls() throws {
+    let gated = OperationSpec(name: "b", duration: 2, completion: 1)
+    let source = try SwiftCodeUnitTests.source([
+      ("queue q max 1", { _ in [.createQueue(name: "q", maxConcurrent: 1, qualityOfService: .utility)] }),
+      (
+        "op a,b on q gated-by g",
+        { w in
+          [
+            .createOperation(OperationSpec(name: "a", duration: 2, completion: 1), dependencies: [], queue: nil),
+            .gate(OpID(w.operations.count), "g"),
+            .createOperation(gated, dependencies: [OpID(w.operations.count)], queue: nil),
+            .gate(OpID(w.operations.count + 1), "g"),
+            .enqueueAll([OpID(w.operations.count), OpID(w.operations.count + 1)], on: Self.q(w, "q"), wait: nil),
+          ]
+        }
+      ),
+      ("op c takes 1", { w in [.createOperation(OperationSpec(name: "c"), dependencies: [], queue: Self.q(w, "queue"))] }),
+      ("open g", { _ in [.openGate("g"), .step(1)] }),
+      ("cancel all", { w in [.cancelAll(Self.q(w, "q")), .cancel(Self.op(w, "c")), .cancelAll(Self.q(w, "queue"))] }),
+      ("wait", { _ in [.wait(nil)] }),
+      ("wait on main", { w in [.waitOnMainThread(Self.q(w, "q"))] }),
+    ])
+    let lowering = source.lowered(playingOn: .apple)
+    let waited = source.entries[6].tick
+    #expect(waited > 1)
+    var a = RealWork("a", ticks: 2)
+    a.completionTicks = 1
+    a.gate = "g"
+    var b = RealWork("b", ticks: 2)
+    b.completionTicks = 1
+    b.gate = "g"
+    let c = RealWork("c", ticks: 1)
+    #expect(
+      lowering.script.actions == [
+        TimedAction(tick: 0, action: .makeQueue("q")),
+        TimedAction(tick: 0, action: .setMax("q", 1)),
+        TimedAction(tick: 0, action: .setQueueQoS("q", .utility)),
+        TimedAction(tick: 0, action: .makeOperation(a)),
+        TimedAction(tick: 0, action: .makeOperation(b)),
+        TimedAction(tick: 0, action: .addDependency("b", on: "a")),
+        TimedAction(tick: 0, action: .addBatch(["a", "b"], to: "q")),
+        TimedAction(tick: 0, action: .makeOperation(c)),
+        TimedAction(tick: 0, action: .makeQueue("queue")),
+        TimedAction(tick: 0, action: .add("c", to: "queue")),
+        TimedAction(tick: 0, action: .openGate("g")),
+        // The cancel of one operation first, then each queue's cancelAll in name order.
+        TimedAction(tick: 1, action: .cancel("c")),
+        TimedAction(tick: 1, action: .cancelAll("q")),
+        TimedAction(tick: 1, action: .cancelAll("queue")),
+        // After the lab's wait, when the clock has run on to where it returned.
+        TimedAction(tick: waited, action: .onMainThread(.waitForQueue("q"), until: nil)),
+      ])
+    #expect(lowering.unplayed.isEmpty)
+  }
+
+  @Test(
+    "What the real queue cannot be given is named, a line once: the lab's cores, the user and the display, an order chosen by hand, a gate given after the operation is made, and a platform not the host's"
+  )
+  func unplayedIsNamed() throws {
+    let source = try SwiftCodeUnitTests.source([
+      ("cores 2", { _ in [.setCores(2)] }),
+      ("tap at 3, frames", { _ in [.tap(at: 3), .frames(every: nil, from: nil, until: nil)] }),
+      ("op x hold", { _ in [.createOperation(OperationSpec(name: "x"), dependencies: [], queue: nil)] }),
+      ("gate x by g", { w in [.gate(Self.op(w, "x"), "g")] }),
+      ("platform linux", { _ in [.setPlatform(.linux)] }),
+    ])
+    let onApple = source.lowered(playingOn: .apple)
+    #expect(
+      onApple.unplayed == [
+        "`cores 2`: the real machine has its own cores",
+        "`tap at 3, frames`: the lab plays the user and the display",
+        "`gate x by g`: the real stand-in is made with its gate and completion block",
+        "`platform linux`: the real queue is this machine's, Foundation on an Apple platform",
+      ])
+    // On Linux the line naming Linux is played: nothing to say. The calls are the same.
+    let onLinux = source.lowered(playingOn: .linux)
+    #expect(onLinux.unplayed == Array(onApple.unplayed.dropLast()))
+    #expect(onLinux.script == onApple.script)
+    #expect(onLinux.script.actions == [TimedAction(tick: 0, action: .makeOperation(RealWork("x", ticks: 1)))])
+  }
+
+  @Test("The printer and the lowering read a line alike: its definition gathered, its other actions in order, its cancels last")
+  func lineGathersTheDefinition() throws {
+    let source = try SwiftCodeUnitTests.source([
+      (
+        "op a on queue, cancel all, suspend",
+        { w in
+          [
+            .createOperation(OperationSpec(name: "a"), dependencies: [], queue: nil),
+            .cancelAll(Self.q(w, "queue")),
+            .suspend(Self.q(w, "queue")),
+            .enqueue(OpID(w.operations.count), on: Self.q(w, "queue")),
+            .resume(Self.q(w, "queue")),
+          ]
+        }
+      )
+    ])
+    let line = SwiftSource.Line(source.entries[0], in: source.world)
+    #expect(line.definition.operations.map(\.spec.name) == ["a"])
+    #expect(line.definition.queue == "queue")
+    #expect(line.cancelledQueues == ["queue"])
+    let queue = Self.q(source.world, "queue")
+    #expect(line.actions == [.suspend(queue), .resume(queue)])
+  }
+}
