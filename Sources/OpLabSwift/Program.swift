@@ -48,6 +48,12 @@ extension SwiftCode {
     var didItsWork: [(type: String, test: String)] = []
     /// The Operation subclass of each kind of operation declared so far (see `operation`).
     var kinds: [String: String] = [:]
+    /// The calls the program makes, as the lowering names them (``Lowering``), each recorded
+    /// as it is written, at its line's tick: the same list as the lowering's calls `real`
+    /// plays, which the differential tests check for every world they sweep.
+    var calls: [TimedAction] = []
+    /// The tick of the line being written.
+    var lineTick: Tick = 0
     /// What `cancelAllOperations()` does on the main queue, as a comment.
     static let mainCancelAllNote = "  // Linux's Foundation ignores this on the main queue"
 
@@ -72,6 +78,7 @@ extension SwiftCode {
             ], names: []))
         now = entry.tick
       }
+      lineTick = entry.tick
       var draft = Draft(lines: ["// \(entry.text)"])
       // Read as the lowering for `real` reads it: the operations it defines written whole
       // after its other actions, then the queues it cancels all of.
@@ -127,8 +134,14 @@ extension SwiftCode {
       case .createQueue(let name, let max, let qos):
         code(about: name)
         draft.lines += declareByName(name)
-        if let max { code("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))") }
-        if let qos { code("\(queue(name)).qualityOfService = .\(qos)") }
+        if let max {
+          code("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))")
+          call(.setMax(name, max))
+        }
+        if let qos {
+          code("\(queue(name)).qualityOfService = .\(qos)")
+          call(.setQueueQoS(name, qos))
+        }
       case .createOperation, .cancelAll:
         break  // gathered into the line's definition and cancels, written after its other actions
       case .gate(let op, let gate):
@@ -148,35 +161,44 @@ extension SwiftCode {
         add(ops.map(world.name), to: world.name(q), wait: wait, entry: entry, into: &draft)
       case .start(let op):
         start(world.name(op), into: &draft)
+        call(.startByHand(world.name(op)))
       case .openGate(let gate):
         code("\(names.gate(gate)).open()  // KVO on isReady tells each waiting operation's queue")
+        call(.openGate(gate))
       case .addExecutionBlock(let op, let ticks):
         let name = world.name(op)
         code(
           "\(names.variable(name)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, it raises",
           about: name)
+        call(.addBlock(name, ticks: ticks))
       case .addDependency(let op, let dependency):
         let (name, d) = (world.name(op), world.name(dependency))
         code("\(names.variable(name)).addDependency(\(names.variable(d)))", about: name, d)
+        call(.addDependency(name, on: d))
       case .removeDependency(let op, let dependency):
         let (name, d) = (world.name(op), world.name(dependency))
         code("\(names.variable(name)).removeDependency(\(names.variable(d)))", about: name, d)
+        call(.removeDependency(name, on: d))
       case .setPriority(let op, let priority):
         let name = world.name(op)
         code("\(names.variable(name)).queuePriority = .\(priority)", about: name)
+        call(.setPriority(name, priority))
       case .setOperationQualityOfService(let op, let qos):
         let name = world.name(op)
         code("\(names.variable(name)).qualityOfService = .\(qos)", about: name)
+        call(.setOperationQoS(name, qos))
       case .setQueueQualityOfService(let q, let qos):
         let name = world.name(q)
         draft.lines += declareByName(name)
         let note = name == "main" ? "  // ignored: the main queue's stays userInteractive" : ""
         code("\(queue(name)).qualityOfService = .\(qos)" + note, about: name)
+        call(.setQueueQoS(name, qos))
       case .setMaxConcurrent(let q, let max):
         let name = world.name(q)
         draft.lines += declareByName(name)
         let note = name == "main" ? "  // ignored: the main queue is always serial" : ""
         code("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))" + note, about: name)
+        call(.setMax(name, max))
       case .cancel(let op):
         let name = world.name(op)
         cancelled.insert(name)
@@ -185,22 +207,30 @@ extension SwiftCode {
           ? "sets isCancelled, and its cancel() stops the work it began: finish() comes at the work's next check"
           : "only sets isCancelled: code stops where it checks it"
         code("\(names.variable(name)).cancel()  // " + effect, about: name)
+        call(.cancel(name))
       case .suspend(let q):
         let name = world.name(q)
         let note = name == "main" ? "ignored on the main queue" : "running work goes on; nothing new starts"
         code("\(queue(name)).isSuspended = true  // " + note, about: name)
+        call(.suspend(name))
       case .resume(let q):
         let name = world.name(q)
         code("\(queue(name)).isSuspended = false" + (name == "main" ? "  // ignored on the main queue" : ""), about: name)
+        call(.resume(name))
       case .addBarrier(let q, let ticks):
         let name = world.name(q)
+        // A queue given a barrier before any operation is declared first, as `real` makes it.
+        draft.lines += declare(name)
         code("\(queue(name)).addBarrierBlock { work(ticks: \(ticks)) }", about: name)
+        call(.barrier(name, label: name, ticks: ticks))
       case .wait(let q):
         wait(forQueue: q.map(world.name), fromMain: false, entry: entry, into: &draft)
       case .waitOnMainThread(let q), .waitOnMainThreadUntil(let q, _):
         wait(forQueue: q.map(world.name), fromMain: true, entry: entry, into: &draft)
+        call(.onMainThread(.waitForQueue(q.map(world.name)), until: nil))
       case .waitForOperations(let ops, let waiter):
         wait(for: ops.map(world.name), fromMain: waiter.fromMain, entry: entry, into: &draft)
+        if waiter.fromMain { call(.onMainThread(.waitForOperations(ops.map(world.name)), until: nil)) }
       case .runUntilIdle:
         runUntilIdle(entry, into: &draft)
       case .chooseNext:
@@ -235,14 +265,17 @@ extension SwiftCode {
             + " refuses it (\"mutation of captured var '\(v)' in concurrently-executing code\");"
             + " in a box marked @unchecked Sendable it compiles, and its reads and writes race as in the lab.",
           "let \(v) = RacyInt(\(initial))")
+        call(.makeVariable(name, initial))
         code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).value }  // the harness prints it")
       case .createVariable(let name, let initial):
         needsSynchronization = true
         let v = names.shared(name)
         code("let \(v) = Mutex(\(initial))  // var \(name) = \(initial): each read and write is whole")
+        call(.makeVariable(name, initial))
         code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).withLock { $0 } }  // the harness prints it")
       case .createLock(let name):
         code("let \(names.shared(name)) = NSLock()")
+        call(.makeLock(name))
       case .setStepOrder:
         code("// no code: the threads' speeds decide this order in a real program")
         note("the lab chose an order of steps by hand; here the threads decide")
@@ -250,6 +283,9 @@ extension SwiftCode {
         underlyingQueue(action, into: &draft)
       }
     }
+
+    /// Records a call the program makes (see ``calls``).
+    mutating func call(_ action: RealAction) { calls.append(TimedAction(tick: lineTick, action: action)) }
 
     /// Notes what the program cannot express, once.
     mutating func note(_ text: String) {
@@ -263,6 +299,7 @@ extension SwiftCode {
       for q in shown {
         draft.names.insert(q)
         draft.lines.append("\(queue(q)).cancelAllOperations()" + (q == "main" ? Self.mainCancelAllNote : ""))
+        call(.cancelAll(q))
       }
       draft.shown = true
     }
@@ -272,6 +309,7 @@ extension SwiftCode {
     mutating func declareByName(_ name: String) -> [String] {
       guard !declared.contains(name) else { return [] }
       declared.insert(name)
+      call(.makeQueue(name))
       return ["let \(names.variable(name)) = OperationQueue()", "\(names.variable(name)).name = \(SwiftCode.literal(name))"]
     }
 
@@ -280,6 +318,7 @@ extension SwiftCode {
     mutating func declare(_ name: String) -> [String] {
       guard !declared.contains(name) else { return [] }
       declared.insert(name)
+      call(.makeQueue(name))
       return ["let \(names.variable(name)) = OperationQueue()  // the lab's default queue"]
     }
 

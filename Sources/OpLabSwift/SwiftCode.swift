@@ -63,6 +63,13 @@ public enum SwiftCode {
     return code
   }
 
+  /// The calls on `OperationQueue` and its kin that the program (``render(_:focus:)``,
+  /// ``export(_:tickSeconds:)``) makes, at the ticks of their lines, named as the lowering
+  /// names them (``SwiftSource/lowered(playingOn:)``): for checking that the program prints
+  /// the calls `real` plays. A wait from the lab's own thread is no call here, as `real`
+  /// lets the clock run on.
+  public static func calls(_ source: SwiftSource) -> [TimedAction] { lowered(source).calls }
+
   /// `swift`: the program, exactly the `main.swift` that `export swift DIR` writes (and the
   /// text before the harness's marker in `export swift FILE.swift`): one form of it, the one
   /// that runs, so what the learner reads is what plays the world on the real queue. With

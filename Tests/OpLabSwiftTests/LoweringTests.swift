@@ -118,3 +118,36 @@ import Testing
     #expect(line.actions == [.suspend(queue), .resume(queue)])
   }
 }
+
+extension LoweringTests {
+  @Test(
+    "The program makes the calls real plays: a barrier on a queue given no work yet declares it first (its code used it before its declaration), and both make the same calls at the same ticks"
+  )
+  func programMakesTheLoweredCalls() throws {
+    let source = try SwiftCodeUnitTests.source([
+      ("barrier queue takes 1", { w in [.addBarrier(Self.q(w, "queue"), duration: 1)] }),
+      ("op x takes 2", { w in [.createOperation(OperationSpec(name: "x", duration: 2), dependencies: [], queue: Self.q(w, "queue"))] }),
+      ("wait x from main", { w in [.waitForOperations([Self.op(w, "x")], World.Waiter(fromMain: true))] }),
+    ])
+    let program = SwiftCode.render(source)
+    let declared = try #require(program.firstRange(of: "let queue = OperationQueue()"))
+    let used = try #require(program.firstRange(of: "queue.addBarrierBlock"))
+    #expect(declared.lowerBound < used.lowerBound, "\(program)")
+    let played = source.lowered(playingOn: .linux).script.actions
+    #expect(
+      played == [
+        TimedAction(tick: 0, action: .makeQueue("queue")),
+        TimedAction(tick: 0, action: .barrier("queue", label: "queue.barrier1", ticks: 1)),
+        TimedAction(tick: 0, action: .makeOperation(RealWork("x", ticks: 2))),
+        TimedAction(tick: 0, action: .add("x", to: "queue")),
+        TimedAction(tick: 0, action: .onMainThread(.waitForOperations(["x"]), until: nil)),
+      ])
+    // The printer names the same calls (a barrier's label is the real log's own).
+    #expect(
+      SwiftCode.calls(source)
+        == played.map { call in
+          guard case .barrier(let q, _, let ticks) = call.action else { return call }
+          return TimedAction(tick: call.tick, action: .barrier(q, label: q, ticks: ticks))
+        })
+  }
+}
