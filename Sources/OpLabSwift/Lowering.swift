@@ -261,8 +261,13 @@ extension SwiftSource {
         case .removeDependency(let op, let d): script.at(t, .removeDependency(world.name(op), on: world.name(d)))
         case .setPriority(let op, let p): script.at(t, .setPriority(world.name(op), p))
         case .setOperationQualityOfService(let op, let qos): script.at(t, .setOperationQoS(world.name(op), qos))
-        case .setQueueQualityOfService(let q, let qos): script.at(t, .setQueueQoS(world.name(q), qos))
-        case .setMaxConcurrent(let q, let max): script.at(t, .setMax(world.name(q), max))
+        // A queue set up before it is given work is made there, as the program declares it.
+        case .setQueueQualityOfService(let q, let qos):
+          use(world.name(q), at: t)
+          script.at(t, .setQueueQoS(world.name(q), qos))
+        case .setMaxConcurrent(let q, let max):
+          use(world.name(q), at: t)
+          script.at(t, .setMax(world.name(q), max))
         case .cancel(let op): script.at(t, .cancel(world.name(op)))
         case .suspend(let q): script.at(t, .suspend(world.name(q)))
         case .resume(let q): script.at(t, .resume(world.name(q)))
@@ -300,9 +305,10 @@ extension SwiftSource {
         }
       }
       if !line.definition.operations.isEmpty { define(line.definition, at: t) }
-      // A cancel of every queue (one line, several queues) is of every queue made so far.
+      // A cancel of every queue (one line, several queues) is of every queue made so far,
+      // and of the main queue, which is always there.
       let cancelled = line.cancelledQueues
-      for q in cancelled.count == 1 ? cancelled : queues.sorted().filter(cancelled.contains) {
+      for q in cancelled.count == 1 ? cancelled : queues.union(["main"]).sorted().filter(cancelled.contains) {
         script.at(t, .cancelAll(q))
       }
       unplayed += reasons

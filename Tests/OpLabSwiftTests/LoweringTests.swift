@@ -151,3 +151,27 @@ extension LoweringTests {
         })
   }
 }
+
+extension LoweringTests {
+  @Test(
+    "A queue set up before it is given work is made there, as the program declares it; a cancel of every queue cancels the main queue too, as the program does"
+  )
+  func setUpFirstAndCancelEverything() throws {
+    let source = try SwiftCodeUnitTests.source([
+      ("max queue 1", { w in [.setMaxConcurrent(Self.q(w, "queue"), 1)] }),
+      ("op a takes 2", { w in [.createOperation(OperationSpec(name: "a", duration: 2), dependencies: [], queue: Self.q(w, "queue"))] }),
+      ("cancel all", { w in [.cancelAll(.main), .cancelAll(Self.q(w, "queue"))] }),
+    ])
+    let played = source.lowered(playingOn: .linux).script.actions
+    #expect(
+      played == [
+        TimedAction(tick: 0, action: .makeQueue("queue")),
+        TimedAction(tick: 0, action: .setMax("queue", 1)),
+        TimedAction(tick: 0, action: .makeOperation(RealWork("a", ticks: 2))),
+        TimedAction(tick: 0, action: .add("a", to: "queue")),
+        TimedAction(tick: 0, action: .cancelAll("main")),
+        TimedAction(tick: 0, action: .cancelAll("queue")),
+      ])
+    #expect(SwiftCode.calls(source) == played)
+  }
+}
