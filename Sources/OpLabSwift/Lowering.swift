@@ -4,6 +4,8 @@ import OpLabCore
 /// line's journal actions (``SwiftSource``) as timed calls, and what the lab has that the real
 /// queue cannot be given. The one lowering of a world: the shell's `real` plays it (OpLabReal's
 /// `RealDriver`), and the Swift printer reads its lines the same way (``SwiftSource/Line``).
+/// The printer still writes each call itself; ``SwiftCode/calls(_:)`` names the calls it
+/// writes, and the differential tests hold them to these, world by world.
 ///
 /// ```swift
 /// let lowering = source.lowered(playingOn: .linux)

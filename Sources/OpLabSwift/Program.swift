@@ -52,6 +52,9 @@ extension SwiftCode {
     /// as it is written, at its line's tick: the same list as the lowering's calls `real`
     /// plays, which the differential tests check for every world they sweep.
     var calls: [TimedAction] = []
+    /// Whether ``calls`` are recorded (for ``SwiftCode/calls(_:)`` alone: the view, the
+    /// export and the echo keep none).
+    var recordsCalls = false
     /// The tick of the line being written.
     var lineTick: Tick = 0
     /// What `cancelAllOperations()` does on the main queue, as a comment.
@@ -285,7 +288,9 @@ extension SwiftCode {
     }
 
     /// Records a call the program makes (see ``calls``).
-    mutating func call(_ action: RealAction) { calls.append(TimedAction(tick: lineTick, action: action)) }
+    mutating func call(_ action: RealAction) {
+      if recordsCalls { calls.append(TimedAction(tick: lineTick, action: action)) }
+    }
 
     /// Notes what the program cannot express, once.
     mutating func note(_ text: String) {

@@ -37,7 +37,6 @@ extension SwiftCode {
       code.world = world
       for entry in entries { code.add(entry) }
       code.pieces.removeAll(keepingCapacity: true)
-      code.calls.removeAll(keepingCapacity: true)
     }
 
     /// Lowers `entry`, the line just typed, and returns its echo.
@@ -47,10 +46,7 @@ extension SwiftCode {
     public mutating func echo(_ entry: SwiftSource.Entry, world: World) -> String {
       code.world = world
       code.add(entry)
-      defer {
-        code.pieces.removeAll(keepingCapacity: true)
-        code.calls.removeAll(keepingCapacity: true)
-      }
+      defer { code.pieces.removeAll(keepingCapacity: true) }
       return SwiftCode.echoText(code.pieces, subject: entry.subject)
     }
   }
