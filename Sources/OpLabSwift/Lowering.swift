@@ -290,6 +290,9 @@ extension SwiftSource {
         case .createLock(let name): script.at(t, .makeLock(name))
         case .createDispatchQueue(let name, let concurrent, let qos):
           script.at(t, .makeDispatchQueue(name, concurrent: concurrent, qos))
+        // The main queue's underlying queue is the main thread's dispatch queue: corelibs
+        // ignores the setter, Darwin documents it cannot be set. No call, as in the program.
+        case .setUnderlyingQueue(.main, _): break
         case .setUnderlyingQueue(let q, let d):
           use(world.name(q), at: t)
           script.at(t, .setUnderlyingQueue(world.name(q), d.map(world.dispatchQueueName)))

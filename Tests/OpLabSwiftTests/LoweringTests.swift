@@ -175,3 +175,25 @@ extension LoweringTests {
     #expect(SwiftCode.calls(source) == played)
   }
 }
+
+extension LoweringTests {
+  @Test(
+    "The main queue's underlying queue is never set, by real as by the program (which comments the line out); another queue's is, after its dispatch queue is made"
+  )
+  func mainUnderlyingQueueIsNoCall() throws {
+    let source = try SwiftCodeUnitTests.source([
+      ("dispatch x", { _ in [.createDispatchQueue(name: "x", concurrent: false, qualityOfService: nil)] }),
+      ("underlying main x", { _ in [.setUnderlyingQueue(.main, 0)] }),
+      ("underlying queue x", { w in [.setUnderlyingQueue(Self.q(w, "queue"), 0)] }),
+    ])
+    let played = source.lowered(playingOn: .linux).script.actions
+    #expect(
+      played == [
+        TimedAction(tick: 0, action: .makeDispatchQueue("x", concurrent: false, nil)),
+        TimedAction(tick: 0, action: .makeQueue("queue")),
+        TimedAction(tick: 0, action: .setUnderlyingQueue("queue", "x")),
+      ])
+    #expect(SwiftCode.calls(source) == played)
+    #expect(SwiftCode.render(source).firstRange(of: "// OperationQueue.main.underlyingQueue = x\n") != nil)
+  }
+}
