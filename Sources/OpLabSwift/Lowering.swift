@@ -4,8 +4,10 @@ import OpLabCore
 /// line's journal actions (``SwiftSource``) as timed calls, and what the lab has that the real
 /// queue cannot be given. The one lowering of a world: the shell's `real` plays it (OpLabReal's
 /// `RealDriver`), and the Swift printer reads its lines the same way (``SwiftSource/Line``).
-/// The printer still writes each call itself; ``SwiftCode/calls(_:)`` names the calls it
-/// writes, and the differential tests hold them to these, world by world.
+/// The printer holds the lowering a line at a time (``Lowerer``) and takes from it which
+/// queues a cancel of every queue cancels; its other calls it still writes from the line's
+/// actions itself: ``SwiftCode/calls(_:)`` names them, and the differential tests hold them
+/// to these, world by world.
 ///
 /// ```swift
 /// let lowering = source.lowered(playingOn: .linux)
@@ -167,11 +169,42 @@ extension SwiftSource {
   ///   is named as unplayed).
   /// - Complexity: the journal's actions.
   public func lowered(playingOn host: Platform) -> Lowering {
+    var lowerer = Lowerer(playingOn: host)
+    var lowering = Lowering()
+    for entry in entries {
+      let (calls, unplayed) = lowerer.lower(entry, in: world)
+      lowering.script.actions += calls
+      lowering.unplayed += unplayed
+    }
+    return lowering
+  }
+}
+
+/// The lowering a line at a time (``SwiftSource/lowered(playingOn:)``): what it has made so
+/// far (the queues, each queue's barriers, the block operations) kept between lines, so a
+/// printer that writes a line at a time, as the echo does, takes each line's calls as it
+/// comes.
+public struct Lowerer: Sendable {
+  /// The platform whose Foundation plays the calls: it decides only what is named unplayed.
+  public let host: Platform
+  private var queues: Set<String> = []
+  private var barriers: [String: Int] = [:]
+  private var blockOperations: Set<String> = []
+
+  /// A lowering with nothing made yet.
+  public init(playingOn host: Platform) { self.host = host }
+
+  /// The calls of `entry`, the next line, at its tick, and what of it the real queue cannot
+  /// be given (the line quoted, with why when it says).
+  /// - Parameter world: a world that has every name the line's actions use.
+  /// - Complexity: the line's actions.
+  public mutating func lower(_ entry: SwiftSource.Entry, in world: World) -> (calls: [TimedAction], unplayed: [String]) {
+    // Taken out for the line (no copy on write), put back when it is lowered.
+    var (queues, barriers, blockOperations) = (self.queues, self.barriers, self.blockOperations)
+    (self.queues, self.barriers, self.blockOperations) = ([], [:], [])
+    defer { (self.queues, self.barriers, self.blockOperations) = (queues, barriers, blockOperations) }
+    let host = self.host
     var script = RealScript()
-    var unplayed: [String] = []
-    var queues: Set<String> = []
-    var barriers: [String: Int] = [:]
-    var blockOperations: Set<String> = []
     func use(_ queue: String, at tick: Tick) {
       if !queues.contains(queue) {
         queues.insert(queue)
@@ -221,103 +254,100 @@ extension SwiftSource {
         script.at(t, names.count == 1 ? .add(names[0], to: queue) : .addBatch(names, to: queue))
       }
     }
-    for entry in entries {
-      let t = entry.tick
-      let line = Line(entry, in: world)
-      var reasons: [String] = []
-      func unplay(_ why: String? = nil) {
-        let text = "`\(entry.text)`" + (why.map { ": " + $0 } ?? "")
-        if !reasons.contains(text) { reasons.append(text) }
-      }
-      for action in line.actions {
-        switch action {
-        case .createQueue(let name, let max, let qos):
-          use(name, at: t)
-          if let max { script.at(t, .setMax(name, max)) }
-          if let qos { script.at(t, .setQueueQoS(name, qos)) }
-        case .createOperation, .cancelAll: break  // gathered into the line (see `Line`)
-        case .gate, .setCompletionSteps:
-          unplay("the real stand-in is made with its gate and completion block")
-        case .enqueue(let op, let q):
-          use(world.name(q), at: t)
-          script.at(t, .add(world.name(op), to: world.name(q)))
-        case .enqueueAll(let ops, let q, let wait):
-          let (names, queue) = (ops.map(world.name), world.name(q))
-          use(queue, at: t)
-          if let wait, wait.fromMain {
-            // One call the main thread makes when it gets to it: it adds them, then waits there.
-            script.at(t, .onMainThread(.addAndWait(names, to: queue), until: wait.until))
-          } else {
-            // The lab's own thread waits, if it does; the real driver lets the clock run on.
-            script.at(t, names.count == 1 && wait == nil ? .add(names[0], to: queue) : .addBatch(names, to: queue))
-          }
-        case .start(let op): script.at(t, .startByHand(world.name(op)))
-        case .openGate(let gate): script.at(t, .openGate(gate))
-        case .addExecutionBlock(let op, let ticks):
-          if blockOperations.contains(world.name(op)) {
-            script.at(t, .addBlock(world.name(op), ticks: ticks))
-          } else {
-            unplay("its stand-in is an Operation subclass, not a BlockOperation")
-          }
-        case .addDependency(let op, let d): script.at(t, .addDependency(world.name(op), on: world.name(d)))
-        case .removeDependency(let op, let d): script.at(t, .removeDependency(world.name(op), on: world.name(d)))
-        case .setPriority(let op, let p): script.at(t, .setPriority(world.name(op), p))
-        case .setOperationQualityOfService(let op, let qos): script.at(t, .setOperationQoS(world.name(op), qos))
-        // A queue set up before it is given work is made there, as the program declares it.
-        case .setQueueQualityOfService(let q, let qos):
-          use(world.name(q), at: t)
-          script.at(t, .setQueueQoS(world.name(q), qos))
-        case .setMaxConcurrent(let q, let max):
-          use(world.name(q), at: t)
-          script.at(t, .setMax(world.name(q), max))
-        case .cancel(let op): script.at(t, .cancel(world.name(op)))
-        case .suspend(let q): script.at(t, .suspend(world.name(q)))
-        case .resume(let q): script.at(t, .resume(world.name(q)))
-        case .addBarrier(let q, let ticks):
-          let name = world.name(q)
-          use(name, at: t)
-          barriers[name, default: 0] += 1
-          script.at(t, .barrier(name, label: "\(name).barrier\(barriers[name] ?? 1)", ticks: ticks))
-        // A wait from the lab's own thread lets the real driver's clock run on; one from main
-        // is a call the main thread makes when it gets to it, blocking it meanwhile.
-        case .wait: break
-        case .waitOnMainThread(let q): script.at(t, .onMainThread(.waitForQueue(q.map(world.name)), until: nil))
-        case .waitOnMainThreadUntil(let q, let until):
-          script.at(t, .onMainThread(.waitForQueue(q.map(world.name)), until: until))
-        case .waitForOperations(let ops, let wait):
-          if wait.fromMain { script.at(t, .onMainThread(.waitForOperations(ops.map(world.name)), until: wait.until)) }
-        case .createVariable(let name, let initial): script.at(t, .makeVariable(name, initial))
-        case .createLock(let name): script.at(t, .makeLock(name))
-        case .createDispatchQueue(let name, let concurrent, let qos):
-          script.at(t, .makeDispatchQueue(name, concurrent: concurrent, qos))
-        // The main queue's underlying queue is the main thread's dispatch queue: corelibs
-        // ignores the setter, Darwin documents it cannot be set. No call, as in the program.
-        case .setUnderlyingQueue(.main, _): break
-        case .setUnderlyingQueue(let q, let d):
-          use(world.name(q), at: t)
-          script.at(t, .setUnderlyingQueue(world.name(q), d.map(world.dispatchQueueName)))
-        case .step, .runUntil, .runUntilIdle, .runUntilFinished: break
-        // The real queue is the host's: a world imitating another platform is named.
-        case .setPlatform(let platform) where platform != host:
-          unplay(
-            "the real queue is this machine's, "
-              + (host == .linux ? "swift-corelibs-foundation on Linux" : "Foundation on an Apple platform"))
-        case .setPlatform: break
-        case .setCores: unplay("the real machine has its own cores")
-        case .tap, .frames: unplay("the lab plays the user and the display")
-        // The order of steps at an open point is the threads' speeds on the real machine.
-        case .setStepOrder, .chooseNext: unplay()
-        }
-      }
-      if !line.definition.operations.isEmpty { define(line.definition, at: t) }
-      // A cancel of every queue (one line, several queues) is of every queue made so far,
-      // and of the main queue, which is always there.
-      let cancelled = line.cancelledQueues
-      for q in cancelled.count == 1 ? cancelled : queues.union(["main"]).sorted().filter(cancelled.contains) {
-        script.at(t, .cancelAll(q))
-      }
-      unplayed += reasons
+    let t = entry.tick
+    let line = SwiftSource.Line(entry, in: world)
+    var reasons: [String] = []
+    func unplay(_ why: String? = nil) {
+      let text = "`\(entry.text)`" + (why.map { ": " + $0 } ?? "")
+      if !reasons.contains(text) { reasons.append(text) }
     }
-    return Lowering(script: script, unplayed: unplayed)
+    for action in line.actions {
+      switch action {
+      case .createQueue(let name, let max, let qos):
+        use(name, at: t)
+        if let max { script.at(t, .setMax(name, max)) }
+        if let qos { script.at(t, .setQueueQoS(name, qos)) }
+      case .createOperation, .cancelAll: break  // gathered into the line (see `Line`)
+      case .gate, .setCompletionSteps:
+        unplay("the real stand-in is made with its gate and completion block")
+      case .enqueue(let op, let q):
+        use(world.name(q), at: t)
+        script.at(t, .add(world.name(op), to: world.name(q)))
+      case .enqueueAll(let ops, let q, let wait):
+        let (names, queue) = (ops.map(world.name), world.name(q))
+        use(queue, at: t)
+        if let wait, wait.fromMain {
+          // One call the main thread makes when it gets to it: it adds them, then waits there.
+          script.at(t, .onMainThread(.addAndWait(names, to: queue), until: wait.until))
+        } else {
+          // The lab's own thread waits, if it does; the real driver lets the clock run on.
+          script.at(t, names.count == 1 && wait == nil ? .add(names[0], to: queue) : .addBatch(names, to: queue))
+        }
+      case .start(let op): script.at(t, .startByHand(world.name(op)))
+      case .openGate(let gate): script.at(t, .openGate(gate))
+      case .addExecutionBlock(let op, let ticks):
+        if blockOperations.contains(world.name(op)) {
+          script.at(t, .addBlock(world.name(op), ticks: ticks))
+        } else {
+          unplay("its stand-in is an Operation subclass, not a BlockOperation")
+        }
+      case .addDependency(let op, let d): script.at(t, .addDependency(world.name(op), on: world.name(d)))
+      case .removeDependency(let op, let d): script.at(t, .removeDependency(world.name(op), on: world.name(d)))
+      case .setPriority(let op, let p): script.at(t, .setPriority(world.name(op), p))
+      case .setOperationQualityOfService(let op, let qos): script.at(t, .setOperationQoS(world.name(op), qos))
+      // A queue set up before it is given work is made there, as the program declares it.
+      case .setQueueQualityOfService(let q, let qos):
+        use(world.name(q), at: t)
+        script.at(t, .setQueueQoS(world.name(q), qos))
+      case .setMaxConcurrent(let q, let max):
+        use(world.name(q), at: t)
+        script.at(t, .setMax(world.name(q), max))
+      case .cancel(let op): script.at(t, .cancel(world.name(op)))
+      case .suspend(let q): script.at(t, .suspend(world.name(q)))
+      case .resume(let q): script.at(t, .resume(world.name(q)))
+      case .addBarrier(let q, let ticks):
+        let name = world.name(q)
+        use(name, at: t)
+        barriers[name, default: 0] += 1
+        script.at(t, .barrier(name, label: "\(name).barrier\(barriers[name] ?? 1)", ticks: ticks))
+      // A wait from the lab's own thread lets the real driver's clock run on; one from main
+      // is a call the main thread makes when it gets to it, blocking it meanwhile.
+      case .wait: break
+      case .waitOnMainThread(let q): script.at(t, .onMainThread(.waitForQueue(q.map(world.name)), until: nil))
+      case .waitOnMainThreadUntil(let q, let until):
+        script.at(t, .onMainThread(.waitForQueue(q.map(world.name)), until: until))
+      case .waitForOperations(let ops, let wait):
+        if wait.fromMain { script.at(t, .onMainThread(.waitForOperations(ops.map(world.name)), until: wait.until)) }
+      case .createVariable(let name, let initial): script.at(t, .makeVariable(name, initial))
+      case .createLock(let name): script.at(t, .makeLock(name))
+      case .createDispatchQueue(let name, let concurrent, let qos):
+        script.at(t, .makeDispatchQueue(name, concurrent: concurrent, qos))
+      // The main queue's underlying queue is the main thread's dispatch queue: corelibs
+      // ignores the setter, Darwin documents it cannot be set. No call, as in the program.
+      case .setUnderlyingQueue(.main, _): break
+      case .setUnderlyingQueue(let q, let d):
+        use(world.name(q), at: t)
+        script.at(t, .setUnderlyingQueue(world.name(q), d.map(world.dispatchQueueName)))
+      case .step, .runUntil, .runUntilIdle, .runUntilFinished: break
+      // The real queue is the host's: a world imitating another platform is named.
+      case .setPlatform(let platform) where platform != host:
+        unplay(
+          "the real queue is this machine's, "
+            + (host == .linux ? "swift-corelibs-foundation on Linux" : "Foundation on an Apple platform"))
+      case .setPlatform: break
+      case .setCores: unplay("the real machine has its own cores")
+      case .tap, .frames: unplay("the lab plays the user and the display")
+      // The order of steps at an open point is the threads' speeds on the real machine.
+      case .setStepOrder, .chooseNext: unplay()
+      }
+    }
+    if !line.definition.operations.isEmpty { define(line.definition, at: t) }
+    // A cancel of every queue (one line, several queues) is of every queue made so far,
+    // and of the main queue, which is always there.
+    let cancelled = line.cancelledQueues
+    for q in cancelled.count == 1 ? cancelled : queues.union(["main"]).sorted().filter(cancelled.contains) {
+      script.at(t, .cancelAll(q))
+    }
+    return (script.actions, reasons)
   }
 }

@@ -197,3 +197,42 @@ extension LoweringTests {
     #expect(SwiftCode.render(source).firstRange(of: "// OperationQueue.main.underlyingQueue = x\n") != nil)
   }
 }
+
+extension LoweringTests {
+  @Test("Lowered a line at a time, as the printer and the echo take it, a world gives the calls and the unplayed lines of the whole")
+  func lineAtATime() throws {
+    let source = try SwiftCodeUnitTests.source([
+      ("cores 1", { _ in [.setCores(1)] }),
+      ("queue q", { _ in [.createQueue(name: "q", maxConcurrent: nil, qualityOfService: nil)] }),
+      (
+        "op a,b on q",
+        { w in
+          [
+            .createOperation(OperationSpec(name: "a", duration: 2), dependencies: [], queue: nil),
+            .createOperation(OperationSpec(name: "b", kind: .blocks([1])), dependencies: [], queue: nil),
+            .enqueueAll([OpID(w.operations.count), OpID(w.operations.count + 1)], on: Self.q(w, "q"), wait: nil),
+          ]
+        }
+      ),
+      ("barrier q", { w in [.addBarrier(Self.q(w, "q"), duration: 1)] }),
+      ("barrier q", { w in [.addBarrier(Self.q(w, "q"), duration: 1)] }),
+      ("cancel all", { w in [.cancelAll(.main), .cancelAll(Self.q(w, "q"))] }),
+    ])
+    var lowerer = Lowerer(playingOn: .linux)
+    var calls: [TimedAction] = []
+    var unplayed: [String] = []
+    for entry in source.entries {
+      let line = lowerer.lower(entry, in: source.world)
+      calls += line.calls
+      unplayed += line.unplayed
+    }
+    let whole = source.lowered(playingOn: .linux)
+    #expect(calls == whole.script.actions && unplayed == whole.unplayed)
+    // What it made is kept between lines: the queue once, the barriers counted.
+    #expect(calls.filter { $0.action == .makeQueue("q") }.count == 1)
+    #expect(
+      calls.compactMap { if case .barrier(_, let label, _) = $0.action { label } else { nil } } == ["q.barrier1", "q.barrier2"])
+    #expect(unplayed == ["`cores 1`: the real machine has its own cores"])
+    #expect(SwiftCode.calls(source).filter { if case .cancelAll = $0.action { true } else { false } }.count == 2)
+  }
+}
