@@ -34,8 +34,9 @@ let package = Package(
     // Render: pure functions from a trace (and a width) to text.
     .target(name: "OpLabRender", dependencies: ["OpLabCore"]),
 
-    // Swift: the Swift behind a world (the `swift` view, `export swift`), a pure function of
-    // the core's journal cut into the lines that performed it. No Foundation, like Render.
+    // Swift: the Swift behind a world (the `swift` view, `export swift`) and its lowering to
+    // timed calls that `real` plays, pure functions of the core's journal cut into the lines
+    // that performed it. No Foundation, like Render.
     .target(name: "OpLabSwift", dependencies: ["OpLabCore"]),
 
     // libedit, wrapped as a system library. Exactly one Swift file imports it.
@@ -45,9 +46,10 @@ let package = Package(
       providers: [.apt(["libedit-dev"]), .brew(["libedit"])]
     ),
 
-    // Real: Foundation's OperationQueue driven by a timed script. The shell's `real` and the
-    // differential tests share it, so the core stays free of Foundation.
-    .target(name: "OpLabReal", dependencies: ["OpLabCore"]),
+    // Real: Foundation's OperationQueue driven by a timed script (OpLabSwift's lowering of a
+    // world, or a differential test's). The shell's `real` and the differential tests share
+    // it, so the core and the generator stay free of Foundation.
+    .target(name: "OpLabReal", dependencies: ["OpLabCore", "OpLabSwift"]),
 
     // Shell: the command language, interpreter, scripts, lessons.
     .target(name: "OpLabShell", dependencies: ["OpLabCore", "OpLabRender", "OpLabSwift", "OpLabReal", "CEditLine"]),

@@ -1,5 +1,6 @@
 import Foundation
 import OpLabCore
+import OpLabSwift
 
 /// What a real run logged, and how well the driver kept time.
 public struct RealRun: Sendable {

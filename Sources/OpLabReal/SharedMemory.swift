@@ -3,7 +3,7 @@ import OpLabCore
 import Synchronization
 
 /// The real run's shared state: the lab's `var`s and `NSLock`s, and what step-by-step work
-/// (``RealWork/steps``, ``RealWork/completionSteps``) did with them.
+/// (OpLabSwift's `RealWork.steps`, `RealWork.completionSteps`) did with them.
 ///
 /// Each read and each write is one word-sized load or store, made whole (as the hardware
 /// makes them) by a lock of the memory's own, so nothing in Swift races undefinedly; a

@@ -1,5 +1,6 @@
 import Foundation
 import OpLabCore
+import OpLabSwift
 
 /// Builds the real operation that stands in for `work`: its code sleeps where the lab's work
 /// takes ticks, and logs what it does.

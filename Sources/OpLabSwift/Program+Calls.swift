@@ -13,14 +13,17 @@ extension SwiftCode.Program {
     draft.lines.insert(contentsOf: declare(queueName), at: 1)
     if ops.count == 1, wait == nil {
       draft.lines.append("\(queue(queueName)).addOperation(\(names.variable(ops[0])))")
+      call(.add(ops[0], to: queueName))
     } else {
       let list = "[" + ops.map(SwiftCode.variable).joined(separator: ", ") + "]"
       if let wait {
         now = entry.end  // the call returns when the work is done
         let call = "\(queue(queueName)).addOperations(\(list), waitUntilFinished: true)"
         draft.lines += exportedWait([call], fromMain: wait.fromMain, entry: entry)
+        self.call(wait.fromMain ? .onMainThread(.addAndWait(ops, to: queueName), until: nil) : .addBatch(ops, to: queueName))
       } else {
         draft.lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
+        call(.addBatch(ops, to: queueName))
       }
     }
     if !busy.contains(queueName) { busy.append(queueName) }

@@ -12,8 +12,12 @@ extension SwiftCode.Program {
       draft.lines +=
         gateDeclaration(gate)
         + operation(spec, queue: definition.queue, gate: gate, completionSteps: definition.completionSteps[spec.name])
+      var made = RealWork(spec.name, ticks: spec.duration)
+      made.gate = gate
+      call(.makeOperation(made))
       for d in dependencies {
         draft.lines.append("\(names.variable(spec.name)).addDependency(\(names.variable(d)))")
+        call(.addDependency(spec.name, on: d))
       }
     }
     guard let queueName = definition.queue else {
@@ -24,9 +28,11 @@ extension SwiftCode.Program {
     draft.lines.insert(contentsOf: declare(queueName), at: 1)
     if all.count == 1 {
       draft.lines.append("\(queue(queueName)).addOperation(\(names.variable(all[0])))")
+      call(.add(all[0], to: queueName))
     } else {
       let list = "[" + all.map(SwiftCode.variable).joined(separator: ", ") + "]"
       draft.lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
+      call(.addBatch(all, to: queueName))
     }
     if !busy.contains(queueName) { busy.append(queueName) }
   }

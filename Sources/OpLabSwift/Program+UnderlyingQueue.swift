@@ -11,6 +11,7 @@ extension SwiftCode.Program {
       draft.lines.append(
         "let \(SwiftCode.variable(name)) = DispatchQueue(\(arguments.joined(separator: ", ")))"
           + (concurrent ? "" : "  // serial: one work item at a time"))
+      call(.makeDispatchQueue(name, concurrent: concurrent, qos))
     case .setUnderlyingQueue(let q, let d):
       let name = world.name(q)
       draft.lines += declareByName(name)
@@ -24,6 +25,7 @@ extension SwiftCode.Program {
         // (Darwin: raises) while the queue has operations, even one finishing at that instant.
         if busy.contains(name) { draft.lines.append("\(queue(name)).waitUntilAllOperationsAreFinished()  // the setter needs an empty queue") }
         draft.lines.append(set)
+        call(.setUnderlyingQueue(name, d.map(world.dispatchQueueName)))
       }
     default:
       return

@@ -48,6 +48,15 @@ extension SwiftCode {
     var didItsWork: [(type: String, test: String)] = []
     /// The Operation subclass of each kind of operation declared so far (see `operation`).
     var kinds: [String: String] = [:]
+    /// The calls the program makes, as the lowering names them (``Lowering``), each recorded
+    /// as it is written, at its line's tick: the same list as the lowering's calls `real`
+    /// plays, which the differential tests check for every world they sweep.
+    var calls: [TimedAction] = []
+    /// Whether ``calls`` are recorded (for ``SwiftCode/calls(_:)`` alone: the view, the
+    /// export and the echo keep none).
+    var recordsCalls = false
+    /// The tick of the line being written.
+    var lineTick: Tick = 0
     /// What `cancelAllOperations()` does on the main queue, as a comment.
     static let mainCancelAllNote = "  // Linux's Foundation ignores this on the main queue"
 
@@ -72,14 +81,14 @@ extension SwiftCode {
             ], names: []))
         now = entry.tick
       }
+      lineTick = entry.tick
       var draft = Draft(lines: ["// \(entry.text)"])
-      var definition = SwiftSource.Definition()
-      var cancelledQueues: [String] = []
-      for action in entry.actions {
-        read(action, of: entry, into: &draft, definition: &definition, cancelledQueues: &cancelledQueues)
-      }
-      if !definition.operations.isEmpty { define(definition, into: &draft) }
-      if !cancelledQueues.isEmpty { cancelAll(cancelledQueues, into: &draft) }
+      // Read as the lowering for `real` reads it: the operations it defines written whole
+      // after its other actions, then the queues it cancels all of.
+      let line = SwiftSource.Line(entry, in: world)
+      for action in line.actions { read(action, of: entry, into: &draft) }
+      if !line.definition.operations.isEmpty { define(line.definition, into: &draft) }
+      if !line.cancelledQueues.isEmpty { cancelAll(line.cancelledQueues, into: &draft) }
       if draft.shown {
         let (lines, declarations) = Self.fileScope(draft.lines)
         pieces.append(Piece(lines: lines, names: draft.names, declarations: declarations))
@@ -116,13 +125,9 @@ extension SwiftCode {
       return (statements, declarations)
     }
 
-    /// One action's code, into the line's piece; an operation's definition (made, gated,
-    /// given its completion block, added) is gathered into `definition`, written whole at
-    /// the end, and a cancel of every queue into `cancelledQueues`.
-    private mutating func read(
-      _ action: Action, of entry: SwiftSource.Entry, into draft: inout Draft, definition: inout SwiftSource.Definition,
-      cancelledQueues: inout [String]
-    ) {
+    /// One action's code, into the line's piece: an action the line's ``SwiftSource/Line``
+    /// did not gather into its definition or its cancels.
+    private mutating func read(_ action: Action, of entry: SwiftSource.Entry, into draft: inout Draft) {
       func code(_ lines: String..., about names: String...) {
         draft.lines += lines
         draft.names.formUnion(names)
@@ -132,65 +137,71 @@ extension SwiftCode {
       case .createQueue(let name, let max, let qos):
         code(about: name)
         draft.lines += declareByName(name)
-        if let max { code("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))") }
-        if let qos { code("\(queue(name)).qualityOfService = .\(qos)") }
-      case .createOperation(let spec, let dependencies, let queue):
-        definition.operations.append((spec, dependencies.map(world.name)))
-        if let queue { definition.queue = world.name(queue) }
-      case .gate(let op, let gate) where definition.defines(world.name(op)):
-        definition.gates[world.name(op)] = gate
+        if let max {
+          code("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))")
+          call(.setMax(name, max))
+        }
+        if let qos {
+          code("\(queue(name)).qualityOfService = .\(qos)")
+          call(.setQueueQoS(name, qos))
+        }
+      case .createOperation, .cancelAll:
+        break  // gathered into the line's definition and cancels, written after its other actions
       case .gate(let op, let gate):
         let name = world.name(op)
         code(about: name)
         draft.lines += gateDeclaration(gate)
         code("\(names.gate(gate)).add(\(names.variable(name)))  // its isReady waits for the gate too")
-      case .setCompletionSteps(let op, let steps) where definition.defines(world.name(op)):
-        definition.completionSteps[world.name(op)] = steps
       case .setCompletionSteps(let op, let steps):
         let name = world.name(op)
         code(about: name)
         draft.lines +=
           ["\(names.variable(name)).completionBlock = {"]
           + stepLines(steps, rest: (world.operation(op).spec.completion ?? 0) - Tick(steps.count)) + ["}"]
-      case .enqueue(let op, let q) where definition.defines(world.name(op)):
-        definition.queue = world.name(q)
-      case .enqueueAll(let ops, let q, nil) where ops.allSatisfy({ definition.defines(world.name($0)) }):
-        definition.queue = world.name(q)
       case .enqueue(let op, let q):
         add([world.name(op)], to: world.name(q), wait: nil, entry: entry, into: &draft)
       case .enqueueAll(let ops, let q, let wait):
         add(ops.map(world.name), to: world.name(q), wait: wait, entry: entry, into: &draft)
       case .start(let op):
         start(world.name(op), into: &draft)
+        call(.startByHand(world.name(op)))
       case .openGate(let gate):
         code("\(names.gate(gate)).open()  // KVO on isReady tells each waiting operation's queue")
+        call(.openGate(gate))
       case .addExecutionBlock(let op, let ticks):
         let name = world.name(op)
         code(
           "\(names.variable(name)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, it raises",
           about: name)
+        call(.addBlock(name, ticks: ticks))
       case .addDependency(let op, let dependency):
         let (name, d) = (world.name(op), world.name(dependency))
         code("\(names.variable(name)).addDependency(\(names.variable(d)))", about: name, d)
+        call(.addDependency(name, on: d))
       case .removeDependency(let op, let dependency):
         let (name, d) = (world.name(op), world.name(dependency))
         code("\(names.variable(name)).removeDependency(\(names.variable(d)))", about: name, d)
+        call(.removeDependency(name, on: d))
       case .setPriority(let op, let priority):
         let name = world.name(op)
         code("\(names.variable(name)).queuePriority = .\(priority)", about: name)
+        call(.setPriority(name, priority))
       case .setOperationQualityOfService(let op, let qos):
         let name = world.name(op)
         code("\(names.variable(name)).qualityOfService = .\(qos)", about: name)
+        call(.setOperationQoS(name, qos))
       case .setQueueQualityOfService(let q, let qos):
         let name = world.name(q)
         draft.lines += declareByName(name)
         let note = name == "main" ? "  // ignored: the main queue's stays userInteractive" : ""
         code("\(queue(name)).qualityOfService = .\(qos)" + note, about: name)
+        call(.setQueueQoS(name, qos))
       case .setMaxConcurrent(let q, let max):
         let name = world.name(q)
         draft.lines += declareByName(name)
         let note = name == "main" ? "  // ignored: the main queue is always serial" : ""
         code("\(queue(name)).maxConcurrentOperationCount = \(SwiftCode.max(max))" + note, about: name)
+        call(.setMax(name, max))
       case .cancel(let op):
         let name = world.name(op)
         cancelled.insert(name)
@@ -199,24 +210,30 @@ extension SwiftCode {
           ? "sets isCancelled, and its cancel() stops the work it began: finish() comes at the work's next check"
           : "only sets isCancelled: code stops where it checks it"
         code("\(names.variable(name)).cancel()  // " + effect, about: name)
-      case .cancelAll(let q):
-        cancelledQueues.append(world.name(q))
+        call(.cancel(name))
       case .suspend(let q):
         let name = world.name(q)
         let note = name == "main" ? "ignored on the main queue" : "running work goes on; nothing new starts"
         code("\(queue(name)).isSuspended = true  // " + note, about: name)
+        call(.suspend(name))
       case .resume(let q):
         let name = world.name(q)
         code("\(queue(name)).isSuspended = false" + (name == "main" ? "  // ignored on the main queue" : ""), about: name)
+        call(.resume(name))
       case .addBarrier(let q, let ticks):
         let name = world.name(q)
+        // A queue given a barrier before any operation is declared first, as `real` makes it.
+        draft.lines += declare(name)
         code("\(queue(name)).addBarrierBlock { work(ticks: \(ticks)) }", about: name)
+        call(.barrier(name, label: name, ticks: ticks))
       case .wait(let q):
         wait(forQueue: q.map(world.name), fromMain: false, entry: entry, into: &draft)
       case .waitOnMainThread(let q), .waitOnMainThreadUntil(let q, _):
         wait(forQueue: q.map(world.name), fromMain: true, entry: entry, into: &draft)
+        call(.onMainThread(.waitForQueue(q.map(world.name)), until: nil))
       case .waitForOperations(let ops, let waiter):
         wait(for: ops.map(world.name), fromMain: waiter.fromMain, entry: entry, into: &draft)
+        if waiter.fromMain { call(.onMainThread(.waitForOperations(ops.map(world.name)), until: nil)) }
       case .runUntilIdle:
         runUntilIdle(entry, into: &draft)
       case .chooseNext:
@@ -251,20 +268,28 @@ extension SwiftCode {
             + " refuses it (\"mutation of captured var '\(v)' in concurrently-executing code\");"
             + " in a box marked @unchecked Sendable it compiles, and its reads and writes race as in the lab.",
           "let \(v) = RacyInt(\(initial))")
+        call(.makeVariable(name, initial))
         code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).value }  // the harness prints it")
       case .createVariable(let name, let initial):
         needsSynchronization = true
         let v = names.shared(name)
         code("let \(v) = Mutex(\(initial))  // var \(name) = \(initial): each read and write is whole")
+        call(.makeVariable(name, initial))
         code("Lab.printsAtTheEnd(\(SwiftCode.literal(name))) { \(v).withLock { $0 } }  // the harness prints it")
       case .createLock(let name):
         code("let \(names.shared(name)) = NSLock()")
+        call(.makeLock(name))
       case .setStepOrder:
         code("// no code: the threads' speeds decide this order in a real program")
         note("the lab chose an order of steps by hand; here the threads decide")
       case .createDispatchQueue, .setUnderlyingQueue:
         underlyingQueue(action, into: &draft)
       }
+    }
+
+    /// Records a call the program makes (see ``calls``).
+    mutating func call(_ action: RealAction) {
+      if recordsCalls { calls.append(TimedAction(tick: lineTick, action: action)) }
     }
 
     /// Notes what the program cannot express, once.
@@ -279,6 +304,7 @@ extension SwiftCode {
       for q in shown {
         draft.names.insert(q)
         draft.lines.append("\(queue(q)).cancelAllOperations()" + (q == "main" ? Self.mainCancelAllNote : ""))
+        call(.cancelAll(q))
       }
       draft.shown = true
     }
@@ -288,6 +314,7 @@ extension SwiftCode {
     mutating func declareByName(_ name: String) -> [String] {
       guard !declared.contains(name) else { return [] }
       declared.insert(name)
+      call(.makeQueue(name))
       return ["let \(names.variable(name)) = OperationQueue()", "\(names.variable(name)).name = \(SwiftCode.literal(name))"]
     }
 
@@ -296,6 +323,7 @@ extension SwiftCode {
     mutating func declare(_ name: String) -> [String] {
       guard !declared.contains(name) else { return [] }
       declared.insert(name)
+      call(.makeQueue(name))
       return ["let \(names.variable(name)) = OperationQueue()  // the lab's default queue"]
     }
 

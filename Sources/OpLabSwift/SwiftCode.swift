@@ -54,14 +54,22 @@ public enum SwiftCode {
 
   /// The program lowered from `source`: every line's pieces, the variables the lab finds
   /// a data race on (its `races`) written as the racy code a learner would write.
-  static func lowered(_ source: SwiftSource) -> Program {
+  static func lowered(_ source: SwiftSource, recordingCalls: Bool = false) -> Program {
     var code = Program(world: source.world)
+    code.recordsCalls = recordingCalls
     if let shared = source.world.shared {
       code.racy = Set(source.world.raceReport().races.map { shared.variableNames[Int($0.variable)] })
     }
     for entry in source.entries { code.add(entry) }
     return code
   }
+
+  /// The calls on `OperationQueue` and its kin that the program (``render(_:focus:)``,
+  /// ``export(_:tickSeconds:)``) makes, at the ticks of their lines, named as the lowering
+  /// names them (``SwiftSource/lowered(playingOn:)``): for checking that the program prints
+  /// the calls `real` plays. A wait from the lab's own thread is no call here, as `real`
+  /// lets the clock run on.
+  public static func calls(_ source: SwiftSource) -> [TimedAction] { lowered(source, recordingCalls: true).calls }
 
   /// `swift`: the program, exactly the `main.swift` that `export swift DIR` writes (and the
   /// text before the harness's marker in `export swift FILE.swift`): one form of it, the one

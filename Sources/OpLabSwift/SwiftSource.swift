@@ -110,4 +110,40 @@ public struct SwiftSource: Sendable {
     /// Whether `name` is one of the operations defined.
     public func defines(_ name: String) -> Bool { operations.contains { $0.spec.name == name } }
   }
+
+  /// A line read as a program performs it, the one reading that the Swift printer and the
+  /// lowering for `real` (``lowered(playingOn:)``) share: the operations it defines gathered
+  /// whole (``Definition``), done after its other actions; its other actions in their
+  /// order; then `cancelAllOperations()` on each queue it cancels all of.
+  public struct Line: Sendable {
+    /// The operations the line defines, made and added together after ``actions``.
+    public var definition = Definition()
+    /// The line's actions but those gathered into ``definition`` and ``cancelledQueues``, in order.
+    public var actions: [Action] = []
+    /// The queues the line cancels all operations of, by name, cancelled last.
+    public var cancelledQueues: [String] = []
+
+    /// Reads `entry`'s actions, with `world`'s names (a world that has every name they use).
+    public init(_ entry: Entry, in world: World) {
+      for action in entry.actions {
+        switch action {
+        case .createOperation(let spec, let dependencies, let queue):
+          definition.operations.append((spec, dependencies.map(world.name)))
+          if let queue { definition.queue = world.name(queue) }
+        case .gate(let op, let gate) where definition.defines(world.name(op)):
+          definition.gates[world.name(op)] = gate
+        case .setCompletionSteps(let op, let steps) where definition.defines(world.name(op)):
+          definition.completionSteps[world.name(op)] = steps
+        case .enqueue(let op, let q) where definition.defines(world.name(op)):
+          definition.queue = world.name(q)
+        case .enqueueAll(let ops, let q, nil) where ops.allSatisfy({ definition.defines(world.name($0)) }):
+          definition.queue = world.name(q)
+        case .cancelAll(let q):
+          cancelledQueues.append(world.name(q))
+        default:
+          actions.append(action)
+        }
+      }
+    }
+  }
 }

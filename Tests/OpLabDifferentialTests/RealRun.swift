@@ -1,6 +1,7 @@
 import Foundation
 import OpLabCore
 import OpLabReal
+import OpLabSwift
 
 /// A scenario run on Foundation's real `OperationQueue`, in scaled real time, by the driver
 /// the lab's `real` uses (``OpLabReal/RealDriver``): every operation's `main()` sleeps

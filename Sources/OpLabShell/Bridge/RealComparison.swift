@@ -13,8 +13,6 @@ enum RealComparison {
   /// The shortest tick: shorter, and thread wake-ups are a large part of a tick.
   static let msRange = 10...2000
 
-  /// The script for the real queue, and what the lab has that the real queue cannot express:
-  /// each line's journal actions at the tick it ran, every action played or named.
   /// The platform whose Foundation this process runs.
   static let hostPlatform: Platform = {
     #if os(Linux)
@@ -24,163 +22,12 @@ enum RealComparison {
     #endif
   }()
 
+  /// The script for the real queue, and what the lab has that the real queue cannot express:
+  /// the world's one lowering (``OpLabSwift/SwiftSource/lowered(playingOn:)``), for this
+  /// process's Foundation.
   static func script(_ source: SwiftSource) -> (script: RealScript, unplayed: [String]) {
-    let world = source.world
-    var script = RealScript()
-    var unplayed: [String] = []
-    var queues: Set<String> = []
-    var barriers: [String: Int] = [:]
-    var blockOperations: Set<String> = []
-    func use(_ queue: String, at tick: Tick) {
-      if !queues.contains(queue) {
-        queues.insert(queue)
-        script.at(tick, .makeQueue(queue))
-      }
-    }
-    /// Makes the operations of one `op` line, with their dependencies, then adds them.
-    func define(_ definition: SwiftSource.Definition, at t: Tick) {
-      let names = definition.operations.map(\.spec.name)
-      for (spec, dependencies) in definition.operations {
-        let completionSteps = definition.completionSteps[spec.name]
-        // A queue an `add` step adds to is made before the work runs.
-        var stepLists = completionSteps.map { [$0] } ?? []
-        if case .steps(let body) = spec.kind { stepLists.append(body) }
-        for case .add(_, let q) in stepLists.joined() { use(q, at: t) }
-        var work = RealWork(spec.name, ticks: spec.duration)
-        switch spec.kind {
-        case .plain: break
-        case .steps(let steps): work.steps = steps
-        case .blocks(let blocks):
-          work.blocks = blocks
-          work.ticks = blocks.reduce(0, +)
-          blockOperations.insert(spec.name)
-        case .async(let forgets):
-          work.isAsynchronous = true
-          work.forgetsFinish = forgets
-        }
-        switch spec.cancellation {
-        case .never: break
-        case .atStart: work.checksCancellationAtStart = true
-        case .every(let n): work.checksCancellationEvery = n
-        }
-        work.bailsIfDependencyCancelled = spec.bailsIfDependencyCancelled
-        work.bailsUnlessDependenciesSucceeded = spec.bailsUnlessDependenciesSucceeded
-        work.failsAfter = spec.failsAt
-        // A completion block written as steps takes a tick a step (the world sets it so).
-        work.completionTicks = completionSteps.map { Swift.max(spec.completion ?? 0, Tick($0.count)) } ?? spec.completion
-        work.completionSteps = completionSteps
-        work.priority = spec.priority
-        work.qualityOfService = spec.qualityOfService
-        work.gate = definition.gates[spec.name]
-        script.at(t, .makeOperation(work))
-        for d in dependencies { script.at(t, .addDependency(spec.name, on: d)) }
-      }
-      if let queue = definition.queue {
-        use(queue, at: t)
-        script.at(t, names.count == 1 ? .add(names[0], to: queue) : .addBatch(names, to: queue))
-      }
-    }
-    for entry in source.entries {
-      let t = entry.tick
-      var definition = SwiftSource.Definition()
-      var cancelled: [String] = []
-      var reasons: [String] = []
-      func unplay(_ why: String? = nil) {
-        let text = "`\(entry.text)`" + (why.map { ": " + $0 } ?? "")
-        if !reasons.contains(text) { reasons.append(text) }
-      }
-      for action in entry.actions {
-        switch action {
-        case .createQueue(let name, let max, let qos):
-          use(name, at: t)
-          if let max { script.at(t, .setMax(name, max)) }
-          if let qos { script.at(t, .setQueueQoS(name, qos)) }
-        case .createOperation(let spec, let dependencies, let queue):
-          definition.operations.append((spec, dependencies.map(world.name)))
-          if let queue { definition.queue = world.name(queue) }
-        case .gate(let op, let gate) where definition.defines(world.name(op)):
-          definition.gates[world.name(op)] = gate
-        case .setCompletionSteps(let op, let steps) where definition.defines(world.name(op)):
-          definition.completionSteps[world.name(op)] = steps
-        case .gate, .setCompletionSteps:
-          unplay("the real stand-in is made with its gate and completion block")
-        case .enqueue(let op, let q) where definition.defines(world.name(op)):
-          definition.queue = world.name(q)
-        case .enqueueAll(let ops, let q, .none) where ops.allSatisfy({ definition.defines(world.name($0)) }):
-          definition.queue = world.name(q)
-        case .enqueue(let op, let q):
-          use(world.name(q), at: t)
-          script.at(t, .add(world.name(op), to: world.name(q)))
-        case .enqueueAll(let ops, let q, let wait):
-          let (names, queue) = (ops.map(world.name), world.name(q))
-          use(queue, at: t)
-          if let wait, wait.fromMain {
-            // One call the main thread makes when it gets to it: it adds them, then waits there.
-            script.at(t, .onMainThread(.addAndWait(names, to: queue), until: wait.until))
-          } else {
-            // The lab's own thread waits, if it does; the real driver lets the clock run on.
-            script.at(t, names.count == 1 && wait == nil ? .add(names[0], to: queue) : .addBatch(names, to: queue))
-          }
-        case .start(let op): script.at(t, .startByHand(world.name(op)))
-        case .openGate(let gate): script.at(t, .openGate(gate))
-        case .addExecutionBlock(let op, let ticks):
-          if blockOperations.contains(world.name(op)) {
-            script.at(t, .addBlock(world.name(op), ticks: ticks))
-          } else {
-            unplay("its stand-in is an Operation subclass, not a BlockOperation")
-          }
-        case .addDependency(let op, let d): script.at(t, .addDependency(world.name(op), on: world.name(d)))
-        case .removeDependency(let op, let d): script.at(t, .removeDependency(world.name(op), on: world.name(d)))
-        case .setPriority(let op, let p): script.at(t, .setPriority(world.name(op), p))
-        case .setOperationQualityOfService(let op, let qos): script.at(t, .setOperationQoS(world.name(op), qos))
-        case .setQueueQualityOfService(let q, let qos): script.at(t, .setQueueQoS(world.name(q), qos))
-        case .setMaxConcurrent(let q, let max): script.at(t, .setMax(world.name(q), max))
-        case .cancel(let op): script.at(t, .cancel(world.name(op)))
-        case .cancelAll(let q): cancelled.append(world.name(q))
-        case .suspend(let q): script.at(t, .suspend(world.name(q)))
-        case .resume(let q): script.at(t, .resume(world.name(q)))
-        case .addBarrier(let q, let ticks):
-          let name = world.name(q)
-          use(name, at: t)
-          barriers[name, default: 0] += 1
-          script.at(t, .barrier(name, label: "\(name).barrier\(barriers[name] ?? 1)", ticks: ticks))
-        // A wait from the lab's own thread lets the real driver's clock run on; one from main
-        // is a call the main thread makes when it gets to it, blocking it meanwhile.
-        case .wait: break
-        case .waitOnMainThread(let q): script.at(t, .onMainThread(.waitForQueue(q.map(world.name)), until: nil))
-        case .waitOnMainThreadUntil(let q, let until):
-          script.at(t, .onMainThread(.waitForQueue(q.map(world.name)), until: until))
-        case .waitForOperations(let ops, let wait):
-          if wait.fromMain { script.at(t, .onMainThread(.waitForOperations(ops.map(world.name)), until: wait.until)) }
-        case .createVariable(let name, let initial): script.at(t, .makeVariable(name, initial))
-        case .createLock(let name): script.at(t, .makeLock(name))
-        case .createDispatchQueue(let name, let concurrent, let qos):
-          script.at(t, .makeDispatchQueue(name, concurrent: concurrent, qos))
-        case .setUnderlyingQueue(let q, let d):
-          use(world.name(q), at: t)
-          script.at(t, .setUnderlyingQueue(world.name(q), d.map(world.dispatchQueueName)))
-        case .step, .runUntil, .runUntilIdle, .runUntilFinished: break
-        // The real queue is this machine's: a world imitating another platform is named.
-        case .setPlatform(let platform) where platform != Self.hostPlatform:
-          unplay(
-            "the real queue is this machine's, "
-              + (Self.hostPlatform == .linux ? "swift-corelibs-foundation on Linux" : "Foundation on an Apple platform"))
-        case .setPlatform: break
-        case .setCores: unplay("the real machine has its own cores")
-        case .tap, .frames: unplay("the lab plays the user and the display")
-        // The order of steps at an open point is the threads' speeds on the real machine.
-        case .setStepOrder, .chooseNext: unplay()
-        }
-      }
-      if !definition.operations.isEmpty { define(definition, at: t) }
-      // A cancel of every queue (one line, several queues) is of every queue made so far.
-      for q in cancelled.count == 1 ? cancelled : queues.sorted().filter(cancelled.contains) {
-        script.at(t, .cancelAll(q))
-      }
-      unplayed += reasons
-    }
-
-    return (script, unplayed)
+    let lowering = source.lowered(playingOn: hostPlatform)
+    return (lowering.script, lowering.unplayed)
   }
 
   /// The lab's side of each operation, from its trace, in timeline order (by queue).
