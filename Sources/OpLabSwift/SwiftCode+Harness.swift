@@ -172,19 +172,19 @@ extension SwiftCode {
       }
 
       /// A call the lab makes from main (`wait a from main`, `add … wait from
-    /// main`): queued to the main thread, behind the main-queue work already
-    /// waiting there, and the program goes on when it has returned, as the
-    /// lab's next command does.
-    static func callOnMain(_ call: @escaping @Sendable () -> Void) {
-      let returned = Locked(false)
-      DispatchQueue.main.async {
-        call()
-        returned.withLock { $0 = true }
+      /// main`): queued to the main thread, behind the main-queue work already
+      /// waiting there, and the program goes on when it has returned, as the
+      /// lab's next command does.
+      static func callOnMain(_ call: @escaping @Sendable () -> Void) {
+        let returned = Locked(false)
+        DispatchQueue.main.async {
+          call()
+          returned.withLock { $0 = true }
+        }
+        while !returned.withLock({ $0 }) { turnTheRunLoop(0.002) }
       }
-      while !returned.withLock({ $0 }) { turnTheRunLoop(0.002) }
-    }
 
-    /// The user taps at `tick`: UIKit handles it on the main thread, a
+      /// The user taps at `tick`: UIKit handles it on the main thread, a
       /// tick of work.
       static func tap(atTick tick: Int) {
         onMain(atTick: Double(tick)) { work(ticks: 1) }
