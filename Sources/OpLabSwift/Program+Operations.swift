@@ -153,7 +153,7 @@ extension SwiftCode.Program {
       } else {
         lines.append("let \(v) = BlockOperation {")
       }
-      lines += stepLines(steps, rest: spec.duration - Tick(steps.count), onMain: queueName == "main")
+      lines += stepLines(steps, rest: spec.duration - Tick(steps.count), onMain: runsOn(spec, addedTo: queueName) == "main")
       lines.append("}")
     case .plain:
       let simple =
@@ -251,20 +251,34 @@ extension SwiftCode.Program {
     var lines = made
     let v = names.variable(spec.name)
     lines.append("\(v).name = \(SwiftCode.literal(spec.name))")
-    lines.append("Lab.watch(\(v))  // the harness prints its start and finish")
     if let gate { lines.append("\(names.gate(gate)).add(\(v))") }
     if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
     if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
     if let steps = completionSteps {
-      lines.append("// its completion block runs after it: off main (Linux), any thread (Apple)")
+      lines.append("// its completion block runs after it, on a thread Foundation picks")
       lines.append("\(v).completionBlock = {")
       lines += stepLines(steps, rest: (spec.completion ?? 0) - Tick(steps.count))
       lines.append("}")
     } else if let c = spec.completion {
-      lines.append("// its completion block runs after it, on a thread you cannot count on")
+      lines.append("// its completion block runs after it, on a thread Foundation picks")
       lines.append("\(v).completionBlock = { work(ticks: \(c)) }")
     }
+    lines.append(
+      "Lab.watch(\(v))  // the harness prints its start and finish"
+        + (spec.completion != nil || completionSteps != nil ? ", then waits for its block" : ""))
     return lines
+  }
+
+  /// The queue whose thread runs `spec`'s work: `queueName`, the one it is added to as it is
+  /// defined; for an operation held in no queue, the one the world later added it to (the
+  /// view and the export know the whole script), else the one it was defined for (an echo,
+  /// as it is typed).
+  func runsOn(_ spec: OperationSpec, addedTo queueName: String?) -> String? {
+    if let queueName { return queueName }
+    if let id = world.operationID(named: spec.name), let q = world.operation(id).queue {
+      return world.name(q)
+    }
+    return spec.heldFor
   }
 
   /// A BlockOperation whose isReady also waits for its gate, made without blocks yet.

@@ -62,6 +62,22 @@ extension SwiftCode {
 
     init(world: World) { self.world = world }
 
+    /// Where a cancelled operation was when the line that cancels it ran, for what its
+    /// `cancel()` does (rules 12, 13 and 15 of the semantics): its main() already running,
+    /// waiting in a queue, or in no queue yet.
+    enum CancelStage { case running, waiting, inNoQueue }
+
+    /// Where `op` was when the line being written cancelled it, from what the world knows of
+    /// it: started by the line's tick, and not the start that skips main() (a cancelled
+    /// operation finished as it started), else in a queue by then, else in none.
+    func cancelStage(_ op: OpID) -> CancelStage {
+      let record = world.operation(op)
+      let skipped = record.outcome == .cancelled && record.finishedAt == record.startedAt
+      if let started = record.startedAt, started <= lineTick, !skipped { return .running }
+      if let added = record.enqueuedAt, added <= lineTick { return .waiting }
+      return .inNoQueue
+    }
+
     /// The piece of one line of the script, as its actions are read.
     struct Draft {
       var lines: [String]
@@ -206,9 +222,14 @@ extension SwiftCode {
         let name = world.name(op)
         cancelled.insert(name)
         let effect =
-          stoppable.contains(name)
-          ? "sets isCancelled, and its cancel() stops the work it began: finish() comes at the work's next check"
-          : "only sets isCancelled: code stops where it checks it"
+          switch cancelStage(op) {
+          case .inNoQueue where world.platform == .linux: "in no queue: it finishes when started (no main())"
+          case .inNoQueue: "in no queue: finished now, no main() (Apple's docs)"
+          case .waiting: "not started: ready at once, and its start() skips main()"
+          case .running where stoppable.contains(name):
+            "sets isCancelled, and its cancel() stops the work it began: finish() comes at the work's next check"
+          case .running: "only sets isCancelled: code stops where it checks it"
+          }
         code("\(names.variable(name)).cancel()  // " + effect, about: name)
         call(.cancel(name))
       case .suspend(let q):

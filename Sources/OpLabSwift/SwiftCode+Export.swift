@@ -118,9 +118,10 @@ extension SwiftCode {
     // fraction of a tick, the real run may differ from the lab's. The Lab.…
     // lines are the harness's hooks, not OperationQueue code: Lab.watch(op)
     // prints the operation's start and finish as event lines (t=N  NAME
-    // started), to read beside the lab's `events`; Lab.printsAtTheEnd a
-    // shared variable's value at the end; Lab.start and Lab.end start the
-    // clock and keep the program alive until the work is done.
+    // started), to read beside the lab's `events`, and waits for its
+    // completion block; Lab.printsAtTheEnd prints a shared variable's value
+    // at the end; Lab.start and Lab.end start the clock and keep the program
+    // alive until the work is done.
 
     """
 

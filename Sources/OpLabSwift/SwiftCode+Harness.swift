@@ -32,6 +32,8 @@ extension SwiftCode {
   /// - `Lab.watch(_:)`: prints the operation's start and finish as event lines
   ///   (`t=3  d1 started`, `t=8  d1 finished (succeeded)`), to read beside the lab's
   ///   `events`; an operation conforming to `Reporting` says how it ended (`Ending`).
+  ///   The program ends when every watched operation and its completion block (set
+  ///   before the call) is done.
   /// - `Lab.printsAtTheEnd(_:_:)`: a shared variable's name and how to read it, printed
   ///   at the end (`at the end: count = 2`).
   /// - `Lab.waitOnTheLabsThread(givingUpAt:_:)`: a wait the lab makes from its own thread,
@@ -70,6 +72,8 @@ extension SwiftCode {
       private struct Watched {
         let op: Operation
         var started = false, skipped = false, finished = false
+        /// Set when its completion block has returned; `nil` when it has none.
+        var completed: Locked<Bool>?
       }
       private struct State {
         var lastTick = 0
@@ -224,9 +228,19 @@ extension SwiftCode {
         state.withLock { $0.values.append((name, read)) }
       }
 
-      /// Prints each operation's start and finish as event lines.
+      /// Prints each operation's start and finish as event lines, and counts
+      /// it done when its completion block (set before) has returned too.
       static func watch(_ op: Operation) {
-        state.withLock { $0.watched.append(Watched(op: op)) }
+        var watched = Watched(op: op)
+        if let block = op.completionBlock {
+          let completed = Locked(false)
+          op.completionBlock = {
+            block()
+            completed.withLock { $0 = true }
+          }
+          watched.completed = completed
+        }
+        state.withLock { [watched] in $0.watched.append(watched) }
       }
 
       /// The end of the program: the main thread runs its run loop until the
@@ -250,8 +264,6 @@ extension SwiftCode {
       }
 
       private static func finish(stalled: [String]) -> Never {
-        // A moment more, for what finishes just after (a completion block).
-        Thread.sleep(forTimeInterval: tickSeconds / 2)
         if !stalled.isEmpty {
           say("stalled: \\(stalled.joined(separator: ", ")) never finished")
         }
@@ -288,7 +300,13 @@ extension SwiftCode {
               let how = s.watched[i].skipped ? .cancelled : ending
               events.append("\\(name) finished (\\(how.rawValue))")
             }
-            if !s.watched[i].finished { unfinished.append(name) }
+            if !s.watched[i].finished {
+              unfinished.append(name)
+            } else if let completed = s.watched[i].completed,
+              !completed.withLock({ $0 })
+            {
+              unfinished.append("\\(name)'s completion block")
+            }
           }
           return (events, unfinished)
         }

@@ -123,6 +123,29 @@ extension DifferentialTests {
     }
   }
 
+  @Test(
+    "Lesson 15's worlds, built and run: a completion block's call into the user interface is printed off main before the program ends (it waits for the block), and the fix, an update held for main that the block adds there, runs on main with no warning"
+  )
+  func exportedCompletionBlockIsWaitedFor() throws {
+    let warning = "warning: the user interface was touched off the main thread"
+    let offMain = Interpreter()
+    for line in ["queue network", "op load on network takes 2 completion does touch ui", "run"] {
+      try #require(offMain.execute(line).error == nil, "\(line)")
+    }
+    let off = try Self.exportAndRun(offMain)
+    Self.expectSameRun(offMain, off)
+    #expect(off.contains(warning), "\(off)")
+    let fixed = Interpreter()
+    for line in ["queue network", "op show on main touches ui hold", "op load on network takes 3 completion does add show", "run"] {
+      try #require(fixed.execute(line).error == nil, "\(line)")
+    }
+    let code = fixed.execute("swift show").output
+    #expect(code.contains("MainActor.assumeIsolated { updateUserInterface() }"), "\(code)")
+    let on = try Self.exportAndRun(fixed)
+    Self.expectSameRun(fixed, on)
+    #expect(!on.contains(warning) && on.contains("t=4  show started"), "\(on)")
+  }
+
   /// The examples whose world the real queue on this machine plays one way only. For the
   /// other two only the names and the stall are compared: cancel-all.oplab shows the
   /// cancelAllOperations loop racing a dependent it released (the order is open), and

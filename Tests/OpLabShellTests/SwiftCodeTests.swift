@@ -154,7 +154,11 @@ import Testing
       ])
     #expect(echoed("step 2") == [])
     #expect(echoed("timeline") == [])
-    #expect(echoed("cancel d2") == ["  swift: d2.cancel()  // only sets isCancelled: code stops where it checks it"])
+    // d2 waits for d1 (3 ticks) at t=2: cancelled before it starts, it never runs main().
+    #expect(
+      echoed("cancel d2") == [
+        "  swift: // not started: ready at once, and its start() skips main()", "         d2.cancel()",
+      ])
     #expect(
       echoed("tap") == [
         "  swift: // the user taps: UIKit handles it on the main thread (1 tick)", "         Lab.tap(atTick: 2)",
@@ -351,7 +355,7 @@ extension SwiftCodeRunTests {
     let code = lab.execute("swift d2").output
     let indented = code.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
       .map { "    " + $0 + "\n" }.joined()
-    #expect(code.contains("// its completion block runs after it, on a thread you cannot count on\n"))
+    #expect(code.contains("// its completion block runs after it, on a thread Foundation picks\n"))
     #expect(out.contains(indented), "\(out)")
   }
 }
@@ -365,7 +369,7 @@ extension SwiftCodeRunTests {
     let lab = Interpreter(options: options)
     _ = lab.execute(line)
     let code = lab.execute("swift d2").output
-    #expect(code.contains("\n// its completion block runs after it, on a thread you cannot count on\n"))
+    #expect(code.contains("\n// its completion block runs after it, on a thread Foundation picks\n"))
     // A script that shows its Swift, sourced: its lines' output is shown as each one made it.
     let dir = try Swiftc.scratchFolder()
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -381,7 +385,7 @@ extension SwiftCodeRunTests {
     #expect(
       echoed.contains(
         """
-                 // its completion block runs after it, on a thread you cannot count on
+                 // its completion block runs after it, on a thread Foundation picks
                  d1.completionBlock = { work(ticks: 1) }
 
         """), "\(echoed)")

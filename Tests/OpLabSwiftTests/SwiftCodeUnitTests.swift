@@ -207,3 +207,79 @@ import Testing
     #expect(!code.contains("forKey: \"isReady\"") && !code.contains("forKey: \"isCancelled\""), "\(code)")
   }
 }
+
+extension SwiftCodeUnitTests {
+  @Test(
+    "cancel()'s comment says what it does where the operation was: running, its code must check; waiting in a queue, it turns ready and skips main(); in no queue, it finishes when started (Linux) or at once (Apple's docs)"
+  )
+  func cancelSaysWhereTheOperationWas() throws {
+    func op(_ name: String, takes ticks: Tick, after: String? = nil, hold: Bool = false) -> (String, (World) -> [Action]) {
+      (
+        "op \(name) takes \(ticks)" + (after.map { " after \($0)" } ?? "") + (hold ? " hold" : ""),
+        { w in
+          [
+            .createOperation(
+              OperationSpec(name: name, duration: ticks), dependencies: after.flatMap(w.operationID(named:)).map { [$0] } ?? [],
+              queue: hold ? nil : w.queueID(named: "queue"))
+          ]
+        }
+      )
+    }
+    func cancel(_ name: String) -> (String, (World) -> [Action]) {
+      ("cancel \(name)", { w in w.operationID(named: name).map { [.cancel($0)] } ?? [] })
+    }
+    let lines = [
+      op("a", takes: 3), op("b", takes: 2, after: "a"), op("c", takes: 2, hold: true),
+      ("step 1", { _ in [.step(1)] }), cancel("a"), cancel("b"), cancel("c"),
+    ]
+    let apple = SwiftCode.render(try Self.source(lines))
+    #expect(
+      apple.contains(
+        """
+          // cancel a
+          a.cancel()  // only sets isCancelled: code stops where it checks it
+
+          // cancel b
+          b.cancel()  // not started: ready at once, and its start() skips main()
+
+          // cancel c
+          c.cancel()  // in no queue: finished now, no main() (Apple's docs)
+
+        """), "\(apple)")
+    let linux = SwiftCode.render(try Self.source([("platform linux", { _ in [.setPlatform(.linux)] })] + lines))
+    #expect(linux.contains("  c.cancel()  // in no queue: it finishes when started (no main())\n"), "\(linux)")
+  }
+
+  @Test(
+    "An operation held in no queue is written for the queue it runs on: a step that touches the user interface is a main-actor call where it is added to main later, a call off main where it is added elsewhere, and the queue it was defined for before it is added (an echo)"
+  )
+  func heldOperationIsWrittenForItsQueue() throws {
+    func held(_ name: String, for queue: String) -> (String, (World) -> [Action]) {
+      (
+        "op \(name) on \(queue) touches ui hold",
+        { _ in
+          var spec = OperationSpec(name: name, duration: 1)
+          spec.kind = .steps([.touchUI])
+          spec.heldFor = queue
+          return [.createOperation(spec, dependencies: [], queue: nil)]
+        }
+      )
+    }
+    func add(_ name: String, to queue: String) -> (String, (World) -> [Action]) {
+      ("add \(name) to \(queue)", { w in [.enqueue(w.operationID(named: name) ?? OpID(0), on: w.queueID(named: queue) ?? QueueID(0))] })
+    }
+    let onMain = "  MainActor.assumeIsolated { updateUserInterface() }  // on main: allowed\n"
+    let offMain = "  userInterfaceTouchedOffMain()\n"
+    // Defined for main and added there: the call is on main.
+    let shown = SwiftCode.render(try Self.source([held("show", for: "main"), add("show", to: "main")]))
+    #expect(shown.contains(onMain) && !shown.contains(offMain), "\(shown)")
+    // Defined for main but added to another queue: the world's truth wins.
+    let elsewhere = SwiftCode.render(try Self.source([held("show", for: "main"), add("show", to: "queue")]))
+    #expect(elsewhere.contains(offMain) && !elsewhere.contains(onMain), "\(elsewhere)")
+    // Not added yet (an echo as it is typed): the queue it was defined for.
+    let echo = SwiftCode.echo(try Self.source([held("show", for: "main")]))
+    #expect(echo.contains("MainActor.assumeIsolated { updateUserInterface() }"), "\(echo)")
+    let echoOff = SwiftCode.echo(try Self.source([held("show", for: "queue")]))
+    #expect(echoOff.contains("userInterfaceTouchedOffMain()"), "\(echoOff)")
+  }
+}

@@ -40,8 +40,10 @@ public struct OperationSpec: Hashable, Sendable {
     var failsAtTick = OperationSpec.none
     var completionTicks = OperationSpec.none
     var kind = OperationKind.plain
+    var heldFor: String?
     var isDefault: Bool {
       cancellationCode == OperationSpec.never && failsAtTick == OperationSpec.none && completionTicks == OperationSpec.none && kind == .plain
+        && heldFor == nil
     }
   }
   private var extraFields: ExtraFields {
@@ -65,6 +67,14 @@ public struct OperationSpec: Hashable, Sendable {
   public var kind: OperationKind {
     get { extras?.fields.kind ?? .plain }
     set { extraFields.kind = newValue }
+  }
+  /// The queue an operation defined in no queue (`op NAME on Q hold`) was defined for: the
+  /// one a later `add NAME` puts it on, so its code can be written for that queue's thread
+  /// before it is added (an update of the user interface for main). `nil` for an operation
+  /// added when it is defined.
+  public var heldFor: String? {
+    get { extras?.fields.heldFor }
+    set { extraFields.heldFor = newValue }
   }
 
   public static func == (a: OperationSpec, b: OperationSpec) -> Bool {

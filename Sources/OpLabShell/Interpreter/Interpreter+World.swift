@@ -126,7 +126,10 @@ extension Interpreter {
   }
 
   /// `op NAME …`: defines operations; adds them unless `hold`.
-  func define(_ def: OperationDefinition) throws -> Reply {
+  func define(_ definition: OperationDefinition) throws -> Reply {
+    var def = definition
+    // A held operation keeps the queue it is for: its code is written for that queue's thread.
+    if def.hold { def.spec.heldFor = def.queue ?? "queue" }
     if !def.alike.isEmpty {
       // `op a,b,c …`: each defined alike, then one addOperations for all.
       let target = def.queue ?? "queue"
