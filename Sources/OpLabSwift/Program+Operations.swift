@@ -87,7 +87,7 @@ extension SwiftCode.Program {
       let stoppable = !forgets && { if case .every = spec.cancellation { true } else { false } }()
       if stoppable { self.stoppable.insert(spec.name) }
       if spec.failsAt != nil || stoppable {
-        lines.append("  var error: Error?  // isFinished does not say whether it succeeded")
+        lines += Self.resultDeclaration
       }
       lines +=
         gated + [
@@ -172,10 +172,14 @@ extension SwiftCode.Program {
           lines.append("let \(v) = \(type)\(argument)")
           return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps)
         }
-        let type = names.kindType(SwiftCode.stem(spec.name), name: spec.name)
+        // Named for its operation (download1 → DownloadOperation); for a name of a letter
+        // or two (d1), for what it does (CancellableOperation).
+        let stem = SwiftCode.stem(spec.name)
+        let type = names.kindType(stem.count > 2 ? stem : Self.kindStem(spec, gated: gate != nil), name: spec.name)
         kinds[key] = type
         lines.append("final class \(type): Operation, @unchecked Sendable {")
-        lines.append("  let ticks: Int  // how long its work takes")
+        lines.append(
+          spec.failsAt != nil ? "  let ticks: Int  // how long its work runs before it fails" : "  let ticks: Int  // how long its work takes")
         if gate != nil {
           lines += [
             "  let gate: Gate",
@@ -191,16 +195,16 @@ extension SwiftCode.Program {
         } else {
           lines += ["  init(ticks: Int) {", "    self.ticks = ticks", "    super.init()", "  }"]
         }
-        if spec.failsAt != nil { lines.append("  var error: Error?  // isFinished does not say whether it succeeded") }
+        if spec.failsAt != nil { lines += Self.resultDeclaration }
         if spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded {
           lines.append(
-            "  var bailed = false  // returned early: "
+            "  private(set) var bailed = false  // "
               + (spec.bailsUnlessDependenciesSucceeded
                 ? "a dependency did not succeed" : "a dependency was cancelled"))
         }
         // The harness's watcher tells a stop from work done: isCancelled alone cannot.
         let stop = "stopped = true; return"
-        if spec.cancellation != .never { lines.append("  var stopped = false  // saw isCancelled and returned") }
+        if spec.cancellation != .never { lines.append("  private(set) var stopped = false  // saw isCancelled and returned") }
         lines.append("  override func main() {")
         if spec.bailsIfDependencyCancelled {
           lines.append("    if dependencies.contains(where: \\.isCancelled) { bailed = true; return }")
@@ -243,6 +247,27 @@ extension SwiftCode.Program {
     }
     return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps)
   }
+
+  /// The stem of a kind of plain operation's class, from what it does, two words at most
+  /// (a name that fits its line): `Cancellable`, `FailingGated`; `Plain` when nothing sets
+  /// it apart.
+  static func kindStem(_ spec: OperationSpec, gated: Bool) -> String {
+    var words: [String] = []
+    switch spec.cancellation {
+    case .never: break
+    case .atStart: words.append("StartChecking")
+    case .every: words.append("Cancellable")
+    }
+    if spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded { words.append("Guarded") }
+    if spec.failsAt != nil { words.append("Failing") }
+    if gated { words.append("Gated") }
+    return words.isEmpty ? "Plain" : words.prefix(2).joined()
+  }
+
+  /// An operation's error, which its work sets before it finishes (on its own thread):
+  /// a reader after isFinished sees it, the lock behind isFinished ordering the two; no one else
+  /// writes it.
+  static let resultDeclaration = ["  private(set) var error: Error?  // isFinished does not say if it failed"]
 
   /// The lines after an operation is made: its name, gate, priority, QoS and completion block.
   mutating func finish(

@@ -187,7 +187,7 @@ extension SwiftCode {
       case .addExecutionBlock(let op, let ticks):
         let name = world.name(op)
         code(
-          "\(names.variable(name)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, it raises",
+          "\(names.variable(name)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, Apple raises, Linux traps",
           about: name)
         call(.addBlock(name, ticks: ticks))
       case .addDependency(let op, let dependency):

@@ -23,19 +23,9 @@ extension SwiftCode {
   /// folder it may write over (a previous export's).
   public static let exportedMark = "// Exported by OpLab: this world on Foundation's real OperationQueue."
 
-  /// The tools version of the toolchain that built the lab: a package it writes builds
-  /// with that toolchain and any later one.
-  public static let toolsVersion: String = {
-    #if compiler(>=6.3)
-    "6.3"
-    #elseif compiler(>=6.2)
-    "6.2"
-    #elseif compiler(>=6.1)
-    "6.1"
-    #else
-    "6.0"
-    #endif
-  }()
+  /// The tools version a package the lab writes declares: the oldest that reads its
+  /// manifest (`swiftLanguageModes` came with 6.0), so any Swift 6 toolchain builds it.
+  public static let toolsVersion = "6.0"
 
   /// `export swift FILE`: the world's program as one self-contained `main.swift` that plays
   /// the world on the real OperationQueue in scaled real time (`tickSeconds` a tick), as
@@ -69,7 +59,10 @@ extension SwiftCode {
   ///   - tickSeconds: the real seconds a tick of the lab's clock takes.
   public static func exportPackage(_ source: SwiftSource, name: String, tickSeconds: Double = 0.05) -> Package {
     let target = packageName(name)
-    let (program, reporting) = mainSwift(lowered(source), source: source)
+    let code = lowered(source)
+    let (program, reporting) = mainSwift(code, source: source)
+    // Synchronization's Mutex is in macOS 15 and later; Linux ignores `platforms`.
+    let platforms = code.needsSynchronization ? "\n  platforms: [.macOS(.v15)],  // Mutex (Synchronization)" : ""
     let manifest = """
       // swift-tools-version:\(toolsVersion)
       \(exportedMark)
@@ -78,7 +71,7 @@ extension SwiftCode {
       import PackageDescription
 
       let package = Package(
-        name: \(literal(target)),
+        name: \(literal(target)),\(platforms)
         targets: [
           .executableTarget(name: \(literal(target)), path: "Sources/\(target)")
         ],
@@ -110,8 +103,8 @@ extension SwiftCode {
     //   swift run                     (in the package's folder)
     //   swiftc main.swift Harness.swift -o world && ./world
     //   swiftc FILE.swift -o world && ./world         (the one file)
-    // (and under Swift 6's complete checking: swiftc -swift-version 6
-    // -strict-concurrency=complete …).
+    // Under Swift 6's complete checking, add these before the files:
+    //   -swift-version 6 -strict-concurrency=complete -warnings-as-errors
     // Each command comes at its tick of the lab's clock (sleep(untilTick:)),
     // and each wait is the real call, on the thread the lab says. Where the
     // real queue leaves an order open (starts in the same tick), and within a

@@ -113,6 +113,7 @@ extension SwiftCode {
           $0.notes = notes
         }
         for note in notes { print("note: \\(note)") }
+        fflush(nil)
         Thread { watching() }.start()
       }
 
@@ -135,6 +136,11 @@ extension SwiftCode {
         let t = now()
         let exactly = exact ? "  @\\((t * 100).rounded() / 100)" : ""
         print("t=\\(Int(t.rounded()))  \\(text)\\(exactly)")
+        // Out now, even into a pipe (where stdout is buffered): beside
+        // another program's output, or Thread Sanitizer's, a line keeps its
+        // place in time. fflush(nil) flushes stdout without naming it (a
+        // global var Swift 6 refuses to read from any thread).
+        fflush(nil)
       }
 
       /// The main thread's run loop turns until `tick`, a tenth of a tick

@@ -145,8 +145,8 @@ import Testing
       ])
     #expect(
       echoed("op d2 on downloads takes 4 cancel-check every 1 after d1") == [
-        "  swift: // DOperation: an Operation subclass (`swift d2` shows it)",
-        "         let d2 = DOperation(ticks: 4)",
+        "  swift: // CancellableOperation: an Operation subclass (`swift d2` shows it)",
+        "         let d2 = CancellableOperation(ticks: 4)",
         "         d2.name = \"d2\"",
         "         Lab.watch(d2)  // the harness prints its start and finish",
         "         d2.addDependency(d1)",
@@ -181,7 +181,7 @@ import Testing
       i.execute("swift lost").output == """
         // op lost on net takes 3 fails at 2 async forgets-finish
         final class LostOperation: AsyncOperation, @unchecked Sendable {
-          var error: Error?  // isFinished does not say whether it succeeded
+          private(set) var error: Error?  // isFinished does not say if it failed
           override func start() {
             guard !isCancelled else { finish(); return }
             begin()

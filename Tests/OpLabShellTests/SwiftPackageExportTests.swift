@@ -60,6 +60,7 @@ import Testing
 
         let package = Package(
           name: "MyWorld",
+          platforms: [.macOS(.v15)],  // Mutex (Synchronization)
           targets: [
             .executableTarget(name: "MyWorld", path: "Sources/MyWorld")
           ],
@@ -179,5 +180,20 @@ extension SwiftPackageExportTests {
     try program.write(to: dir.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
     let strict = try Swiftc.plain(Swiftc.strict + ["-typecheck", "main.swift"], in: dir)
     #expect(strict.status == 0, "\(strict.said)")
+  }
+}
+
+extension SwiftPackageExportTests {
+  @Test(
+    "A package declares Swift tools 6.0, the oldest that reads its manifest; one whose program keeps shared state in a Mutex asks for macOS 15, where Synchronization has it, and one without does not"
+  )
+  func manifestAsksForWhatTheProgramUses() throws {
+    let plain = SwiftCode.exportPackage(try Self.lab(["queue s max 1", "op a on s takes 3", "run"]).swiftSource(), name: "plain")
+      .manifest
+    #expect(plain.hasPrefix("// swift-tools-version:6.0\n") && !plain.contains("platforms"), "\(plain)")
+    let shared = try Self.lab(["var count = 0", "op a does read count, compute 1, write count", "run"])
+    let mutex = SwiftCode.exportPackage(shared.swiftSource(), name: "shared")
+    #expect(mutex.program.contains("Mutex("), "\(mutex.program)")
+    #expect(mutex.manifest.contains("\n  platforms: [.macOS(.v15)],  // Mutex (Synchronization)\n"), "\(mutex.manifest)")
   }
 }

@@ -135,13 +135,13 @@ import Testing
     ])
     let code = SwiftCode.render(source)
     let lines = code.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    let type = try #require(lines.firstIndex { $0.hasPrefix("final class AOperation: Operation") })
+    let type = try #require(lines.firstIndex { $0.hasPrefix("final class CancellableOperation: Operation") })
     let function = try #require(lines.firstIndex(of: "func program() {"))
     let end = try #require(lines.lastIndex(of: "}"))
     // The class before the function, every statement inside it (indented), the call after.
     #expect(type < function && function < end)
     #expect(lines[(function + 1)..<end].allSatisfy { $0.isEmpty || $0.hasPrefix("  ") }, "\(code)")
-    #expect(lines[(function + 1)..<end].contains("  let a = AOperation(ticks: 4)"), "\(code)")
+    #expect(lines[(function + 1)..<end].contains("  let a = CancellableOperation(ticks: 4)"), "\(code)")
     #expect(
       Array(lines[(end + 1)...]) == [
         "", "Lab.start(lastTick: 4)  // the lab's clock starts: t=0", "program()",
