@@ -38,7 +38,7 @@ extension SwiftCode {
   /// work begun (`onCancel`), whose callback then calls `finish()`: on Linux's Foundation
   /// `Operation.cancel()` of an executing operation only sets isCancelled (corelibs'
   /// Operation.swift), so an asynchronous operation that does not stop its work runs on.
-  static let asyncBase = [
+  public static let asyncBase = [
     "/// An asynchronous operation: start() begins the work and returns;",
     "/// finish() ends it. Other threads read isExecuting and isFinished, so the",
     "/// state is under a lock, and the KVO the queue watches is sent outside it.",
@@ -69,11 +69,11 @@ extension SwiftCode {
     "    }",
     "    guard first else { return }",
     "    // KVO for each property that changes, sent outside the lock.",
-    "    if wasExecuting { willChangeValue(forKey: \"isExecuting\") }",
     "    willChangeValue(forKey: \"isFinished\")",
+    "    if wasExecuting { willChangeValue(forKey: \"isExecuting\") }",
     "    lock.withLock { state = .finished }",
-    "    didChangeValue(forKey: \"isFinished\")",
     "    if wasExecuting { didChangeValue(forKey: \"isExecuting\") }",
+    "    didChangeValue(forKey: \"isFinished\")",
     "  }",
     "",
     "  /// How to stop the work begun, for cancel(): at once if cancelled.",

@@ -1,3 +1,4 @@
+import Foundation
 import OpLabCore
 import OpLabSwift
 import Testing
@@ -281,5 +282,54 @@ extension SwiftCodeUnitTests {
     #expect(echo.contains("MainActor.assumeIsolated { updateUserInterface() }"), "\(echo)")
     let echoOff = SwiftCode.echo(try Self.source([held("show", for: "queue")]))
     #expect(echoOff.contains("userInterfaceTouchedOffMain()"), "\(echoOff)")
+  }
+}
+
+extension SwiftCodeUnitTests {
+  @Test(
+    "The asynchronous base class sends the KVO the lab shows, in its order: begin() only isExecuting's pair; finish() isFinished's around isExecuting's, as in Apple's guide; cancelled before it starts, finish() sends isFinished's pair alone"
+  )
+  func asyncBaseSendsTheLabsKVO() throws {
+    var world = World()
+    let q = try world.createQueue(name: "queue")
+    var spec = OperationSpec(name: "a", duration: 2)
+    spec.kind = .async(forgetsFinish: false)
+    _ = try world.perform(.createOperation(spec, dependencies: [], queue: q))
+    var skipped = OperationSpec(name: "b", duration: 2)
+    skipped.kind = .async(forgetsFinish: false)
+    // b waits for a, and is cancelled before it starts: its start() finishes it at once.
+    let a = try #require(world.operationID(named: "a"))
+    _ = try world.perform(.createOperation(skipped, dependencies: [a], queue: q))
+    let b = try #require(world.operationID(named: "b"))
+    _ = try world.perform(.cancel(b))
+    _ = try world.perform(.runUntilIdle)
+    // The lab's KVO of isExecuting and isFinished for each operation, at its start and finish.
+    func kvo(_ name: String) -> [String] {
+      world.trace.compactMap { e -> String? in
+        guard let op = e.op, world.name(op) == name else { return nil }
+        switch e.kind {
+        case .kvoWillChange(let key) where key != .isReady: return "will \(key)"
+        case .kvoDidChange(let key) where key != .isReady: return "did \(key)"
+        default: return nil
+        }
+      }
+    }
+    // The base class's calls, in begin() then finish(), as the code makes them.
+    let code = SwiftCode.asyncBase.joined(separator: "\n")
+    func calls(in function: String, wasExecuting: Bool) throws -> [String] {
+      let start = try #require(code.range(of: "func \(function)() {"))
+      var out: [String] = []
+      for line in code[start.upperBound...].split(separator: "\n") {
+        if line == "  }" { break }
+        if line.contains("if wasExecuting"), !wasExecuting { continue }
+        for verb in ["will", "did"] where line.contains("\(verb)ChangeValue(forKey: \"") {
+          let key = line.split(separator: "\"")[1]
+          out.append("\(verb) \(key)")
+        }
+      }
+      return out
+    }
+    #expect(try calls(in: "begin", wasExecuting: true) + calls(in: "finish", wasExecuting: true) == kvo("a"), "\(kvo("a"))")
+    #expect(try calls(in: "finish", wasExecuting: false) == kvo("b"), "\(kvo("b"))")
   }
 }
