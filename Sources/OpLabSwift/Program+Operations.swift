@@ -7,17 +7,31 @@ extension SwiftCode.Program {
     let all = definition.operations.map(\.spec.name)
     draft.names.formUnion(all + definition.operations.flatMap(\.dependencies))
     draft.shown = true
+    // Operations defined alike are watched with one call, after the last is made.
+    let alike = all.count > 1
     for (spec, dependencies) in definition.operations {
       let gate = definition.gates[spec.name]
-      draft.lines +=
-        gateDeclaration(gate)
-        + operation(spec, queue: definition.queue, gate: gate, completionSteps: definition.completionSteps[spec.name])
+      let code = operation(spec, queue: definition.queue, gate: gate, completionSteps: definition.completionSteps[spec.name])
+      draft.lines += gateDeclaration(gate) + (alike ? code.filter { !$0.hasPrefix("Lab.watch(") } : code)
       var made = RealWork(spec.name, ticks: spec.duration)
       made.gate = gate
       call(.makeOperation(made))
       for d in dependencies {
         draft.lines.append("\(names.variable(spec.name)).addDependency(\(names.variable(d)))")
         call(.addDependency(spec.name, on: d))
+      }
+    }
+    let variables = all.map(names.variable)
+    if alike {
+      let blocks = definition.operations.contains { $0.spec.completion != nil } || !definition.completionSteps.isEmpty
+      var watch = SwiftCode.call("Lab.watch(", variables, ")", width: SwiftCode.statementColumns)
+      let comment = "// the harness prints starts and finishes" + (blocks ? ", then waits for their blocks" : "")
+      if watch.count == 1 {
+        draft.lines.append(watch[0] + "  " + comment)
+      } else {
+        // An argument list, unlike an array, takes no trailing comma before Swift 6.1.
+        watch[watch.count - 2].removeLast()
+        draft.lines += [comment] + watch
       }
     }
     guard let queueName = definition.queue else {
@@ -27,11 +41,13 @@ extension SwiftCode.Program {
     draft.names.insert(queueName)
     draft.lines.insert(contentsOf: declare(queueName), at: 1)
     if all.count == 1 {
-      draft.lines.append("\(queue(queueName)).addOperation(\(names.variable(all[0])))")
+      draft.lines.append("\(queue(queueName)).addOperation(\(variables[0]))")
       call(.add(all[0], to: queueName))
     } else {
-      let list = "[" + all.map(SwiftCode.variable).joined(separator: ", ") + "]"
-      draft.lines.append("\(queue(queueName)).addOperations(\(list), waitUntilFinished: false)  // inserts all, then schedules once")
+      let add = SwiftCode.call(
+        "\(queue(queueName)).addOperations([", variables, "], waitUntilFinished: false)", width: SwiftCode.statementColumns)
+      let comment = "// inserts all, then schedules once"
+      draft.lines += add.count == 1 ? [add[0] + "  " + comment] : [comment] + add
       call(.addBatch(all, to: queueName))
     }
     if !busy.contains(queueName) { busy.append(queueName) }

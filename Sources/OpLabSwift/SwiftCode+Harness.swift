@@ -29,7 +29,7 @@ extension SwiftCode {
   /// - `Lab.start(lastTick:notes:)`: warms libdispatch's pool, starts the clock at t=0 and
   ///   the watcher, which calls work unfinished `Lab.grace` ticks after `lastTick` stalled
   ///   and prints each note.
-  /// - `Lab.watch(_:)`: prints the operation's start and finish as event lines
+  /// - `Lab.watch(_:)`: prints the operations' starts and finishes as event lines
   ///   (`t=3  d1 started`, `t=8  d1 finished (succeeded)`), to read beside the lab's
   ///   `events`; an operation conforming to `Reporting` says how it ended (`Ending`).
   ///   The program ends when every watched operation and its completion block (set
@@ -236,7 +236,11 @@ extension SwiftCode {
 
       /// Prints each operation's start and finish as event lines, and counts
       /// it done when its completion block (set before) has returned too.
-      static func watch(_ op: Operation) {
+      static func watch(_ ops: Operation...) {
+        for op in ops { watchOne(op) }
+      }
+
+      private static func watchOne(_ op: Operation) {
         var watched = Watched(op: op)
         if let block = op.completionBlock {
           let completed = Locked(false)

@@ -2,7 +2,8 @@
 extension SwiftCode {
   /// `lines` fitted to `width` columns, as a person would lay them out: a trailing comment
   /// that makes its line too wide goes on a line of its own above it; a comment too wide
-  /// goes on as more comment lines, broken between words; a statement too wide is broken
+  /// goes on as more comment lines, broken between words (or after a comma, in a list
+  /// typed without spaces); a statement too wide is broken
   /// after its ` = `, the rest indented by two (as swift-format does). A line with none of
   /// these is left as it is.
   public static func fit(_ lines: [String], width: Int = columns) -> [String] {
@@ -20,11 +21,21 @@ extension SwiftCode {
         while text.last == " " { text = text.dropLast() }
         let room = Swift.max(20, width - indent.count - marker.count)
         while text.count > room {
-          // The last space that leaves a line within the room, else the first one.
+          // The last space that leaves a line within the room, else after its last comma
+          // (a list typed without spaces, `op a,b,c`), else the first space.
           let head = text.prefix(room + 1)
-          guard let space = head.lastIndex(of: " ") ?? text.firstIndex(of: " ") else { break }
-          out.append(indent + marker + text[..<space])
-          text = text[space...].drop { $0 == " " }
+          if let space = head.lastIndex(of: " ") {
+            out.append(indent + marker + text[..<space])
+            text = text[space...].drop { $0 == " " }
+          } else if let comma = text.prefix(room).lastIndex(of: ",") {
+            out.append(indent + marker + text[...comma])
+            text = text[text.index(after: comma)...]
+          } else if let space = text.firstIndex(of: " ") {
+            out.append(indent + marker + text[..<space])
+            text = text[space...].drop { $0 == " " }
+          } else {
+            break
+          }
         }
         out.append(indent + marker + text)
       } else if let comment = outsideStrings(" // ", in: line) {

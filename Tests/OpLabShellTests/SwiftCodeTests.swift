@@ -427,8 +427,17 @@ extension SwiftCodeRunTests {
         "op work takes 1 gate Gate", "op watcher takes 1 gate async", "op say takes 1 gate register",
         "op origin takes 1", "op deadline takes 1", "op print takes 1", "op Thread takes 1", "op Date takes 1",
         "op _ takes 1", "op Self takes 1", "op Any takes 1", "op ⸯ takes 1", "op block blocks 1,1",
-        "op Lab takes 3 does lock Thread-lock, read completionBlocks, unlock Thread-lock", "open Gate", "run",
+        "op Lab takes 3 does lock Thread-lock, read completionBlocks, unlock Thread-lock", "open Gate",
+        // Alike, in one addOperations: each by its own name, the list laid out within the columns.
+        "op load-row,loadRow,load-row-1,load-row-2,load-row-3,load-row-4,load-row-5,load-row-6,load-row-7 completion 1",
+        "run",
       ], "the issue's names")
+    // Ops defined alike are added and watched by their own names, laid out within the columns.
+    let alike = Interpreter()
+    _ = alike.execute("op load-row,loadRow,load-row-1,load-row-2,load-row-3,load-row-4,load-row-5,load-row-6,load-row-7")
+    let added = SwiftCode.export(alike.swiftSource())
+    #expect(added.contains("    loadRow, loadRow2, loadRow1, loadRow22, loadRow3,"), "\(added)")
+    #expect(added.split(separator: "\n").allSatisfy { $0.count <= SwiftCode.columns }, "\(added)")
     // The register a closure declares is its own: a var named register is the world's.
     let lab = Interpreter()
     for line in ["var register = 2", "op inc takes 3 does read register, compute 1, write register", "run"] {
