@@ -222,7 +222,13 @@ public struct Lowerer: Sendable {
         for case .add(_, let q) in stepLists.joined() { use(q, at: t) }
         var work = RealWork(spec.name, ticks: spec.duration)
         switch spec.kind {
-        case .plain: break
+        case .plain:
+          // A plain operation that is given blocks later (`blocks a +2`) is the program's
+          // `BlockOperation { work }`: made one here, so the real queue can be given them.
+          if let id = world.operationID(named: spec.name), case .blocks = world.operation(id).spec.kind {
+            work.blocks = [spec.duration]
+            blockOperations.insert(spec.name)
+          }
         case .steps(let steps): work.steps = steps
         case .blocks(let blocks):
           work.blocks = blocks
