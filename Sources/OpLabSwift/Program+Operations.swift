@@ -181,35 +181,48 @@ extension SwiftCode.Program {
         // One class for each kind of operation, its ticks a parameter: operations alike
         // but for their length share it (one DownloadOperation(ticks:), not one per row).
         let ticks = spec.failsAt ?? spec.duration
+        // Named for its operations (download1, download2 → DownloadOperation); for names of a
+        // letter or two (d1), for what it does (CancellableOperation). Operations of one name
+        // and kind share it; their ticks, and how often they check isCancelled, are arguments.
+        let stem = SwiftCode.stem(spec.name)
+        let named = stem.count > 2 ? stem : nil
+        var interval: Tick?
+        let checks: String
+        switch spec.cancellation {
+        case .never: checks = "never"
+        case .atStart: checks = "atStart"
+        case .every(let n):
+          checks = "every"
+          interval = n
+        }
         let key =
-          "\(spec.cancellation)|\(spec.bailsIfDependencyCancelled)|\(spec.bailsUnlessDependenciesSucceeded)|\(spec.failsAt != nil)|\(gate != nil)"
-        let argument = "(ticks: \(ticks)" + (gate.map { ", gate: \(names.gate($0))" } ?? "") + ")"
+          "\(checks)|\(spec.bailsIfDependencyCancelled)|\(spec.bailsUnlessDependenciesSucceeded)|\(spec.failsAt != nil)|\(gate != nil)|\(named ?? "")"
+        let argument =
+          "(ticks: \(ticks)" + (interval.map { ", checkingEvery: \($0)" } ?? "") + (gate.map { ", gate: \(names.gate($0))" } ?? "")
+          + ")"
         if let type = kinds[key] {
           lines.append("let \(v) = \(type)\(argument)")
           return finish(lines, spec: spec, gate: gate, completionSteps: completionSteps)
         }
-        // Named for its operation (download1 → DownloadOperation); for a name of a letter
-        // or two (d1), for what it does (CancellableOperation).
-        let stem = SwiftCode.stem(spec.name)
-        let type = names.kindType(stem.count > 2 ? stem : Self.kindStem(spec, gated: gate != nil), name: spec.name)
+        let type = names.kindType(named ?? Self.kindStem(spec, gated: gate != nil), name: spec.name)
         kinds[key] = type
         lines.append("final class \(type): Operation, @unchecked Sendable {")
         lines.append(
           spec.failsAt != nil ? "  let ticks: Int  // how long its work runs before it fails" : "  let ticks: Int  // how long its work takes")
+        if interval != nil { lines.append("  let checkingEvery: Int  // ticks of work between looks at isCancelled") }
+        if gate != nil { lines.append("  let gate: Gate") }
+        let parameters = ["ticks: Int", interval != nil ? "checkingEvery: Int" : nil, gate != nil ? "gate: Gate" : nil].compactMap { $0 }
+        lines.append("  init(\(parameters.joined(separator: ", "))) {")
+        lines.append("    self.ticks = ticks")
+        if interval != nil { lines.append("    self.checkingEvery = checkingEvery") }
+        if gate != nil { lines.append("    self.gate = gate") }
+        lines += ["    super.init()", "  }"]
         if gate != nil {
           lines += [
-            "  let gate: Gate",
-            "  init(ticks: Int, gate: Gate) {",
-            "    self.ticks = ticks",
-            "    self.gate = gate",
-            "    super.init()",
-            "  }",
             "  override var isReady: Bool {",
             "    super.isReady && (gate.isOpen || isCancelled)",
             "  }",
           ]
-        } else {
-          lines += ["  init(ticks: Int) {", "    self.ticks = ticks", "    super.init()", "  }"]
         }
         if spec.failsAt != nil { lines += Self.resultDeclaration }
         if spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded {
@@ -234,13 +247,11 @@ extension SwiftCode.Program {
           lines.append("    work(ticks: ticks)")
         case .atStart:
           lines += ["    guard !isCancelled else { \(stop) }", "    work(ticks: ticks)"]
-        case .every(let n):
+        case .every:
           lines += [
-            "    var done = 0",
-            "    while done < ticks {",
-            "      if isCancelled { \(stop) }  // checked every \(n) \(n == 1 ? "tick" : "ticks")",
-            "      work(ticks: min(\(n), ticks - done))",
-            "      done += \(n)",
+            "    for done in stride(from: 0, to: ticks, by: checkingEvery) {",
+            "      if isCancelled { \(stop) }",
+            "      work(ticks: min(checkingEvery, ticks - done))",
             "    }",
           ]
         }
@@ -265,8 +276,10 @@ extension SwiftCode.Program {
   }
 
   /// The stem of a kind of plain operation's class, from what it does, two words at most
-  /// (a name that fits its line): `Cancellable`, `FailingGated`; `Plain` when nothing sets
-  /// it apart.
+  /// (a name that fits its line): `Cancellable` (checks isCancelled as it works),
+  /// `StartChecking` (once, at its start), `Bailing` (returns if a dependency was
+  /// cancelled), `Consuming` (needs its dependencies' results), `Failing`, `Gated`, as in
+  /// `FailingGated`; `Plain` when nothing sets it apart.
   static func kindStem(_ spec: OperationSpec, gated: Bool) -> String {
     var words: [String] = []
     switch spec.cancellation {
@@ -274,7 +287,8 @@ extension SwiftCode.Program {
     case .atStart: words.append("StartChecking")
     case .every: words.append("Cancellable")
     }
-    if spec.bailsIfDependencyCancelled || spec.bailsUnlessDependenciesSucceeded { words.append("Guarded") }
+    if spec.bailsIfDependencyCancelled { words.append("Bailing") }
+    if spec.bailsUnlessDependenciesSucceeded { words.append("Consuming") }
     if spec.failsAt != nil { words.append("Failing") }
     if gated { words.append("Gated") }
     return words.isEmpty ? "Plain" : words.prefix(2).joined()
@@ -312,12 +326,15 @@ extension SwiftCode.Program {
 
   /// The queue whose thread runs `spec`'s work: `queueName`, the one it is added to as it is
   /// defined; for an operation held in no queue, the one the world later added it to (the
-  /// view and the export know the whole script), else the one it was defined for (an echo,
-  /// as it is typed).
+  /// view and the export know the whole script), or main when it was started by hand there
+  /// (`start()`, which the program calls on the main thread), else the one it was defined
+  /// for (an echo, as it is typed).
   func runsOn(_ spec: OperationSpec, addedTo queueName: String?) -> String? {
     if let queueName { return queueName }
-    if let id = world.operationID(named: spec.name), let q = world.operation(id).queue {
-      return world.name(q)
+    if let id = world.operationID(named: spec.name) {
+      let record = world.operation(id)
+      if let q = record.queue { return world.name(q) }
+      if record.startedAt != nil { return "main" }
     }
     return spec.heldFor
   }
@@ -360,8 +377,8 @@ extension SwiftCode.Program {
         } else {
           needsOffMainTouch = true
           lines += [
-            "  // updateUserInterface() is @MainActor: Swift refuses to call it here, off",
-            "  // the main thread. The lab lets the call happen, to show what it does:",
+            // One comment, laid out at the depth it ends up at (``SwiftCode/fit(_:width:)``).
+            "  // Swift refuses to call @MainActor updateUserInterface() here, off the main thread; the lab calls it anyway, to show what happens:",
             "  userInterfaceTouchedOffMain()",
           ]
         }

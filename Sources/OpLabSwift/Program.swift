@@ -63,17 +63,24 @@ extension SwiftCode {
     init(world: World) { self.world = world }
 
     /// Where a cancelled operation was when the line that cancels it ran, for what its
-    /// `cancel()` does (rules 12, 13 and 15 of the semantics): its main() already running,
-    /// waiting in a queue, or in no queue yet.
-    enum CancelStage { case running, waiting, inNoQueue }
+    /// `cancel()` does (rules 12, 13 and 15 of the semantics): finished already, its work
+    /// running (since an earlier tick, or since this one, where the program's command may
+    /// come first), waiting in a queue, or in no queue yet.
+    enum CancelStage { case finished, running, startedThisTick, waiting, inNoQueue }
 
     /// Where `op` was when the line being written cancelled it, from what the world knows of
-    /// it: started by the line's tick, and not the start that skips main() (a cancelled
-    /// operation finished as it started), else in a queue by then, else in none.
+    /// it: finished before the line (the cancel set nothing, or set it earlier); started by
+    /// the line's tick, and not the start that skips main() (a cancelled operation finished
+    /// as it started); else in a queue by then, else in none.
     func cancelStage(_ op: OpID) -> CancelStage {
       let record = world.operation(op)
+      if let finished = record.finishedAt, finished < lineTick || (record.cancelledAt.map { $0 < lineTick } ?? true) {
+        return .finished
+      }
       let skipped = record.outcome == .cancelled && record.finishedAt == record.startedAt
-      if let started = record.startedAt, started <= lineTick, !skipped { return .running }
+      if let started = record.startedAt, started <= lineTick, !skipped {
+        return started == lineTick ? .startedThisTick : .running
+      }
       if let added = record.enqueuedAt, added <= lineTick { return .waiting }
       return .inNoQueue
     }
@@ -187,7 +194,7 @@ extension SwiftCode {
       case .addExecutionBlock(let op, let ticks):
         let name = world.name(op)
         code(
-          "\(names.variable(name)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, Apple raises, Linux traps",
+          "\(names.variable(name)).addExecutionBlock { work(ticks: \(ticks)) }  // only before it starts: after, it crashes (Apple: NSInvalidArgumentException; Linux: fatalError)",
           about: name)
         call(.addBlock(name, ticks: ticks))
       case .addDependency(let op, let dependency):
@@ -221,14 +228,22 @@ extension SwiftCode {
       case .cancel(let op):
         let name = world.name(op)
         cancelled.insert(name)
+        // What the operation's own start() does when it sees isCancelled.
+        let skips = asyncOperations.contains(name) ? "its start() sees isCancelled and finishes" : "its start() skips main()"
+        let running =
+          stoppable.contains(name)
+          ? "sets isCancelled, and its cancel() stops the work it began: finish() comes at the work's next check"
+          : "only sets isCancelled: code stops where it checks it"
         let effect =
           switch cancelStage(op) {
-          case .inNoQueue where world.platform == .linux: "in no queue: it finishes when started (no main())"
-          case .inNoQueue: "in no queue: finished now, no main() (Apple's docs)"
-          case .waiting: "not started: ready at once, and its start() skips main()"
-          case .running where stoppable.contains(name):
-            "sets isCancelled, and its cancel() stops the work it began: finish() comes at the work's next check"
-          case .running: "only sets isCancelled: code stops where it checks it"
+          case .finished: "already finished: no effect (isCancelled stays false)"
+          case .inNoQueue: "in no queue: finished now (Apple), at start() (Linux)"
+          case .waiting: "not started: ready at once, and " + skips
+          case .running: running
+          case .startedThisTick:
+            "it started this tick in the lab, so "
+              + (stoppable.contains(name) ? "its cancel() stops the work" : "it only sets isCancelled")
+              + "; the real queue may not have started it yet, and then " + skips
           }
         code("\(names.variable(name)).cancel()  // " + effect, about: name)
         call(.cancel(name))

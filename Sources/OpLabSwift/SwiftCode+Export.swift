@@ -118,6 +118,28 @@ extension SwiftCode {
 
     """
 
+  /// The most operations of `world` that ran at once on worker threads: started in a queue
+  /// other than main (main's run on the main thread, as does one started by hand), not yet
+  /// finished. A machine with fewer cores may start some of them later (libdispatch's pool
+  /// on Linux starts with one thread a core): the harness says so (`Lab.start`).
+  /// - Complexity: the trace's events.
+  static func mostAtOnce(_ world: World) -> Int {
+    var running: Set<OpID> = []
+    var most = 0
+    for e in world.trace {
+      guard let op = e.op else { continue }
+      switch e.kind {
+      case .started:
+        guard let q = world.operation(op).queue, q != .main, world.operation(op).mainThreadWork == nil else { continue }
+        running.insert(op)
+        most = Swift.max(most, running.count)
+      case .finished: running.remove(op)
+      default: break
+      }
+    }
+    return most
+  }
+
   /// The program `code` lowered from `source` (the `swift` view, an export's `main.swift`),
   /// and the `Reporting` extensions that go after the harness.
   static func mainSwift(_ code: Program, source: SwiftSource) -> (text: String, reporting: String) {
@@ -128,8 +150,10 @@ extension SwiftCode {
     out += "import Foundation\n" + (code.needsSynchronization ? "import Synchronization\n" : "") + "\n"
     out += code.declarations()
     let noteList = notes.isEmpty ? "" : ", notes: [\n" + notes.map { "  " + literal($0) + "," }.joined(separator: "\n") + "\n]"
+    let most = mostAtOnce(source.world)
+    let atOnce = most > 1 ? ", mostAtOnce: \(most)" : ""
     out += programText(
-      code.pieces, before: "Lab.start(lastTick: \(lastTick)\(noteList))  // the lab's clock starts: t=0\n",
+      code.pieces, before: "Lab.start(lastTick: \(lastTick)\(atOnce)\(noteList))  // the lab's clock starts: t=0\n",
       after: "// the work goes on: the harness's watcher ends the program when it is done\nLab.end()\n")
     var reporting = ""
     if !code.reporting.isEmpty {

@@ -26,9 +26,10 @@ extension SwiftCode {
   ///   frames run there) until the lab's clock reads that tick: how the program's next
   ///   command comes at its tick. The clock starts at the first call into the harness,
   ///   or at `Lab.start`.
-  /// - `Lab.start(lastTick:notes:)`: warms libdispatch's pool, starts the clock at t=0 and
-  ///   the watcher, which calls work unfinished `Lab.grace` ticks after `lastTick` stalled
-  ///   and prints each note.
+  /// - `Lab.start(lastTick:mostAtOnce:notes:)`: warms libdispatch's pool, starts the clock
+  ///   at t=0 and the watcher, which calls work unfinished `Lab.grace` ticks after `lastTick`
+  ///   stalled, and prints each note, and one when the lab ran more operations at once than
+  ///   this machine has cores.
   /// - `Lab.watch(_:)`: prints the operations' starts and finishes as event lines
   ///   (`t=3  d1 started`, `t=8  d1 finished (succeeded)`), to read beside the lab's
   ///   `events`; an operation conforming to `Reporting` says how it ended (`Ending`).
@@ -99,8 +100,18 @@ extension SwiftCode {
       /// Wakes libdispatch's worker threads (a cold pool starts work late),
       /// starts the clock at t=0 and the watcher, which ends the program
       /// `grace` ticks after `lastTick` if the work is not done by then.
-      static func start(lastTick: Int, notes: [String] = []) {
+      /// `mostAtOnce` is the most operations the lab ran at once: more than
+      /// this machine's cores, some may start late here (a note says so).
+      static func start(
+        lastTick: Int, mostAtOnce: Int = 1, notes: [String] = []
+      ) {
         let cores = ProcessInfo.processInfo.activeProcessorCount
+        var notes = notes
+        if mostAtOnce > cores {
+          notes.append(
+            "the lab ran \\(mostAtOnce) operations at once; this machine has "
+              + "\\(cores) cores, and its thread pool may start some later")
+        }
         let warm = OperationQueue()
         warm.maxConcurrentOperationCount = cores * 2
         for _ in 0..<cores * 2 {

@@ -21,10 +21,12 @@ extension SwiftCode {
         while text.last == " " { text = text.dropLast() }
         let room = Swift.max(20, width - indent.count - marker.count)
         while text.count > room {
-          // The last space that leaves a line within the room, else after its last comma
-          // (a list typed without spaces, `op a,b,c`), else the first space.
+          // The last space that leaves a line within the room, unless it leaves less than a
+          // third of it and a comma comes later (a list typed without spaces, `op a,b,c`:
+          // broken after its last comma within the room), else the first space.
           let head = text.prefix(room + 1)
-          if let space = head.lastIndex(of: " ") {
+          let space = head.lastIndex(of: " ")
+          if let space, text.distance(from: text.startIndex, to: space) >= room / 3 || !head.dropLast().contains(",") {
             out.append(indent + marker + text[..<space])
             text = text[space...].drop { $0 == " " }
           } else if let comma = text.prefix(room).lastIndex(of: ",") {

@@ -109,6 +109,25 @@ import Testing
     #expect(w.raceReport().races.isEmpty)
   }
 
+  @Test(
+    "An operation in no queue started by hand runs inside start(), on the main thread the call is made on: its touch of the user interface is on main, not reported"
+  )
+  func startedByHandTouchesOnMain() throws {
+    var w = World()
+    let show = try w.createOperation(Self.stepped("show", [.touchUI]), dependencies: [])
+    try w.callStart(show)
+    w.runUntilIdle()
+    #expect(
+      w.lines() == [
+        "0 main queue", "0 show created", "0 main.start1 created", "0 main.start1 enqueued",
+        "0 main.start1 ready", "0 main.start1 started", "0 show started", "0 show ui", "1 show finished",
+        "1 main.start1 finished",
+      ], "\(w.lines())")
+    let touch = try #require(w.trace.first { $0.kind == .touchedUI })
+    #expect(World.isOnMainThread(touch))
+    #expect(w.raceReport().offMainThread.isEmpty)
+  }
+
   @Test("Seeded random worlds: two increments race exactly when no chain of dependencies or one serial queue orders them; a dependency fixes it")
   func randomWorlds() throws {
     var outcomes = (racy: 0, ordered: 0)

@@ -115,7 +115,9 @@ import Testing
     options.width = 40
     let narrow = Interpreter(options: options)
     _ = narrow.execute("op d2 takes 4 cancel-check every 1")
-    #expect(narrow.execute("swift").output.contains("\n      if isCancelled { stopped = true; return }  // checked every 1 tick\n"))
+    #expect(
+      narrow.execute("swift").output.contains(
+        "\n    for done in stride(from: 0, to: ticks, by: checkingEvery) {\n"))
   }
 
   @Test(
@@ -146,7 +148,7 @@ import Testing
     #expect(
       echoed("op d2 on downloads takes 4 cancel-check every 1 after d1") == [
         "  swift: // CancellableOperation: an Operation subclass (`swift d2` shows it)",
-        "         let d2 = CancellableOperation(ticks: 4)",
+        "         let d2 = CancellableOperation(ticks: 4, checkingEvery: 1)",
         "         d2.name = \"d2\"",
         "         Lab.watch(d2)  // the harness prints its start and finish",
         "         d2.addDependency(d1)",

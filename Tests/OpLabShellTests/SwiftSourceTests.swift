@@ -22,10 +22,12 @@ import Testing
       [.createOperation(OperationSpec(name: "a", duration: 2), dependencies: [], queue: w.queueID(named: "q"))]
     }
     try line("op b,c takes 1 hold") { _ in
-      [
-        .createOperation(OperationSpec(name: "b"), dependencies: [], queue: nil),
-        .createOperation(OperationSpec(name: "c"), dependencies: [], queue: nil),
-      ]
+      // Held, each keeps the queue it was defined for (the default one).
+      ["b", "c"].map { name in
+        var spec = OperationSpec(name: name)
+        spec.heldFor = "queue"
+        return .createOperation(spec, dependencies: [], queue: nil)
+      }
     }
     try line("step 1") { _ in [.step(1)] }
     try line("add b,c to q") { w in
