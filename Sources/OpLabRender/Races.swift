@@ -42,9 +42,10 @@ public enum Races {
       guard case .addRefused(let target) = e.kind, let op = e.op else { return nil }
       var who = world.name(op)
       if e.reason.isCompletionStep { who += "'s completion block" }
-      return "addOperation(\(world.name(target))) from \(who) at t=\(e.tick) would raise: \(world.name(target)) had been added before, "
-        + "and an operation can be added only once (NSInvalidArgumentException on Apple platforms, a crash on Linux). "
-        + "The lab skipped the call. Add each operation from one place only."
+      let added = world.operation(target).queue != nil
+      return "addOperation(\(world.name(target))) from \(who) at t=\(e.tick) would raise: \(world.name(target)) \(world.whyAddRefused(target)) "
+        + "(NSInvalidArgumentException on Apple platforms, a crash on Linux). "
+        + "The lab skipped the call." + (added ? " Add each operation from one place only." : "")
     }
   }
 

@@ -87,6 +87,21 @@ import Testing
     Self.expectRefused(cases, whole: false)
   }
 
+  @Test(
+    "An `add` step names why its operation can no longer be added: added before, or finished by cancel() in no queue (Apple platforms), and the lab's events say the same"
+  )
+  func addStepSaysWhyNot() {
+    let lab = Interpreter()
+    for line in ["queue network", "op show on main touches ui hold", "op a takes 1", "cancel show"] { _ = lab.execute(line) }
+    let cancelled = lab.execute("op load on network takes 3 completion does add show")
+    #expect(
+      cancelled.error?.message
+        == "show was finished by cancel() (in no queue, Apple platforms finish it at once), and a finished operation cannot be added",
+      "\(cancelled.error?.message ?? "")")
+    let added = lab.execute("op b takes 1 does add a")
+    #expect(added.error?.message == "a was added before, and an operation can be added only once", "\(added.error?.message ?? "")")
+  }
+
   /// Each line is refused at its column, with its message (whole, or beginning so).
   static func expectRefused(_ cases: [(line: String, column: Int, message: String)], whole: Bool) {
     for c in cases {

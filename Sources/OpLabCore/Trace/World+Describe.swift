@@ -126,7 +126,7 @@ extension World {
     case .touchedUI: what = "touched the user interface" + (Self.isOnMainThread(e) ? " on the main thread" : " OFF the main thread")
     case .addRefused(let target):
       what =
-        "addOperation(\(name(target))) refused: \(name(target)) was added before, and an operation can be added only once (the real call raises NSInvalidArgumentException on Apple platforms and crashes on Linux; the lab skipped it)"
+        "addOperation(\(name(target))) refused: \(name(target)) \(whyAddRefused(target)) (the real call raises NSInvalidArgumentException on Apple platforms and crashes on Linux; the lab skipped it)"
     case .dispatchQueueCreated(let d):
       subject = nil
       what = "dispatch queue \(dispatchQueueName(d)) created (\(dispatchQueues[Int(d)].summary))"
@@ -329,6 +329,18 @@ extension World {
     let whose = inCompletion ? " of its completion block" : ""
     guard i >= 0, i < steps.count else { return "step \(i + 1)\(whose)" }
     return "step \(i + 1) of \(steps.count)\(whose) (\(steps[i]))"
+  }
+
+  /// Why an `add` step could not add `target`, after "NAME": it was in a queue already, or
+  /// it never was and is finished or running all the same (cancelled in no queue, which
+  /// Apple platforms finish at once, or started by hand).
+  public func whyAddRefused(_ target: OpID) -> String {
+    let r = operations[target.slot]
+    if r.queue != nil { return "was added before, and an operation can be added only once" }
+    if r.isCancelled, r.outcome == .cancelled, r.startedAt == nil || r.startedAt == r.finishedAt {
+      return "was finished by cancel() (in no queue, Apple platforms finish it at once), and a finished operation cannot be added"
+    }
+    return "was started by hand (start()), and an operation that has started cannot be added"
   }
 
   /// Whether the event's work ran on the main thread: an operation of `main`'s own work, or

@@ -118,6 +118,15 @@ public struct ParseContext: Sendable {
     }
   }
 
+  /// Why the operation with this name can no longer be added to a queue (``OpLabCore/World/whyAddRefused(_:)``),
+  /// when the context has a world; `nil` for one made from lists.
+  public func whyNotAddable(_ name: String) -> String? {
+    switch source {
+    case .lists: nil
+    case .world(let box): box.world.operationID(named: name).map { box.world.whyAddRefused($0) }
+    }
+  }
+
   /// Whether an operation has this name.
   public func isOperation(_ name: String) -> Bool {
     switch source {

@@ -29,7 +29,7 @@ enum StepVerb: String, CaseIterable, Sendable {
       }
       if context.isHeld(argument) { return nil }
       return (
-        "\(argument) is already in a queue, and an operation can be added only once",
+        "\(argument) " + (context.whyNotAddable(argument) ?? "was added before, and an operation can be added only once"),
         "define the one to add with `hold` (op \(argument)2 … hold), so this step is what adds it"
       )
     case .touch:
