@@ -32,7 +32,9 @@ enum ExerciseHarness {
       let form = entry.hasSuffix(":") ? String(entry.dropLast()) : entry
       return form.hasPrefix("Lab.") ? "static func " + form.dropFirst(4) : "func " + form
     }
-    return (declarations + types).filter { !harness.contains($0) }
+    // A parameter list laid out on lines of its own (`func start(\n  lastTick:`) reads as one.
+    let flat = harness.replacing(/\(\n\s*/, with: "(")
+    return (declarations + types).filter { !flat.contains($0) }
   }
 
   /// The calls of the harness's `Lab` in an exercise file that are not among its entry points.
