@@ -12,7 +12,11 @@ extension SwiftCode.Program {
     for (spec, dependencies) in definition.operations {
       let gate = definition.gates[spec.name]
       let code = operation(spec, queue: definition.queue, gate: gate, completionSteps: definition.completionSteps[spec.name])
-      draft.lines += gateDeclaration(gate) + (alike ? code.filter { !$0.hasPrefix("Lab.watch(") } : code)
+      // Alike, the first says what its completion block does; the others do the same.
+      let said = spec.name != all[0]
+      draft.lines +=
+        gateDeclaration(gate)
+        + (alike ? code.filter { !$0.hasPrefix("Lab.watch(") && !(said && $0 == Self.completionComment) } : code)
       var made = RealWork(spec.name, ticks: spec.duration)
       made.gate = gate
       call(.makeOperation(made))
@@ -299,6 +303,9 @@ extension SwiftCode.Program {
   /// writes it.
   static let resultDeclaration = ["  private(set) var error: Error?  // isFinished does not say if it failed"]
 
+  /// The comment above a completion block.
+  static let completionComment = "// its completion block runs after it, on a thread Foundation picks"
+
   /// The lines after an operation is made: its name, gate, priority, QoS and completion block.
   mutating func finish(
     _ made: [String], spec: OperationSpec, gate: String?, completionSteps: [OpLabCore.Step]?
@@ -310,12 +317,12 @@ extension SwiftCode.Program {
     if let p = spec.priority { lines.append("\(v).queuePriority = .\(p)") }
     if let q = spec.qualityOfService { lines.append("\(v).qualityOfService = .\(q)") }
     if let steps = completionSteps {
-      lines.append("// its completion block runs after it, on a thread Foundation picks")
+      lines.append(Self.completionComment)
       lines.append("\(v).completionBlock = {")
       lines += stepLines(steps, rest: (spec.completion ?? 0) - Tick(steps.count))
       lines.append("}")
     } else if let c = spec.completion {
-      lines.append("// its completion block runs after it, on a thread Foundation picks")
+      lines.append(Self.completionComment)
       lines.append("\(v).completionBlock = { work(ticks: \(c)) }")
     }
     lines.append(

@@ -345,3 +345,47 @@ extension SwiftCodeUnitTests {
     #expect(try calls(in: "finish", wasExecuting: false) == kvo("b"), "\(kvo("b"))")
   }
 }
+
+extension SwiftCodeUnitTests {
+  @Test(
+    "Operations defined alike (`op a,b,c`) are made one after another, the completion block's comment said once, then watched with one Lab.watch and added with one addOperations"
+  )
+  func alikeOperationsSayItOnce() throws {
+    let source = try Self.source([
+      (
+        "op a,b,c takes 2 completion 1",
+        { w in
+          let made: [Action] = ["a", "b", "c"].map { name in
+            .createOperation(OperationSpec(name: name, duration: 2, completion: 1), dependencies: [], queue: nil)
+          }
+          let first = w.operations.count
+          return made + [.enqueueAll((0..<3).map { OpID(first + $0) }, on: w.queueID(named: "queue") ?? .main, wait: nil)]
+        }
+      )
+    ])
+    let code = SwiftCode.render(source)
+    let start = try #require(code.range(of: "  // op a,b,c takes 2 completion 1\n"))
+    let body = code[start.lowerBound...]
+    #expect(
+      body.hasPrefix(
+        """
+          // op a,b,c takes 2 completion 1
+          let queue = OperationQueue()  // the lab's default queue
+          let a = BlockOperation { work(ticks: 2) }
+          a.name = "a"
+          // its completion block runs after it, on a thread Foundation picks
+          a.completionBlock = { work(ticks: 1) }
+          let b = BlockOperation { work(ticks: 2) }
+          b.name = "b"
+          b.completionBlock = { work(ticks: 1) }
+          let c = BlockOperation { work(ticks: 2) }
+          c.name = "c"
+          c.completionBlock = { work(ticks: 1) }
+          // the harness prints starts and finishes, then waits for their blocks
+          Lab.watch(a, b, c)
+          // inserts all, then schedules once
+          queue.addOperations([a, b, c], waitUntilFinished: false)
+        }
+        """), "\(code)")
+  }
+}
