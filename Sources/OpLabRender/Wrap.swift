@@ -25,19 +25,24 @@ public enum Wrap {
     // never less than its display width.) First on the bytes, without splitting: no line
     // longer than the width in bytes (a CR sends the text to the check below, where CR LF
     // is one Character and so does not end a line).
+    // Text all ASCII has no glue either: one pass over the bytes, not two.
+    var allASCII = true
     let shortLines = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
       var run = 0
+      var high: UInt8 = 0
       for b in bytes {
+        high |= b
         if b == 0x0A {
           run = 0
         } else {
-          run += 1
+          run &+= 1
           if run > width || b == 0x0D { return false }
         }
       }
+      allASCII = high < 0x80
       return true
     }
-    if shortLines == true, !hasGlue(text[...]) { return text }
+    if shortLines == true, allASCII || !hasGlue(text[...]) { return text }
     let fits =
       !hasGlue(text[...])
       && !text.split(separator: "\n").contains { $0.utf8.count > width && columns($0) > width }

@@ -90,6 +90,20 @@ public struct Simulation: Sendable {
     world = try replayed(upTo: journal.count).world
   }
 
+  /// Lends the present world where it is stored, for reading during `body` only: a world
+  /// read through a class that holds a simulation, or through an accessor, was copied for
+  /// each call on it, retaining each of its arrays (#34).
+  public mutating func withWorldInPlace<R>(_ body: (UnsafePointer<World>) -> R) -> R {
+    withUnsafePointer(to: &world, body)
+  }
+
+  /// Lends the present world for reading during `body`, borrowed: as
+  /// ``withWorldInPlace(_:)``, for a call on the world itself (read through a pointer, its
+  /// `self` was copied).
+  public mutating func withWorldBorrowed<R>(_ body: (borrowing World) -> R) -> R {
+    body(world)
+  }
+
   /// Performs an action on the present world and journals it.
   /// - Throws: the action's ``SimulationError``; nothing changes then.
   /// - Parameter interrupt: asked between ticks during clock actions. An interrupted run is

@@ -7,9 +7,12 @@ extension Interpreter {
   /// the events again.
   func echo(from mark: Trace.Position) -> String {
     // An interrupted wait is replayed on a world rebuilt from the journal: read it by index.
-    let echoed =
-      interruptedRun
-      ? world.echo(world.trace.events(from: mark.index), limit: Self.echoLimit) : world.echo(world.trace.events(from: mark), limit: Self.echoLimit)
+    // The world is read where it is stored: through ``world``, the call copied it.
+    let byIndex = interruptedRun
+    let echoed = history.sim.withWorldBorrowed { world in
+      let events = byIndex ? world.trace.events(from: mark.index) : world.trace.events(from: mark)
+      return world.echo(events, limit: Self.echoLimit)
+    }
     echoedEvents = (start: mark.index, end: world.trace.count, cycles: echoed.cycles)
     return echoed.text
   }
@@ -73,10 +76,10 @@ extension World {
           continue
         }
       }
-      out.append(contentsOf: "  t=".utf8)
-      out.append(contentsOf: String(e.tick).utf8)
-      out.append(contentsOf: "  ".utf8)
-      out.append(contentsOf: describe(e).utf8)
+      out.appendUTF8("  t=" as StaticString)
+      out.appendDecimal(e.tick)
+      out.appendUTF8("  " as StaticString)
+      describe(e, into: &out)
       out.append(0x0A)
       k += 1
     }

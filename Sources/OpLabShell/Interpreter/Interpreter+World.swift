@@ -46,7 +46,7 @@ extension Interpreter {
 
   /// `add OP[,OP…]`: `addOperation`, or `addOperations(_:waitUntilFinished:)` for a list or a wait.
   func add(_ names: [String], to: String?, wait: WaitCaller?, line: String) throws -> Reply {
-    let declared = Set(names.map { history.declaredQueue[$0] ?? "queue" })
+    let declared = Set(names.map { history.declaredQueue(of: $0) ?? "queue" })
     if to == nil, declared.count > 1 {
       throw Diagnostic(
         column: argumentColumn(line), length: names.joined(separator: ",").count,
@@ -147,7 +147,7 @@ extension Interpreter {
       }
       if !def.hold { actions.append(.enqueueAll(names.indices.map { OpID(first + $0) }, on: q, wait: nil)) }
       let (out, _) = try perform(actions)
-      if def.queue != nil { for name in names { history.declaredQueue[name] = target } }
+      for k in names.indices { history.declaredQueue[OpID(first + k)] = def.queue != nil ? target : nil }
       let list = names.joined(separator: ",")
       return Reply(output: def.hold ? "  \(list) defined, in no queue yet (`add \(list)` to enqueue them)\n" + out : out)
     }
@@ -163,14 +163,15 @@ extension Interpreter {
       if let steps = def.completionSteps { actions.append(.setCompletionSteps(id, steps)) }
       if !def.hold { actions.append(.enqueue(id, on: q)) }
       let (out, _) = try perform(actions)
-      if def.queue != nil { history.declaredQueue[def.spec.name] = target }
+      history.declaredQueue[id] = def.queue != nil ? target : nil
       return Reply(output: def.hold ? "  \(def.spec.name) defined, in no queue yet (`add \(def.spec.name)` to enqueue it)\n" + out : out)
     }
     let target = def.queue ?? "queue"
     let q = try queue(target)
     let deps = try def.dependencies.map(op)
+    let id = OpID(world.operations.count)
     let (out, _) = try perform([.createOperation(def.spec, dependencies: deps, queue: def.hold ? nil : q)])
-    if def.queue != nil { history.declaredQueue[def.spec.name] = target }
+    history.declaredQueue[id] = def.queue != nil ? target : nil
     return Reply(output: def.hold ? "  \(def.spec.name) defined, in no queue yet (`add \(def.spec.name)` to enqueue it)\n" + out : out)
   }
 }

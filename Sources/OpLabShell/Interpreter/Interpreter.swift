@@ -126,9 +126,7 @@ public final class Interpreter {
 
   /// The names the parser may refer to (a fresh context each time: see ``ParseContext/init(world:)``).
   public var context: ParseContext {
-    var c = ParseContext(world: world)
-    c.declaredQueues = history.declaredQueue
-    return c
+    ParseContext(world: world, declared: history.declaredQueue)
   }
 
   /// Tab completion for the line up to the cursor.
@@ -145,10 +143,18 @@ public final class Interpreter {
     let outer = self.interrupt
     if let interrupt { self.interrupt = interrupt }
     defer { self.interrupt = outer }
-    let command: Command?
-    do {
-      command = try Parser.parse(line, context: context)
-    } catch {
+    // Parsed on the world where it is, not on a copy of it (see ``ParseContext/LentWorld``).
+    let declared = history.declaredQueue
+    var command: Command?
+    var failure: ParseError?
+    history.sim.withWorldInPlace { world in
+      do throws(ParseError) {
+        command = try Parser.parse(line, context: ParseContext(lent: world, declared: declared))
+      } catch {
+        failure = error
+      }
+    }
+    if let error = failure {
       return Reply(error: Diagnostic(column: error.column, length: error.length, message: error.message, hint: error.hint))
     }
     guard let command else { return Reply() }

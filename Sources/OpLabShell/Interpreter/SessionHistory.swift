@@ -38,7 +38,7 @@ struct SessionHistory {
   /// travel that cuts the script lowers it.
   var undoFloor = 0
   /// The queue each operation was defined for (`op a on q`), for `add` to default to.
-  var declaredQueue: [String: String] = [:]
+  var declaredQueue = DeclaredQueues()
   /// Set while `redo` runs a command again, so that it does not forget the rest of ``undone``.
   var isRedoing = false
   /// Set when `redo` or `undo` gave back what time travel dropped (journalled as typed).
@@ -58,7 +58,7 @@ struct SessionHistory {
   private struct Branch {
     var bookmark: Simulation.Bookmark
     var script: SharedLog<Entry>
-    var declared: [String: String]
+    var declared: DeclaredQueues
   }
 
   /// The present, whole, as time travel keeps it for `redo` (one world, not one per travel:
@@ -66,7 +66,7 @@ struct SessionHistory {
   private struct Present {
     var sim: Simulation
     var script: SharedLog<Entry>
-    var declared: [String: String]
+    var declared: DeclaredQueues
     var travelCut: Entry?
     var undoFloor: Int
   }
@@ -114,7 +114,7 @@ struct SessionHistory {
   mutating func reset(to world: World) {
     sim = Simulation(world: world)
     script = SharedLog()
-    declaredQueue = [:]
+    declaredQueue = DeclaredQueues()
     branches = []
   }
 
@@ -436,9 +436,15 @@ struct SessionHistory {
     return entries
   }
 
-  /// Forgets the declared queues of operations that time travel or undo took away.
+  /// Forgets the declared queues of operations that time travel or undo took away: the
+  /// last ones made (a world replayed from its journal makes the rest in the same slots).
   mutating func pruneDeclaredQueues() {
-    declaredQueue = declaredQueue.filter { world.operationID(named: $0.key) != nil }
+    declaredQueue.keepFirst(sim.world.operations.count)
+  }
+
+  /// The queue the operation `name` was defined for with `on`, if any.
+  func declaredQueue(of name: String) -> String? {
+    sim.world.operationID(named: name).flatMap { declaredQueue[$0] }
   }
 
   // MARK: - Accounting
@@ -460,5 +466,34 @@ struct SessionHistory {
     for b in branches { total += Simulation.storedCheckpoints(b.bookmark, seen: &seen) }
     if let before = beforeTravel { total += 1 + Simulation.storedCheckpoints(before.sim.bookmark, seen: &seen) }
     return total
+  }
+}
+
+/// The queue each operation was defined for with `on` (`op a on q`), by the operation's
+/// slot: an array, not a dictionary keyed by name, which a million-line script grew to a
+/// million keys, rehashing all of them as it grew (#34). Copied in O(1) by `fork`.
+struct DeclaredQueues: Sendable {
+  private var byOperation: [String?] = []
+
+  /// The queue `op` was declared for; setting `nil` forgets it.
+  subscript(_ op: OpID) -> String? {
+    get {
+      let slot = Int(op.index)
+      return slot >= 0 && slot < byOperation.count ? byOperation[slot] : nil
+    }
+    set {
+      let slot = Int(op.index)
+      guard slot >= 0 else { return }
+      if slot >= byOperation.count {
+        guard newValue != nil else { return }
+        byOperation.append(contentsOf: repeatElement(nil, count: slot + 1 - byOperation.count))
+      }
+      byOperation[slot] = newValue
+    }
+  }
+
+  /// Forgets every operation from slot `count` on.
+  mutating func keepFirst(_ count: Int) {
+    if byOperation.count > count { byOperation.removeLast(byOperation.count - count) }
   }
 }

@@ -47,7 +47,7 @@ enum StepVerb: String, CaseIterable, Sendable {
     case .lock: .lock(argument)
     case .unlock: .unlock(argument)
     case .touch: .touchUI
-    case .add: .add(argument, to: context.declaredQueues[argument] ?? "queue")
+    case .add: .add(argument, to: context.declaredQueue(of: argument) ?? "queue")
     }
   }
 }
