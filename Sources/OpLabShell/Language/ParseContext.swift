@@ -168,6 +168,7 @@ public struct ParseContext: Sendable {
     switch source {
     case .lists: nil
     case .world(let box): box.world.operationID(named: name).map { box.world.whyAddRefused($0) }
+    case .lent(let lent): lent.world.pointee.operationID(named: name).map { lent.world.pointee.whyAddRefused($0) }
     }
   }
 
