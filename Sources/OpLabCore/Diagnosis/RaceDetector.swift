@@ -78,7 +78,7 @@ private struct Clocks {
     self.operations = operations
     self.queues = queues
     rows = Array(repeating: -1, count: 3 * operations + queues + locks)
-    entries.reserveCapacity(width * 4)
+    entries.reserveCapacity(width * 8)  // a lesson world's rows
     entries.append(contentsOf: repeatElement(0, count: width))  // the lab's row
   }
 
@@ -293,25 +293,24 @@ extension World {
   /// whole (`main()`, then the completion block), in the order they started; none while one
   /// of them, or its completion block, is unfinished.
   private func lostUpdates(_ shared: SharedState, startOrder: [(op: OpID, ranMain: Bool)]) -> [RaceReport.LostUpdate] {
-    let stepped = startOrder.map(\.op.slot)
-    guard !stepped.isEmpty, stepped.allSatisfy({ operations[$0].isFinished && !operations[$0].completionRunning }) else { return [] }
+    guard !startOrder.isEmpty, startOrder.allSatisfy({ operations[$0.op.slot].isFinished && !operations[$0.op.slot].completionRunning })
+    else { return [] }
     var values = shared.initialValues
-    for (op, ranMain) in startOrder {
-      // main() and the completion block are two closures: each has its own register.
-      var threads: [[Step]] = []
-      if ranMain, case .steps(let body) = operations[op.slot].spec.kind { threads.append(body) }
-      if let completion = shared.completionSteps[op] { threads.append(completion) }
-      for steps in threads {
-        var register = 0
-        for step in steps {
-          switch step {
-          case .read(let name): if let v = shared.variable(named: name) { register = values[v] }
-          case .compute(let n): register = register &+ n
-          case .write(let name): if let v = shared.variable(named: name) { values[v] = register }
-          case .lock, .unlock, .touchUI, .add: break
-          }
+    // main() and the completion block are two closures: each has its own register.
+    func run(_ steps: [Step]) {
+      var register = 0
+      for step in steps {
+        switch step {
+        case .read(let name): if let v = shared.variable(named: name) { register = values[v] }
+        case .compute(let n): register = register &+ n
+        case .write(let name): if let v = shared.variable(named: name) { values[v] = register }
+        case .lock, .unlock, .touchUI, .add: break
         }
       }
+    }
+    for (op, ranMain) in startOrder {
+      if ranMain, case .steps(let body) = operations[op.slot].spec.kind { run(body) }
+      if let completion = shared.completionSteps[op] { run(completion) }
     }
     return values.indices.compactMap { v in
       values[v] == shared.values[v] ? nil : RaceReport.LostUpdate(variable: Int32(v), actual: shared.values[v], serial: values[v])
