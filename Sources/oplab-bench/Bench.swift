@@ -24,6 +24,10 @@ struct Bench: ParsableCommand {
     name: .customLong("explore-only"),
     help: "The explore phase's worlds and searches to run: words each matched in a row's world or search name (e.g. '10,optimal'); all unless told.")
   var exploreOnly: String?
+  @Option(
+    name: .customLong("explore-repeats"),
+    help: "The explore phase explores each world exactly this many times instead of for a quarter of a second (for valgrind's instruction counts).")
+  var exploreRepeats: Int?
   @Option(help: "Each operation depends on up to this many earlier ones.") var fanIn = 2
   @Option(help: "maxConcurrentOperationCount of the queue.") var slots = 4
   @Option(help: "Shortest duration in ticks.") var minDuration = 1
@@ -179,7 +183,10 @@ struct Bench: ParsableCommand {
     }
     if wanted.contains("interactive") { Interactive.run() }
     if wanted.contains("script") { ScriptPhase.run(dag(min(ops, scriptLimit))[...], slots: slots, cores: cores) }
-    if wanted.contains("explore") { ExplorePhase.run(limit: exploreLimit, only: exploreOnly.map { $0.split(separator: ",").map(String.init) } ?? []) }
+    if wanted.contains("explore") {
+      ExplorePhase.run(
+        limit: exploreLimit, only: exploreOnly.map { $0.split(separator: ",").map(String.init) } ?? [], repeats: exploreRepeats)
+    }
     if wanted.contains("swift") { SwiftPhase.run() }
     let total = results.values.reduce(0, +)
     print(String(format: "total %.3f s; peak RSS %.0f bytes/op", total, Double(Memory.peakBytes() - baseRSS) / Double(ops)))

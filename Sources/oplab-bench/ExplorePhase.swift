@@ -39,7 +39,9 @@ enum ExplorePhase {
 
   /// - Parameter only: words of which a row's world or search name must contain one each of
   ///   those that name a world and those that name a search (none: every row).
-  static func run(limit: Int, only: [String] = []) {
+  /// - Parameter repeats: explore each world exactly this many times (none: for a quarter of
+  ///   a second, at least once).
+  static func run(limit: Int, only: [String] = [], repeats fixed: Int? = nil) {
     print("explore (limit \(limit) runs)      search        runs    orders  complete   wall (s)    runs/s  orders/s  peak MB")
     for (name, actions) in worlds {
       for search in [ExploreSearch.optimal, .races, .everyChoice] {
@@ -59,7 +61,7 @@ enum ExplorePhase {
         let t0 = DispatchTime.now().uptimeNanoseconds
         var e = World.explore(actions, from: World(), limit: limit, search: search)
         var repeats = 1
-        while DispatchTime.now().uptimeNanoseconds - t0 < 250_000_000 {
+        while fixed.map({ repeats < $0 }) ?? (DispatchTime.now().uptimeNanoseconds - t0 < 250_000_000) {
           e = World.explore(actions, from: World(), limit: limit, search: search)
           repeats += 1
         }

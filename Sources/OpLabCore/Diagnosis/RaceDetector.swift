@@ -55,38 +55,65 @@ public struct RaceReport: Hashable, Sendable {
   public var isEmpty: Bool { races.isEmpty && offMainThread.isEmpty && lostUpdates.isEmpty }
 }
 
-/// A vector clock: for each thread (an operation's slot, or -1, the lab's own thread), the
-/// last of its moments known to have happened before. One entry a thread, in an array (not
-/// a dictionary: `explore` builds a report for every run).
-private struct VectorClock {
-  var c: [Int]
-  /// A clock at 0 for the lab's thread and `operations` operations.
-  init(operations: Int) { c = Array(repeating: 0, count: operations + 1) }
-  subscript(_ t: Int) -> Int {
-    get { c[t + 1] }
-    set { c[t + 1] = newValue }
-  }
-  mutating func join(_ o: VectorClock) {
-    for i in c.indices where o.c[i] > c[i] { c[i] = o.c[i] }
-  }
-}
+/// The detector's vector clocks, in one flat array: a clock is a row of one entry a thread
+/// (an operation's slot, or -1, the lab's own thread), and each operation's clocks (running,
+/// finished, enqueued at), each serial queue's and each lock's are found through one table of
+/// rows (-1: none). A clock is copied into a row of its own where the one it came from
+/// changes on; a finish takes the running row over. (Arrays of clocks, one array a clock,
+/// made a dozen allocations a report, and `explore` builds a report for every run.)
+private struct Clocks {
+  /// Entries a row: the lab's thread, then one an operation.
+  let width: Int
+  /// The rows, one after another.
+  var entries: [Int] = []
+  /// Where each clock's row starts in `entries`, or -1: ``running``, ``finished``,
+  /// ``enqueuedAt`` (by operation slot), ``serial`` (by queue slot), ``lock`` (by lock index).
+  var rows: [Int]
+  let operations: Int, queues: Int
+  /// The lab's own clock.
+  let lab = 0
 
-/// A vector clock for some operations, by slot: an array, not a dictionary (hashing each
-/// lookup was a profile's top item under `explore`).
-private struct ClocksByOperation {
-  var clocks: [VectorClock?]
-  init(count: Int) { clocks = Array(repeating: nil, count: count) }
-  subscript(_ op: OpID) -> VectorClock? {
-    get { clocks[op.slot] }
-    set { clocks[op.slot] = newValue }
+  init(operations: Int, queues: Int, locks: Int) {
+    width = operations + 1
+    self.operations = operations
+    self.queues = queues
+    rows = Array(repeating: -1, count: 3 * operations + queues + locks)
+    entries.reserveCapacity(width * 8)  // a lesson world's rows
+    entries.append(contentsOf: repeatElement(0, count: width))  // the lab's row
   }
-  mutating func removeValue(forKey op: OpID) -> VectorClock? {
-    defer { clocks[op.slot] = nil }
-    return clocks[op.slot]
+
+  func running(_ op: OpID) -> Int { op.slot }
+  func finished(_ op: OpID) -> Int { operations + op.slot }
+  func enqueuedAt(_ op: OpID) -> Int { 2 * operations + op.slot }
+  func serial(_ q: Int) -> Int { 3 * operations + q }
+  func lock(_ l: Int) -> Int { 3 * operations + queues + l }
+
+  /// The start of the clock's row, or -1 when it has none.
+  func row(_ clock: Int) -> Int { rows[clock] }
+
+  /// Thread `t`'s entry of the row starting at `r`.
+  subscript(_ r: Int, _ t: Int) -> Int {
+    get { entries[r + t + 1] }
+    set { entries[r + t + 1] = newValue }
   }
-  /// The clocks set, with their operations.
-  var set: [(op: OpID, clock: VectorClock)] {
-    clocks.indices.compactMap { i in clocks[i].map { (OpID(i), $0) } }
+
+  /// The clock's row, made (all zeros) if it has none.
+  mutating func rowMade(_ clock: Int) -> Int {
+    if rows[clock] >= 0 { return rows[clock] }
+    rows[clock] = entries.count
+    entries.append(contentsOf: repeatElement(0, count: width))
+    return rows[clock]
+  }
+
+  /// Makes the clock a copy of the row starting at `source`.
+  mutating func set(_ clock: Int, to source: Int) {
+    let r = rowMade(clock)
+    if r != source { for i in 0..<width { entries[r + i] = entries[source + i] } }
+  }
+
+  /// Joins the row starting at `source` into the one starting at `r`.
+  mutating func join(_ r: Int, _ source: Int) {
+    for i in 0..<width where entries[source + i] > entries[r + i] { entries[r + i] = entries[source + i] }
   }
 }
 
@@ -139,17 +166,10 @@ extension World {
   func raceReport(firstRaceOnly: Bool) -> RaceReport {
     var report = RaceReport()
     guard let shared else { return report }
-    let lab = -1
-    let zero = VectorClock(operations: operations.count)
-    var labClock = zero
-    labClock[lab] = 1
-    var running = ClocksByOperation(count: operations.count)
-    var finished = ClocksByOperation(count: operations.count)
-    var enqueuedAt = ClocksByOperation(count: operations.count)
-    // By queue and by lock index: arrays, not dictionaries (`explore` builds a report for every run).
-    var serialQueue: [VectorClock?] = Array(repeating: nil, count: queues.count)
+    let labThread = -1
+    var c = Clocks(operations: operations.count, queues: queues.count, locks: shared.lockNames.count)
+    c[c.lab, labThread] = 1
     var maxOf: [Int?] = Array(repeating: nil, count: queues.count)
-    var lockClock: [VectorClock?] = Array(repeating: nil, count: shared.lockNames.count)
     func isSerial(_ q: QueueID?) -> Bool {
       guard let q, q.slot < maxOf.count else { return false }
       return maxOf[q.slot] == 1
@@ -157,6 +177,14 @@ extension World {
     var accesses: [[(access: RaceReport.Access, epoch: Int)]] = Array(repeating: [], count: shared.variableNames.count)
     var reported = ReportedPairs(variables: shared.variableNames.count, operations: operations.count)
     var startOrder: [(op: OpID, ranMain: Bool)] = []
+    /// The lab's own thread saw the finishes of these operations' work.
+    func labSees(finishedOn q: QueueID?) {
+      for slot in operations.indices where q == nil || operations[slot].queue == q {
+        let f = c.row(c.finished(OpID(slot)))
+        if f >= 0 { c.join(c.lab, f) }
+      }
+      c[c.lab, labThread] += 1
+    }
 
     for (i, e) in trace.enumerated() {
       if e.op == nil, let q = e.queue {
@@ -164,79 +192,90 @@ extension World {
         case .queueCreated(let max), .maxChanged(let max): if q.slot < maxOf.count { maxOf[q.slot] = q == .main ? 1 : max }
         case .waitEnded:
           // The lab's own thread waited for the queue (or every queue): it saw their finishes.
-          for (op, clock) in finished.set where operations[op.slot].queue == q { labClock.join(clock) }
-          labClock[lab] += 1
+          labSees(finishedOn: q)
         default: break
         }
         continue
       }
       if e.op == nil, e.queue == nil, e.kind == .waitEnded {
-        for (_, clock) in finished.set { labClock.join(clock) }
-        labClock[lab] += 1
+        labSees(finishedOn: nil)
         continue
       }
       guard let op = e.op else { continue }
       let me = op.slot
       switch e.kind {
       case .enqueued:
-        if case .addedByStep(let adder, _) = e.reason, let clock = running[adder] {
+        if case .addedByStep(let adder, _) = e.reason, case let r = c.row(c.running(adder)), r >= 0 {
           // A step's addOperation: the adder's work so far happens before the added one starts.
-          enqueuedAt[op] = clock
-          running[adder]?[adder.slot] += 1
+          c.set(c.enqueuedAt(op), to: r)
+          c[r, adder.slot] += 1
         } else {
-          enqueuedAt[op] = labClock
-          labClock[lab] += 1
+          c.set(c.enqueuedAt(op), to: c.lab)
+          c[c.lab, labThread] += 1
         }
       case .started, .skipped:
-        var clock = enqueuedAt[op] ?? labClock
-        for dep in dependencies(of: op) { if let f = finished[dep] { clock.join(f) } }
-        if let q = operations[op.slot].queue, isSerial(q), let last = serialQueue[q.slot] { clock.join(last) }
-        clock[me] += 1
-        running[op] = clock
+        let from = c.row(c.enqueuedAt(op))
+        c.set(c.running(op), to: from >= 0 ? from : c.lab)
+        let r = c.row(c.running(op))
+        for dep in dependencies(of: op) {
+          let f = c.row(c.finished(dep))
+          if f >= 0 { c.join(r, f) }
+        }
+        if let q = operations[op.slot].queue, isSerial(q), case let last = c.row(c.serial(q.slot)), last >= 0 { c.join(r, last) }
+        c[r, me] += 1
         if isStepped(op) { startOrder.append((op, e.kind == .started)) }
       case .variableRead(let v, _), .variableWritten(let v, _):
-        // Taken out while it changes, so its array is not copied. Past the first race, when
-        // only that is asked, the clocks order nothing more that is looked at.
-        guard !firstRaceOnly || report.races.isEmpty, Int(v) < accesses.count, var clock = running.removeValue(forKey: op) else { break }
+        // Past the first race, when only that is asked, the clocks order nothing more that is looked at.
+        guard !firstRaceOnly || report.races.isEmpty, Int(v) < accesses.count, case let r = c.row(c.running(op)), r >= 0 else { break }
         let isWrite: Bool
         if case .variableWritten = e.kind { isWrite = true } else { isWrite = false }
         let access = RaceReport.Access(op: op, tick: e.tick, isWrite: isWrite, event: i, inCompletion: e.reason.isCompletionStep)
         for earlier in accesses[Int(v)] where earlier.access.op != op && (earlier.access.isWrite || isWrite) {
           let other = earlier.access.op.slot
-          guard clock[other] < earlier.epoch else { continue }  // ordered
+          guard c[r, other] < earlier.epoch else { continue }  // ordered
           if reported.insert(variable: v, other, me) {
             report.races.append(RaceReport.DataRace(variable: v, first: earlier.access, second: access))
           }
         }
-        accesses[Int(v)].append((access, clock[me]))
-        clock[me] += 1
-        running[op] = clock
+        accesses[Int(v)].append((access, c[r, me]))
+        c[r, me] += 1
       case .lockAcquired(let l):
-        if Int(l) < lockClock.count, let held = lockClock[Int(l)] { running[op]?.join(held) }
+        if Int(l) < shared.lockNames.count, case let held = c.row(c.lock(Int(l))), held >= 0, case let r = c.row(c.running(op)), r >= 0 {
+          c.join(r, held)
+        }
       case .lockReleased(let l):
-        if Int(l) < lockClock.count { lockClock[Int(l)] = running[op] }
-        running[op]?[me] += 1
+        let r = c.row(c.running(op))
+        if Int(l) < shared.lockNames.count {
+          if r >= 0 { c.set(c.lock(Int(l)), to: r) } else { c.rows[c.lock(Int(l))] = -1 }
+        }
+        if r >= 0 { c[r, me] += 1 }
       case .touchedUI:
         if !Self.isOnMainThread(e) {
           report.offMainThread.append(RaceReport.OffMainThread(op: op, tick: e.tick, event: i, inCompletion: e.reason.isCompletionStep))
         }
       case .finished:
-        let clock = running.removeValue(forKey: op) ?? enqueuedAt[op] ?? labClock
-        finished[op] = clock
+        // The running clock becomes the finished one (taken over: it runs no more).
+        let r = c.row(c.running(op))
+        if r >= 0 {
+          c.rows[c.finished(op)] = r
+          c.rows[c.running(op)] = -1
+        } else {
+          let from = c.row(c.enqueuedAt(op))
+          c.set(c.finished(op), to: from >= 0 ? from : c.lab)
+        }
         if let q = operations[op.slot].queue, isSerial(q) {
-          var last = serialQueue[q.slot] ?? zero
-          serialQueue[q.slot] = nil  // taken out while it changes, so its array is not copied
-          last.join(clock)
-          serialQueue[q.slot] = last
+          let last = c.rowMade(c.serial(q.slot)), f = c.row(c.finished(op))
+          c.join(last, f)
         }
       case .completionStarted where shared.completionSteps[op] != nil:
         // The completion block goes on from the finish, on a thread of its own: what the
         // finish released (dependents, the next operation of a serial queue) is not ordered with it.
-        var clock = finished[op] ?? labClock
-        clock[me] += 1
-        running[op] = clock
+        let f = c.row(c.finished(op))
+        c.set(c.running(op), to: f >= 0 ? f : c.lab)
+        let r = c.row(c.running(op))
+        c[r, me] += 1
       case .completionFinished:
-        running[op] = nil
+        c.rows[c.running(op)] = -1
       default: break
       }
     }
@@ -254,25 +293,24 @@ extension World {
   /// whole (`main()`, then the completion block), in the order they started; none while one
   /// of them, or its completion block, is unfinished.
   private func lostUpdates(_ shared: SharedState, startOrder: [(op: OpID, ranMain: Bool)]) -> [RaceReport.LostUpdate] {
-    let stepped = startOrder.map(\.op.slot)
-    guard !stepped.isEmpty, stepped.allSatisfy({ operations[$0].isFinished && !operations[$0].completionRunning }) else { return [] }
+    guard !startOrder.isEmpty, startOrder.allSatisfy({ operations[$0.op.slot].isFinished && !operations[$0.op.slot].completionRunning })
+    else { return [] }
     var values = shared.initialValues
-    for (op, ranMain) in startOrder {
-      // main() and the completion block are two closures: each has its own register.
-      var threads: [[Step]] = []
-      if ranMain, case .steps(let body) = operations[op.slot].spec.kind { threads.append(body) }
-      if let completion = shared.completionSteps[op] { threads.append(completion) }
-      for steps in threads {
-        var register = 0
-        for step in steps {
-          switch step {
-          case .read(let name): if let v = shared.variable(named: name) { register = values[v] }
-          case .compute(let n): register = register &+ n
-          case .write(let name): if let v = shared.variable(named: name) { values[v] = register }
-          case .lock, .unlock, .touchUI, .add: break
-          }
+    // main() and the completion block are two closures: each has its own register.
+    func run(_ steps: [Step]) {
+      var register = 0
+      for step in steps {
+        switch step {
+        case .read(let name): if let v = shared.variable(named: name) { register = values[v] }
+        case .compute(let n): register = register &+ n
+        case .write(let name): if let v = shared.variable(named: name) { values[v] = register }
+        case .lock, .unlock, .touchUI, .add: break
         }
       }
+    }
+    for (op, ranMain) in startOrder {
+      if ranMain, case .steps(let body) = operations[op.slot].spec.kind { run(body) }
+      if let completion = shared.completionSteps[op] { run(completion) }
     }
     return values.indices.compactMap { v in
       values[v] == shared.values[v] ? nil : RaceReport.LostUpdate(variable: Int32(v), actual: shared.values[v], serial: values[v])

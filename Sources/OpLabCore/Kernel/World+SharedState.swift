@@ -255,33 +255,39 @@ extension World {
   /// choice; `nil` where nothing is to choose.
   private mutating func chooseStep(_ op: OpID) -> (candidates: [OpID], chosen: Int)? {
     guard let decided = shared?.order?.decidedTick, decided != now else { return nil }
-    var due: [OpID] = []
+    // The operations with a step due now, this one first; the rest are then put in creation
+    // order, so that choice k names the same operation however the wake-ups lie. One array,
+    // allocated only when another step is due (at most ticks one operation steps alone).
+    var candidates: [OpID] = []
     for w in agenda.unordered where w.tick == now && isLive(w) {
       let other: OpID
       switch w.action {
       case .step(let o, _), .completionStep(let o): other = o
       default: continue
       }
-      if other != op, shared?.runs[other]?.skipNext != true { due.append(other) }
+      guard other != op, shared?.runs[other]?.skipNext != true else { continue }
+      if candidates.isEmpty {
+        candidates.reserveCapacity(4)
+        candidates.append(op)
+      }
+      candidates.append(other)
     }
-    guard !due.isEmpty else { return nil }
-    // In creation order, so that choice k names the same operation however the wake-ups lie.
-    let candidates = ([op] + due).sorted()
+    guard !candidates.isEmpty else { return nil }
+    candidates.sort()
+    // Each candidate's step due now (`compute 0`, which conflicts with nothing, for none).
     // Loops, not `map(nextStep(of:))`: a method passed as a closure would copy the world.
-    var next: [Step?] = []
-    var rest: [ArraySlice<Step>] = []
+    var next: [Step] = []
     next.reserveCapacity(candidates.count)
-    rest.reserveCapacity(candidates.count)
-    for c in candidates {
-      next.append(nextStep(of: c))
-      rest.append(remainingSteps(of: c))
-    }
+    for c in candidates { next.append(nextStep(of: c) ?? .compute(0)) }
     // The first pair whose order can matter: one's step due now, a step the other has left.
     var reason: (OpID, OpID, Step)?
     search: for i in candidates.indices {
       for j in candidates.indices where j != i {
-        if let later = rest[j].first(where: { Self.conflict(next[i], $0) }) {
-          reason = (candidates[i], candidates[j], later)
+        guard let run = shared?.runs[candidates[j]] else { continue }
+        let steps = stepList(of: candidates[j], inCompletion: run.inCompletion)
+        guard Int(run.next) < steps.count else { continue }
+        for k in Int(run.next)..<steps.count where Self.conflict(next[i], steps[k]) {
+          reason = (candidates[i], candidates[j], steps[k])
           break search
         }
       }
@@ -289,19 +295,12 @@ extension World {
     guard let reason else { return nil }
     let options = candidates.count + 1
     let chosen = shared?.order?.nextChoice(options: options) ?? 0
-    var point = OpenPoint(
-      tick: now - 1, kind: .steps, options: options, chosen: chosen, candidates: candidates, steps: next.map { $0 ?? .compute(0) })
+    var point = OpenPoint(tick: now - 1, kind: .steps, options: options, chosen: chosen, candidates: candidates, steps: next)
     point.conflict = OpenPoint.Conflict(first: reason.0, other: reason.1, otherStep: reason.2)
     // In place: a copy of the order would copy every open point taken so far.
     shared?.order?.taken.append(point)
     shared?.order?.decidedTick = now
     return (candidates, chosen)
-  }
-
-  private func remainingSteps(of op: OpID) -> ArraySlice<Step> {
-    guard let run = shared?.runs[op] else { return [] }
-    let steps = stepList(of: op, inCompletion: run.inCompletion)
-    return Int(run.next) < steps.count ? steps[Int(run.next)...] : []
   }
 
   private func nextStep(of op: OpID) -> Step? {
@@ -333,12 +332,18 @@ extension World {
 
   /// Runs the operation's next step, and schedules the one after (or the end of its work).
   private mutating func performStep(_ op: OpID) {
-    guard var state = shared, var run = state.runs[op], run.waitingFor < 0 else { return }
+    guard let run = shared?.runs[op], run.waitingFor < 0 else { return }
     let steps = stepList(of: op, inCompletion: run.inCompletion)
-    guard Int(run.next) < steps.count else { return }
-    // Taken out of the world while it changes, so its arrays are not copied; put back on every way out.
-    shared = nil
-    defer { shared = state }
+    guard Int(run.next) < steps.count, var state = shared.take() else { return }
+    // Taken out of the world (moved, not copied) while it changes, so its arrays are not
+    // copied, and moved back.
+    performStep(op, run, steps, in: &state)
+    shared = consume state
+  }
+
+  /// ``performStep(_:)`` on the shared state taken out of the world (``shared`` is `nil` meanwhile).
+  private mutating func performStep(_ op: OpID, _ run: StepRun, _ steps: [Step], in state: inout SharedState) {
+    var run = run
     let index = Int(run.next)
     let q = operations[op.slot].queue
     let reason = run.inCompletion ? Reason.completionStep(Int32(index)) : Reason.step(Int32(index))

@@ -21,7 +21,7 @@ public struct SharedState: Hashable, Sendable {
   public internal(set) var completionSteps: [OpID: [Step]] = [:]
   /// Each started step-by-step operation's progress: its `main()`'s steps, then, once it has
   /// finished, its completion block's (the two never overlap: the block runs after finish).
-  var runs: [OpID: StepRun] = [:]
+  var runs = StepRuns()
   /// When set, the order of conflicting steps due at one tick is chosen by it (see
   /// ``StepOrder``), not left to the order they were scheduled in.
   public internal(set) var order: StepOrder?
@@ -32,6 +32,43 @@ public struct SharedState: Hashable, Sendable {
   public func lock(named name: String) -> Int? { lockNames.firstIndex(of: name) }
   /// Whether a variable or a lock has this name.
   public func hasName(_ name: String) -> Bool { variableNames.contains(name) || lockNames.contains(name) }
+}
+
+/// The step-by-step operations' progress, by operation: an array by slot, not a dictionary
+/// (the kernel reads an operation's progress several times a step, and `explore` runs many
+/// steps: hashing each lookup was a profile's top item). It reaches only as far as the last
+/// operation that started steps; two are equal when they hold the same progress for the same
+/// operations, however far each reaches.
+struct StepRuns: Hashable, Sendable {
+  private var slots: [StepRun?] = []
+
+  /// The operation's progress, if it has started steps.
+  subscript(_ op: OpID) -> StepRun? {
+    get { op.slot >= 0 && op.slot < slots.count ? slots[op.slot] : nil }
+    set {
+      guard op.slot >= 0 else { return }
+      if op.slot >= slots.count {
+        guard newValue != nil else { return }
+        slots.append(contentsOf: repeatElement(nil, count: op.slot + 1 - slots.count))
+      }
+      slots[op.slot] = newValue
+    }
+  }
+
+  /// Whether no operation has started steps.
+  var isEmpty: Bool { !slots.contains { $0 != nil } }
+
+  static func == (a: StepRuns, b: StepRuns) -> Bool {
+    for i in 0..<Swift.max(a.slots.count, b.slots.count) where a[OpID(i)] != b[OpID(i)] { return false }
+    return true
+  }
+  func hash(into h: inout Hasher) {
+    for i in slots.indices {
+      guard let run = slots[i] else { continue }
+      h.combine(i)
+      h.combine(run)
+    }
+  }
 }
 
 /// A step-by-step operation's progress: the next step, its register, and the lock it waits for.
