@@ -128,6 +128,26 @@ import Testing
     #expect(w.raceReport().offMainThread.isEmpty)
   }
 
+  @Test(
+    "An operation started by hand runs inside the start() call on the main thread: ordered after main-queue work before the call, so no race with it; unordered with a background operation, so a race"
+  )
+  func startedByHandIsOrderedOnMain() throws {
+    func world(_ queue: (World) -> QueueID) throws -> World {
+      var (w, _) = try Self.world()
+      let b = try w.createOperation(Self.stepped("b", Self.increment), dependencies: [])
+      try w.addOperation(Self.stepped("a", Self.increment), to: queue(w))
+      try w.callStart(b)
+      w.runUntilIdle()
+      return w
+    }
+    // a runs on main from t=0; the call waits for it, and b runs inside the call from t=3.
+    let onMain = try world { _ in .main }
+    #expect(Self.races(onMain).isEmpty, "\(onMain.lines())")
+    #expect(onMain.raceReport().lostUpdates.isEmpty)
+    let beside = try world { w in w.queueID(named: "q") ?? .main }
+    #expect(Self.races(beside) == ["count: b read@0 / a write@2"], "\(Self.races(beside))")
+  }
+
   @Test("Seeded random worlds: two increments race exactly when no chain of dependencies or one serial queue orders them; a dependency fixes it")
   func randomWorlds() throws {
     var outcomes = (racy: 0, ordered: 0)

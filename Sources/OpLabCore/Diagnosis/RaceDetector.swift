@@ -177,6 +177,8 @@ extension World {
     var accesses: [[(access: RaceReport.Access, epoch: Int)]] = Array(repeating: [], count: shared.variableNames.count)
     var reported = ReportedPairs(variables: shared.variableNames.count, operations: operations.count)
     var startOrder: [(op: OpID, ranMain: Bool)] = []
+    // Each operation started by hand, with the main-thread call it runs inside (`start()`).
+    var startedByHand: [OpID: OpID] = [:]
     /// The lab's own thread saw the finishes of these operations' work.
     func labSees(finishedOn q: QueueID?) {
       for slot in operations.indices where q == nil || operations[slot].queue == q {
@@ -222,6 +224,12 @@ extension World {
           if f >= 0 { c.join(r, f) }
         }
         if let q = operations[op.slot].queue, isSerial(q), case let last = c.row(c.serial(q.slot)), last >= 0 { c.join(r, last) }
+        // Started by hand, it runs inside the start() call on the main thread: after what the
+        // call's thread did before, and before what it does after (its finish, below).
+        if case .startedByHand(let call) = e.reason, case let caller = c.row(c.running(call)), caller >= 0 {
+          c.join(r, caller)
+          startedByHand[op] = call
+        }
         c[r, me] += 1
         if isStepped(op) { startOrder.append((op, e.kind == .started)) }
       case .variableRead(let v, _), .variableWritten(let v, _):
@@ -266,6 +274,9 @@ extension World {
         if let q = operations[op.slot].queue, isSerial(q) {
           let last = c.rowMade(c.serial(q.slot)), f = c.row(c.finished(op))
           c.join(last, f)
+        }
+        if let call = startedByHand[op], case let caller = c.row(c.running(call)), caller >= 0, case let f = c.row(c.finished(op)), f >= 0 {
+          c.join(caller, f)
         }
       case .completionStarted where shared.completionSteps[op] != nil:
         // The completion block goes on from the finish, on a thread of its own: what the
