@@ -394,8 +394,9 @@ extension World {
 
   /// Whether the event's work ran on the main thread: an operation of `main`'s own work, or
   /// one in no queue, which runs only when `start()` is called on it by hand, from the main
-  /// thread (a step is synchronous work: it runs inside that call). A completion block never does: corelibs submits it to `DispatchQueue.global`, and
-  /// Darwin documents its context as "not guaranteed but … typically a secondary thread".
+  /// thread (a step is synchronous work: it runs inside that call). A completion block never
+  /// does: corelibs submits it to `DispatchQueue.global`, and Darwin documents its context
+  /// as "not guaranteed but … typically a secondary thread".
   public static func isOnMainThread(_ e: Event) -> Bool {
     !e.reason.isCompletionStep && (e.queue == .main || e.queue == nil)
   }
